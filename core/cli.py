@@ -1,0 +1,320 @@
+"""`memevo`: the command line. Imports stay lazy so model-free commands answer fast."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import __version__
+from .errors import MemevoError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        args.handler = _cmd_overview
+        args.json = False
+    try:
+        return int(args.handler(args))
+    except MemevoError as exc:
+        print(f"memevo: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("memevo: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # one line for the user, the traceback for the log
+        where = _log_traceback()
+        print(f"memevo: internal error: {exc} (details in {where})", file=sys.stderr)
+        return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memevo", description="Self-evolving long-term memory.")
+    parser.add_argument("--version", action="version", version=f"memevo {__version__}")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name: str, handler: Handler, help: str, json_flag: bool = True) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(handler=handler)
+        if json_flag:
+            p.add_argument("--json", action="store_true", help="print one JSON object")
+        return p
+
+    command("list", _cmd_list, "count the memories in each group")
+    p = command("read", _cmd_read, "show one group, highest confidence first")
+    p.add_argument("category", choices=["rule", "project"])
+    p.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+    p.add_argument("--all", action="store_true", help="show every memory of the group")
+    for category in ("rule", "project"):
+        group = sub.add_parser(category, help=f"{category} memories: add one by hand")
+        group_sub = group.add_subparsers(title="actions", metavar="ACTION", required=True)
+        add = group_sub.add_parser("add", help=f"write a new {category} memory (confidence 0.5)")
+        add.add_argument("text")
+        add.add_argument("--json", action="store_true")
+        add.set_defaults(handler=_cmd_add, category=category)
+    p = command("reinforce", _cmd_reinforce, "reinforce a memory (+0.1, daily cap); revives a deprecated one")
+    p.add_argument("id")
+    p = command("delete", _cmd_delete, "move memories to the trash (restorable for 30 days)")
+    p.add_argument("ids", nargs="+", metavar="ID")
+    command("trash", _cmd_trash, "list the trash")
+    p = command("restore", _cmd_restore, "bring a memory back from the trash")
+    p.add_argument("id")
+    p = command("purge", _cmd_purge, "remove a memory's text everywhere memevo keeps it (irreversible)")
+    p.add_argument("id")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p = command("move", _cmd_move, "move a memory to the other group")
+    p.add_argument("id")
+    p.add_argument("category", choices=["rule", "project"])
+    p = command("config", _cmd_config, "show the configuration, or set one key")
+    p.add_argument("key", nargs="?")
+    p.add_argument("value", nargs="?")
+    p.add_argument("--unset", action="store_true", help="forget the user's value of KEY")
+    command("import-legacy", _cmd_import_legacy, "import the Node tool's memories from the data dir")
+    p = command("maintenance", _cmd_maintenance, "run today's maintenance (decay, trash expiry) if due")
+    p.add_argument("--force", action="store_true", help="run even if it already ran today")
+    return parser
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _call(name: str, **params: Any) -> dict[str, Any]:
+    from .ops import call_local
+
+    return call_local(name, params)
+
+
+def _emit_json(data: dict[str, Any]) -> int:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+    return 0
+
+
+def _points(value: float) -> str:
+    from .confidence import as_decimal_text, to_hundredths
+
+    return as_decimal_text(to_hundredths(value))
+
+
+def _memory_line(memory: dict[str, Any]) -> str:
+    flag = "  [deprecated]" if memory["deprecated"] else ""
+    return f"{memory['id']}  {_points(memory['confidence']):>4}  {memory['text']}{flag}"
+
+
+def _log_traceback() -> str:
+    import traceback
+
+    from . import paths
+
+    try:
+        log = paths.log_dir() / "cli.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(traceback.format_exc() + "\n")
+        return str(log)
+    except OSError:
+        return "stderr"
+
+
+# -- commands ----------------------------------------------------------------------------------
+def _cmd_overview(args: argparse.Namespace) -> int:
+    counts = _call("counts")["counts"]
+    print(f"memevo {__version__}: {_counts_text(counts)}")
+    print("Run `memevo --help` for the commands.")
+    return 0
+
+
+def _counts_text(counts: dict[str, dict[str, int]]) -> str:
+    parts = []
+    for category in ("rule", "project"):
+        c = counts[category]
+        extra = f" (+{c['deprecated']} deprecated)" if c["deprecated"] else ""
+        parts.append(f"{c['live']} {category}{extra}")
+    return ", ".join(parts)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    result = _call("counts")
+    if args.json:
+        return _emit_json(result)
+    for category in ("rule", "project"):
+        c = result["counts"][category]
+        print(f"{category:<8} {c['live']:>6} live  {c['deprecated']:>6} deprecated")
+    return 0
+
+
+def _cmd_read(args: argparse.Namespace) -> int:
+    limit = None if args.all else 50
+    result = _call("read", category=args.category, offset=args.offset, limit=limit)
+    if args.json:
+        return _emit_json(result)
+    rows = result["memories"]
+    if not rows:
+        print(f"no {args.category} memories" + (f" after offset {args.offset}" if args.offset else ""))
+        return 0
+    for memory in rows:
+        print(_memory_line(memory))
+    shown_to = args.offset + len(rows)
+    if shown_to < result["total"]:
+        print(f"— {args.offset + 1}–{shown_to} of {result['total']}; --offset {shown_to} or --all for more")
+    return 0
+
+
+def _cmd_add(args: argparse.Namespace) -> int:
+    result = _call("add", category=args.category, text=args.text)
+    if args.json:
+        return _emit_json(result)
+    memory = result["memory"]
+    print(f"added {memory['category']} {memory['id']} (confidence {_points(memory['confidence'])})")
+    return 0
+
+
+def _cmd_reinforce(args: argparse.Namespace) -> int:
+    result = _call("reinforce", id=args.id)
+    if args.json:
+        return _emit_json(result)
+    memory = result["memory"]
+    gained = f"+{_points(result['gained'])}" if result["gained"] else "+0 (today's award already given)"
+    print(f"reinforced {memory['id']}: {gained}, confidence {_points(memory['confidence'])}")
+    return 0
+
+
+def _cmd_delete(args: argparse.Namespace) -> int:
+    result = _call("delete", ids=args.ids)
+    if args.json:
+        return _emit_json(result)
+    print(f"moved to trash: {', '.join(result['deleted'])}")
+    if result["missing"]:
+        print(f"skipped (no such memory): {', '.join(result['missing'])}")
+    return 0
+
+
+def _cmd_trash(args: argparse.Namespace) -> int:
+    result = _call("trash")
+    if args.json:
+        return _emit_json(result)
+    if not result["trash"]:
+        print("the trash is empty")
+    for item in result["trash"]:
+        print(f"{_memory_line(item)}  ({item['category']}, {item['reason']} {item['deleted'][:10]})")
+    return 0
+
+
+def _cmd_restore(args: argparse.Namespace) -> int:
+    result = _call("restore", id=args.id)
+    if args.json:
+        return _emit_json(result)
+    memory = result["memory"]
+    print(f"restored {memory['category']} {memory['id']}: {memory['text']}")
+    return 0
+
+
+def _cmd_purge(args: argparse.Namespace) -> int:
+    if not args.yes and sys.stdin.isatty():
+        answer = input(f"Remove memory {args.id} and its text everywhere, for good? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing purged")
+            return 1
+    result = _call("purge", id=args.id)
+    if args.json:
+        return _emit_json(result)
+    purged = result["purged"]
+    print(f"purged {purged['id']} ({purged['removed_rows']} stored records)")
+    for path in purged["scrubbed_files"]:
+        print(f"  removed from backup {path}")
+    for path in purged["legacy_files_with_text"]:
+        print(f"  note: the Node tool's file {path} still contains this text; memevo does not edit it")
+    return 0
+
+
+def _cmd_move(args: argparse.Namespace) -> int:
+    result = _call("move", id=args.id, category=args.category)
+    if args.json:
+        return _emit_json(result)
+    print(f"{result['memory']['id']} is now a {result['memory']['category']} memory")
+    return 0
+
+
+def _cmd_config(args: argparse.Namespace) -> int:
+    from .config import parse_cli_value
+    from .errors import InvalidInput
+
+    if args.unset:
+        if not args.key or args.value is not None:
+            raise InvalidInput("usage: memevo config --unset KEY")
+        result = _call("config_unset", key=args.key)
+    elif args.key and args.value is not None:
+        result = _call("config_set", key=args.key, value=parse_cli_value(args.value))
+    elif args.key:
+        shown = _call("config_show")
+        if args.key not in shown["config"]:
+            raise InvalidInput(f"unknown config key {args.key!r}")
+        result = {"key": args.key} | shown["config"][args.key]
+    else:
+        return _show_config(_call("config_show"), args.json)
+    if args.json:
+        return _emit_json(result)
+    print(f"{result['key']} = {json.dumps(result['value'], ensure_ascii=False)}")
+    return 0
+
+
+def _show_config(shown: dict[str, Any], as_json: bool) -> int:
+    for problem in shown["problems"]:
+        print(f"memevo: config problem: {problem}", file=sys.stderr)
+    if as_json:
+        return _emit_json(shown)
+    for name, entry in shown["config"].items():
+        value = "(model default)" if entry["value"] is None and "recallMinScore" in name else entry["value"]
+        value_text = value if isinstance(value, str) and value.startswith("(") else json.dumps(value)
+        marker = "" if entry["set_by_user"] else "  (default)"
+        print(f"{name:<22} {value_text}{marker}")
+    return 0
+
+
+def _cmd_import_legacy(args: argparse.Namespace) -> int:
+    result = _call("import_legacy")
+    if args.json:
+        return _emit_json(result)
+    report = result["import"]
+    if not report["found_files"]:
+        print("no Node tool files (rule.jsonl, project.jsonl, trash.jsonl) in the data dir")
+    imported = report["imported"]
+    print(
+        f"imported {imported['rule']} rule, {imported['project']} project, {imported['trash']} trash; "
+        f"{report['already_present']} already present"
+    )
+    for line in report["invalid_lines"]:
+        print(f"  skipped unreadable line {line}")
+    if report["length_outside_limits"]:
+        print(f"  {report['length_outside_limits']} kept although outside 6–400 characters")
+    if report["config_keys_taken"]:
+        print(f"  settings taken: {', '.join(report['config_keys_taken'])}")
+    if report["config_keys_dropped"]:
+        print(
+            f"  settings dropped (they belong to the old model): {', '.join(report['config_keys_dropped'])}"
+        )
+    for warning in report["warnings"]:
+        print(f"memevo: warning: {warning}; run `memevo setup` to replace them", file=sys.stderr)
+    return 0
+
+
+def _cmd_maintenance(args: argparse.Namespace) -> int:
+    result = _call("maintenance", force=args.force)
+    if args.json:
+        return _emit_json(result)
+    if not result["ran"]:
+        print("today's maintenance already ran")
+        return 0
+    r = result["report"]
+    print(
+        f"maintenance {r['day']}: {r['decayed']} decayed, {r['newly_deprecated']} deprecated, "
+        f"{r['trash_purged']} expired from trash"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

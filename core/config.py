@@ -1,0 +1,215 @@
+"""config.json: one schema table, user values only, re-read on every use.
+
+Only keys the user set are written to the file, so a later release's better default still
+applies to everything else (the Node tool froze every default into the file on the first
+change). A broken file never crashes anything: defaults are used and the problem reported.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import atomic, paths
+from .errors import InvalidInput
+
+Validator = Callable[[Any], Any]  # returns the normalised value or raises ValueError
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError("must be true or false")
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError("must be a positive whole number")
+    return value
+
+
+def _int_range(low: int, high: int) -> Validator:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(f"must be a whole number from {low} to {high}")
+        return value
+
+    return check
+
+
+def _score_or_off(value: Any) -> float | int:
+    """A cosine threshold in [0, 1], or -1 to switch that minimum off."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError("must be a number from 0 to 1, or -1 to switch it off")
+    if value == -1:
+        return -1  # shown as -1, as the user wrote it
+    if 0 <= value <= 1:
+        return float(value)
+    raise ValueError("must be a number from 0 to 1, or -1 to switch it off")
+
+
+def _http_url(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip().startswith(("http://", "https://")):
+        raise ValueError("must be an http:// or https:// URL")
+    return value.strip().rstrip("/")
+
+
+def _non_empty_text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty text")
+    return value.strip()
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    default: Any
+    validate: Validator
+    help: str
+    # Shown and settable by `memevo config`; legacy keys are read but not offered.
+    public: bool = True
+
+
+MODEL_DEFAULT = None  # the recall minimums default to the active model's calibrated values
+
+SCHEMA: tuple[Key, ...] = (
+    Key("enabled", True, _bool, "false: hooks inject nothing and learning stops (the CLI still works)"),
+    Key("recallTopK", 3, _positive_int, "at most this many rules and this many project facts per prompt"),
+    Key("recallMinScore", MODEL_DEFAULT, _score_or_off, "rule recall minimum; unset = model default; -1 off"),
+    Key(
+        "recallMinScoreProject",
+        MODEL_DEFAULT,
+        _score_or_off,
+        "project recall minimum; unset = model default; -1 off",
+    ),
+    Key("recallMinMargin", -1, _score_or_off, "lead of top1 over the second; -1 off"),
+    Key("showRecall", False, _bool, "Claude Code: also show the user what was recalled"),
+    Key("confirm", True, _bool, "ask before writing what the side judge proposes"),
+    Key("sideWaitMs", 12000, _int_range(0, 60000), "how long Stop waits for the side judge (ms)"),
+    Key("decayDays", 30, _positive_int, "idle days before a memory loses 0.05"),
+    Key("sideApiBase", None, _http_url, "side judge base URL (OpenAI-compatible)"),
+    Key("sideApiModel", None, _non_empty_text, "side judge model name"),
+    # The Node tool's old blocking mode; kept so an imported install stays un-learned until setup.
+    Key("sideJudge", None, _bool, "legacy: false means learning stays off until setup", public=False),
+)
+
+BY_NAME = {key.name: key for key in SCHEMA}
+
+
+@dataclass
+class Config:
+    values: dict[str, Any]
+    user_set: set[str] = field(default_factory=set)
+    problems: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+
+def read_raw(path: Path) -> dict[str, Any]:
+    """The file's object, {} when absent. Raises ValueError with a readable reason when broken."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must hold a JSON object")
+    return data
+
+
+def load(path: Path | None = None) -> Config:
+    path = path or paths.config_path()
+    config = Config(values={key.name: key.default for key in SCHEMA})
+    try:
+        raw = read_raw(path)
+    except ValueError as exc:
+        config.problems.append(f"{exc}; using defaults")
+        return config
+    for name, value in raw.items():
+        key = BY_NAME.get(name)
+        if key is None:
+            config.extra[name] = value
+            continue
+        try:
+            config.values[name] = key.validate(value)
+            config.user_set.add(name)
+        except ValueError as exc:
+            config.problems.append(f"{name}={json.dumps(value, ensure_ascii=False)} {exc}; using default")
+    return config
+
+
+def parse_cli_value(text: str) -> Any:
+    """`memevo config KEY VALUE` gets text; read it as JSON when it is JSON, else as a string."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "on", "yes"):
+        return True
+    if lowered in ("false", "off", "no"):
+        return False
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _writable_raw(path: Path) -> dict[str, Any]:
+    try:
+        return read_raw(path)
+    except ValueError as exc:
+        raise InvalidInput(f"{exc}; fix or delete it first (nothing was written)") from exc
+
+
+def set_key(name: str, value: Any, path: Path | None = None) -> Any:
+    """Validate and write one key; every other byte of meaning in the file stays as it was."""
+    path = path or paths.config_path()
+    key = BY_NAME.get(name)
+    if key is None or not key.public:
+        known = ", ".join(k.name for k in SCHEMA if k.public)
+        raise InvalidInput(f"unknown config key {name!r} (known: {known})")
+    try:
+        normalised = key.validate(value)
+    except ValueError as exc:
+        raise InvalidInput(f"{name} {exc}; config unchanged") from exc
+    raw = _writable_raw(path)
+    raw[name] = normalised
+    _write(path, raw)
+    return normalised
+
+
+def unset_key(name: str, path: Path | None = None) -> None:
+    """Forget the user's value so the default (and any later, better default) applies again."""
+    path = path or paths.config_path()
+    if name not in BY_NAME:
+        raise InvalidInput(f"unknown config key {name!r}")
+    raw = _writable_raw(path)
+    if name in raw:
+        del raw[name]
+        _write(path, raw)
+
+
+def replace_raw(raw: dict[str, Any], path: Path | None = None) -> None:
+    _write(path or paths.config_path(), raw)
+
+
+def _write(path: Path, raw: dict[str, Any]) -> None:
+    atomic.write_text(path, json.dumps(raw, ensure_ascii=False, indent=2) + "\n")
+
+
+def decay_days(config: Config) -> int:
+    """decayDays as the maintenance uses it: anything but a positive whole number means 30."""
+    value = config.values.get("decayDays")
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        return 30
+    return value

@@ -1,0 +1,87 @@
+"""The daily maintenance: once per local day, shared by every client and session via the store.
+
+It runs on the first session start of a day. A failed run records nothing, so the next
+session retries it. decayDays is read when the run happens, so a change applies from the
+next day's first session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import confidence as conf
+from . import config as config_mod
+from .clock import Clock
+from .memories import _COLUMNS, Memory, _save_standing, purge_expired_trash
+from .store import Store
+
+STATE_KEY = "maintenance_day"
+
+
+@dataclass(frozen=True)
+class Report:
+    day: str
+    decayed: int
+    newly_deprecated: int
+    clamped: int
+    trash_purged: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "day": self.day,
+            "decayed": self.decayed,
+            "newly_deprecated": self.newly_deprecated,
+            "clamped": self.clamped,
+            "trash_purged": self.trash_purged,
+        }
+
+
+def is_due(store: Store, clock: Clock) -> bool:
+    return store.get_state(STATE_KEY) != clock.local_day(clock.now_ms())
+
+
+def run_if_due(store: Store, clock: Clock, config: config_mod.Config | None = None) -> Report | None:
+    if not is_due(store, clock):
+        return None
+    return run(store, clock, config or config_mod.load())
+
+
+def run(store: Store, clock: Clock, config: config_mod.Config) -> Report:
+    now = clock.now_ms()
+    today = clock.local_day(now)
+    decay_days = config_mod.decay_days(config)
+    decayed = deprecated = 0
+    with store.transaction() as con:
+        if store.get_state(STATE_KEY) == today:  # another caller finished it while we waited
+            return Report(today, 0, 0, 0, 0)
+        clamped = _clamp_legacy(con)
+        for row in con.execute(f"SELECT {_COLUMNS} FROM memories WHERE NOT deprecated").fetchall():
+            memory = Memory.from_row(row)
+            if not conf.is_due_for_decay(memory.standing, now, decay_days):
+                continue
+            after = conf.apply_decay(memory.standing, now)
+            _save_standing(con, memory.id, after)
+            decayed += 1
+            deprecated += after.deprecated
+        deprecated += _deprecate_low(con)
+        purged = purge_expired_trash(con, now)
+        store.set_state(con, STATE_KEY, today)
+    return Report(today, decayed, deprecated, clamped, purged)
+
+
+def _clamp_legacy(con: Any) -> int:
+    """Imported memories may carry confidence above 1.00; the first daily run caps them."""
+    row = con.execute("SELECT count(*) FROM memories WHERE confidence > ?", [conf.CAP]).fetchone()
+    con.execute("UPDATE memories SET confidence = ? WHERE confidence > ?", [conf.CAP, conf.CAP])
+    return int(row[0]) if row else 0
+
+
+def _deprecate_low(con: Any) -> int:
+    """Imported memories at or below 0.40 that were never flagged are deprecated now."""
+    limit = conf.DEPRECATED_AT_OR_BELOW
+    row = con.execute(
+        "SELECT count(*) FROM memories WHERE NOT deprecated AND confidence <= ?", [limit]
+    ).fetchone()
+    con.execute("UPDATE memories SET deprecated = TRUE WHERE NOT deprecated AND confidence <= ?", [limit])
+    return int(row[0]) if row else 0

@@ -1,0 +1,332 @@
+"""Memories and their trash: every change to the memory rows goes through here."""
+
+from __future__ import annotations
+
+import secrets
+import unicodedata
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from . import confidence as conf
+from .clock import Clock, iso
+from .confidence import Standing, Tier
+from .errors import InvalidInput, NotFound
+from .store import Store
+
+Category = Literal["rule", "project"]
+CATEGORIES: tuple[Category, ...] = ("rule", "project")
+MIN_TEXT, MAX_TEXT = 6, 400
+TRASH_KEEP_DAYS = 30
+
+_COLUMNS = "id, category, text, confidence, created_ms, last_seen_ms, deprecated, award_day, award_pts"
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    category: Category
+    text: str
+    confidence: int
+    created_ms: int
+    last_seen_ms: int
+    deprecated: bool
+    award_day: str | None
+    award_pts: int
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> Memory:
+        return cls(*row[:9])
+
+    @property
+    def standing(self) -> Standing:
+        return Standing(self.confidence, self.last_seen_ms, self.award_day, self.award_pts, self.deprecated)
+
+    def with_standing(self, standing: Standing) -> Memory:
+        fields = asdict(self) | asdict(standing)
+        return Memory(**fields)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "category": self.category,
+            "text": self.text,
+            "confidence": conf.as_float(self.confidence),
+            "created": iso(self.created_ms),
+            "last_seen": iso(self.last_seen_ms),
+            "deprecated": self.deprecated,
+        }
+
+
+@dataclass(frozen=True)
+class Trashed:
+    memory: Memory
+    deleted_ms: int
+    reason: str
+
+    def as_json(self) -> dict[str, Any]:
+        return self.memory.as_json() | {"deleted": iso(self.deleted_ms), "reason": self.reason}
+
+
+# -- validation ------------------------------------------------------------------------------
+def check_category(value: str) -> Category:
+    if value == "rule":
+        return "rule"
+    if value == "project":
+        return "project"
+    raise InvalidInput(f"category must be rule or project, not {value!r}")
+
+
+def text_width(text: str) -> int:
+    """Display columns: a Chinese (wide) character counts as two, like a terminal shows it."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def check_text(text: str) -> str:
+    """6–400: at least 6 columns (「回答用中文」 is a whole rule in five wide characters), at most
+    400 characters. Checked on every create, merge and replace."""
+    cleaned = text.strip()
+    if text_width(cleaned) < MIN_TEXT or len(cleaned) > MAX_TEXT:
+        raise InvalidInput(
+            f"memory text must be {MIN_TEXT}–{MAX_TEXT} characters (a Chinese character counts as two "
+            f"toward the minimum), got {len(cleaned)}; nothing written"
+        )
+    return cleaned
+
+
+# -- reading -----------------------------------------------------------------------------------
+def get(store: Store, memory_id: str) -> Memory:
+    rows = store.query(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", [memory_id])
+    if not rows:
+        raise NotFound(f"no memory with id {memory_id}")
+    return Memory.from_row(rows[0])
+
+
+def find(store: Store, ids: list[str]) -> dict[str, Memory]:
+    if not ids:
+        return {}
+    rows = store.query(f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, id)", [list(set(ids))])
+    return {row[0]: Memory.from_row(row) for row in rows}
+
+
+def ranked(
+    store: Store,
+    category: Category,
+    *,
+    offset: int = 0,
+    limit: int | None = 50,
+    include_deprecated: bool = True,
+) -> list[Memory]:
+    """By confidence, ties most recently active first (the seed's order)."""
+    where = "category = ?" + ("" if include_deprecated else " AND NOT deprecated")
+    sql = f"SELECT {_COLUMNS} FROM memories WHERE {where} ORDER BY confidence DESC, last_seen_ms DESC, id"
+    params: list[Any] = [category]
+    if limit is not None:
+        sql += " LIMIT ? OFFSET ?"
+        params += [limit, offset]
+    elif offset:
+        sql += " OFFSET ?"
+        params.append(offset)
+    return [Memory.from_row(row) for row in store.query(sql, params)]
+
+
+def counts(store: Store) -> dict[str, dict[str, int]]:
+    rows = store.query(
+        "SELECT category, count(*) FILTER (WHERE NOT deprecated), count(*) FILTER (WHERE deprecated) "
+        "FROM memories GROUP BY category"
+    )
+    result: dict[str, dict[str, int]] = {c: {"live": 0, "deprecated": 0} for c in CATEGORIES}
+    for category, live, deprecated in rows:
+        result[category] = {"live": int(live), "deprecated": int(deprecated)}
+    return result
+
+
+def trash_list(store: Store) -> list[Trashed]:
+    rows = store.query(f"SELECT {_COLUMNS}, deleted_ms, reason FROM trash ORDER BY deleted_ms DESC, id")
+    return [Trashed(Memory.from_row(row), int(row[9]), str(row[10])) for row in rows]
+
+
+# -- writing -----------------------------------------------------------------------------------
+def _new_id(con: Any) -> str:
+    while True:
+        candidate = secrets.token_hex(4)
+        taken = con.execute(
+            "SELECT 1 FROM memories WHERE id = ? UNION ALL SELECT 1 FROM trash WHERE id = ?",
+            [candidate, candidate],
+        ).fetchone()
+        if not taken:
+            return candidate
+
+
+def _insert(con: Any, table: str, memory: Memory, extra: tuple[Any, ...] = ()) -> None:
+    values = (*_values(memory), *extra)
+    marks = ", ".join("?" for _ in values)
+    con.execute(f"INSERT INTO {table} VALUES ({marks})", list(values))
+
+
+def _values(memory: Memory) -> tuple[Any, ...]:
+    m = memory
+    return (
+        m.id,
+        m.category,
+        m.text,
+        m.confidence,
+        m.created_ms,
+        m.last_seen_ms,
+        m.deprecated,
+        m.award_day,
+        m.award_pts,
+    )
+
+
+def _save_standing(con: Any, memory_id: str, standing: Standing) -> None:
+    con.execute(
+        "UPDATE memories SET confidence = ?, last_seen_ms = ?, award_day = ?, award_pts = ?, deprecated = ? "
+        "WHERE id = ?",
+        [
+            standing.confidence,
+            standing.last_seen_ms,
+            standing.award_day,
+            standing.award_pts,
+            standing.deprecated,
+            memory_id,
+        ],
+    )
+
+
+def _get_in(con: Any, memory_id: str) -> Memory:
+    row = con.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", [memory_id]).fetchone()
+    if row is None:
+        raise NotFound(f"no memory with id {memory_id}")
+    return Memory.from_row(row)
+
+
+def create(store: Store, category: str, text: str, clock: Clock) -> Memory:
+    """A new memory always starts at 0.50; no caller may choose its confidence."""
+    cat = check_category(category)
+    body = check_text(text)
+    now = clock.now_ms()
+    standing = conf.new_standing(now, clock.local_day(now))
+    with store.transaction() as con:
+        memory = Memory(_new_id(con), cat, body, *_standing_tuple(standing))
+        _insert(con, "memories", memory)
+    return memory
+
+
+def _standing_tuple(s: Standing) -> tuple[int, int, int, bool, str | None, int]:
+    # Memory's field order after id/category/text: confidence, created, last_seen, deprecated, day, pts.
+    return (s.confidence, s.last_seen_ms, s.last_seen_ms, s.deprecated, s.award_day, s.award_pts)
+
+
+def reinforce(store: Store, memory_id: str, clock: Clock) -> tuple[Memory, int]:
+    """+0.10 under the daily cap; the way to revive a deprecated memory. Returns points added."""
+    now = clock.now_ms()
+    with store.transaction() as con:
+        memory = _get_in(con, memory_id)
+        award = conf.apply_award(memory.standing, Tier.REINFORCE, now, clock.local_day(now))
+        if award.effective:
+            _save_standing(con, memory_id, award.standing)
+    return memory.with_standing(award.standing), award.gained
+
+
+def award_recall(store: Store, ids: list[str], clock: Clock) -> dict[str, int]:
+    """+0.05 per injected hit in one transaction. Writes nothing when nothing is due today."""
+    now = clock.now_ms()
+    today = clock.local_day(now)
+    unique = list(dict.fromkeys(ids))
+    due = [
+        m
+        for m in find(store, unique).values()
+        if not m.deprecated and conf.points_due(m.standing, Tier.RECALL, today) > 0
+    ]
+    if not due:
+        return {}
+    gained: dict[str, int] = {}
+    with store.transaction() as con:
+        for stale in due:
+            memory = _get_in(con, stale.id)  # re-read under the lock: another writer may have awarded
+            if memory.deprecated:
+                continue
+            award = conf.apply_award(memory.standing, Tier.RECALL, now, today)
+            if award.effective:
+                _save_standing(con, memory.id, award.standing)
+                gained[memory.id] = award.gained
+    return gained
+
+
+def replace_text(store: Store, memory_id: str, text: str) -> Memory:
+    """A manual edit: not an award; confidence and last_seen stay as they were."""
+    body = check_text(text)
+    with store.transaction() as con:
+        memory = _get_in(con, memory_id)
+        con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
+    return Memory(**(asdict(memory) | {"text": body}))
+
+
+def merge_manual(store: Store, keep_id: str, other_id: str, text: str, clock: Clock) -> Memory:
+    """The user's merge: keep_id takes the text and the higher confidence; other_id goes to trash."""
+    if keep_id == other_id:
+        raise InvalidInput("cannot merge a memory with itself")
+    body = check_text(text)
+    with store.transaction() as con:
+        keep = _get_in(con, keep_id)
+        other = _get_in(con, other_id)
+        best = max(keep.confidence, other.confidence)
+        deprecated = best <= conf.DEPRECATED_AT_OR_BELOW
+        con.execute(
+            "UPDATE memories SET text = ?, confidence = ?, deprecated = ? WHERE id = ?",
+            [body, best, deprecated, keep_id],
+        )
+        _move_to_trash(con, other, clock.now_ms(), f"merged into {keep_id}")
+    return Memory(**(asdict(keep) | {"text": body, "confidence": best, "deprecated": deprecated}))
+
+
+def move(store: Store, memory_id: str, category: str) -> Memory:
+    target = check_category(category)
+    with store.transaction() as con:
+        memory = _get_in(con, memory_id)
+        if memory.category != target:
+            con.execute("UPDATE memories SET category = ? WHERE id = ?", [target, memory_id])
+    return Memory(**(asdict(memory) | {"category": target}))
+
+
+def _move_to_trash(con: Any, memory: Memory, now_ms: int, reason: str) -> None:
+    con.execute("DELETE FROM memories WHERE id = ?", [memory.id])
+    _insert(con, "trash", memory, (now_ms, reason))
+
+
+def delete(
+    store: Store, ids: list[str], clock: Clock, reason: str = "deleted"
+) -> tuple[list[str], list[str]]:
+    """Move memories to the trash. Returns (deleted, missing); all missing is an error."""
+    unique = list(dict.fromkeys(ids))
+    with store.transaction() as con:
+        present = {
+            row[0]: Memory.from_row(row)
+            for row in con.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, id)", [unique]
+            ).fetchall()
+        }
+        if not present:
+            raise NotFound(f"no memory with id {', '.join(unique)}")
+        for memory_id in unique:
+            if memory_id in present:
+                _move_to_trash(con, present[memory_id], clock.now_ms(), reason)
+    return [i for i in unique if i in present], [i for i in unique if i not in present]
+
+
+def restore(store: Store, memory_id: str) -> Memory:
+    with store.transaction() as con:
+        row = con.execute(f"SELECT {_COLUMNS} FROM trash WHERE id = ?", [memory_id]).fetchone()
+        if row is None:
+            raise NotFound(f"no memory with id {memory_id} in the trash")
+        memory = Memory.from_row(row)
+        con.execute("DELETE FROM trash WHERE id = ?", [memory_id])
+        _insert(con, "memories", memory)
+    return memory
+
+
+def purge_expired_trash(con: Any, now_ms: int) -> int:
+    cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
+    row = con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]).fetchone()
+    con.execute("DELETE FROM trash WHERE deleted_ms < ?", [cutoff])
+    return int(row[0]) if row else 0

@@ -1,0 +1,223 @@
+"""The operations every front end shares: CLI, service, MCP server and panel.
+
+Each operation takes JSON-able parameters and returns a JSON-able dict, so the same
+function answers a local CLI call and, later, a request over the service's socket.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import confidence as conf
+from . import config as config_mod
+from . import legacy, maintenance, memories, purge
+from .clock import Clock, SystemClock
+from .errors import InvalidInput
+from .store import Store
+
+
+class StoreAccess:
+    """Hands out the store; the CLI opens it per command, the service holds it open."""
+
+    def get(self, write: bool) -> Store | None:  # None: read of a store that does not exist yet
+        raise NotImplementedError
+
+
+@dataclass
+class Context:
+    access: StoreAccess
+    clock: Clock
+
+    def writer(self) -> Store:
+        store = self.access.get(write=True)
+        assert store is not None
+        return store
+
+    def reader(self) -> Store | None:
+        return self.access.get(write=False)
+
+
+Operation = Callable[..., dict[str, Any]]
+OPERATIONS: dict[str, Operation] = {}
+WRITES: set[str] = set()
+
+
+def operation(name: str, writes: bool = False) -> Callable[[Operation], Operation]:
+    def register(func: Operation) -> Operation:
+        OPERATIONS[name] = func
+        if writes:
+            WRITES.add(name)
+        return func
+
+    return register
+
+
+def dispatch(ctx: Context, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    func = OPERATIONS.get(name)
+    if func is None:
+        raise InvalidInput(f"unknown operation {name!r}")
+    try:
+        return func(ctx, **params)
+    except TypeError as exc:
+        raise InvalidInput(f"bad parameters for {name}: {exc}") from exc
+
+
+# -- reading -----------------------------------------------------------------------------------
+@operation("counts")
+def op_counts(ctx: Context) -> dict[str, Any]:
+    store = ctx.reader()
+    empty = {c: {"live": 0, "deprecated": 0} for c in memories.CATEGORIES}
+    return {"counts": memories.counts(store) if store else empty}
+
+
+@operation("read")
+def op_read(ctx: Context, category: str, offset: int = 0, limit: int | None = 50) -> dict[str, Any]:
+    cat = memories.check_category(category)
+    if offset < 0 or (limit is not None and limit <= 0):
+        raise InvalidInput("offset must be 0 or more and limit positive")
+    store = ctx.reader()
+    rows = memories.ranked(store, cat, offset=offset, limit=limit) if store else []
+    total = sum(memories.counts(store)[cat].values()) if store else 0
+    return {
+        "category": cat,
+        "total": total,
+        "offset": offset,
+        "memories": [m.as_json() for m in rows],
+    }
+
+
+@operation("trash")
+def op_trash(ctx: Context) -> dict[str, Any]:
+    store = ctx.reader()
+    return {"trash": [t.as_json() for t in memories.trash_list(store)] if store else []}
+
+
+# -- writing -----------------------------------------------------------------------------------
+@operation("add", writes=True)
+def op_add(ctx: Context, category: str, text: str) -> dict[str, Any]:
+    return {"memory": memories.create(ctx.writer(), category, text, ctx.clock).as_json()}
+
+
+@operation("reinforce", writes=True)
+def op_reinforce(ctx: Context, id: str) -> dict[str, Any]:
+    memory, gained = memories.reinforce(ctx.writer(), id, ctx.clock)
+    return {"memory": memory.as_json(), "gained": conf.as_float(gained)}
+
+
+@operation("award_recall", writes=True)
+def op_award_recall(ctx: Context, ids: list[str]) -> dict[str, Any]:
+    gained = memories.award_recall(ctx.writer(), ids, ctx.clock)
+    return {"gained": {k: conf.as_float(v) for k, v in gained.items()}}
+
+
+@operation("delete", writes=True)
+def op_delete(ctx: Context, ids: list[str]) -> dict[str, Any]:
+    if not ids:
+        raise InvalidInput("name at least one memory id")
+    deleted, missing = memories.delete(ctx.writer(), ids, ctx.clock)
+    return {"deleted": deleted, "missing": missing}
+
+
+@operation("restore", writes=True)
+def op_restore(ctx: Context, id: str) -> dict[str, Any]:
+    return {"memory": memories.restore(ctx.writer(), id).as_json()}
+
+
+@operation("replace", writes=True)
+def op_replace(ctx: Context, id: str, text: str) -> dict[str, Any]:
+    return {"memory": memories.replace_text(ctx.writer(), id, text).as_json()}
+
+
+@operation("merge", writes=True)
+def op_merge(ctx: Context, id: str, id2: str, text: str) -> dict[str, Any]:
+    return {"memory": memories.merge_manual(ctx.writer(), id, id2, text, ctx.clock).as_json(), "trashed": id2}
+
+
+@operation("move", writes=True)
+def op_move(ctx: Context, id: str, category: str) -> dict[str, Any]:
+    return {"memory": memories.move(ctx.writer(), id, category).as_json()}
+
+
+@operation("purge", writes=True)
+def op_purge(ctx: Context, id: str) -> dict[str, Any]:
+    return {"purged": purge.purge(ctx.writer(), id).as_json()}
+
+
+@operation("maintenance", writes=True)
+def op_maintenance(ctx: Context, force: bool = False) -> dict[str, Any]:
+    store = ctx.writer()
+    config = config_mod.load()
+    report = (
+        maintenance.run(store, ctx.clock, config)
+        if force
+        else maintenance.run_if_due(store, ctx.clock, config)
+    )
+    return {"ran": report is not None, "report": report.as_json() if report else None}
+
+
+@operation("import_legacy", writes=True)
+def op_import_legacy(ctx: Context) -> dict[str, Any]:
+    return {"import": legacy.run(ctx.writer(), ctx.clock).as_json()}
+
+
+# -- config (no store) ---------------------------------------------------------------------------
+@operation("config_show")
+def op_config_show(ctx: Context) -> dict[str, Any]:
+    loaded = config_mod.load()
+    keys = {}
+    for key in config_mod.SCHEMA:
+        if not key.public:
+            continue
+        keys[key.name] = {
+            "value": loaded.values[key.name],
+            "set_by_user": key.name in loaded.user_set,
+            "default": key.default,
+            "help": key.help,
+        }
+    return {"config": keys, "problems": loaded.problems, "unknown_keys": sorted(loaded.extra)}
+
+
+@operation("config_set")
+def op_config_set(ctx: Context, key: str, value: Any) -> dict[str, Any]:
+    return {"key": key, "value": config_mod.set_key(key, value)}
+
+
+@operation("config_unset")
+def op_config_unset(ctx: Context, key: str) -> dict[str, Any]:
+    config_mod.unset_key(key)
+    return {"key": key, "value": config_mod.BY_NAME[key].default}
+
+
+class LocalAccess(StoreAccess):
+    """Opens the store for one command: read-only for reads (several readers may share it)."""
+
+    def __init__(self, lock_wait_s: float | None = None) -> None:
+        self.lock_wait_s = lock_wait_s
+        self.store: Store | None = None
+
+    def get(self, write: bool) -> Store | None:
+        from . import store as store_mod
+
+        if self.store is not None and (not write or not self.store.read_only):
+            return self.store
+        self.close()
+        if write:
+            self.store = Store.open(lock_wait_s=self.lock_wait_s)
+        else:
+            self.store = store_mod.open_existing(read_only=True, lock_wait_s=self.lock_wait_s)
+        return self.store
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+
+def call_local(name: str, params: dict[str, Any], clock: Clock | None = None) -> dict[str, Any]:
+    access = LocalAccess()
+    try:
+        return dispatch(Context(access, clock or SystemClock()), name, params)
+    finally:
+        access.close()

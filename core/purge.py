@@ -1,0 +1,106 @@
+"""Purge: remove one memory's text from every place memevo keeps it, when the user asks.
+
+The seed admits deleted text lingers (trash, index, backups); ours must not. Later parts of
+the product that keep memory text (injection log, proposals, snapshots) register a scrubber
+in TEXT_HOLDERS so purge reaches them too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import atomic, paths
+from .errors import NotFound
+from .store import Store
+
+# (connection, memory id, text) -> rows removed; run inside purge's transaction.
+TextHolder = Callable[[Any, str, str], int]
+TEXT_HOLDERS: list[TextHolder] = []
+# Files of the Node tool: we never edit them, but we tell the user when they still hold the text.
+LEGACY_FILES = (
+    "rule.jsonl",
+    "project.jsonl",
+    "trash.jsonl",
+    "embeddings.jsonl",
+    "memories.md",
+    "memories.html",
+)
+
+
+@dataclass
+class PurgeReport:
+    id: str
+    text: str
+    removed_rows: int
+    scrubbed_files: list[str] = field(default_factory=list)
+    legacy_files_with_text: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "removed_rows": self.removed_rows,
+            "scrubbed_files": self.scrubbed_files,
+            "legacy_files_with_text": self.legacy_files_with_text,
+        }
+
+
+def purge(store: Store, memory_id: str) -> PurgeReport:
+    with store.transaction() as con:
+        text = _find_text(con, memory_id)
+        removed = 0
+        for table in ("memories", "trash"):
+            row = con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]).fetchone()
+            removed += int(row[0]) if row else 0
+            con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
+        for holder in TEXT_HOLDERS:
+            removed += holder(con, memory_id, text)
+    store.compact()
+    report = PurgeReport(memory_id, text, removed)
+    report.scrubbed_files = _scrub_backups(memory_id, text)
+    report.legacy_files_with_text = _legacy_files_holding(text)
+    return report
+
+
+def _find_text(con: Any, memory_id: str) -> str:
+    for table in ("memories", "trash"):
+        row = con.execute(f"SELECT text FROM {table} WHERE id = ?", [memory_id]).fetchone()
+        if row:
+            return str(row[0])
+    raise NotFound(f"no memory with id {memory_id} (neither live nor in the trash)")
+
+
+def _scrub_backups(memory_id: str, text: str) -> list[str]:
+    """Backups memevo made (text files, one record a line) lose every line that names the memory."""
+    root = paths.backups_dir()
+    if not root.is_dir():
+        return []
+    scrubbed: list[str] = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if _scrub_file(path, memory_id, text):
+            scrubbed.append(str(path))
+    return scrubbed
+
+
+def _scrub_file(path: Path, memory_id: str, text: str) -> bool:
+    data = path.read_bytes()
+    needles = (text.encode("utf-8"), f'"{memory_id}"'.encode())
+    if not any(n in data for n in needles):
+        return False
+    kept = [line for line in data.splitlines(keepends=True) if not any(n in line for n in needles)]
+    atomic.write_bytes(path, b"".join(kept))
+    return True
+
+
+def _legacy_files_holding(text: str) -> list[str]:
+    found = []
+    for name in LEGACY_FILES:
+        path = paths.data_dir() / name
+        try:
+            if text in path.read_text(encoding="utf-8", errors="replace"):
+                found.append(str(path))
+        except OSError:
+            continue
+    return found

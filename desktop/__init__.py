@@ -1,0 +1,1 @@
+"""memevo.desktop: the tray app and its panel. All Qt imports go through memevo.desktop.qt."""

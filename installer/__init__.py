@@ -1,0 +1,1 @@
+"""memevo.installer: client registration, setup and uninstall."""

@@ -1,0 +1,1 @@
+"""memevo.resources: data shipped with the program (background sentences, skills, translations)."""
