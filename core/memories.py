@@ -253,6 +253,36 @@ def award_recall(store: Store, ids: list[str], clock: Clock) -> dict[str, int]:
     return gained
 
 
+def merge_learned(store: Store, memory_id: str, text: str, clock: Clock) -> tuple[Memory, int]:
+    """A merge decided by the side judge: new text, +0.10 under the daily cap.
+
+    On a day whose award is already full the text is still replaced, without gain.
+    """
+    body = check_text(text)
+    now = clock.now_ms()
+    with store.transaction() as con:
+        memory = _get_in(con, memory_id)
+        award = conf.apply_award(memory.standing, Tier.REINFORCE, now, clock.local_day(now))
+        con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
+        if award.effective:
+            _save_standing(con, memory_id, award.standing)
+    merged = memory.with_standing(award.standing)
+    return Memory(**(asdict(merged) | {"text": body})), award.gained
+
+
+def replace_learned(store: Store, memory_id: str, text: str, clock: Clock) -> Memory:
+    """A replace decided by the side judge (the user contradicted an old memory).
+
+    Confidence stays the target's; it counts as an effective reinforce for last_seen only.
+    """
+    body = check_text(text)
+    now = clock.now_ms()
+    with store.transaction() as con:
+        memory = _get_in(con, memory_id)
+        con.execute("UPDATE memories SET text = ?, last_seen_ms = ? WHERE id = ?", [body, now, memory_id])
+    return Memory(**(asdict(memory) | {"text": body, "last_seen_ms": now}))
+
+
 def replace_text(store: Store, memory_id: str, text: str) -> Memory:
     """A manual edit: not an award; confidence and last_seen stay as they were."""
     body = check_text(text)

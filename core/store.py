@@ -43,7 +43,7 @@ class Store:
     ) -> Store:
         """Open (creating and migrating when read-write) or raise StoreBusy after lock_wait_s."""
         path = path or paths.store_path()
-        wait = DEFAULT_LOCK_WAIT_S if lock_wait_s is None else lock_wait_s
+        wait = default_lock_wait() if lock_wait_s is None else lock_wait_s
         if not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
         connection = _connect_with_retry(path, read_only, wait)
@@ -159,6 +159,14 @@ class Store:
             os.replace(fresh, self.path)
             self.path.with_name(self.path.name + ".wal").unlink(missing_ok=True)
             self.con = duckdb.connect(str(self.path))
+
+
+def default_lock_wait() -> float:
+    """How long a writer waits for another process's lock; MEMEVO_LOCK_WAIT_S overrides it."""
+    try:
+        return max(0.0, float(os.environ.get("MEMEVO_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S)))
+    except ValueError:
+        return DEFAULT_LOCK_WAIT_S
 
 
 def _connect_with_retry(path: Path, read_only: bool, wait_s: float) -> Any:

@@ -1,0 +1,83 @@
+"""Every test runs with a temp HOME and MEMEVO_HOME; a guard fails any test that writes to the real home."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memevo.core.clock import FakeClock
+from memevo.core.store import Store
+
+REAL_HOME = Path(os.path.expanduser("~")).resolve()
+# Places a mistaken memevo would write to: its default data dir and the clients' config dirs.
+WATCHED = [".memory-self-evolution", ".claude", ".claude.json", ".cursor", ".codebuddy", ".workbuddy"]
+
+
+def _fingerprint() -> dict[str, str]:
+    prints: dict[str, str] = {"<home entries>": ",".join(sorted(os.listdir(REAL_HOME)))}
+    for name in WATCHED:
+        root = REAL_HOME / name
+        if root.is_file():
+            prints[name] = hashlib.sha256(root.read_bytes()).hexdigest()
+        elif root.is_dir():
+            for path in sorted(root.rglob("*")):
+                if path.is_file() and path.stat().st_size < 5_000_000:
+                    prints[str(path)] = f"{path.stat().st_mtime_ns}:{path.stat().st_size}"
+    return prints
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    before = _fingerprint()
+    home = tmp_path / "home"
+    data = tmp_path / "memevo-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MEMEVO_HOME", str(data))
+    for var in ("CLAUDE_CONFIG_DIR", "CODEBUDDY_CONFIG_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    yield data
+    after = _fingerprint()
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    assert not changed, f"test wrote to the real home: {changed}"
+
+
+@pytest.fixture
+def data_dir(isolated_home: Path) -> Path:
+    return isolated_home
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def store(data_dir: Path) -> Iterator[Store]:
+    s = Store.open()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def run_cli(data_dir: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run the installed `memevo` console command as a user would, in its own process."""
+
+    def run(*args: str, env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        full_env = os.environ | (env or {})
+        return subprocess.run(
+            [sys.executable, "-m", "memevo.core.cli", *args],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=60,
+            **kwargs,
+        )
+
+    return run

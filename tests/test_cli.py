@@ -1,0 +1,217 @@
+"""The `memevo` command line, run as a user runs it: a separate process, real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+
+def _json(result: subprocess.CompletedProcess[str]) -> dict:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_rule_add_then_read_shows_it_at_half(run_cli) -> None:
+    added = run_cli("rule", "add", "回答用中文")
+    assert added.returncode == 0, added.stderr
+    assert "confidence 0.5" in added.stdout
+    read = _json(run_cli("read", "rule", "--json"))
+    assert [(m["text"], m["confidence"], m["deprecated"]) for m in read["memories"]] == [
+        ("回答用中文", 0.5, False)
+    ]
+
+
+def test_every_listing_command_prints_one_json_object(run_cli) -> None:
+    run_cli("project", "add", "支付页新流程的灰度开关是 pay_v2")
+    memory_id = _json(run_cli("read", "project", "--json"))["memories"][0]["id"]
+    run_cli("delete", memory_id)
+    for args in (["list"], ["read", "rule"], ["read", "project"], ["trash"], ["config"]):
+        data = _json(run_cli(*args, "--json"))
+        assert isinstance(data, dict), args
+    assert _json(run_cli("list", "--json"))["counts"]["project"] == {"live": 0, "deprecated": 0}
+    assert _json(run_cli("trash", "--json"))["trash"][0]["id"] == memory_id
+
+
+def test_read_pages_by_fifty(run_cli, data_dir: Path) -> None:
+    from memevo.core import memories
+    from memevo.core.clock import FakeClock
+    from memevo.core.store import Store
+
+    with Store.open() as store:
+        clock = FakeClock()
+        for i in range(60):
+            memories.create(store, "rule", f"generated rule number {i:02d}", clock)
+    first = _json(run_cli("read", "rule", "--json"))
+    assert (len(first["memories"]), first["total"]) == (50, 60)
+    rest = _json(run_cli("read", "rule", "--offset", "50", "--json"))
+    assert len(rest["memories"]) == 10
+    assert len(_json(run_cli("read", "rule", "--all", "--json"))["memories"]) == 60
+    human = run_cli("read", "rule")
+    assert "--offset 50" in human.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["rule", "add", "abc"], "6–400"),
+        (["restore", "nope"], "no memory with id nope"),
+        (["reinforce", "nope"], "no memory with id nope"),
+        (["move", "nope", "project"], "no memory with id nope"),
+        (["purge", "nope", "--yes"], "no memory with id nope"),
+        (["delete", "nope"], "no memory with id nope"),
+        (["config", "recallTopK", "0"], "recallTopK must be a positive whole number"),
+        (["config", "noSuchKey", "1"], "unknown config key"),
+    ],
+)
+def test_errors_exit_non_zero_with_one_line(run_cli, args: list[str], message: str) -> None:
+    result = run_cli(*args)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_reinforce_reports_the_points_actually_added(run_cli, data_dir: Path) -> None:
+    from memevo.core import memories
+    from memevo.core.clock import FakeClock
+    from memevo.core.store import Store
+
+    with Store.open() as store:
+        memory = memories.create(store, "rule", "written yesterday in fact", FakeClock())  # 2026-01-01
+    result = _json(run_cli("reinforce", memory.id, "--json"))
+    assert result["gained"] == 0.1 and result["memory"]["confidence"] == 0.6
+    again = run_cli("reinforce", memory.id)
+    assert "+0 (today's award already given)" in again.stdout
+
+
+def test_move_restore_and_purge(run_cli) -> None:
+    memory = _json(run_cli("rule", "add", "灰度开关是 pay_new_flow", "--json"))["memory"]
+    moved = _json(run_cli("move", memory["id"], "project", "--json"))
+    assert moved["memory"]["category"] == "project"
+    run_cli("delete", memory["id"])
+    restored = _json(run_cli("restore", memory["id"], "--json"))
+    assert restored["memory"]["category"] == "project"
+    purged = _json(run_cli("purge", memory["id"], "--yes", "--json"))
+    assert purged["purged"]["removed_rows"] == 1
+    assert _json(run_cli("list", "--json"))["counts"]["project"]["live"] == 0
+    assert run_cli("restore", memory["id"]).returncode != 0
+
+
+def test_config_show_set_unset(run_cli, data_dir: Path) -> None:
+    assert _json(run_cli("config", "recallTopK", "5", "--json")) == {"key": "recallTopK", "value": 5}
+    shown = _json(run_cli("config", "--json"))
+    assert shown["config"]["recallTopK"] == {
+        "value": 5,
+        "set_by_user": True,
+        "default": 3,
+        "help": shown["config"]["recallTopK"]["help"],
+    }
+    assert json.loads((data_dir / "config.json").read_text(encoding="utf-8")) == {"recallTopK": 5}
+    run_cli("config", "--unset", "recallTopK")
+    assert json.loads((data_dir / "config.json").read_text(encoding="utf-8")) == {}
+
+
+def test_broken_config_is_reported_but_never_crashes(run_cli, data_dir: Path) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "config.json").write_text("{oops", encoding="utf-8")
+    shown = run_cli("config")
+    assert shown.returncode == 0
+    assert "not valid JSON" in shown.stderr
+    assert "recallTopK" in shown.stdout
+    refused = run_cli("config", "recallTopK", "4")
+    assert refused.returncode != 0 and "nothing was written" in refused.stderr
+    assert (data_dir / "config.json").read_text(encoding="utf-8") == "{oops"
+    assert run_cli("rule", "add", "still works with a broken config").returncode == 0
+
+
+def test_import_legacy_reports_counts(run_cli, data_dir: Path) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "rule.jsonl").write_text(
+        json.dumps({"id": "n1", "text": "回答用中文", "confidence": 0.7}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    first = run_cli("import-legacy")
+    assert first.returncode == 0, first.stderr
+    assert "imported 1 rule, 0 project, 0 trash; 0 already present" in first.stdout
+    second = _json(run_cli("import-legacy", "--json"))
+    assert second["import"]["already_present"] == 1
+    assert _json(run_cli("read", "rule", "--json"))["memories"][0]["confidence"] == 0.7
+
+
+def test_reads_create_nothing_when_nothing_was_ever_written(run_cli, data_dir: Path) -> None:
+    assert _json(run_cli("list", "--json"))["counts"]["rule"]["live"] == 0
+    assert _json(run_cli("read", "rule", "--json"))["memories"] == []
+    assert not (data_dir / "memevo.duckdb").exists()
+
+
+MODEL_FREE = [
+    ["list"],
+    ["read", "rule"],
+    ["config"],
+    ["trash"],
+    ["rule", "add", "no heavy imports here"],
+    ["move", "ID", "project"],
+    ["restore", "ID"],
+    ["purge", "ID", "--yes"],
+]
+
+
+@pytest.mark.parametrize("args", MODEL_FREE, ids=lambda a: a[0])
+def test_model_free_commands_import_no_torch_or_qt(args: list[str], data_dir: Path) -> None:
+    probe = textwrap.dedent(
+        f"""
+        import sys
+        from memevo.core.cli import main
+        main({args!r})
+        heavy = [m for m in ("torch", "sentence_transformers", "transformers", "PySide6", "qasync")
+                 if m in sys.modules]
+        print("HEAVY", heavy)
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert "HEAVY []" in result.stdout, result.stdout + result.stderr
+
+
+def test_two_concurrent_writers_both_land(run_cli, data_dir: Path) -> None:
+    run_cli("rule", "add", "create the store first")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "memevo.core.cli", "rule", "add", f"concurrent writer number {i}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(4)
+    ]
+    outcomes = [(p.wait(timeout=60), *p.communicate()) for p in procs]
+    assert all(code == 0 for code, _, _ in outcomes), outcomes
+    texts = {m["text"] for m in _json(run_cli("read", "rule", "--all", "--json"))["memories"]}
+    assert {f"concurrent writer number {i}" for i in range(4)} <= texts
+
+
+def test_writer_refuses_clearly_when_the_store_stays_busy(run_cli, data_dir: Path) -> None:
+    run_cli("rule", "add", "create the store first")
+    hold = "import time; from memevo.core.store import Store; s = Store.open(); print('locked', flush=True); time.sleep(30)"
+    with subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True) as holder:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        try:
+            result = run_cli("rule", "add", "this one cannot land", env={"MEMEVO_LOCK_WAIT_S": "0.5"})
+        finally:
+            holder.kill()
+            holder.wait()
+    assert result.returncode == 3
+    assert f"in use by process {holder.pid}" in result.stderr and "nothing was written" in result.stderr
+    texts = [m["text"] for m in _json(run_cli("read", "rule", "--json"))["memories"]]
+    assert texts == ["create the store first"]
+
+
+def test_version_and_overview(run_cli) -> None:
+    version = run_cli("--version")
+    assert version.returncode == 0 and version.stdout.startswith("memevo ")
+    overview = run_cli()
+    assert overview.returncode == 0 and "0 rule" in overview.stdout
