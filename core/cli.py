@@ -78,6 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     command("import-legacy", _cmd_import_legacy, "import the Node tool's memories from the data dir")
     p = command("maintenance", _cmd_maintenance, "run today's maintenance (decay, trash expiry) if due")
     p.add_argument("--force", action="store_true", help="run even if it already ran today")
+    p = command("model", _cmd_model, "show the embedding model, or provision it")
+    p.add_argument("action", nargs="?", choices=["status", "provision"], default="status")
+    p = command("verify", _cmd_verify, "check the recall gate on your cases (never awards)")
+    p.add_argument("--cases", help="cases file (default: recall-cases.json in the data dir)")
+    command("rebuild-index", _cmd_rebuild_index, "back up the vectors, then re-encode every memory")
+    command("build-background", _cmd_build_background, "recompute the background mean for the model")
+    p = command("bench", _cmd_bench, "measure the speed budgets (min/median/max)")
+    p.add_argument("--quick", action="store_true", help="fewer runs, no million-memory pool")
     return parser
 
 
@@ -121,8 +129,17 @@ def _log_traceback() -> str:
 
 # -- commands ----------------------------------------------------------------------------------
 def _cmd_overview(args: argparse.Namespace) -> int:
+    """`memevo` alone: make sure the model is there (first run), then say where things stand."""
+    from .encoder.provision import provision, ready_folder
+    from .runtime import configured_model
+
+    model_id = configured_model()
+    if ready_folder(model_id) is None:
+        print(f"First run: provisioning the embedding model {model_id}", file=sys.stderr)
+    done = provision(model_id, _progress())
     counts = _call("counts")["counts"]
     print(f"memevo {__version__}: {_counts_text(counts)}")
+    print(f"model {model_id} ready ({done.source}) in {done.folder}")
     print("Run `memevo --help` for the commands.")
     return 0
 
@@ -258,6 +275,8 @@ def _cmd_config(args: argparse.Namespace) -> int:
     if args.json:
         return _emit_json(result)
     print(f"{result['key']} = {json.dumps(result['value'], ensure_ascii=False)}")
+    if result.get("note"):
+        print(f"note: {result['note']}", file=sys.stderr)
     return 0
 
 
@@ -313,6 +332,138 @@ def _cmd_maintenance(args: argparse.Namespace) -> int:
         f"maintenance {r['day']}: {r['decayed']} decayed, {r['newly_deprecated']} deprecated, "
         f"{r['trash_purged']} expired from trash"
     )
+    return 0
+
+
+def _progress() -> Any:
+    from .encoder.progress import TerminalBar
+
+    return TerminalBar()
+
+
+def _cmd_model(args: argparse.Namespace) -> int:
+    from .encoder.models import entry_for, model_folder
+    from .encoder.provision import provision, ready_folder
+    from .runtime import configured_model
+
+    model_id = configured_model()
+    if args.action == "provision":
+        done = provision(model_id, _progress())
+        result = {"model": model_id, "folder": str(done.folder), "source": done.source, "reused": done.reused}
+    else:
+        folder = ready_folder(model_id)
+        entry = entry_for(model_id)
+        result = {
+            "model": model_id,
+            "ready": folder is not None,
+            "folder": str(folder or model_folder(model_id)),
+            "calibrated_minimums": {"rule": entry.recall_min_rule, "project": entry.recall_min_project}
+            if entry.calibrated
+            else None,
+        }
+    if args.json:
+        return _emit_json(result)
+    for key, value in result.items():
+        print(f"{key:<20} {value}")
+    return 0
+
+
+def _with_engine(work: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    from .runtime import open_engine
+    from .store import Store
+
+    with Store.open() as store:
+        return work(open_engine(store, _progress()))
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import paths
+    from .recall import verify
+
+    cases = verify.load_cases(Path(args.cases) if args.cases else paths.data_dir() / "recall-cases.json")
+    report = _with_engine(lambda engine: verify.run(engine, cases))
+    if args.json:
+        return _emit_json(report)
+    _print_verify(report)
+    return 0
+
+
+def _print_verify(report: dict[str, Any]) -> None:
+    for case in report["cases"]:
+        mark = "  " if case["hit"] is None else ("ok" if case["hit"] else "--")
+        injected = "; ".join(
+            f"{i['category'][0]} {i['score']:.3f} {i['text'][:40]}" for i in case["injected"]
+        )
+        print(f"{mark} {case['prompt'][:50]:<50} | {injected or '(nothing)'}")
+    s = report["settings"]
+    print(
+        f"model {report['model']}  minimums rule {s['recallMinScore']} project {s['recallMinScoreProject']}"
+    )
+    print(f"relevant hit          {report['relevant_hit']}/{report['relevant_total']}")
+    print(f"unrelated → rule      {report['unrelated_rule_leaks']}/{report['unrelated_total']}")
+    print(f"unrelated → project   {report['unrelated_project_leaks']}/{report['unrelated_total']}")
+    print(f"one-memory pool       {report['single_memory_hit']}/{report['single_memory_total']}")
+    for category, rows in report["scan"].items():
+        cells = " ".join(f"{r['min']:.2f}:{r['relevant_hit']}/{r['unrelated_leaks']}" for r in rows)
+        print(f"scan {category:<8} (min:hit/leak) {cells}")
+    if report["expected_not_in_pool"]:
+        print(f"not in the pool: {len(report['expected_not_in_pool'])} expected texts")
+
+
+def _cmd_rebuild_index(args: argparse.Namespace) -> int:
+    import time
+
+    from . import vectors
+    from .runtime import load_encoder
+    from .store import Store
+
+    encoder = load_encoder(_progress())
+    with Store.open() as store:
+        backup = vectors.backup(store)
+        vectors.clear(store)
+        from .recall.engine import RecallEngine
+
+        started = time.perf_counter()
+        engine = RecallEngine(store, encoder)
+        seconds = time.perf_counter() - started
+    result = {
+        "model": encoder.model_id,
+        "encoded": len(engine.index),
+        "seconds": round(seconds, 2),
+        "backup": str(backup) if backup else None,
+    }
+    if args.json:
+        return _emit_json(result)
+    print(f"re-encoded {result['encoded']} memories with {result['model']} in {result['seconds']} s")
+    if backup:
+        print(f"previous vectors backed up to {backup}")
+    return 0
+
+
+def _cmd_build_background(args: argparse.Namespace) -> int:
+    from .encoder import background
+    from .runtime import load_encoder
+
+    encoder = load_encoder(_progress())
+    target = background.build(encoder)
+    result = {"model": encoder.model_id, "path": str(target), "sentences": len(background.sentences())}
+    if args.json:
+        return _emit_json(result)
+    print(f"background mean for {encoder.model_id} from {result['sentences']} sentences: {target}")
+    print("thresholds depend on it: run `memevo verify` on your cases")
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    figures = bench.run(quick=args.quick)
+    if args.json:
+        return _emit_json(figures)
+    for key, value in figures.items():
+        print(f"{key:<26} {value}")
     return 0
 
 

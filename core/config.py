@@ -91,6 +91,9 @@ SCHEMA: tuple[Key, ...] = (
     Key("confirm", True, _bool, "ask before writing what the side judge proposes"),
     Key("sideWaitMs", 12000, _int_range(0, 60000), "how long Stop waits for the side judge (ms)"),
     Key("decayDays", 30, _positive_int, "idle days before a memory loses 0.05"),
+    Key(
+        "model", "intfloat/multilingual-e5-small", _non_empty_text, "sentence-transformers model id or folder"
+    ),
     Key("sideApiBase", None, _http_url, "side judge base URL (OpenAI-compatible)"),
     Key("sideApiModel", None, _non_empty_text, "side judge model name"),
     # The Node tool's old blocking mode; kept so an imported install stays un-learned until setup.

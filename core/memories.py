@@ -101,10 +101,11 @@ def get(store: Store, memory_id: str) -> Memory:
     return Memory.from_row(rows[0])
 
 
-def find(store: Store, ids: list[str]) -> dict[str, Memory]:
+def find(store: Store, ids: list[str], lock_wait_s: float | None = None) -> dict[str, Memory]:
     if not ids:
         return {}
-    rows = store.query(f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, id)", [list(set(ids))])
+    sql = f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, id)"
+    rows = store.query(sql, [list(set(ids))], lock_wait_s)
     return {row[0]: Memory.from_row(row) for row in rows}
 
 
@@ -228,20 +229,24 @@ def reinforce(store: Store, memory_id: str, clock: Clock) -> tuple[Memory, int]:
     return memory.with_standing(award.standing), award.gained
 
 
-def award_recall(store: Store, ids: list[str], clock: Clock) -> dict[str, int]:
-    """+0.05 per injected hit in one transaction. Writes nothing when nothing is due today."""
+def award_recall(
+    store: Store, ids: list[str], clock: Clock, lock_wait_s: float | None = None
+) -> dict[str, int]:
+    """+0.05 per injected hit in one transaction. Writes nothing when nothing is due today.
+
+    lock_wait_s bounds the wait for the store (recall gives up after 300 ms: StoreBusy)."""
     now = clock.now_ms()
     today = clock.local_day(now)
     unique = list(dict.fromkeys(ids))
     due = [
         m
-        for m in find(store, unique).values()
+        for m in find(store, unique, lock_wait_s).values()
         if not m.deprecated and conf.points_due(m.standing, Tier.RECALL, today) > 0
     ]
     if not due:
         return {}
     gained: dict[str, int] = {}
-    with store.transaction() as con:
+    with store.transaction(lock_wait_s) as con:
         for stale in due:
             memory = _get_in(con, stale.id)  # re-read under the lock: another writer may have awarded
             if memory.deprecated:
@@ -322,6 +327,14 @@ def move(store: Store, memory_id: str, category: str) -> Memory:
 def _move_to_trash(con: Any, memory: Memory, now_ms: int, reason: str) -> None:
     con.execute("DELETE FROM memories WHERE id = ?", [memory.id])
     _insert(con, "trash", memory, (now_ms, reason))
+    _move_vector(con, memory.id, "vectors", "trash_vectors")
+
+
+def _move_vector(con: Any, memory_id: str, source: str, target: str) -> None:
+    """The trash keeps a memory's vector, so a restore needs no re-encode."""
+    con.execute(f"DELETE FROM {target} WHERE memory_id = ?", [memory_id])
+    con.execute(f"INSERT INTO {target} SELECT * FROM {source} WHERE memory_id = ?", [memory_id])
+    con.execute(f"DELETE FROM {source} WHERE memory_id = ?", [memory_id])
 
 
 def delete(
@@ -352,11 +365,15 @@ def restore(store: Store, memory_id: str) -> Memory:
         memory = Memory.from_row(row)
         con.execute("DELETE FROM trash WHERE id = ?", [memory_id])
         _insert(con, "memories", memory)
+        _move_vector(con, memory_id, "trash_vectors", "vectors")
     return memory
 
 
 def purge_expired_trash(con: Any, now_ms: int) -> int:
     cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
     row = con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]).fetchone()
+    con.execute(
+        "DELETE FROM trash_vectors WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
+    )
     con.execute("DELETE FROM trash WHERE deleted_ms < ?", [cutoff])
     return int(row[0]) if row else 0

@@ -24,6 +24,14 @@ _MEMORY_COLUMNS = """
     award_pts SMALLINT NOT NULL DEFAULT 0
 """
 
+# text_sha: a vector is re-encoded only when its memory's text (or the model) changed.
+_VECTOR_COLUMNS = """
+    memory_id VARCHAR PRIMARY KEY,
+    model VARCHAR NOT NULL,
+    text_sha VARCHAR NOT NULL,
+    vec FLOAT[] NOT NULL
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -32,6 +40,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             f"CREATE TABLE memories ({_MEMORY_COLUMNS})",
             f"CREATE TABLE trash ({_MEMORY_COLUMNS}, deleted_ms BIGINT NOT NULL, reason VARCHAR NOT NULL)",
             "CREATE TABLE state (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
+        ),
+    ),
+    Migration(
+        2,
+        "vectors per memory, with the model that made them",
+        (
+            f"CREATE TABLE vectors ({_VECTOR_COLUMNS})",
+            f"CREATE TABLE trash_vectors ({_VECTOR_COLUMNS})",
         ),
     ),
 )

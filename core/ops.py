@@ -181,7 +181,13 @@ def op_config_show(ctx: Context) -> dict[str, Any]:
 
 @operation("config_set")
 def op_config_set(ctx: Context, key: str, value: Any) -> dict[str, Any]:
-    return {"key": key, "value": config_mod.set_key(key, value)}
+    result: dict[str, Any] = {"key": key, "value": config_mod.set_key(key, value)}
+    if key == "model":
+        result["note"] = (
+            "every memory is re-encoded with the new model and its background mean is built on next use; "
+            "the recall minimums are calibrated per model: run `memevo verify` on your cases"
+        )
+    return result
 
 
 @operation("config_unset")

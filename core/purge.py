@@ -55,6 +55,8 @@ def purge(store: Store, memory_id: str) -> PurgeReport:
             row = con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]).fetchone()
             removed += int(row[0]) if row else 0
             con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
+        for table in ("vectors", "trash_vectors"):
+            con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
         for holder in TEXT_HOLDERS:
             removed += holder(con, memory_id, text)
     store.compact()

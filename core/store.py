@@ -68,8 +68,11 @@ class Store:
 
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
-    def transaction(self) -> Iterator[Any]:
-        with self._lock:
+    def transaction(self, lock_wait_s: float | None = None) -> Iterator[Any]:
+        """One transaction under the process's store lock; StoreBusy if not had in lock_wait_s."""
+        if not self._lock.acquire(timeout=-1 if lock_wait_s is None else lock_wait_s):
+            raise StoreBusy(f"the store stayed busy for {lock_wait_s:g} s")
+        try:
             self.con.execute("BEGIN TRANSACTION")
             try:
                 yield self.con
@@ -77,15 +80,23 @@ class Store:
                 self.con.execute("ROLLBACK")
                 raise
             self.con.execute("COMMIT")
+        finally:
+            self._lock.release()
 
     @contextmanager
-    def reading(self) -> Iterator[Any]:
-        with self._lock:
+    def reading(self, lock_wait_s: float | None = None) -> Iterator[Any]:
+        if not self._lock.acquire(timeout=-1 if lock_wait_s is None else lock_wait_s):
+            raise StoreBusy(f"the store stayed busy for {lock_wait_s:g} s")
+        try:
             yield self.con
+        finally:
+            self._lock.release()
 
-    def query(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return list(self.con.execute(sql, params).fetchall())
+    def query(
+        self, sql: str, params: list[Any] | tuple[Any, ...] = (), lock_wait_s: float | None = None
+    ) -> list[tuple[Any, ...]]:
+        with self.reading(lock_wait_s) as con:
+            return list(con.execute(sql, params).fetchall())
 
     # -- schema ----------------------------------------------------------------------------
     def schema_version(self) -> int:

@@ -15,6 +15,9 @@ from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
 REAL_HOME = Path(os.path.expanduser("~")).resolve()
+REPO = Path(__file__).resolve().parents[1]
+# One provisioned model for the whole run (and later runs), inside the repo, never in a home.
+os.environ.setdefault("MEMEVO_MODELS_DIR", str(REPO / ".cache" / "models"))
 # Places a mistaken memevo would write to: its default data dir and the clients' config dirs.
 WATCHED = [".memory-self-evolution", ".claude", ".claude.json", ".cursor", ".codebuddy", ".workbuddy"]
 
@@ -63,6 +66,24 @@ def store(data_dir: Path) -> Iterator[Store]:
     s = Store.open()
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def provisioned_model() -> Any:
+    """The real default model, provisioned the way a user's first run does it."""
+    from memevo.core.encoder.models import DEFAULT_MODEL
+    from memevo.core.encoder.provision import provision
+
+    return provision(DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="session")
+def encoder(provisioned_model: Any) -> Any:
+    from memevo.core.encoder.encoder import Encoder
+
+    enc = Encoder(provisioned_model.model, provisioned_model.folder)
+    enc.load()
+    return enc
 
 
 @pytest.fixture

@@ -311,9 +311,9 @@ def test_recall_of_already_awarded_hits_opens_no_transaction(
     opened = []
     real = store.transaction
 
-    def counting():  # type: ignore[no-untyped-def]
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
         opened.append(1)
-        return real()
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(store, "transaction", counting)
     assert memories.award_recall(store, [m.id], clock) == {}

