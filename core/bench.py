@@ -99,16 +99,20 @@ def synthetic_store(n: int, seed: int = 7) -> Any:
     return store
 
 
-def recall_child(n: int, runs: int) -> dict[str, Any]:
+def recall_child(runs: int) -> dict[str, Any]:
+    """Load the pool a previous child wrote, as the service does at start, then recall."""
     from . import vectors
     from .recall.gate import gate_category
     from .recall.index import MemoryIndex
+    from .store import Store
 
-    store = synthetic_store(n)
+    store = Store.open(read_only=True)
     rss_before = rss_mb()
     started = time.perf_counter()
     index = MemoryIndex(DIM, np.zeros(DIM, dtype=np.float32))
-    index.load(vectors.load_pool(store, "bench"))
+    index.reserve(vectors.count_pool(store, "bench"))
+    for batch in vectors.iter_pool(store, "bench"):  # as RecallEngine.sync_all loads it
+        index.upsert_pool(batch)
     load_s = time.perf_counter() - started
     rng = np.random.default_rng(1)
     queries = rng.standard_normal((runs + 2, DIM), dtype=np.float32)
@@ -130,18 +134,22 @@ def recall_child(n: int, runs: int) -> dict[str, Any]:
 
 
 def run_recall_child(n: int, runs: int) -> dict[str, Any]:
+    """One child writes the synthetic pool, a fresh one loads it and measures (clean RSS)."""
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
         env = os.environ | {"MEMEVO_HOME": home}
-        result = subprocess.run(
-            [sys.executable, "-m", "memevo.core.bench", "recall", str(n), str(runs)],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=3600,
-        )
-    if result.returncode != 0:
-        raise RuntimeError(f"recall bench over {n} failed: {result.stderr.strip().splitlines()[-1:]}")
-    return dict(json.loads(result.stdout))
+        output = ""
+        for args in (["make", str(n)], ["recall", str(runs)]):
+            result = subprocess.run(
+                [sys.executable, "-m", "memevo.core.bench", *args],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=3600,
+            )
+            if result.returncode != 0:
+                raise RuntimeError(f"recall bench over {n} failed: {result.stderr.strip().splitlines()[-1:]}")
+            output = result.stdout
+    return dict(json.loads(output))
 
 
 # -- the encoder --------------------------------------------------------------------------------------
@@ -199,8 +207,10 @@ def machine() -> dict[str, Any]:
     return {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
 
 
-if __name__ == "__main__":  # child entry: python -m memevo.core.bench recall N RUNS
-    if len(sys.argv) == 4 and sys.argv[1] == "recall":
-        print(json.dumps(recall_child(int(sys.argv[2]), int(sys.argv[3]))))
+if __name__ == "__main__":  # children: python -m memevo.core.bench make N | recall RUNS
+    if len(sys.argv) == 3 and sys.argv[1] == "make":
+        synthetic_store(int(sys.argv[2])).close()
+    elif len(sys.argv) == 3 and sys.argv[1] == "recall":
+        print(json.dumps(recall_child(int(sys.argv[2]))))
     else:
-        raise SystemExit("usage: python -m memevo.core.bench recall N RUNS")
+        raise SystemExit("usage: python -m memevo.core.bench make N | recall RUNS")

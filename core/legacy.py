@@ -20,7 +20,7 @@ from . import paths
 from .clock import Clock
 from .errors import InvalidInput
 from .memories import CATEGORIES, Memory, _insert, check_text
-from .store import Store
+from .store import Store, one
 
 # Keys of the Node tool's config.json that still mean the same here. Its recall thresholds
 # (and the margin) are calibrated for bge-base-zh and do not carry over to our model.
@@ -97,7 +97,7 @@ def _length_ok(text: str) -> bool:
 
 def _id_taken(con: Any, memory_id: str) -> bool:
     sql = "SELECT 1 FROM memories WHERE id = ? UNION ALL SELECT 1 FROM trash WHERE id = ?"
-    return con.execute(sql, [memory_id, memory_id]).fetchone() is not None
+    return one(con.execute(sql, [memory_id, memory_id])) is not None
 
 
 def _read_records(

@@ -14,7 +14,7 @@ from . import confidence as conf
 from . import config as config_mod
 from .clock import Clock
 from .memories import _COLUMNS, Memory, _save_standing, purge_expired_trash
-from .store import Store
+from .store import Store, one
 
 STATE_KEY = "maintenance_day"
 
@@ -72,7 +72,7 @@ def run(store: Store, clock: Clock, config: config_mod.Config) -> Report:
 
 def _clamp_legacy(con: Any) -> int:
     """Imported memories may carry confidence above 1.00; the first daily run caps them."""
-    row = con.execute("SELECT count(*) FROM memories WHERE confidence > ?", [conf.CAP]).fetchone()
+    row = one(con.execute("SELECT count(*) FROM memories WHERE confidence > ?", [conf.CAP]))
     con.execute("UPDATE memories SET confidence = ? WHERE confidence > ?", [conf.CAP, conf.CAP])
     return int(row[0]) if row else 0
 
@@ -80,8 +80,6 @@ def _clamp_legacy(con: Any) -> int:
 def _deprecate_low(con: Any) -> int:
     """Imported memories at or below 0.40 that were never flagged are deprecated now."""
     limit = conf.DEPRECATED_AT_OR_BELOW
-    row = con.execute(
-        "SELECT count(*) FROM memories WHERE NOT deprecated AND confidence <= ?", [limit]
-    ).fetchone()
+    row = one(con.execute("SELECT count(*) FROM memories WHERE NOT deprecated AND confidence <= ?", [limit]))
     con.execute("UPDATE memories SET deprecated = TRUE WHERE NOT deprecated AND confidence <= ?", [limit])
     return int(row[0]) if row else 0

@@ -11,7 +11,7 @@ from . import confidence as conf
 from .clock import Clock, iso
 from .confidence import Standing, Tier
 from .errors import InvalidInput, NotFound
-from .store import Store
+from .store import Store, one
 
 Category = Literal["rule", "project"]
 CATEGORIES: tuple[Category, ...] = ("rule", "project")
@@ -150,10 +150,12 @@ def trash_list(store: Store) -> list[Trashed]:
 def _new_id(con: Any) -> str:
     while True:
         candidate = secrets.token_hex(4)
-        taken = con.execute(
-            "SELECT 1 FROM memories WHERE id = ? UNION ALL SELECT 1 FROM trash WHERE id = ?",
-            [candidate, candidate],
-        ).fetchone()
+        taken = one(
+            con.execute(
+                "SELECT 1 FROM memories WHERE id = ? UNION ALL SELECT 1 FROM trash WHERE id = ?",
+                [candidate, candidate],
+            )
+        )
         if not taken:
             return candidate
 
@@ -195,7 +197,7 @@ def _save_standing(con: Any, memory_id: str, standing: Standing) -> None:
 
 
 def _get_in(con: Any, memory_id: str) -> Memory:
-    row = con.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", [memory_id]).fetchone()
+    row = one(con.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", [memory_id]))
     if row is None:
         raise NotFound(f"no memory with id {memory_id}")
     return Memory.from_row(row)
@@ -359,7 +361,7 @@ def delete(
 
 def restore(store: Store, memory_id: str) -> Memory:
     with store.transaction() as con:
-        row = con.execute(f"SELECT {_COLUMNS} FROM trash WHERE id = ?", [memory_id]).fetchone()
+        row = one(con.execute(f"SELECT {_COLUMNS} FROM trash WHERE id = ?", [memory_id]))
         if row is None:
             raise NotFound(f"no memory with id {memory_id} in the trash")
         memory = Memory.from_row(row)
@@ -371,7 +373,7 @@ def restore(store: Store, memory_id: str) -> Memory:
 
 def purge_expired_trash(con: Any, now_ms: int) -> int:
     cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
-    row = con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]).fetchone()
+    row = one(con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]))
     con.execute(
         "DELETE FROM trash_vectors WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 from . import atomic, paths
 from .errors import NotFound
-from .store import Store
+from .store import Store, one
 
 # (connection, memory id, text) -> rows removed; run inside purge's transaction.
 TextHolder = Callable[[Any, str, str], int]
@@ -52,7 +52,7 @@ def purge(store: Store, memory_id: str) -> PurgeReport:
         text = _find_text(con, memory_id)
         removed = 0
         for table in ("memories", "trash"):
-            row = con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]).fetchone()
+            row = one(con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]))
             removed += int(row[0]) if row else 0
             con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
         for table in ("vectors", "trash_vectors"):
@@ -68,7 +68,7 @@ def purge(store: Store, memory_id: str) -> PurgeReport:
 
 def _find_text(con: Any, memory_id: str) -> str:
     for table in ("memories", "trash"):
-        row = con.execute(f"SELECT text FROM {table} WHERE id = ?", [memory_id]).fetchone()
+        row = one(con.execute(f"SELECT text FROM {table} WHERE id = ?", [memory_id]))
         if row:
             return str(row[0])
     raise NotFound(f"no memory with id {memory_id} (neither live nor in the trash)")

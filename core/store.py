@@ -101,12 +101,14 @@ class Store:
     # -- schema ----------------------------------------------------------------------------
     def schema_version(self) -> int:
         with self._lock:
-            exists = self.con.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
-            ).fetchone()
+            exists = one(
+                self.con.execute(
+                    "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+                )
+            )
             if not exists or not exists[0]:
                 return 0
-            row = self.con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+            row = one(self.con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations"))
             return int(row[0]) if row else 0
 
     def migrate(self) -> list[int]:
@@ -159,7 +161,7 @@ class Store:
             fresh = self.path.with_name(f".{self.path.name}.compact")
             for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
                 leftover.unlink(missing_ok=True)
-            row = self.con.execute("SELECT current_database()").fetchone()
+            row = one(self.con.execute("SELECT current_database()"))
             name = str(row[0]) if row else "main"
             self.con.execute("ATTACH ? AS memevo_compact", [str(fresh)])
             try:
@@ -213,3 +215,10 @@ def open_existing(read_only: bool = True, lock_wait_s: float | None = None) -> S
     if not path.exists():
         return None
     return Store.open(path, read_only=read_only, lock_wait_s=lock_wait_s)
+
+
+def one(cursor: Any) -> tuple[Any, ...] | None:
+    """The first row, reading the whole result: DuckDB refuses new work on a connection
+    whose previous result was left half-read (as fetchone() leaves it)."""
+    rows = cursor.fetchall()
+    return tuple(rows[0]) if rows else None

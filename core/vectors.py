@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,14 +69,25 @@ def save(store: Store, model: str, items: list[tuple[str, str]], matrix: np.ndar
             con.unregister("memevo_new_vectors")
 
 
-def load_pool(store: Store, model: str) -> Pool:
+_POOL_SQL = (
+    "SELECT m.id, m.category, m.text, m.deprecated, v.vec FROM memories m "
+    "JOIN vectors v ON v.memory_id = m.id WHERE v.model = ?"
+)
+
+
+def count_pool(store: Store, model: str) -> int:
+    rows = store.query(
+        "SELECT count(*) FROM vectors v JOIN memories m ON m.id = v.memory_id WHERE v.model = ?", [model]
+    )
+    return int(rows[0][0])
+
+
+def iter_pool(store: Store, model: str, batch_rows: int = 50_000) -> Iterator[Pool]:
+    """The pool in batches, so a million memories never sit in memory twice while loading."""
     with store.reading() as con:
-        table = con.sql(
-            "SELECT m.id, m.category, m.text, m.deprecated, v.vec FROM memories m "
-            "JOIN vectors v ON v.memory_id = m.id WHERE v.model = ? ORDER BY m.id",
-            params=[model],
-        ).to_arrow_table()
-    return _pool_from_arrow(table)
+        reader = con.sql(_POOL_SQL, params=[model]).to_arrow_reader(batch_rows)
+        for batch in reader:
+            yield _pool_from_arrow(batch)
 
 
 def load_pool_for(store: Store, model: str, ids: list[str]) -> Pool:
@@ -92,7 +104,12 @@ def _pool_from_arrow(table: Any) -> Pool:
     n = table.num_rows
     if n == 0:
         return Pool([], [], [], np.zeros(0, dtype=bool), np.zeros((0, 0), dtype=np.float32))
-    flat = table.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    vec = table.column("vec")
+    flat = (
+        (vec.combine_chunks() if hasattr(vec, "combine_chunks") else vec)
+        .flatten()
+        .to_numpy(zero_copy_only=False)
+    )
     matrix = np.asarray(flat, dtype=np.float32).reshape(n, -1)
     deprecated = np.asarray(table.column("deprecated").to_numpy(zero_copy_only=False), dtype=bool)
     return Pool(

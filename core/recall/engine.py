@@ -68,8 +68,11 @@ class RecallEngine:
 
     def sync_all(self) -> None:
         self.encode_stale()
-        self.index = MemoryIndex(self.encoder.dim, self.background)
-        self.index.load(vectors.load_pool(self.store, self.encoder.model_id))
+        index = MemoryIndex(self.encoder.dim, self.background)
+        index.reserve(vectors.count_pool(self.store, self.encoder.model_id) + 1024)
+        for batch in vectors.iter_pool(self.store, self.encoder.model_id):
+            index.upsert_pool(batch)
+        self.index = index
 
     def sync_ids(self, ids: list[str]) -> None:
         """After a change to these memories: re-encode what is stale and refresh their rows."""

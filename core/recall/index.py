@@ -37,16 +37,10 @@ class MemoryIndex:
         return int(self._live[: self._used].sum())
 
     # -- keeping in sync -------------------------------------------------------------------------
-    def load(self, pool: Pool) -> None:
-        for start in range(0, len(pool.ids), 100_000):
-            stop = start + 100_000
-            self.upsert(
-                pool.ids[start:stop],
-                pool.categories[start:stop],
-                pool.texts[start:stop],
-                pool.deprecated[start:stop],
-                pool.matrix[start:stop],
-            )
+    def reserve(self, rows: int) -> None:
+        """Size the buffers once for a known pool, instead of growing by doubling."""
+        while len(self._ids) < rows:
+            self._grow(max(rows, 1024))
 
     def upsert_pool(self, pool: Pool) -> None:
         self.upsert(pool.ids, pool.categories, pool.texts, pool.deprecated, pool.matrix)
@@ -100,8 +94,8 @@ class MemoryIndex:
         self._ids[row] = memory_id
         return row
 
-    def _grow(self) -> None:
-        capacity = max(1024, len(self._ids) * 2)
+    def _grow(self, capacity: int | None = None) -> None:
+        capacity = capacity or max(1024, len(self._ids) * 2)
         matrix = np.zeros((capacity, self.dim), dtype=np.float32)
         matrix[: self._used] = self._matrix[: self._used]
         self._matrix = matrix
