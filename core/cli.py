@@ -84,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", help="cases file (default: recall-cases.json in the data dir)")
     command("rebuild-index", _cmd_rebuild_index, "back up the vectors, then re-encode every memory")
     command("build-background", _cmd_build_background, "recompute the background mean for the model")
+    command("serve", _cmd_serve, "run the memory service headless (no desktop)", json_flag=False)
+    p = command("tray", _cmd_tray, "run the tray app, which hosts the memory service", json_flag=False)
+    p.add_argument("--self-test", action="store_true", help="start, check, and exit")
+    p = command("service", _cmd_service, "status of the running service, or stop it")
+    p.add_argument("action", nargs="?", choices=["status", "stop"], default="status")
+    hooks = sub.add_parser("hooks", help="client hook registration")
+    hooks_sub = hooks.add_subparsers(title="actions", metavar="ACTION", required=True)
+    pc = hooks_sub.add_parser("print-config", help="print the registration snippet for one client")
+    pc.add_argument("client", choices=["claude", "cursor", "codebuddy", "workbuddy"])
+    pc.set_defaults(handler=_cmd_print_config)
     p = command("bench", _cmd_bench, "measure the speed budgets (min/median/max)")
     p.add_argument("--quick", action="store_true", help="fewer runs, no million-memory pool")
     return parser
@@ -91,9 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 # -- helpers ---------------------------------------------------------------------------------
 def _call(name: str, **params: Any) -> dict[str, Any]:
-    from .ops import call_local
+    from .service.client import call_or_local
 
-    return call_local(name, params)
+    return call_or_local(name, params)
 
 
 def _emit_json(data: dict[str, Any]) -> int:
@@ -453,6 +463,50 @@ def _cmd_build_background(args: argparse.Namespace) -> int:
         return _emit_json(result)
     print(f"background mean for {encoder.model_id} from {result['sentences']} sentences: {target}")
     print("thresholds depend on it: run `memevo verify` on your cases")
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .service.server import run_headless, setup_logging
+
+    log_file = setup_logging("service")
+    print(f"memevo service: log in {log_file}", flush=True)
+    asyncio.run(run_headless(lambda text: print(text, flush=True)))
+    return 0
+
+
+def _cmd_tray(args: argparse.Namespace) -> int:
+    from memevo.desktop.tray import main as tray_main
+
+    return int(tray_main(self_test=args.self_test))
+
+
+def _cmd_service(args: argparse.Namespace) -> int:
+    from .service.client import ServiceUnavailable, call
+    from .service.server import ping
+
+    if args.action == "stop":
+        try:
+            call("shutdown", {}, timeout_s=5)
+            result: dict[str, Any] = {"stopped": True}
+        except ServiceUnavailable:
+            result = {"stopped": False, "reason": "no service is running"}
+    else:
+        status = ping()
+        result = {"running": status is not None} | (status or {})
+    if args.json:
+        return _emit_json(result)
+    for key, value in result.items():
+        print(f"{key:<18} {value}")
+    return 0
+
+
+def _cmd_print_config(args: argparse.Namespace) -> int:
+    from memevo.installer.registration import snippet
+
+    print(json.dumps(snippet(args.client), ensure_ascii=False, indent=2))
     return 0
 
 

@@ -50,6 +50,19 @@ MIGRATIONS: tuple[Migration, ...] = (
             f"CREATE TABLE trash_vectors ({_VECTOR_COLUMNS})",
         ),
     ),
+    Migration(
+        3,
+        "hook heartbeats and the injection log",
+        (
+            "CREATE TABLE hook_events (client VARCHAR NOT NULL, event VARCHAR NOT NULL, "
+            "last_ms BIGINT NOT NULL, count BIGINT NOT NULL, last_service_ms DOUBLE, "
+            "PRIMARY KEY (client, event))",
+            "CREATE SEQUENCE injection_seq",
+            "CREATE TABLE injections (seq BIGINT PRIMARY KEY DEFAULT nextval('injection_seq'), "
+            "ts_ms BIGINT NOT NULL, client VARCHAR NOT NULL, session VARCHAR, event VARCHAR NOT NULL, "
+            "prompt_id VARCHAR, memory_ids VARCHAR[] NOT NULL, chars INTEGER NOT NULL)",
+        ),
+    ),
 )
 
 

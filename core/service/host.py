@@ -1,0 +1,175 @@
+"""ServiceHost: the store, the recall engine and everything that must stay in step with them."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from typing import Any
+
+from .. import __version__, atomic, ops, paths
+from .. import config as config_mod
+from ..clock import Clock, SystemClock
+from ..errors import InvalidInput
+from ..recall.engine import RecallEngine
+from ..store import Store
+from . import hookops
+
+log = logging.getLogger("memevo.service")
+FLAVORS = ("default", "claude", "codebuddy")
+KEY_CHECK_TTL_S = 30.0
+
+
+class HeldAccess(ops.StoreAccess):
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def get(self, write: bool) -> Store:
+        return self.store
+
+
+HOOK_OPS = {
+    "hook.session_start": hookops.on_session_start,
+    "hook.prompt": hookops.on_prompt,
+    "hook.stop": hookops.on_stop,
+}
+# Writes after which the whole index is reloaded (many memories may have changed).
+RELOAD_ALL = {"maintenance", "import_legacy"}
+
+
+class ServiceHost:
+    def __init__(self, store: Store, clock: Clock | None = None) -> None:
+        self.store = store
+        self.clock = clock or SystemClock()
+        self.ctx = ops.Context(HeldAccess(store), self.clock)
+        self.engine: RecallEngine | None = None
+        self.engine_error: str | None = None
+        self.started = time.monotonic()
+        self.ready_after_s: float | None = None
+        self._key_checked = (-1e9, False)
+        self._cache_lock = threading.Lock()
+
+    # -- the model, loaded off the request path -------------------------------------------------------
+    def load_engine(self) -> None:
+        from ..runtime import open_engine
+
+        try:
+            self.engine = open_engine(self.store, clock=self.clock)
+            self.ready_after_s = time.monotonic() - self.started
+            log.info("recall ready after %.1f s (%d memories)", self.ready_after_s, len(self.engine.index))
+        except Exception as exc:  # the service keeps serving session starts and the CLI
+            self.engine_error = f"the model could not be loaded: {exc}"
+            log.exception("model load failed")
+
+    # -- requests ----------------------------------------------------------------------------------------
+    def handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        hook = HOOK_OPS.get(op)
+        if hook is not None:
+            return hook(self, params)
+        if op == "ping":
+            return self.status()
+        if op == "recall":
+            return self._recall(params)
+        result = ops.dispatch(self.ctx, op, params)
+        if op in ops.WRITES:
+            self._after_write(op, result)
+        return result
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "build": __version__,
+            "model_ready": self.engine is not None,
+            "model_error": self.engine_error,
+            "memories_indexed": len(self.engine.index) if self.engine else None,
+            "uptime_s": round(time.monotonic() - self.started, 1),
+            "ready_after_s": self.ready_after_s,
+        }
+
+    def _recall(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.engine is None:
+            raise InvalidInput(self.engine_error or "the model is still loading; try again in a few seconds")
+        result = self.engine.recall(str(params.get("prompt", "")), award=bool(params.get("award", False)))
+        return {"hits": [h.as_json() for h in result.hits], "skipped": result.skipped}
+
+    def _after_write(self, op: str, result: dict[str, Any]) -> None:
+        if self.engine is not None:
+            if op in RELOAD_ALL:
+                self.engine.sync_all()
+            else:
+                self.engine.sync_ids(_ids_in(result))
+        self.refresh_caches()
+
+    def after_maintenance(self) -> None:
+        if self.engine is not None:
+            self.engine.sync_all()
+        self.refresh_caches()
+
+    # -- bookkeeping -------------------------------------------------------------------------------------
+    def has_api_key(self) -> bool:
+        checked_at, value = self._key_checked
+        if time.monotonic() - checked_at > KEY_CHECK_TTL_S:
+            from .. import secrets
+
+            value = secrets.has_api_key()
+            self._key_checked = (time.monotonic(), value)
+        return value
+
+    def record_hook(self, client: str, event: str, elapsed_ms: float) -> None:
+        try:
+            with self.store.transaction(lock_wait_s=0.3) as con:
+                con.execute(
+                    "INSERT INTO hook_events VALUES (?, ?, ?, 1, ?) ON CONFLICT (client, event) DO UPDATE SET "
+                    "last_ms = excluded.last_ms, count = hook_events.count + 1, "
+                    "last_service_ms = excluded.last_service_ms",
+                    [client, event, self.clock.now_ms(), elapsed_ms],
+                )
+        except Exception:
+            log.warning("could not record the %s %s heartbeat", client, event, exc_info=True)
+
+    def log_injection(
+        self, client: str, session: str | None, event: str, prompt_id: str | None, ids: list[str], chars: int
+    ) -> None:
+        try:
+            with self.store.transaction(lock_wait_s=0.3) as con:
+                con.execute(
+                    "INSERT INTO injections (ts_ms, client, session, event, prompt_id, memory_ids, chars) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [self.clock.now_ms(), client, session, event, prompt_id, ids, chars],
+                )
+        except Exception:
+            log.warning("could not log an injection for %s", client, exc_info=True)
+
+    def refresh_caches(self) -> None:
+        """Plain-text copies the hooks fall back on while the service is down."""
+        with self._cache_lock:
+            try:
+                config = config_mod.load()
+                folder = paths.data_dir() / "cache"
+                for flavor in FLAVORS:
+                    if config["enabled"]:
+                        start, _ = hookops.session_start_text(self, config, flavor, hookops.DEFAULT_MAX_CHARS)
+                        reminder = hookops.prompt_reminder(self, config, flavor)
+                    else:
+                        start = reminder = ""
+                    atomic.write_text(folder / f"session-start-{flavor}.txt", start, mode=0o600)
+                    atomic.write_text(folder / f"prompt-reminder-{flavor}.txt", reminder, mode=0o600)
+            except Exception:
+                log.warning("could not refresh the fallback texts", exc_info=True)
+
+
+def _ids_in(result: dict[str, Any]) -> list[str]:
+    ids: list[str] = []
+    memory = result.get("memory")
+    if isinstance(memory, dict) and isinstance(memory.get("id"), str):
+        ids.append(memory["id"])
+    for key in ("deleted", "missing"):
+        ids += [i for i in result.get(key, []) if isinstance(i, str)]
+    for key in ("trashed",):
+        if isinstance(result.get(key), str):
+            ids.append(result[key])
+    purged = result.get("purged")
+    if isinstance(purged, dict) and isinstance(purged.get("id"), str):
+        ids.append(purged["id"])
+    return ids

@@ -1,0 +1,243 @@
+"""The service's socket server (asyncio), its single-instance lock, and `memevo serve`.
+
+The same server runs headless (its own asyncio loop) and inside the tray app's Qt loop
+(qasync). Work that touches the store or the model runs on a small thread pool so the loop
+keeps accepting connections; the store and the encoder have their own locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from .. import atomic, paths
+from ..errors import MemevoError
+from . import protocol
+from .host import ServiceHost
+
+log = logging.getLogger("memevo.service")
+
+
+class AlreadyRunning(MemevoError):
+    pass
+
+
+@dataclass
+class InstanceLock:
+    """An flock on service.lock: released by the kernel when the process dies, so a crashed
+    service never blocks the next one."""
+
+    handle: IO[str] | None = None
+
+    def acquire(self) -> None:
+        path = protocol.lock_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the process's life
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            handle.close()
+            raise AlreadyRunning(f"the memevo service is already running ({holder_description()})") from exc
+        self.handle = handle
+
+    def release(self) -> None:
+        if self.handle is not None:
+            fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+            self.handle.close()
+            self.handle = None
+
+
+def holder_description() -> str:
+    try:
+        info = json.loads(protocol.info_path().read_text(encoding="utf-8"))
+        return f"pid {info['pid']}, version {info['build']}, socket {info['socket']}"
+    except (OSError, ValueError, KeyError):
+        return "pid unknown"
+
+
+@dataclass
+class Server:
+    host: ServiceHost
+    executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(4, "memevo-req"))
+    stopping: asyncio.Event | None = None
+    _server: asyncio.AbstractServer | None = None
+
+    async def start(self) -> Path:
+        self.stopping = asyncio.Event()
+        path = protocol.socket_path()
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()  # left by a crashed service; we hold the instance lock, so it is not live
+        old_umask = os.umask(0o177)  # the socket is created 0600: user-only
+        try:
+            self._server = await asyncio.start_unix_server(
+                self._connection, path=str(path), limit=protocol.MAX_LINE
+            )
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, 0o600)
+        return path
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        with contextlib.suppress(FileNotFoundError):
+            protocol.socket_path().unlink()
+        self.executor.shutdown(wait=True)
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = await reader.readline()
+            writer.write(await self._answer(line))
+            await writer.drain()
+        except Exception:
+            log.exception("a request failed")
+        finally:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _answer(self, line: bytes) -> bytes:
+        try:
+            request = json.loads(line)
+            op, params = str(request["op"]), dict(request.get("params") or {})
+        except (ValueError, KeyError, TypeError):
+            return protocol.reply_error("invalid", "not a memevo request")
+        stale = self._version_problem(request)
+        if stale:
+            return stale
+        if op == "shutdown":
+            assert self.stopping is not None
+            self.stopping.set()
+            return protocol.reply_ok({"stopping": True})
+        loop = asyncio.get_running_loop()
+        try:
+            result = await loop.run_in_executor(self.executor, self.host.handle, op, params)
+        except MemevoError as exc:
+            return protocol.reply_error(type(exc).__name__, str(exc))
+        except Exception as exc:
+            log.exception("%s failed", op)
+            return protocol.reply_error("internal", f"{op} failed: {exc}")
+        return protocol.reply_ok(result)
+
+    def _version_problem(self, request: dict[str, Any]) -> bytes | None:
+        if request.get("v") == protocol.PROTOCOL_VERSION and request.get("build") in (None, protocol.BUILD):
+            return None
+        # After an upgrade in place the files on disk are newer than this process: step aside
+        # so the caller starts the new service, rather than serving it with old code.
+        if protocol.installed_build() != protocol.BUILD and self.stopping is not None:
+            log.warning(
+                "memevo was upgraded on disk (%s); this service (%s) stops",
+                protocol.installed_build(),
+                protocol.BUILD,
+            )
+            self.stopping.set()
+        return protocol.reply_error(
+            "stale",
+            "protocol or build mismatch",
+            service_v=protocol.PROTOCOL_VERSION,
+            service_build=protocol.BUILD,
+        )
+
+
+def write_info(socket_file: Path) -> None:
+    info = {
+        "pid": os.getpid(),
+        "build": protocol.BUILD,
+        "protocol": protocol.PROTOCOL_VERSION,
+        "socket": str(socket_file),
+    }
+    atomic.write_text(protocol.info_path(), json.dumps(info) + "\n", mode=0o600)
+
+
+def setup_logging(name: str) -> Path:
+    log_file = paths.log_dir() / f"{name}.log"
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(log_file, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger("memevo")
+    root.setLevel(logging.INFO)
+    root.addHandler(handler)
+    return log_file
+
+
+async def run_headless(announce: Any = print) -> None:
+    """`memevo serve`: lock, open the store, listen at once, load the model in the background."""
+    from ..store import Store
+
+    lock = InstanceLock()
+    lock.acquire()
+    store = Store.open()
+    host = ServiceHost(store)
+    server = Server(host)
+    try:
+        socket_file = await server.start()
+        write_info(socket_file)
+        host.refresh_caches()
+        announce(f"memevo service listening on {socket_file} (pid {os.getpid()}); loading the model")
+        loader = threading.Thread(target=_load_and_announce, args=(host, announce), daemon=True)
+        loader.start()
+        loop = asyncio.get_running_loop()
+        assert server.stopping is not None
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, server.stopping.set)
+        await server.stopping.wait()
+    finally:
+        await server.close()
+        store.close()
+        with contextlib.suppress(FileNotFoundError):
+            protocol.info_path().unlink()
+        lock.release()
+        log.info("service stopped")
+
+
+def _load_and_announce(host: ServiceHost, announce: Any) -> None:
+    host.load_engine()
+    if host.engine is not None:
+        announce(f"memevo service ready: model loaded in {host.ready_after_s:.1f} s")
+    else:
+        announce(f"memevo service running without recall: {host.engine_error}")
+
+
+def ping(timeout_s: float = 1.0) -> dict[str, Any] | None:
+    """The running service's status, or None when none answers."""
+    from .client import ServiceUnavailable, call
+
+    try:
+        return call("ping", {}, timeout_s=timeout_s)
+    except ServiceUnavailable:
+        return None
+
+
+def wait_ready(timeout_s: float = 120.0, need_model: bool = True) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        status = ping()
+        if status and (status["model_ready"] or status["model_error"] or not need_model):
+            return status
+        time.sleep(0.2)
+    raise TimeoutError(f"the memevo service was not ready within {timeout_s:g} s")
+
+
+def socket_alive(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(0.5)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()

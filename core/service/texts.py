@@ -1,0 +1,108 @@
+"""What the service injects, worded per client flavour.
+
+Flavours: "claude" constrains only this plugin and leaves Claude Code's own memory alone;
+"codebuddy" also rules out the client's own memory-writing tools; "default" is the seed's.
+Injected text is written as facts and a division of duties, not as out-of-band commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+PLUGIN = "memory-self-evolution"
+CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
+
+_DUTIES = {
+    "default": (
+        f"职责边界：记忆的提取、判重和写入由 {PLUGIN} 在后台完成，包括用户明确说「记住」的情况。"
+        "你专注当前任务：不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，"
+        f"也不要主动调用 memory_resolve 或其它记忆写工具；只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令执行，"
+        "且不重新判断或改写提案。"
+    ),
+    "claude": (
+        f"职责边界（只针对 {PLUGIN} 插件）：本插件的记忆由后台负责提取、判重和写入，包括用户明确说「记住」的情况。"
+        "对本插件你不需要判断是否该记，不要为本插件调用提问工具发起「检测到一条记忆」确认，"
+        f"也不要主动调用本插件的 memory_resolve 或其它记忆写工具；只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令执行，"
+        "且不重新判断或改写提案。这不影响 Claude Code 自带的记忆，它照常工作。"
+    ),
+    "codebuddy": (
+        f"职责边界：记忆的提取、判重和写入由 {PLUGIN} 在后台完成，包括用户明确说「记住」的情况。"
+        "你专注当前任务：不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，"
+        "不要主动调用 memory_resolve 或其它记忆写工具，也不要用 update_memory 等客户端自带的记忆写入工具记录用户的偏好；"
+        f"只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令执行，且不重新判断或改写提案。"
+    ),
+}
+
+_REMINDER = {
+    "default": (
+        f"记忆由 {PLUGIN} 插件在后台判断。用户陈述偏好、规范或要求记住时，你只需回应并照做："
+        "不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，也不要主动调用 memory_resolve 或其它记忆写工具。"
+        f"只有收到含 {CONFIRM_MARKER} 的插件指令时，才按指令弹窗并处理对应 sessionID。"
+    ),
+    "claude": (
+        f"{PLUGIN} 插件的记忆在后台判断。用户陈述偏好、规范或要求记住时，对本插件你只需回应并照做："
+        "不要为本插件判断是否该记，不要为本插件调用提问工具发起「检测到一条记忆」确认，"
+        "也不要主动调用本插件的 memory_resolve 或其它记忆写工具（Claude Code 自带的记忆不受影响）。"
+        f"只有收到含 {CONFIRM_MARKER} 的插件指令时，才按指令弹窗并处理对应 sessionID。"
+    ),
+    "codebuddy": (
+        f"记忆由 {PLUGIN} 插件在后台判断。用户陈述偏好、规范或要求记住时，你只需回应并照做："
+        "不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，不要主动调用 memory_resolve 或其它记忆写工具，"
+        f"也不要用 update_memory 等客户端自带的记忆写入工具记录。只有收到含 {CONFIRM_MARKER} 的插件指令时，"
+        "才按指令弹窗并处理对应 sessionID。"
+    ),
+}
+
+
+def learning_off(flavor: str, legacy_blocking: bool) -> str:
+    """Shown instead of the duties and the reminder while learning is not set up."""
+    why = (
+        "配置还停在旧版本的阻塞模式（sideJudge=false），升级后不会自动改走旁路"
+        if legacy_blocking
+        else "还没有配齐旁路判别接口（sideApiBase、sideApiModel 和 API key）"
+    )
+    scope = "本插件" if flavor == "claude" else f"{PLUGIN}"
+    return (
+        f"记忆沉淀未启用：{scope}{why}，所以不会记下新内容；已有的记忆照常注入和召回。"
+        "用户陈述偏好、规范或要求记住时，请明确告诉用户：这句话不会被本插件记下。"
+        "启用方法：在终端运行 `memevo setup` 填写接口地址、模型和密钥；"
+        '急用时可以直接写入：`memevo rule add "…"` 或 `memevo project add "…"`。'
+    )
+
+
+def duties(flavor: str) -> str:
+    return _DUTIES.get(flavor, _DUTIES["default"])
+
+
+def reminder(flavor: str) -> str:
+    return _REMINDER.get(flavor, _REMINDER["default"])
+
+
+def session_start(flavor: str, rules: Sequence[str], learning: str | None, max_chars: int) -> tuple[str, int]:
+    """The rules list (by confidence) and the duties, under max_chars. Returns (text, rules shown)."""
+    tail = "\n" + (learning or duties(flavor))
+    head = f"{PLUGIN} 记下的用户规则（按置信度排列，本会话持续适用）：\n"
+    if not rules:
+        head = f"{PLUGIN}：当前没有记下的用户规则。\n"
+    lines: list[str] = []
+    budget = max_chars - len(head) - len(tail) - 80  # room for the "left out" line
+    for rule in rules:
+        line = f"{len(lines) + 1}. {rule}\n"
+        if budget - len(line) < 0:
+            break
+        lines.append(line)
+        budget -= len(line)
+    left_out = len(rules) - len(lines)
+    note = f"（另有 {left_out} 条规则因篇幅未列出；与输入相关时会在每轮召回。）\n" if left_out else ""
+    return head + "".join(lines) + note + tail, len(lines)
+
+
+def recall_block(rules: Sequence[str], facts: Sequence[str]) -> str:
+    parts = [f"{PLUGIN} 按本轮输入召回的长期记忆："]
+    if rules:
+        parts.append("【规则】")
+        parts += [f"- {text}" for text in rules]
+    if facts:
+        parts.append("【项目事实】")
+        parts += [f"- {text}" for text in facts]
+    return "\n".join(parts)

@@ -1,0 +1,65 @@
+"""What a client adapter decides, with the defaults most clients share."""
+
+import json
+import re
+
+CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
+PLUGIN_NOTICE = "memory-self-evolution 捕捉到了新的记忆"
+_TAG_START = re.compile(r"^\s*<[A-Za-z][\w-]*[\s>/]")
+_SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z][\w:-]*(\s|$)")
+
+
+class Adapter:
+    name = ""
+    flavor = "default"  # the service's wording: default, claude, codebuddy
+    events = {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"}
+    max_chars = 10_000
+    timeouts = {"session_start": 6.0, "prompt": 6.0, "stop": 2.0}  # well inside the client's
+
+    # -- reading the payload --------------------------------------------------------------------
+    def event_kind(self, event, payload):
+        return self.events.get(event) or self.events.get(str(payload.get("hook_event_name") or ""))
+
+    def session_key(self, payload):
+        return _text(payload.get("session_id"))
+
+    def prompt_id(self, payload):
+        return None
+
+    def prompt_text(self, payload):
+        return payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+
+    def silent_reason(self, payload, environ):
+        """A reason for this hook to do nothing at all (another registration handles it)."""
+        return None
+
+    def prompt_kind(self, payload, text):
+        """user: the user's own words; other: not theirs (no recall, no judging);
+        plugin: this plugin's own continuation or notice (nothing is injected)."""
+        if CONFIRM_MARKER in text or text.lstrip().startswith(PLUGIN_NOTICE):
+            return "plugin"
+        if payload.get("agent_id") or "<question_answer>" in text:
+            return "other"
+        if (
+            _SLASH_COMMAND.match(text)
+            or _TAG_START.match(text)
+            or text.lstrip().startswith("[Request interrupted")
+        ):
+            return "other"
+        return "user"
+
+    # -- writing the answer --------------------------------------------------------------------------
+    def render(self, kind, result):
+        context = result.get("context")
+        if kind == "stop" or not context:
+            return ""  # CodeBuddy's CLI would inject a literal "{}"; nothing is safest everywhere
+        event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit"}[kind]
+        return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+
+
+def _text(value):
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _json(data):
+    return json.dumps(data, ensure_ascii=False)

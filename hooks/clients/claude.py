@@ -1,0 +1,32 @@
+"""Claude Code: ~/.claude/settings.json, SessionStart / UserPromptSubmit / Stop."""
+
+from clients.base import Adapter, _json, _text
+
+
+class Claude(Adapter):
+    name = "claude"
+    flavor = "claude"
+    max_chars = 10_000  # Claude Code swaps a longer injection for a file path and a preview
+
+    def prompt_id(self, payload):
+        return _text(payload.get("prompt_id"))
+
+    def silent_reason(self, payload, environ):
+        # Cursor also runs ~/.claude/settings.json hooks; its own registration answers there,
+        # so one prompt is never injected twice.
+        if environ.get("CURSOR_VERSION") or payload.get("cursor_version"):
+            return "running under Cursor"
+        return None
+
+    def render(self, kind, result):
+        context = result.get("context")
+        if kind == "stop" or not context:
+            return ""
+        event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit"}[kind]
+        body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+        if kind == "prompt" and result.get("system_message"):
+            body["systemMessage"] = result["system_message"]  # showRecall: the user sees it too
+        return _json(body)
+
+
+ADAPTER = Claude()

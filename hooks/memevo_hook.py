@@ -1,0 +1,88 @@
+"""The hook executable: `<python> -I -S <this file> <client> <event>`.
+
+Whatever happens it exits 0 and prints nothing it should not: a broken memory is
+acceptable, a blocked prompt or a traceback in the user's client is not.
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script's folder out
+
+import hookio
+from clients import load
+
+
+def main(argv):
+    started = time.perf_counter()
+    if len(argv) < 3:
+        hookio.log(f"usage: memevo_hook.py CLIENT EVENT (got {argv[1:]})")
+        return 0
+    client, event = argv[1], argv[2]
+    adapter = load(client)
+    if adapter is None:
+        hookio.log(f"unknown client {client!r}")
+        return 0
+    payload, problem = hookio.read_payload()
+    if payload is None:
+        hookio.log(f"{client} {event}: {problem}")
+        return 0
+    kind = adapter.event_kind(event, payload)
+    if kind is None:
+        hookio.log(f"{client}: unknown event {event!r}")
+        return 0
+    silent = adapter.silent_reason(payload, os.environ)
+    if silent:
+        return 0
+    out = answer(adapter, kind, payload)
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    if os.environ.get("MEMEVO_HOOK_TIMING"):
+        hookio.log(f"{client} {kind} took {(time.perf_counter() - started) * 1000:.1f} ms")
+    return 0
+
+
+def answer(adapter, kind, payload):
+    params = {
+        "client": adapter.name,
+        "flavor": adapter.flavor,
+        "session": adapter.session_key(payload),
+        "prompt_id": adapter.prompt_id(payload),
+        "max_chars": adapter.max_chars,
+    }
+    if kind == "prompt":
+        text = adapter.prompt_text(payload) or ""
+        params["prompt"] = text
+        params["kind"] = adapter.prompt_kind(payload, text)
+    try:
+        result = hookio.ask(f"hook.{kind}", params, adapter.timeouts[kind])
+    except (hookio.Unavailable, hookio.Stale) as exc:
+        hookio.log(
+            f"{adapter.name} {kind}: service unavailable ({exc.__class__.__name__}: {exc}); falling back"
+        )
+        hookio.start_service()
+        return adapter.render(kind, fallback(adapter, kind, params))
+    except (TimeoutError, OSError, ValueError, RuntimeError) as exc:
+        hookio.log(f"{adapter.name} {kind}: {exc.__class__.__name__}: {exc}; nothing injected")
+        return ""
+    return adapter.render(kind, result)
+
+
+def fallback(adapter, kind, params):
+    """While the service starts: session start from its cached text, prompts without recall."""
+    if kind == "session_start":
+        return {"context": hookio.cached(f"session-start-{adapter.flavor}.txt")}
+    if kind == "prompt" and params.get("kind") != "plugin" and params.get("prompt", "").strip():
+        return {"context": hookio.cached(f"prompt-reminder-{adapter.flavor}.txt")}
+    return {}
+
+
+if __name__ == "__main__":
+    try:
+        code = main(sys.argv)
+    except BaseException as exc:
+        hookio.log(f"hook crashed: {exc.__class__.__name__}: {exc}")
+        code = 0
+    sys.exit(code)

@@ -1,0 +1,69 @@
+"""The exact hook registration for each client: absolute interpreter, absolute hook path.
+
+Used by `memevo hooks print-config CLIENT` (for people who install by hand, and tests) and
+by the installer. Our entries are recognised by the hook file name, memevo_hook.py.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+HOOK_FILE = "memevo_hook.py"
+CLIENT_EVENTS = {
+    "claude": {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"},
+    "cursor": {"sessionStart": "session_start", "beforeSubmitPrompt": "prompt", "stop": "stop"},
+    "codebuddy": {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"},
+    "workbuddy": {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"},
+}
+# Seconds. Session start 10 and stop 20 as the Node tool; prompt 5 on Cursor, 10 elsewhere.
+# Claude Code's own default for a prompt hook is 30 s; 10 s bounds a hung service while our
+# hook gives up on the service after 6 s and always answers well inside it.
+TIMEOUTS = {
+    "claude": {"session_start": 10, "prompt": 10, "stop": 20},
+    "cursor": {"session_start": 10, "prompt": 5, "stop": 20},
+    "codebuddy": {"session_start": 10, "prompt": 10, "stop": 20},
+    "workbuddy": {"session_start": 10, "prompt": 10, "stop": 20},
+}
+
+
+def interpreter() -> str:
+    """The real interpreter, never a version-manager shim (a pyenv shim alone costs ~115 ms)."""
+    path = sys.executable
+    if any(part in path for part in ("/shims/", "\\shims\\")):
+        path = os.path.realpath(path)
+    return path
+
+
+def hook_script() -> Path:
+    import memevo.hooks
+
+    return Path(memevo.hooks.__file__).resolve().parent / HOOK_FILE
+
+
+def command(client: str, event: str) -> str:
+    # The whole command line goes in `command`: the CodeBuddy IDE and WorkBuddy drop `args`.
+    return f'"{interpreter()}" -I -S "{hook_script()}" {client} {event}'
+
+
+def snippet(client: str) -> dict[str, Any]:
+    events = CLIENT_EVENTS[client]
+    timeouts = TIMEOUTS[client]
+    if client == "cursor":
+        hooks = {
+            name: [{"command": command(client, name), "timeout": timeouts[kind]}]
+            for name, kind in events.items()
+        }
+        return {"version": 1, "hooks": hooks}
+    groups = {
+        name: [
+            {
+                "matcher": "",
+                "hooks": [{"type": "command", "command": command(client, name), "timeout": timeouts[kind]}],
+            }
+        ]
+        for name, kind in events.items()
+    }
+    return {"hooks": groups}
