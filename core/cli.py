@@ -84,9 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", help="cases file (default: recall-cases.json in the data dir)")
     command("rebuild-index", _cmd_rebuild_index, "back up the vectors, then re-encode every memory")
     command("build-background", _cmd_build_background, "recompute the background mean for the model")
-    command("serve", _cmd_serve, "run the memory service headless (no desktop)", json_flag=False)
+    p = command("serve", _cmd_serve, "run the memory service headless (no desktop)", json_flag=False)
+    p.add_argument("--wait-lock", type=float, default=0.0, help=argparse.SUPPRESS)
     p = command("tray", _cmd_tray, "run the tray app, which hosts the memory service", json_flag=False)
     p.add_argument("--self-test", action="store_true", help="start, check, and exit")
+    p.add_argument("--wait-lock", type=float, default=0.0, help=argparse.SUPPRESS)
     p = command("service", _cmd_service, "status of the running service, or stop it")
     p.add_argument("action", nargs="?", choices=["status", "stop"], default="status")
     hooks = sub.add_parser("hooks", help="client hook registration")
@@ -473,14 +475,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     log_file = setup_logging("service")
     print(f"memevo service: log in {log_file}", flush=True)
-    asyncio.run(run_headless(lambda text: print(text, flush=True)))
+    asyncio.run(run_headless(lambda text: print(text, flush=True), wait_lock_s=args.wait_lock))
     return 0
 
 
 def _cmd_tray(args: argparse.Namespace) -> int:
     from memevo.desktop.tray import main as tray_main
 
-    return int(tray_main(self_test=args.self_test))
+    return int(tray_main(self_test=args.self_test, wait_lock_s=args.wait_lock))
 
 
 def _cmd_service(args: argparse.Namespace) -> int:

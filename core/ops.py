@@ -13,7 +13,7 @@ from typing import Any
 from . import confidence as conf
 from . import config as config_mod
 from . import legacy, maintenance, memories, purge
-from .clock import Clock, SystemClock
+from .clock import Clock, SystemClock, iso
 from .errors import InvalidInput
 from .store import Store
 
@@ -92,6 +92,39 @@ def op_read(ctx: Context, category: str, offset: int = 0, limit: int | None = 50
 def op_trash(ctx: Context) -> dict[str, Any]:
     store = ctx.reader()
     return {"trash": [t.as_json() for t in memories.trash_list(store)] if store else []}
+
+
+@operation("hook_activity")
+def op_hook_activity(ctx: Context, limit: int = 20) -> dict[str, Any]:
+    """When each client's hooks last fired, and the latest injections (for health and the panel)."""
+    store = ctx.reader()
+    if store is None:
+        return {"hooks": [], "injections": []}
+    hooks = store.query(
+        "SELECT client, event, last_ms, count, last_service_ms FROM hook_events ORDER BY client, event"
+    )
+    injections = store.query(
+        "SELECT ts_ms, client, session, event, prompt_id, memory_ids, chars FROM injections ORDER BY seq DESC LIMIT ?",
+        [limit],
+    )
+    return {
+        "hooks": [
+            {"client": c, "event": e, "last": iso(t), "count": int(n), "service_ms": round(ms or 0, 1)}
+            for c, e, t, n, ms in hooks
+        ],
+        "injections": [
+            {
+                "ts": iso(t),
+                "client": c,
+                "session": s,
+                "event": e,
+                "prompt_id": p,
+                "memory_ids": list(ids),
+                "chars": n,
+            }
+            for t, c, s, e, p, ids, n in injections
+        ],
+    }
 
 
 # -- writing -----------------------------------------------------------------------------------

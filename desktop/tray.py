@@ -62,7 +62,7 @@ class Tray:
         self.icon.setIcon(_icon(color))
 
 
-def main(self_test: bool = False) -> int:
+def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen" if not os.environ.get("DISPLAY") else "xcb")
     import qasync
     from memevo.desktop.qt import QApplication
@@ -71,7 +71,7 @@ def main(self_test: bool = False) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
     lock = InstanceLock()
-    lock.acquire()
+    lock.acquire(wait_lock_s)
     try:
         return int(qasync.run(_run(self_test)))
     finally:
@@ -105,6 +105,7 @@ async def _run(self_test: bool) -> int:
         return 0
     finally:
         await server.close()
+        host.close()
         store.close()
         with contextlib.suppress(FileNotFoundError):
             protocol.info_path().unlink()

@@ -127,7 +127,7 @@ def start_service():
         os.makedirs(logs, exist_ok=True)
         with open(os.path.join(logs, "service-start.log"), "ab") as out:
             subprocess.Popen(
-                [sys.executable, "-m", "memevo.core.cli", mode],
+                [sys.executable, "-m", "memevo.core.cli", mode, "--wait-lock", "15"],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=out,

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import threading
 import time
 from typing import Any
 
-from .. import __version__, atomic, ops, paths
+from .. import atomic, ops, paths
 from .. import config as config_mod
 from ..clock import Clock, SystemClock
 from ..errors import InvalidInput
 from ..recall.engine import RecallEngine
 from ..store import Store
-from . import hookops
+from . import hookops, protocol
 
 log = logging.getLogger("memevo.service")
 FLAVORS = ("default", "claude", "codebuddy")
@@ -34,6 +35,16 @@ HOOK_OPS = {
     "hook.prompt": hookops.on_prompt,
     "hook.stop": hookops.on_stop,
 }
+_BOOK_SQL = {
+    "hook": (
+        "INSERT INTO hook_events VALUES (?, ?, ?, 1, ?) ON CONFLICT (client, event) DO UPDATE SET "
+        "last_ms = excluded.last_ms, count = hook_events.count + 1, last_service_ms = excluded.last_service_ms"
+    ),
+    "injection": (
+        "INSERT INTO injections (ts_ms, client, session, event, prompt_id, memory_ids, chars) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    ),
+}
 # Writes after which the whole index is reloaded (many memories may have changed).
 RELOAD_ALL = {"maintenance", "import_legacy"}
 
@@ -49,6 +60,9 @@ class ServiceHost:
         self.ready_after_s: float | None = None
         self._key_checked = (-1e9, False)
         self._cache_lock = threading.Lock()
+        self._books: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue()
+        self._closing = threading.Event()
+        threading.Thread(target=self._bookkeeper, name="memevo-books", daemon=True).start()
 
     # -- the model, loaded off the request path -------------------------------------------------------
     def load_engine(self) -> None:
@@ -79,7 +93,7 @@ class ServiceHost:
     def status(self) -> dict[str, Any]:
         return {
             "pid": os.getpid(),
-            "build": __version__,
+            "build": protocol.BUILD,
             "model_ready": self.engine is not None,
             "model_error": self.engine_error,
             "memories_indexed": len(self.engine.index) if self.engine else None,
@@ -117,29 +131,37 @@ class ServiceHost:
         return value
 
     def record_hook(self, client: str, event: str, elapsed_ms: float) -> None:
-        try:
-            with self.store.transaction(lock_wait_s=0.3) as con:
-                con.execute(
-                    "INSERT INTO hook_events VALUES (?, ?, ?, 1, ?) ON CONFLICT (client, event) DO UPDATE SET "
-                    "last_ms = excluded.last_ms, count = hook_events.count + 1, "
-                    "last_service_ms = excluded.last_service_ms",
-                    [client, event, self.clock.now_ms(), elapsed_ms],
-                )
-        except Exception:
-            log.warning("could not record the %s %s heartbeat", client, event, exc_info=True)
+        self._books.put(("hook", (client, event, self.clock.now_ms(), elapsed_ms)))
 
     def log_injection(
         self, client: str, session: str | None, event: str, prompt_id: str | None, ids: list[str], chars: int
     ) -> None:
+        self._books.put(("injection", (self.clock.now_ms(), client, session, event, prompt_id, ids, chars)))
+
+    def flush_bookkeeping(self) -> None:
+        """Heartbeats and the injection log are written off the request path, in batches."""
+        batch: list[tuple[str, tuple[Any, ...]]] = []
+        while True:
+            try:
+                batch.append(self._books.get_nowait())
+            except queue.Empty:
+                break
+        if not batch:
+            return
         try:
-            with self.store.transaction(lock_wait_s=0.3) as con:
-                con.execute(
-                    "INSERT INTO injections (ts_ms, client, session, event, prompt_id, memory_ids, chars) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [self.clock.now_ms(), client, session, event, prompt_id, ids, chars],
-                )
+            with self.store.transaction() as con:
+                for kind, row in batch:
+                    con.execute(_BOOK_SQL[kind], list(row))
         except Exception:
-            log.warning("could not log an injection for %s", client, exc_info=True)
+            log.warning("could not write %d heartbeat/injection records", len(batch), exc_info=True)
+
+    def _bookkeeper(self) -> None:
+        while not self._closing.wait(0.25):
+            self.flush_bookkeeping()
+
+    def close(self) -> None:
+        self._closing.set()
+        self.flush_bookkeeping()
 
     def refresh_caches(self) -> None:
         """Plain-text copies the hooks fall back on while the service is down."""

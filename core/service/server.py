@@ -41,15 +41,24 @@ class InstanceLock:
 
     handle: IO[str] | None = None
 
-    def acquire(self) -> None:
+    def acquire(self, wait_s: float = 0.0) -> None:
+        """wait_s: a hook that replaces a stale service waits for it to finish stopping."""
         path = protocol.lock_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the process's life
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            handle.close()
-            raise AlreadyRunning(f"the memevo service is already running ({holder_description()})") from exc
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError as exc:
+                if time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    continue
+                handle.close()
+                raise AlreadyRunning(
+                    f"the memevo service is already running ({holder_description()})"
+                ) from exc
         self.handle = handle
 
     def release(self) -> None:
@@ -115,7 +124,7 @@ class Server:
             op, params = str(request["op"]), dict(request.get("params") or {})
         except (ValueError, KeyError, TypeError):
             return protocol.reply_error("invalid", "not a memevo request")
-        stale = self._version_problem(request)
+        stale = None if op == "ping" else self._version_problem(request)  # a probe is always answered
         if stale:
             return stale
         if op == "shutdown":
@@ -173,12 +182,12 @@ def setup_logging(name: str) -> Path:
     return log_file
 
 
-async def run_headless(announce: Any = print) -> None:
+async def run_headless(announce: Any = print, wait_lock_s: float = 0.0) -> None:
     """`memevo serve`: lock, open the store, listen at once, load the model in the background."""
     from ..store import Store
 
     lock = InstanceLock()
-    lock.acquire()
+    lock.acquire(wait_lock_s)
     store = Store.open()
     host = ServiceHost(store)
     server = Server(host)
@@ -196,6 +205,7 @@ async def run_headless(announce: Any = print) -> None:
         await server.stopping.wait()
     finally:
         await server.close()
+        host.close()
         store.close()
         with contextlib.suppress(FileNotFoundError):
             protocol.info_path().unlink()

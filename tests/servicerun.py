@@ -1,0 +1,86 @@
+"""Start a real `memevo serve` for a data dir and wait until it answers (model loaded)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from memevo.core.service import client
+
+
+def ping(home: Path) -> dict[str, Any] | None:
+    previous = os.environ.get("MEMEVO_HOME")
+    os.environ["MEMEVO_HOME"] = str(home)
+    try:
+        return client.call("ping", {}, timeout_s=2)
+    except (client.ServiceUnavailable, Exception):
+        return None
+    finally:
+        if previous is None:
+            os.environ.pop("MEMEVO_HOME", None)
+        else:
+            os.environ["MEMEVO_HOME"] = previous
+
+
+def wait_for(
+    home: Path, timeout: float = 180, model: bool = True, not_pid: int | None = None
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = ping(home)
+        if status and status["pid"] != not_pid and (status["model_ready"] or not model):
+            return status
+        time.sleep(0.25)
+    log = home / "logs" / "service.log"
+    raise AssertionError(f"no ready service in {home}: {log.read_text() if log.exists() else 'no log'}")
+
+
+@contextmanager
+def service(home: Path, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
+    full_env = os.environ | {"MEMEVO_HOME": str(home)} | (env or {})
+    with subprocess.Popen(
+        [sys.executable, "-m", "memevo.core.cli", "serve"],
+        env=full_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as proc:
+        try:
+            wait_for(home)
+            yield proc
+        finally:
+            stop(home, proc)
+
+
+def stop(home: Path, proc: subprocess.Popen[str] | None = None, pid: int | None = None) -> None:
+    status = ping(home)
+    if status is not None:
+        previous = os.environ.get("MEMEVO_HOME")
+        os.environ["MEMEVO_HOME"] = str(home)
+        try:
+            client.call("shutdown", {}, timeout_s=5)
+        except Exception:
+            pass
+        finally:
+            if previous is not None:
+                os.environ["MEMEVO_HOME"] = previous
+    if proc is not None:
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    elif pid is not None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)

@@ -1,0 +1,225 @@
+"""The real service with the real model, driven through the real hook executable."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+import servicerun
+from hookrun import run_hook
+from memevo.core import memories
+from memevo.core.clock import FakeClock
+from memevo.core.service import texts
+from memevo.core.store import Store
+
+pytestmark = pytest.mark.usefixtures("provisioned_model")
+
+RULES = ["回答问题时请一律使用中文", "改完代码不要自动 commit，等我确认后再提交"]
+FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
+RELATED = "支付页新流程要在测试环境打开，开关叫什么来着"
+UNRELATED = "帮我写一个快速排序的实现"
+
+
+def _two_days_ago() -> FakeClock:
+    moment = datetime.now(timezone(timedelta(hours=8))) - timedelta(days=2)
+    return FakeClock(moment)
+
+
+def _populate(home: Path) -> None:
+    os.environ["MEMEVO_HOME"] = str(home)
+    with Store.open() as store:
+        clock = _two_days_ago()
+        for rule in RULES:
+            memories.create(store, "rule", rule, clock)
+            clock.advance(minutes=5)
+        memories.create(store, "project", FACT, clock)
+
+
+@pytest.fixture(scope="module")
+def shared_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("service-home")
+    saved = os.environ.get("MEMEVO_HOME")
+    _populate(home)
+    if saved is not None:
+        os.environ["MEMEVO_HOME"] = saved
+    with servicerun.service(home):
+        yield home
+
+
+@pytest.fixture
+def home(shared_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MEMEVO_HOME", str(shared_home))
+    return shared_home
+
+
+def _context(result: subprocess.CompletedProcess[bytes]) -> str:
+    assert result.returncode == 0 and result.stderr == b""
+    return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def _memevo(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_session_start_injects_rules_never_project_facts(home: Path) -> None:
+    context = _context(
+        run_hook("claude", "SessionStart", json.dumps({"session_id": "s1", "source": "startup"}))
+    )
+    assert context.index(RULES[1]) < context.index(RULES[0])  # same confidence: most recently active first
+    assert FACT not in context
+    assert "记忆沉淀未启用" in context  # no side API configured here
+    assert "Claude Code 自带的记忆" not in context or "不影响" in context
+
+
+def test_related_prompt_recalls_the_fact_unrelated_gets_only_the_reminder(home: Path) -> None:
+    related = _context(
+        run_hook(
+            "claude",
+            "UserPromptSubmit",
+            json.dumps({"session_id": "s1", "prompt_id": "a", "prompt": RELATED}),
+        )
+    )
+    assert "【项目事实】\n- " + FACT in related
+    assert related.endswith(texts.learning_off("claude", False))
+    unrelated = _context(
+        run_hook(
+            "claude",
+            "UserPromptSubmit",
+            json.dumps({"session_id": "s1", "prompt_id": "b", "prompt": UNRELATED}),
+        )
+    )
+    assert unrelated == texts.learning_off("claude", False)
+
+
+def test_fifty_hooks_at_once_are_all_answered_and_awarded_once(home: Path) -> None:
+    payload = json.dumps({"conversation_id": "c50", "generation_id": "g", "prompt": RELATED})
+    with ThreadPoolExecutor(50) as pool:
+        results = list(
+            pool.map(lambda _: run_hook("cursor", "beforeSubmitPrompt", payload, timeout=60), range(50))
+        )
+    contexts = [json.loads(r.stdout)["additional_context"] for r in results]
+    assert all(FACT in c for c in contexts), [r.stdout[:80] for r in results if FACT.encode() not in r.stdout]
+    fact = next(
+        m for m in json.loads(_memevo("read", "project", "--json").stdout)["memories"] if m["text"] == FACT
+    )
+    assert fact["confidence"] == 0.55  # +0.05 once: not lost, not doubled
+
+
+def test_cli_goes_through_the_running_service(home: Path) -> None:
+    added = _memevo("rule", "add", "提交信息一律用英文写")
+    assert added.returncode == 0, added.stderr
+    context = _context(run_hook("codebuddy", "SessionStart", json.dumps({"session_id": "s2"})))
+    assert "提交信息一律用英文写" in context
+    assert "update_memory" in context or "记忆沉淀未启用" in context
+
+
+def test_config_changes_apply_from_the_next_prompt(home: Path) -> None:
+    assert _memevo("config", "showRecall", "true").returncode == 0
+    try:
+        shown = run_hook("claude", "UserPromptSubmit", json.dumps({"session_id": "s1", "prompt": RELATED}))
+        assert FACT in json.loads(shown.stdout)["systemMessage"]
+        assert _memevo("config", "enabled", "false").returncode == 0
+        for client, event in (
+            ("claude", "SessionStart"),
+            ("claude", "UserPromptSubmit"),
+            ("codebuddy", "UserPromptSubmit"),
+        ):
+            off = run_hook(client, event, json.dumps({"session_id": "s1", "prompt": RELATED}))
+            assert off.returncode == 0 and off.stdout == b""
+    finally:
+        _memevo("config", "--unset", "showRecall")
+        _memevo("config", "--unset", "enabled")
+
+
+def test_plugin_continuations_get_nothing(home: Path) -> None:
+    result = run_hook(
+        "claude",
+        "UserPromptSubmit",
+        json.dumps({"session_id": "s1", "prompt": "MEMORY_CONFIRM_V1 " + RELATED}),
+    )
+    assert result.returncode == 0 and result.stdout == b""
+
+
+def test_slash_commands_and_subagents_are_not_recalled(home: Path) -> None:
+    for payload in ({"prompt": "/review " + RELATED}, {"prompt": RELATED, "agent_id": "sub"}):
+        context = _context(
+            run_hook("claude", "UserPromptSubmit", json.dumps({"session_id": "s1", **payload}))
+        )
+        assert FACT not in context
+
+
+def test_heartbeats_and_injections_are_recorded(home: Path) -> None:
+    run_hook("workbuddy", "Stop", json.dumps({"session_id": "w"}))
+    run_hook("workbuddy", "UserPromptSubmit", json.dumps({"session_id": "w", "prompt": RELATED}))
+    import time
+
+    time.sleep(0.6)  # written off the request path, in batches
+    activity = json.loads(_memevo("service", "--json").stdout)
+    assert activity["running"] and activity["model_ready"]
+    from memevo.core.service.client import call
+
+    log = call("hook_activity", {"limit": 50})
+    events = {(h["client"], h["event"]) for h in log["hooks"]}
+    assert {("workbuddy", "stop"), ("workbuddy", "prompt")} <= events
+    latest = next(i for i in log["injections"] if i["client"] == "workbuddy")
+    assert latest["session"] == "w" and latest["chars"] > 0 and latest["memory_ids"]
+
+
+def test_fallback_text_is_kept_current(home: Path) -> None:
+    cached = (home / "cache" / "session-start-claude.txt").read_text(encoding="utf-8")
+    assert RULES[0] in cached and FACT not in cached
+    assert oct((home / "cache" / "session-start-claude.txt").stat().st_mode & 0o777) == "0o600"
+    assert oct((home / "memevo.sock").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_second_service_is_refused_and_names_the_first(home: Path) -> None:
+    second = _memevo("serve")
+    assert second.returncode != 0
+    status = servicerun.ping(home)
+    assert status is not None and f"pid {status['pid']}" in second.stderr
+
+
+# -- services of their own -----------------------------------------------------------------------------
+def test_a_crashed_service_is_replaced_by_the_next_hook(data_dir: Path) -> None:
+    _populate(data_dir)
+    with subprocess.Popen(
+        [sys.executable, "-m", "memevo.core.cli", "serve"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as first:
+        old = servicerun.wait_for(data_dir, model=False)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+    assert (data_dir / "memevo.sock").exists()  # left behind by the crash
+    answered = run_hook("claude", "SessionStart", json.dumps({"session_id": "x"}))
+    assert RULES[0] in _context(answered)  # from the cached text, at once
+    new = servicerun.wait_for(data_dir, model=False, not_pid=old["pid"])
+    try:
+        assert new["pid"] != old["pid"]
+    finally:
+        servicerun.stop(data_dir, pid=new["pid"])
+
+
+def test_a_stale_service_steps_aside_after_an_upgrade(data_dir: Path) -> None:
+    _populate(data_dir)
+    with servicerun.service(data_dir, env={"MEMEVO_BUILD_OVERRIDE": "0.0.1"}) as old_proc:
+        old = servicerun.ping(data_dir)
+        assert old is not None and old["build"] == "0.0.1"
+        result = run_hook("claude", "SessionStart", json.dumps({"session_id": "x"}))
+        assert RULES[0] in _context(result)  # answered from the cache, never by the old code
+        old_proc.wait(30)  # it stopped itself
+        new = servicerun.wait_for(data_dir, model=False, not_pid=old["pid"])
+        try:
+            assert new["build"] != "0.0.1"
+        finally:
+            servicerun.stop(data_dir, pid=new["pid"])
