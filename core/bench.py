@@ -51,11 +51,15 @@ def rss_mb() -> float:
 
 
 # -- recall over a synthetic pool (child process) ---------------------------------------------------
-def synthetic_store(n: int, seed: int = 7) -> Any:
-    """A store with n memories (half rules) and random unit vectors, written in bulk."""
+def synthetic_store(n: int, seed: int = 7, model: str = "bench") -> Any:
+    """A store with n memories (half rules) and random unit vectors, written in bulk.
+
+    With a real model id the vectors count as current (text hashes match), so a service
+    loads them without re-encoding: its timings then cover a pool of n memories."""
     import pyarrow as pa
 
     from .store import Store
+    from .vectors import text_sha
 
     rng = np.random.default_rng(seed)
     store = Store.open()
@@ -63,6 +67,7 @@ def synthetic_store(n: int, seed: int = 7) -> Any:
     for start in range(0, n, chunk):
         size = min(chunk, n - start)
         ids = [f"b{start + i:07d}" for i in range(size)]
+        texts = [f"synthetic memory number {start + i}" for i in range(size)]
         matrix = rng.standard_normal((size, DIM), dtype=np.float32)
         matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
         now = int(time.time() * 1000)
@@ -70,7 +75,7 @@ def synthetic_store(n: int, seed: int = 7) -> Any:
             {
                 "id": ids,
                 "category": ["rule" if i % 2 else "project" for i in range(size)],
-                "text": [f"synthetic memory number {start + i}" for i in range(size)],
+                "text": texts,
                 "confidence": pa.array([50] * size, pa.int16()),
                 "created_ms": pa.array([now] * size, pa.int64()),
                 "last_seen_ms": pa.array([now] * size, pa.int64()),
@@ -82,8 +87,8 @@ def synthetic_store(n: int, seed: int = 7) -> Any:
         vecs = pa.table(
             {
                 "memory_id": ids,
-                "model": ["bench"] * size,
-                "text_sha": ["-"] * size,
+                "model": [model] * size,
+                "text_sha": [text_sha(t) for t in texts],
                 "vec": pa.ListArray.from_arrays(
                     pa.array(np.arange(0, (size + 1) * DIM, DIM, dtype=np.int32)), pa.array(matrix.ravel())
                 ),
@@ -104,8 +109,10 @@ def recall_child(runs: int) -> dict[str, Any]:
     from . import vectors
     from .recall.gate import gate_category
     from .recall.index import MemoryIndex
+    from .service.host import limit_blas_threads
     from .store import Store
 
+    limit_blas_threads()  # measured as the service runs it
     store = Store.open(read_only=True)
     rss_before = rss_mb()
     started = time.perf_counter()
@@ -185,6 +192,98 @@ def encoder_figures(runs: int, rebuild_n: int) -> dict[str, Any]:
     return {"encode_ms": timing(encode), "rebuild_sentences_per_s": round(rebuild_n / rebuild_s, 1)}
 
 
+# -- hooks end to end against a warm service -----------------------------------------------------------
+HOOK_PROMPT = "支付页新流程要在测试环境打开，开关叫什么来着"
+
+
+def _spawn_ms(command: list[str], stdin: bytes, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, input=stdin, capture_output=True, env=env, check=False, timeout=60)
+    return (time.perf_counter() - started) * 1000
+
+
+def _proc_rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def hook_figures(runs: int, pool: int = 10_000) -> dict[str, Any]:
+    from memevo.installer.registration import hook_script, interpreter
+
+    from . import memories
+    from .clock import SystemClock
+    from .encoder.models import DEFAULT_MODEL
+    from .service import client
+
+    python = interpreter()
+    with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
+        env = os.environ | {"MEMEVO_HOME": home, "MEMEVO_HEADLESS": "1"}
+        saved = os.environ.get("MEMEVO_HOME")
+        os.environ["MEMEVO_HOME"] = home
+        try:
+            store = synthetic_store(pool - 50, model=DEFAULT_MODEL)
+            for i in range(50):
+                memories.create(
+                    store, "rule", f"第 {i} 条规则：提交前先运行单元测试并检查格式", SystemClock()
+                )
+            memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", SystemClock())
+            store.close()
+            started = time.perf_counter()
+            service = subprocess.Popen(
+                [python, "-m", "memevo.core.cli", "serve"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                ready_s = _wait_model(client, started)
+                hook = [python, "-I", "-S", str(hook_script()), "claude"]
+                prompt = json.dumps({"session_id": "bench", "prompt_id": "p", "prompt": HOOK_PROMPT}).encode()
+                start = json.dumps({"session_id": "bench", "source": "startup"}).encode()
+                bare = [python, "-I", "-S", "-c", "pass"]
+                python_start = timing([_spawn_ms(bare, b"", env) for _ in range(runs)])
+                hook_prompt = timing(
+                    [_spawn_ms([*hook, "UserPromptSubmit"], prompt, env) for _ in range(runs)]
+                )
+                figures: dict[str, Any] = {
+                    "python_start_ms": python_start,
+                    "hook_prompt_ms": hook_prompt,
+                    "hook_session_start_ms": timing(
+                        [_spawn_ms([*hook, "SessionStart"], start, env) for _ in range(runs)]
+                    ),
+                    "service_rss_mb": round(_proc_rss_mb(service.pid), 1),
+                    "service_ready_s": round(ready_s, 2),
+                    "hook_pool": pool,
+                }
+            finally:
+                client.call("shutdown", {}, timeout_s=10)
+                service.wait(30)
+        finally:
+            if saved is None:
+                os.environ.pop("MEMEVO_HOME", None)
+            else:
+                os.environ["MEMEVO_HOME"] = saved
+    figures["hook_prompt_vs_python_start"] = round(hook_prompt["median"] / python_start["median"], 1)
+    return figures
+
+
+def _wait_model(client: Any, started: float, timeout_s: float = 300) -> float:
+    while time.perf_counter() - started < timeout_s:
+        try:
+            status: dict[str, Any] = client.call("ping", {}, timeout_s=2)
+            if status["model_ready"]:
+                return time.perf_counter() - started
+            if status["model_error"]:
+                raise RuntimeError(status["model_error"])
+        except client.ServiceUnavailable:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError("the service did not become ready")
+
+
 def run(quick: bool = False) -> dict[str, Any]:
     runs = 20 if quick else 50
     figures: dict[str, Any] = {"machine": machine()}
@@ -198,6 +297,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         figures["rss_1m_mb"] = r1m["rss_mb"]
         figures["index_load_1m_s"] = r1m["index_load_s"]
     figures |= encoder_figures(runs, 100 if quick else 1000)
+    figures |= hook_figures(runs)
     return figures
 
 

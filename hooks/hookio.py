@@ -7,7 +7,6 @@ and must never import memevo's heavy modules: a whole prompt hook budget is ~60 
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 
@@ -107,6 +106,8 @@ def ask(op, params, timeout_s):
 
 def start_service():
     """Start the service detached: the tray app in a desktop session, headless otherwise."""
+    import subprocess  # only on this rare path: it costs a prompt hook several milliseconds
+
     guard = os.path.join(data_dir(), "service.spawned")
     try:
         if time.time() - os.path.getmtime(guard) < SPAWN_GUARD_S:

@@ -1,0 +1,83 @@
+"""The minimal tray host, the registration snippet, and the protocol both sides share."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from memevo.core.service import protocol
+from memevo.installer.registration import CLIENT_EVENTS, hook_script, interpreter, snippet
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.usefixtures("provisioned_model")
+def test_tray_hosts_the_service_offscreen(data_dir: Path) -> None:
+    env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", "tray", "--self-test"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "model ready: True" in result.stdout
+    assert not (data_dir / "memevo.sock").exists()  # removed on a clean quit
+
+
+@pytest.mark.parametrize("client", sorted(CLIENT_EVENTS))
+def test_print_config_gives_absolute_real_paths(client: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", "hooks", "print-config", client],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    config = json.loads(result.stdout)
+    commands = []
+    if client == "cursor":
+        assert config["version"] == 1
+        for event, entries in config["hooks"].items():
+            assert event in CLIENT_EVENTS["cursor"]
+            commands += [(event, e["command"], e["timeout"]) for e in entries]
+    else:
+        for event, groups in config["hooks"].items():
+            assert event in CLIENT_EVENTS[client]
+            commands += [(event, h["command"], h["timeout"]) for g in groups for h in g["hooks"]]
+    assert len(commands) == 3
+    for event, command, timeout in commands:
+        assert command == f'"{interpreter()}" -I -S "{hook_script()}" {client} {event}'
+        assert "/shims/" not in command and Path(interpreter()).is_absolute()
+        assert timeout in (5, 10, 20)
+    prompt_timeout = {"cursor": 5}.get(client, 10)
+    assert any(t == prompt_timeout for e, _, t in commands if CLIENT_EVENTS[client][e] == "prompt")
+
+
+def test_the_registered_command_runs(data_dir: Path) -> None:
+    entry = snippet("claude")["hooks"]["Stop"][0]["hooks"][0]["command"]
+    result = subprocess.run(entry, shell=True, input=b'{"session_id": "s"}', capture_output=True, timeout=30)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_hooks_and_service_speak_the_same_protocol() -> None:
+    source = (REPO / "hooks" / "hookio.py").read_text(encoding="utf-8")
+    assert f"PROTOCOL_VERSION = {protocol.PROTOCOL_VERSION}" in source
+
+
+def test_hooks_import_only_the_standard_library() -> None:
+    probe = (
+        "import sys; sys.argv=['x', 'claude', 'Stop']; sys.path.insert(0, %r); "
+        "import hookio, clients, clients.claude, clients.cursor, clients.codebuddy, clients.workbuddy; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('memevo', 'duckdb', 'numpy', 'torch')))"
+    ) % str(REPO / "hooks")
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
