@@ -72,10 +72,10 @@ def test_hooks_and_service_speak_the_same_protocol() -> None:
 
 def test_hooks_import_only_the_standard_library() -> None:
     probe = (
-        "import sys; sys.argv=['x', 'claude', 'Stop']; sys.path.insert(0, %r); "
+        "import sys; sys.argv=['x', 'claude', 'Stop']; sys.path.insert(0, {!r}); "
         "import hookio, clients, clients.claude, clients.cursor, clients.codebuddy, clients.workbuddy; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('memevo', 'duckdb', 'numpy', 'torch')))"
-    ) % str(REPO / "hooks")
+    ).format(str(REPO / "hooks"))
     result = subprocess.run(
         [sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=30
     )
