@@ -96,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     pc = hooks_sub.add_parser("print-config", help="print the registration snippet for one client")
     pc.add_argument("client", choices=["claude", "cursor", "codebuddy", "workbuddy"])
     pc.set_defaults(handler=_cmd_print_config)
+    p = command("secret", _cmd_secret, "the side API key: set (from a prompt or stdin), status, clear")
+    p.add_argument("action", choices=["set", "status", "clear"])
     p = command("bench", _cmd_bench, "measure the speed budgets (min/median/max)")
     p.add_argument("--quick", action="store_true", help="fewer runs, no million-memory pool")
     return parser
@@ -509,6 +511,42 @@ def _cmd_print_config(args: argparse.Namespace) -> int:
     from memevo.installer.registration import snippet
 
     print(json.dumps(snippet(args.client), ensure_ascii=False, indent=2))
+    return 0
+
+
+def _cmd_secret(args: argparse.Namespace) -> int:
+    """The key never comes from an argument (it would land in shell history and `ps`)."""
+    from . import secrets
+    from .errors import InvalidInput
+
+    if args.action == "set":
+        if sys.stdin.isatty():
+            import getpass
+
+            value = getpass.getpass("side API key (input hidden): ")
+        else:
+            value = sys.stdin.readline()
+        try:
+            backend = secrets.set_api_key(value)
+        except secrets.KeyringUnavailable as exc:
+            raise InvalidInput(str(exc)) from exc
+        except ValueError as exc:
+            raise InvalidInput(f"{exc}; nothing stored") from exc
+        result: dict[str, Any] = {"stored": True, "where": f"keyring ({backend})"}
+    elif args.action == "clear":
+        result = {"cleared": secrets.clear_api_key()}
+    else:
+        status = secrets.status()
+        result = {
+            "set": status.present,
+            "where": status.source,
+            "keyring": status.keyring_backend,
+            "problem": status.keyring_problem,
+        }
+    if args.json:
+        return _emit_json(result)
+    for key, value in result.items():
+        print(f"{key:<10} {value}")
     return 0
 
 

@@ -96,6 +96,8 @@ SCHEMA: tuple[Key, ...] = (
     ),
     Key("sideApiBase", None, _http_url, "side judge base URL (OpenAI-compatible)"),
     Key("sideApiModel", None, _non_empty_text, "side judge model name"),
+    Key("sideDailyLimit", 300, _positive_int, "at most this many side API calls per day (cost guard)"),
+    Key("sideContext", False, _bool, "also send the previous assistant message, redacted (off by default)"),
     # The Node tool's old blocking mode; kept so an imported install stays un-learned until setup.
     Key("sideJudge", None, _bool, "legacy: false means learning stays off until setup", public=False),
 )

@@ -7,6 +7,7 @@ next day's first session.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,10 @@ from . import confidence as conf
 from . import config as config_mod
 from .clock import Clock
 from .memories import _COLUMNS, Memory, _save_standing, purge_expired_trash
+from .side import jobs as side_jobs
 from .store import Store, one
+
+log = logging.getLogger("memevo.maintenance")
 
 STATE_KEY = "maintenance_day"
 
@@ -26,6 +30,7 @@ class Report:
     newly_deprecated: int
     clamped: int
     trash_purged: int
+    zombies: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -34,6 +39,7 @@ class Report:
             "newly_deprecated": self.newly_deprecated,
             "clamped": self.clamped,
             "trash_purged": self.trash_purged,
+            "zombies": self.zombies,
         }
 
 
@@ -66,8 +72,14 @@ def run(store: Store, clock: Clock, config: config_mod.Config) -> Report:
             deprecated += after.deprecated
         deprecated += _deprecate_low(con)
         purged = purge_expired_trash(con, now)
+        side = side_jobs.daily_cleanup(con, now, today, clock.local_day)
         store.set_state(con, STATE_KEY, today)
-    return Report(today, decayed, deprecated, clamped, purged)
+    if side["never_shown"]:
+        log.info(
+            "%d proposals from earlier days were never shown; kept for their session's next answer",
+            side["never_shown"],
+        )
+    return Report(today, decayed, deprecated, clamped, purged, side["zombies"])
 
 
 def _clamp_legacy(con: Any) -> int:

@@ -63,6 +63,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             "prompt_id VARCHAR, memory_ids VARCHAR[] NOT NULL, chars INTEGER NOT NULL)",
         ),
     ),
+    Migration(
+        4,
+        "side-judge jobs (keyed by sessionID) and the daily call count",
+        (
+            "CREATE TABLE side_jobs (id VARCHAR PRIMARY KEY, client VARCHAR NOT NULL, session VARCHAR NOT NULL, "
+            "prompt_id VARCHAR, created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL, status VARCHAR NOT NULL, "
+            "words VARCHAR, proposal VARCHAR, result VARCHAR, error VARCHAR, shown_ms BIGINT, resolved_ms BIGINT)",
+            "CREATE TABLE side_calls (day VARCHAR PRIMARY KEY, count INTEGER NOT NULL)",
+        ),
+    ),
 )
 
 

@@ -44,18 +44,30 @@ _CODE_LINE = re.compile(
 )
 _SECRET = re.compile(
     r"""(
-        sk-[A-Za-z0-9_-]{16,}
-      | (ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{20,}
-      | AKIA[0-9A-Z]{16}
-      | xox[abpr]-[A-Za-z0-9-]{10,}
+        sk-ant-[A-Za-z0-9_-]{16,}                                        # Anthropic
+      | sk-[A-Za-z0-9_-]{16,}                                            # OpenAI and compatibles
+      | (ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,} | github_pat_[A-Za-z0-9_]{20,}
+      | (AKIA|ASIA)[0-9A-Z]{16}                                          # AWS access key id
+      | AIza[0-9A-Za-z_-]{35}                                            # Google API key
+      | xox[abprs]-[A-Za-z0-9-]{10,}                                     # Slack
       | eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}   # JWT
       | -----BEGIN[ A-Z]*PRIVATE\ KEY-----[\s\S]*?-----END[ A-Z]*PRIVATE\ KEY-----
+      | (?<=[Bb]earer\ )[A-Za-z0-9._~+/-]{16,}=*                         # Authorization: Bearer …
       | (?<=[=:：])[A-Za-z0-9+/_-]{32,}={0,2}                            # long value after = or :
       | (?<=[=:：]\s)[A-Za-z0-9+/_-]{32,}={0,2}
-      | \b[A-Fa-f0-9]{40,}\b
+      | (?<![0-9A-Fa-f])[A-Fa-f0-9]{40,}(?![0-9A-Fa-f])(?=\s*$)          # a bare long hex secret
     )""",
     re.VERBOSE,
 )
+# key=value pairs whose key names a secret: the value goes, whatever it looks like
+_SECRET_PAIR = re.compile(
+    r"""(?ix)
+    (\b(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|
+        aws_secret_access_key|client[_-]?secret)\b\s*[=:：]\s*)
+    ("[^"]+"|'[^']+'|\S+)
+    """
+)
+_SECRET_ZH = re.compile(r"((?:密码|口令|密钥|令牌|秘钥)(?:是|为|：|:|=)\s*)(\S+)")
 
 
 def strip_code_and_logs(text: str) -> str:
@@ -95,6 +107,9 @@ def _looks_indented_code(lines: list[str], i: int) -> bool:
 
 
 def redact_secrets(text: str) -> str:
+    """Key-like strings become [已隐去] before anything is sent to the side API."""
+    text = _SECRET_PAIR.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _SECRET_ZH.sub(lambda m: m.group(1) + REDACTED, text)
     return _SECRET.sub(REDACTED, text)
 
 

@@ -88,6 +88,7 @@ def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     block, ids, skipped = "", list[str](), None
     if kind == "user":
         block, ids, skipped = _recall(host, prompt)
+        _maybe_learn(host, config, params, prompt)
     parts = [p for p in (block, prompt_reminder(host, config, ask.flavor)) if p]
     result = _done(host, ask, "prompt", started, "\n\n".join(parts), ids)
     if block and config["showRecall"]:
@@ -95,6 +96,15 @@ def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     if skipped:
         result["recall_skipped"] = skipped
     return result
+
+
+def _maybe_learn(host: ServiceHost, config: config_mod.Config, params: dict[str, Any], prompt: str) -> None:
+    if not learning.state(config, host.has_api_key()).active:
+        return
+    try:
+        host.learn(params, prompt)
+    except Exception:  # learning never costs the user their prompt
+        log.exception("could not start the side analysis")
 
 
 def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:

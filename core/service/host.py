@@ -62,6 +62,7 @@ class ServiceHost:
         self._cache_lock = threading.Lock()
         self._books: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue()
         self._closing = threading.Event()
+        self.side: Any = None
         threading.Thread(target=self._bookkeeper, name="memevo-books", daemon=True).start()
 
     # -- the model, loaded off the request path -------------------------------------------------------
@@ -116,6 +117,21 @@ class ServiceHost:
                 self.engine.sync_ids(_ids_in(result))
         self.refresh_caches()
 
+    # -- learning ---------------------------------------------------------------------------------------
+    def learn(self, ask: dict[str, Any], prompt: str, context: str | None = None) -> str | None:
+        """Start the background analysis of the user's words; returns its sessionID."""
+        if self.side is None:
+            from ..side.learn import SideRunner
+
+            self.side = SideRunner(self)
+        job_id: str | None = self.side.start(ask, prompt, context)
+        return job_id
+
+    def after_learning(self, result: dict[str, Any]) -> None:
+        if self.engine is not None:
+            self.engine.sync_ids(_ids_in(result))
+        self.refresh_caches()
+
     def after_maintenance(self) -> None:
         if self.engine is not None:
             self.engine.sync_all()
@@ -162,6 +178,8 @@ class ServiceHost:
 
     def close(self) -> None:
         self._closing.set()
+        if self.side is not None:
+            self.side.close()
         self.flush_bookkeeping()
 
     def refresh_caches(self) -> None:

@@ -1,0 +1,1 @@
+"""Learning: the side judge, its jobs and proposals, and the resolve operation."""

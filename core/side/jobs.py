@@ -1,0 +1,132 @@
+"""Side jobs: one per sessionID, created exclusively, kept 24 h after they end (tombstones).
+
+Statuses: running -> nothing (not worth remembering) | ready (a proposal awaits the user) |
+applied (written without confirmation) | failed; ready -> shown -> done | voided | zombie.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..store import Store, one
+
+TOMBSTONE_MS = 24 * 3_600_000
+ZOMBIE = "daily-zombie-cleanup"
+OPEN = ("running", "ready", "shown")
+_COLUMNS = "id, client, session, prompt_id, created_ms, updated_ms, status, words, proposal, result, error, shown_ms, resolved_ms"
+
+
+@dataclass
+class Job:
+    id: str
+    client: str
+    session: str
+    prompt_id: str | None
+    created_ms: int
+    updated_ms: int
+    status: str
+    words: str | None
+    proposal: dict[str, Any] | None
+    result: dict[str, Any] | None
+    error: str | None
+    shown_ms: int | None
+    resolved_ms: int | None
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> Job:
+        values = list(row)
+        values[8] = json.loads(values[8]) if values[8] else None
+        values[9] = json.loads(values[9]) if values[9] else None
+        return cls(*values)
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def create(
+    store: Store, job_id: str, client: str, session: str, prompt_id: str | None, words: str, now_ms: int
+) -> bool:
+    """Exclusive creation: False when this sessionID already exists (a retried hook)."""
+    with store.transaction() as con:
+        if one(con.execute("SELECT 1 FROM side_jobs WHERE id = ?", [job_id])):
+            return False
+        con.execute(
+            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
+            [job_id, client, session, prompt_id, now_ms, now_ms, words],
+        )
+    return True
+
+
+def get(store: Store, job_id: str) -> Job | None:
+    rows = store.query(f"SELECT {_COLUMNS} FROM side_jobs WHERE id = ?", [job_id])
+    return Job.from_row(rows[0]) if rows else None
+
+
+def update(store: Store, job_id: str, now_ms: int, **fields: Any) -> None:
+    sets: list[str] = ["updated_ms = ?"]
+    values: list[Any] = [now_ms]
+    for name, value in fields.items():
+        sets.append(f"{name} = ?")
+        values.append(json.dumps(value, ensure_ascii=False) if name in ("proposal", "result") else value)
+    with store.transaction() as con:
+        con.execute(f"UPDATE side_jobs SET {', '.join(sets)} WHERE id = ?", [*values, job_id])
+
+
+def of_session(store: Store, client: str, session: str, statuses: tuple[str, ...]) -> list[Job]:
+    rows = store.query(
+        f"SELECT {_COLUMNS} FROM side_jobs WHERE client = ? AND session = ? AND list_contains(?, status) "
+        "ORDER BY created_ms",
+        [client, session, list(statuses)],
+    )
+    return [Job.from_row(r) for r in rows]
+
+
+def pending(store: Store) -> list[Job]:
+    rows = store.query(
+        f"SELECT {_COLUMNS} FROM side_jobs WHERE status IN ('ready', 'shown') ORDER BY created_ms"
+    )
+    return [Job.from_row(r) for r in rows]
+
+
+def count_call(store: Store, day: str, limit: int) -> bool:
+    """Count one side API call for today; False (and no count) once the daily limit is reached."""
+    with store.transaction() as con:
+        row = one(con.execute("SELECT count FROM side_calls WHERE day = ?", [day]))
+        used = int(row[0]) if row else 0
+        if used >= limit:
+            return False
+        con.execute(
+            "INSERT INTO side_calls VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = side_calls.count + 1",
+            [day],
+        )
+    return True
+
+
+def calls_today(store: Store, day: str) -> int:
+    rows = store.query("SELECT count FROM side_calls WHERE day = ?", [day])
+    return int(rows[0][0]) if rows else 0
+
+
+def daily_cleanup(con: Any, now_ms: int, today: str, local_day: Any) -> dict[str, int]:
+    """Shown before today and never resolved -> zombie (daily-zombie-cleanup); never shown and
+    from before today -> kept and counted; past 30 days -> dropped; ended jobs past the 24 h
+    tombstone -> dropped."""
+    rows = con.execute(
+        "SELECT id, status, shown_ms, created_ms FROM side_jobs WHERE status IN ('ready', 'shown')"
+    ).fetchall()
+    zombies = [i for i, status, shown, _ in rows if status == "shown" and shown and local_day(shown) < today]
+    unshown = [i for i, status, _, created in rows if status == "ready" and local_day(created) < today]
+    if zombies:
+        con.execute(
+            "UPDATE side_jobs SET status = 'zombie', error = ?, updated_ms = ? WHERE list_contains(?, id)",
+            [ZOMBIE, now_ms, zombies],
+        )
+    con.execute("DELETE FROM side_jobs WHERE status = 'ready' AND created_ms < ?", [now_ms - 30 * 86_400_000])
+    con.execute(
+        "DELETE FROM side_jobs WHERE NOT list_contains(?, status) AND updated_ms < ?",
+        [list(OPEN), now_ms - TOMBSTONE_MS],
+    )
+    return {"zombies": len(zombies), "never_shown": len(unshown)}

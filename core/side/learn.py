@@ -1,0 +1,140 @@
+"""The side path in the service: one background analysis per prompt, never blocking a hook.
+
+judge -> (if worth remembering) compare with the 3 nearest live memories -> decide ->
+a proposal that waits for the user (confirm on) or is applied at once (confirm off).
+Failures (timeouts, HTTP errors, 429, garbage, the daily limit) write nothing; the reason
+is kept on the job and logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from .. import config as config_mod
+from .. import memories, secrets
+from ..errors import InvalidInput
+from ..recall.textfilter import judge_input
+from . import jobs, judge, resolve, sessionid
+
+if TYPE_CHECKING:
+    from ..service.host import ServiceHost
+
+log = logging.getLogger("memevo.side")
+
+
+class SideRunner:
+    """Its own thread and event loop, so side jobs run the same under `serve` and the tray."""
+
+    def __init__(self, host: ServiceHost) -> None:
+        self.host = host
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="memevo-side", daemon=True)
+        self.thread.start()
+        self.client = httpx.AsyncClient()
+        self.futures: dict[str, Future[None]] = {}
+
+    def start(self, ask: dict[str, Any], prompt: str, context: str | None = None) -> str | None:
+        """Create the job (exclusively) and schedule its analysis. Returns the sessionID."""
+        store, clock = self.host.store, self.host.clock
+        words = judge_input(prompt)
+        if words is None:
+            return None
+        try:
+            job_id = sessionid.session_id(
+                ask["client"], ask.get("session") or "", ask.get("prompt_id"), prompt
+            )
+        except ValueError as exc:
+            log.warning("%s: no side analysis: %s", ask["client"], exc)  # fail closed
+            return None
+        if not jobs.create(
+            store, job_id, ask["client"], ask["session"], ask.get("prompt_id"), words, clock.now_ms()
+        ):
+            return job_id  # a retried hook: the analysis already started once
+        self.futures[job_id] = asyncio.run_coroutine_threadsafe(
+            self.analyse(job_id, words, context), self.loop
+        )
+        return job_id
+
+    async def analyse(self, job_id: str, words: str, context: str | None) -> None:
+        store, clock = self.host.store, self.host.clock
+        try:
+            config = config_mod.load()
+            endpoint = _endpoint(config)
+            verdict = await self._call(config, judge.judge(self.client, endpoint, words, context))
+            if not verdict.remember:
+                jobs.update(store, job_id, clock.now_ms(), status="nothing")
+                return
+            memories.check_text(verdict.text)
+            nearest = self._nearest(verdict.text)
+            decision = judge.Decision("create", None, None)
+            if nearest:
+                decision = await self._call(
+                    config, judge.decide(self.client, endpoint, verdict.text, nearest)
+                )
+            proposal = _proposal(verdict, decision, dict(nearest))
+            if config["confirm"]:
+                jobs.update(store, job_id, clock.now_ms(), status="ready", proposal=proposal)
+                return
+            result = resolve.apply(store, clock, proposal, resolve.default_decision(proposal))
+            jobs.update(store, job_id, clock.now_ms(), status="applied", proposal=proposal, result=result)
+            self.host.after_learning(result)
+        except (judge.JudgeError, InvalidInput) as exc:
+            jobs.update(store, job_id, clock.now_ms(), status="failed", error=str(exc))
+            log.warning("side job %s: %s", job_id[:8], exc)
+        except Exception as exc:
+            jobs.update(store, job_id, clock.now_ms(), status="failed", error=f"internal: {exc}")
+            log.exception("side job %s failed", job_id[:8])
+
+    async def _call(self, config: config_mod.Config, call: Any) -> Any:
+        day = self.host.clock.local_day(self.host.clock.now_ms())
+        if not jobs.count_call(self.host.store, day, int(config["sideDailyLimit"])):
+            call.close()
+            raise judge.JudgeError(f"the daily limit of {config['sideDailyLimit']} side API calls is reached")
+        return await call
+
+    def _nearest(self, text: str) -> list[tuple[str, str]]:
+        engine = self.host.engine
+        if engine is None:
+            return []
+        ranked = engine.ranked(text, 3)
+        best = sorted(ranked["rule"] + ranked["project"], key=lambda pair: -pair[1])[:3]
+        return [(memory_id, engine.index.text(memory_id) or "") for memory_id, _ in best]
+
+    def wait(self, job_id: str, timeout_s: float) -> None:
+        future = self.futures.get(job_id)
+        if future is not None:
+            future.result(timeout_s)
+
+    def close(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.client.aclose(), self.loop).result(5)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+        self.loop.close()
+
+
+def _endpoint(config: config_mod.Config) -> judge.Endpoint:
+    key = secrets.get_api_key()
+    if not (config["sideApiBase"] and config["sideApiModel"] and key):
+        raise judge.JudgeError("learning is not configured (sideApiBase, sideApiModel and the API key)")
+    timeout = float(os.environ.get("MEMEVO_SIDE_TIMEOUT_S") or 30)
+    return judge.Endpoint(str(config["sideApiBase"]), str(config["sideApiModel"]), key, timeout)
+
+
+def _proposal(verdict: judge.Verdict, decision: judge.Decision, nearest: dict[str, str]) -> dict[str, Any]:
+    proposal: dict[str, Any] = {"text": verdict.text, "category": verdict.category, "action": decision.action}
+    if decision.action != "create" and decision.target:
+        proposal["target"] = decision.target
+        proposal["target_text"] = nearest.get(decision.target, "")
+        if decision.action == "merge":
+            proposal["merged_text"] = memories.check_text(decision.text or "")
+        if decision.action == "replace":
+            proposal["replace_text"] = memories.check_text(decision.text or "")
+    proposal["options"] = resolve.options(proposal)
+    return proposal

@@ -1,0 +1,117 @@
+"""The resolve operation: turn a proposal into a memory, under the seed's rules.
+
+Decisions: create_rule, create_project, reinforce, merge, replace, discard. Create and
+discard are always allowed; the others only when the proposal offered them. Text and target
+come from the proposal only (the confirmation dialog's edit is the user's own, and only the
+dialog may pass one). Invalid, cross-client, already-handled or mismatched ids are refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import memories
+from ..clock import Clock
+from ..errors import InvalidInput, NotFound
+from ..store import Store
+from . import jobs
+
+DECISIONS = ("create_rule", "create_project", "reinforce", "merge", "replace", "discard")
+GROUP_LABEL = {"rule": "归类：rule（规则与偏好）", "project": "归类：project（项目事实）"}
+
+
+class ResolveRejected(InvalidInput):
+    pass
+
+
+def options(proposal: dict[str, Any]) -> list[str]:
+    offered = ["create_rule", "create_project"]
+    if proposal.get("action") in ("reinforce", "merge", "replace") and proposal.get("target"):
+        offered.append(str(proposal["action"]))
+    return [*offered, "discard"]
+
+
+def default_decision(proposal: dict[str, Any]) -> str:
+    action = str(proposal.get("action") or "create")
+    return f"create_{proposal.get('category', 'rule')}" if action == "create" else action
+
+
+def resolve(
+    store: Store, clock: Clock, client: str, job_id: str, decision: str, edited_text: str | None = None
+) -> dict[str, Any]:
+    job = jobs.get(store, job_id)
+    if job is None:
+        raise ResolveRejected(f"unknown sessionID {job_id}")
+    if job.client != client:
+        raise ResolveRejected(f"sessionID {job_id} belongs to another client ({job.client})")
+    if job.status not in ("ready", "shown") or job.proposal is None:
+        raise ResolveRejected(f"sessionID {job_id} is already handled ({job.status})")
+    if decision not in DECISIONS or decision not in options(job.proposal):
+        raise ResolveRejected(
+            f"decision {decision!r} was not offered for {job_id} (offered: {', '.join(options(job.proposal))})"
+        )
+    result = apply(store, clock, job.proposal, decision, edited_text)
+    jobs.update(store, job_id, clock.now_ms(), status="done", result=result, resolved_ms=clock.now_ms())
+    return result
+
+
+def apply(
+    store: Store, clock: Clock, proposal: dict[str, Any], decision: str, edited_text: str | None = None
+) -> dict[str, Any]:
+    if decision == "discard":
+        return {"action": "discard", "message": "已放弃这条记忆，没有写入。"}
+    text = edited_text.strip() if edited_text else None
+    target = proposal.get("target")
+    if decision in ("reinforce", "merge", "replace") and not _live(store, str(target)):
+        decision = f"create_{proposal.get('category', 'rule')}"  # the target went away meanwhile
+    if decision.startswith("create_"):
+        return _create(store, clock, decision.removeprefix("create_"), text or str(proposal["text"]))
+    if decision == "reinforce":
+        memory, gained = memories.reinforce(store, str(target), clock)
+        return _result(
+            "reinforce", memory, f"强化了已有记忆 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}"
+        )
+    if decision == "merge":
+        memory, gained = memories.merge_learned(
+            store, str(target), text or str(proposal["merged_text"]), clock
+        )
+        return _result(
+            "merge", memory, f"合并进已有记忆 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}"
+        )
+    memory = memories.replace_learned(store, str(target), text or str(proposal["replace_text"]), clock)
+    return _result("replace", memory, f"替换了已有记忆 #{memory.id}：{memory.text}")
+
+
+def _create(store: Store, clock: Clock, category: str, text: str) -> dict[str, Any]:
+    duplicate = _same_text(store, text)
+    if duplicate is not None:  # another session wrote it meanwhile: reinforce, never duplicate
+        memory, gained = memories.reinforce(store, duplicate.id, clock)
+        return _result(
+            "reinforce",
+            memory,
+            f"这条记忆已存在，强化了 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}",
+        )
+    memory = memories.create(store, category, text, clock)
+    return _result("create", memory, f"新增记忆 #{memory.id}（置信度 0.5）：{memory.text}")
+
+
+def _result(action: str, memory: memories.Memory, message: str) -> dict[str, Any]:
+    return {
+        "action": action,
+        "memory": memory.as_json(),
+        "message": f"{message}\n{GROUP_LABEL[memory.category]}",
+    }
+
+
+def _live(store: Store, memory_id: str) -> bool:
+    """Still in the store (a deprecated target may be revived by reinforce or merge)."""
+    try:
+        memories.get(store, memory_id)
+    except NotFound:
+        return False
+    return True
+
+
+def _same_text(store: Store, text: str) -> memories.Memory | None:
+    rows = store.query("SELECT id FROM memories WHERE text = ? AND NOT deprecated LIMIT 1", [text.strip()])
+    return memories.get(store, rows[0][0]) if rows else None

@@ -1,0 +1,333 @@
+"""Learning: the side judge against a local chat/completions server, jobs, resolve, cleanup."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI
+from memevo.core import config as config_mod
+from memevo.core import maintenance, memories
+from memevo.core.clock import FakeClock
+from memevo.core.errors import InvalidInput
+from memevo.core.recall.engine import RecallEngine
+from memevo.core.recall.textfilter import REDACTED, redact_secrets
+from memevo.core.service.host import ServiceHost
+from memevo.core.side import jobs, judge, resolve, sessionid
+from memevo.core.store import Store
+
+ASK = {"client": "claude", "flavor": "claude", "session": "sess-1", "prompt_id": "p-1"}
+
+
+# -- sessionIDs ------------------------------------------------------------------------------------------
+def test_session_ids_are_stable_keyed_and_fail_closed(data_dir: Path) -> None:
+    a = sessionid.session_id("claude", "s", "p", "记住：回答用中文")
+    assert a == sessionid.session_id("claude", "s", "p", "记住：回答用中文")  # a retried hook
+    others = {
+        sessionid.session_id("cursor", "s", "p", "记住：回答用中文"),
+        sessionid.session_id("claude", "s2", "p", "记住：回答用中文"),
+        sessionid.session_id("claude", "s", "p2", "记住：回答用中文"),
+        sessionid.session_id("claude", "s", "p", "记住：回答用英文"),
+    }
+    assert a not in others and len(others) == 4
+    secret = data_dir / "session-secret"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600 and len(secret.read_bytes()) == 32
+    with pytest.raises(ValueError, match="no stable session id"):
+        sessionid.session_id("codebuddy", "", None, "记住：回答用中文")
+
+
+# -- parsing the judge ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("content", "remember"),
+    [
+        ('{"remember": true, "text": "回答用中文回答", "category": "rule"}', True),
+        ('好的：\n```json\n{"remember": true, "text": "回答用中文回答", "category": "rule"}\n```', True),
+        ("我觉得应该记住这句话", False),
+        ('{"remember": "yes", "text": "x"}', False),
+        ('{"remember": true, "text": ""}', False),
+        ("[1, 2]", False),
+    ],
+)
+def test_verdicts(content: str, remember: bool) -> None:
+    assert judge.verdict_from(content).remember is remember
+
+
+def test_impossible_decisions_fall_back_to_create() -> None:
+    assert judge.decision_from('{"action": "merge", "target": "zzz", "text": "x"}', ["a"]).action == "create"
+    assert judge.decision_from('{"action": "merge", "target": "a", "text": null}', ["a"]).action == "create"
+    assert judge.decision_from("not json", ["a"]).action == "create"
+    assert judge.decision_from(
+        '{"action": "reinforce", "target": "a", "text": "x"}', ["a"]
+    ) == judge.Decision("reinforce", "a", None)
+
+
+# -- redaction -------------------------------------------------------------------------------------------------
+SECRETS = [
+    "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx12345678",
+    "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx-12345678",
+    "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+    "AKIAIOSFODNN7EXAMPLE",
+    "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+    "xoxb-123456789012-abcdefghijklmnop",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+]
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_key_like_strings_are_hidden(secret: str) -> None:
+    redacted = redact_secrets(f"记住测试环境用这个 {secret} 调接口")
+    assert secret not in redacted and REDACTED in redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        ("password=hunter2 连数据库用", "hunter2"),
+        ("token: abc123secret", "abc123secret"),
+        ("Authorization: Bearer abcdefghijklmnop1234567890", "abcdefghijklmnop1234567890"),
+        ("测试库的密码是 Pa55w0rd! 记一下", "Pa55w0rd!"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "MIIEow"),
+    ],
+)
+def test_secret_pairs_are_hidden(text: str, gone: str) -> None:
+    assert gone not in redact_secrets(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "支付页新流程的灰度开关是 pay_new_flow_v2",
+        "文档在 https://wiki.example.com/payment/new-flow 里",
+        "提交 3f2a9c1 修复了登录超时",
+        "memory id 0d136432 的那条记忆",
+        "用 pnpm 管理依赖，Node 版本 20",
+    ],
+)
+def test_ordinary_text_survives_redaction(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
+# -- the side path end to end (in-process service, real model, real HTTP) ---------------------------------------
+@pytest.fixture
+def host(store: Store, encoder, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServiceHost]:
+    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
+    monkeypatch.setenv("MEMEVO_SIDE_TIMEOUT_S", "2")
+    service = ServiceHost(store, clock)
+    service.engine = RecallEngine(store, encoder, clock)
+    yield service
+    service.close()
+
+
+def _configure(server: FakeOpenAI, confirm: bool) -> None:
+    config_mod.set_key("sideApiBase", server.base)
+    config_mod.set_key("sideApiModel", "judge-mini")
+    config_mod.set_key("confirm", confirm)
+
+
+def _learn(host: ServiceHost, prompt: str, **ask: str) -> jobs.Job:
+    job_id = host.learn(ASK | ask, prompt)
+    assert job_id is not None
+    host.side.wait(job_id, 30)
+    job = jobs.get(host.store, job_id)
+    assert job is not None
+    return job
+
+
+def test_confirm_off_writes_directly_and_says_its_group(host: ServiceHost) -> None:
+    server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
+    try:
+        _configure(server, confirm=False)
+        job = _learn(host, "以后回答我都用中文")
+    finally:
+        server.close()
+    assert job.status == "applied"
+    assert job.result is not None and job.result["message"].endswith("归类：rule（规则与偏好）")
+    assert [m.text for m in memories.ranked(host.store, "rule")] == ["回答问题时一律使用中文"]
+    sent = server.requests[0]
+    assert sent["model"] == "judge-mini" and sent["messages"][1]["content"] == "以后回答我都用中文"
+    assert server.headers[0]["Authorization"] == "Bearer sk-test-local-only-0000000000"
+    assert len(server.requests) == 1  # no live memories yet: no second call
+
+
+def test_confirm_on_leaves_a_proposal_and_resolve_applies_it(host: ServiceHost) -> None:
+    server = FakeOpenAI(
+        [
+            (
+                "json",
+                {"remember": True, "text": "支付页新流程的灰度开关是 pay_new_flow_v2", "category": "project"},
+            )
+        ]
+    )
+    try:
+        _configure(server, confirm=True)
+        job = _learn(host, "记一下：支付页新流程的灰度开关是 pay_new_flow_v2")
+    finally:
+        server.close()
+    assert job.status == "ready" and job.proposal is not None
+    assert job.proposal["options"] == ["create_rule", "create_project", "discard"]
+    assert memories.counts(host.store)["project"]["live"] == 0
+    with pytest.raises(resolve.ResolveRejected, match="another client"):
+        resolve.resolve(host.store, host.clock, "cursor", job.id, "create_project")
+    with pytest.raises(resolve.ResolveRejected, match="not offered"):
+        resolve.resolve(host.store, host.clock, "claude", job.id, "merge")
+    result = resolve.resolve(host.store, host.clock, "claude", job.id, "create_project")
+    assert result["message"].endswith("归类：project（项目事实）")
+    with pytest.raises(resolve.ResolveRejected, match="already handled"):
+        resolve.resolve(host.store, host.clock, "claude", job.id, "discard")
+    with pytest.raises(resolve.ResolveRejected, match="unknown sessionID"):
+        resolve.resolve(host.store, host.clock, "claude", "nope", "discard")
+
+
+@pytest.mark.parametrize("action", ["reinforce", "merge", "replace"])
+def test_decisions_against_a_near_memory(host: ServiceHost, clock: FakeClock, action: str) -> None:
+    old = memories.create(host.store, "rule", "提交信息用英文写", clock)
+    host.engine.sync_ids([old.id])
+    clock.advance(days=1)
+    new_text = {
+        "reinforce": None,
+        "merge": "提交信息用英文写，遵循 Conventional Commits",
+        "replace": "提交信息改用中文写",
+    }[action]
+    server = FakeOpenAI(
+        [
+            ("json", {"remember": True, "text": "提交信息要用英文", "category": "rule"}),
+            (
+                "text",
+                "```json\n"
+                + json.dumps({"action": action, "target": old.id, "text": new_text}, ensure_ascii=False)
+                + "\n```",
+            ),
+        ]
+    )
+    try:
+        _configure(server, confirm=False)
+        job = _learn(host, "提交信息要用英文")
+    finally:
+        server.close()
+    assert job.status == "applied", job.error
+    after = memories.get(host.store, old.id)
+    expected = {"reinforce": ("提交信息用英文写", 60), "merge": (new_text, 60), "replace": (new_text, 50)}[
+        action
+    ]
+    assert (after.text, after.confidence) == expected
+    assert old.id in server.requests[1]["messages"][1]["content"]  # the nearest memories were sent as is
+
+
+@pytest.mark.parametrize(
+    ("step", "status"),
+    [
+        (("text", "这句话值得记住吗？我认为值得。"), "nothing"),
+        (("status", 500), "failed"),
+        (("status", 429), "failed"),
+        (("garbage", "<html>bad gateway</html>"), "failed"),
+        (("sleep", 4), "failed"),
+        (("json", {"remember": True, "text": "短", "category": "rule"}), "failed"),
+    ],
+    ids=["not-json", "500", "429", "garbage", "hang", "text-too-short"],
+)
+def test_failures_write_nothing_and_keep_a_reason(host: ServiceHost, step: tuple, status: str) -> None:
+    server = FakeOpenAI([step])
+    try:
+        _configure(server, confirm=False)
+        job = _learn(host, "以后回答我都用中文")
+    finally:
+        server.close()
+    assert job.status == status
+    if status == "failed":
+        assert job.error
+    assert sum(memories.counts(host.store)["rule"].values()) == 0
+
+
+def test_a_retried_hook_starts_the_analysis_once(host: ServiceHost) -> None:
+    server = FakeOpenAI([("json", {"remember": False})])
+    try:
+        _configure(server, confirm=True)
+        first = _learn(host, "以后回答我都用中文")
+        second = _learn(host, "以后回答我都用中文")
+    finally:
+        server.close()
+    assert first.id == second.id and len(server.requests) == 1
+
+
+def test_no_session_id_fails_closed(host: ServiceHost) -> None:
+    server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
+    try:
+        _configure(server, confirm=False)
+        assert host.learn(ASK | {"session": None}, "以后回答我都用中文") is None
+    finally:
+        server.close()
+    assert server.requests == []
+
+
+def test_the_daily_limit_stops_runaway_cost(host: ServiceHost) -> None:
+    config_mod.set_key("sideDailyLimit", 1)
+    server = FakeOpenAI(lambda body: ("json", {"remember": False}))
+    try:
+        _configure(server, confirm=True)
+        assert _learn(host, "第一句话：以后都用中文", prompt_id="a").status == "nothing"
+        limited = _learn(host, "第二句话：以后都用英文", prompt_id="b")
+    finally:
+        server.close()
+    assert limited.status == "failed" and "daily limit" in (limited.error or "")
+    assert len(server.requests) == 1
+
+
+def test_jobs_are_isolated_by_client_and_session(store: Store, clock: FakeClock) -> None:
+    for client, session in (("claude", "a"), ("claude", "b"), ("cursor", "a")):
+        jobs.create(store, f"{client}-{session}", client, session, None, "words", clock.now_ms())
+    mine = jobs.of_session(store, "claude", "a", jobs.OPEN)
+    assert [j.id for j in mine] == ["claude-a"]
+
+
+def test_zombie_cleanup_with_an_injected_clock(store: Store, clock: FakeClock) -> None:
+    jobs.create(store, "shown-old", "claude", "s", None, "w", clock.now_ms())
+    jobs.update(
+        store, "shown-old", clock.now_ms(), status="shown", shown_ms=clock.now_ms(), proposal={"text": "x"}
+    )
+    jobs.create(store, "never-shown", "claude", "s", None, "w", clock.now_ms())
+    jobs.update(store, "never-shown", clock.now_ms(), status="ready", proposal={"text": "x"})
+    jobs.create(store, "shown-today", "claude", "s", None, "w", clock.now_ms())
+    clock.advance(days=1)
+    jobs.update(
+        store, "shown-today", clock.now_ms(), status="shown", shown_ms=clock.now_ms(), proposal={"text": "x"}
+    )
+    report = maintenance.run(store, clock, config_mod.load())
+    assert report.zombies == 1
+    states = {j: jobs.get(store, j).status for j in ("shown-old", "never-shown", "shown-today")}  # type: ignore[union-attr]
+    assert states == {"shown-old": "zombie", "never-shown": "ready", "shown-today": "shown"}
+    assert jobs.get(store, "shown-old").error == jobs.ZOMBIE  # type: ignore[union-attr]
+    clock.advance(days=31)
+    maintenance.run(store, clock, config_mod.load())
+    assert jobs.get(store, "never-shown") is None  # dropped after 30 days
+    assert jobs.get(store, "shown-old") is None  # its tombstone ended too
+
+
+def test_the_key_comes_from_the_environment_when_no_keyring_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memevo.core import secrets
+
+    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-from-env-0000000000000000")
+    assert secrets.get_api_key() == "sk-from-env-0000000000000000"
+    assert secrets.status().source == "environment"
+    monkeypatch.delenv("MEMEVO_SIDE_API_KEY")
+    status = secrets.status()
+    if status.keyring_backend is None:  # no Secret Service on this machine: said clearly
+        assert status.problem if hasattr(status, "problem") else status.keyring_problem
+        with pytest.raises(secrets.KeyringUnavailable, match="MEMEVO_SIDE_API_KEY"):
+            secrets.set_api_key("sk-x")
+
+
+def test_text_limits_hold_for_learned_memories(host: ServiceHost) -> None:
+    with pytest.raises(InvalidInput):
+        resolve.apply(
+            host.store, host.clock, {"text": "短", "category": "rule", "action": "create"}, "create_rule"
+        )
+    assert os.environ["MEMEVO_SIDE_API_KEY"]
