@@ -56,6 +56,8 @@ def answer(adapter, kind, payload):
         text = adapter.prompt_text(payload) or ""
         params["prompt"] = text
         params["kind"] = adapter.prompt_kind(payload, text)
+    if kind == "stop":
+        params.update(adapter.stop_flags(payload))
     try:
         result = hookio.ask(f"hook.{kind}", params, adapter.timeouts[kind])
     except (hookio.Unavailable, hookio.Stale) as exc:

@@ -13,7 +13,8 @@ import pytest
 from hookrun import FakeService, run_hook
 
 CTX = "memory-self-evolution 按本轮输入召回的长期记忆：\n【规则】\n- 回答用中文"
-REPLY = {"context": CTX, "system_message": "SHOWN"}
+REPLY = {"context": CTX, "system_message": "SHOWN", "notice": "NOTICE"}
+BLOCK = {"decision": "block", "reason": CTX}
 
 CASES = [
     # client, event, payload, expected params (subset), expected stdout
@@ -71,8 +72,8 @@ CASES = [
             "stop_hook_active": False,
             "last_assistant_message": "done",
         },
-        {"op": "hook.stop", "client": "claude", "session": "cc-1"},
-        None,
+        {"op": "hook.stop", "client": "claude", "session": "cc-1", "continuation": False, "subagent": False},
+        BLOCK,
     ),
     (
         "cursor",
@@ -120,8 +121,8 @@ CASES = [
             "status": "completed",
             "loop_count": 0,
         },
-        {"op": "hook.stop", "client": "cursor", "session": "cv-1"},
-        None,
+        {"op": "hook.stop", "client": "cursor", "session": "cv-1", "continuation": False},
+        {"followup_message": "NOTICE"},
     ),
     (
         "codebuddy",
@@ -172,8 +173,8 @@ CASES = [
         "codebuddy",
         "Stop",
         {"session_id": "cb-1", "hook_event_name": "Stop", "stop_hook_active": False},
-        {"op": "hook.stop", "client": "codebuddy"},
-        None,
+        {"op": "hook.stop", "client": "codebuddy", "continuation": False},
+        BLOCK,
     ),
     (
         "workbuddy",
@@ -194,7 +195,7 @@ CASES = [
         "Stop",
         {"session_id": "wb-1", "hook_event_name": "Stop"},
         {"op": "hook.stop", "client": "workbuddy"},
-        None,
+        BLOCK,
     ),
 ]
 
@@ -284,3 +285,24 @@ def test_inputs_that_are_not_the_users_words(data_dir: Path, prompt: str, extra:
     finally:
         service.close()
     assert service.requests[0]["params"]["kind"] == kind
+
+
+@pytest.mark.parametrize(
+    ("client", "event", "payload"),
+    [
+        ("claude", "Stop", {"session_id": "s", "stop_hook_active": True}),
+        ("codebuddy", "Stop", {"session_id": "s", "stop_hook_active": True}),
+        ("cursor", "stop", {"conversation_id": "c", "loop_count": 1}),
+        ("claude", "Stop", {"session_id": "s", "agent_id": "sub-1"}),
+    ],
+)
+def test_stop_tells_the_service_about_continuations_and_subagents(
+    data_dir: Path, client: str, event: str, payload: dict
+) -> None:
+    service = FakeService(data_dir, {"context": None})
+    try:
+        run_hook(client, event, json.dumps(payload))
+    finally:
+        service.close()
+    params = service.requests[0]["params"]
+    assert params["continuation"] or params["subagent"]

@@ -331,3 +331,113 @@ def test_text_limits_hold_for_learned_memories(host: ServiceHost) -> None:
             host.store, host.clock, {"text": "短", "category": "rule", "action": "create"}, "create_rule"
         )
     assert os.environ["MEMEVO_SIDE_API_KEY"]
+
+
+# -- Stop: results and the in-chat confirmation (headless) ---------------------------------------------------
+def _stop(host: ServiceHost, **params: object) -> dict:
+    return host.handle("hook.stop", {"client": "claude", "flavor": "claude", "session": "sess-1"} | params)
+
+
+def test_stop_asks_for_confirmation_and_resolve_writes(host: ServiceHost) -> None:
+    server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
+    try:
+        _configure(server, confirm=True)
+        job = _learn(host, "以后回答我都用中文")
+    finally:
+        server.close()
+    assert _stop(host, continuation=True) == {"context": None}  # never continue a continuation
+    assert _stop(host, subagent=True) == {"context": None}
+    reply = _stop(host)
+    text = reply["context"]
+    assert text.startswith("MEMORY_CONFIRM_V1") and job.id in text
+    assert "AskUserQuestion" in text and "「记忆确认·插件」" in text and "decision=create_rule" in text
+    assert "Skipped" in text and "重启客户端" in text
+    assert jobs.get(host.store, job.id).status == "shown"  # type: ignore[union-attr]
+    assert _stop(host) == {"context": None}  # shown once
+    with pytest.raises(InvalidInput, match="another client"):
+        host.handle("side.resolve", {"client": "cursor", "sessionID": job.id, "decision": "create_rule"})
+    result = host.handle("side.resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"})
+    assert result["message"].endswith("归类：rule（规则与偏好）")
+    assert [m.text for m in memories.ranked(host.store, "rule")] == ["回答问题时一律使用中文"]
+
+
+def test_stop_only_touches_its_own_client_and_session(host: ServiceHost) -> None:
+    server = FakeOpenAI(
+        lambda body: ("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})
+    )
+    try:
+        _configure(server, confirm=True)
+        mine = _learn(host, "以后回答我都用中文")
+        other_session = _learn(host, "以后回答我都用中文", session="sess-2")
+        other_client = _learn(host, "以后回答我都用中文", client="codebuddy")
+    finally:
+        server.close()
+    _stop(host)
+    states = {j.id: jobs.get(host.store, j.id).status for j in (mine, other_session, other_client)}  # type: ignore[union-attr]
+    assert states == {mine.id: "shown", other_session.id: "ready", other_client.id: "ready"}
+
+
+def test_a_new_question_voids_the_unanswered_one(host: ServiceHost) -> None:
+    server = FakeOpenAI(
+        lambda body: ("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})
+    )
+    try:
+        _configure(server, confirm=True)
+        first = _learn(host, "以后回答我都用中文", prompt_id="a")
+        _stop(host)
+        second = _learn(host, "以后都用中文回答", prompt_id="b")
+        _stop(host)
+    finally:
+        server.close()
+    assert jobs.get(host.store, first.id).status == "voided"  # type: ignore[union-attr]
+    assert jobs.get(host.store, second.id).status == "shown"  # type: ignore[union-attr]
+    with pytest.raises(InvalidInput, match="already handled"):
+        host.handle("side.resolve", {"client": "claude", "sessionID": first.id, "decision": "discard"})
+
+
+def test_stop_shows_results_written_without_confirmation(host: ServiceHost) -> None:
+    server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
+    try:
+        _configure(server, confirm=False)
+        _learn(host, "以后回答我都用中文")
+    finally:
+        server.close()
+    text = _stop(host)["context"]
+    assert "原样展示" in text and "新增记忆" in text and "归类：rule（规则与偏好）" in text
+    assert "MEMORY_CONFIRM_V1" not in text
+
+
+def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(host: ServiceHost) -> None:
+    server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
+    try:
+        _configure(server, confirm=True)
+        _learn(host, "以后回答我都用中文", client="cursor")
+    finally:
+        server.close()
+    reply = host.handle("hook.stop", {"client": "cursor", "flavor": "default", "session": "sess-1"})
+    assert (
+        reply["notice"].startswith("memory-self-evolution 捕捉到了新的记忆")
+        and "MEMORY_CONFIRM_V1" not in reply["notice"]
+    )
+    back = host.handle(
+        "hook.prompt",
+        {
+            "client": "cursor",
+            "flavor": "default",
+            "session": "sess-1",
+            "prompt": reply["notice"],
+            "kind": "plugin",
+        },
+    )
+    assert back["context"].startswith("MEMORY_CONFIRM_V1") and "AskQuestion" in back["context"]
+    again = host.handle(
+        "hook.prompt",
+        {
+            "client": "cursor",
+            "flavor": "default",
+            "session": "sess-1",
+            "prompt": reply["notice"],
+            "kind": "plugin",
+        },
+    )
+    assert again["context"] is None  # used once, then deleted

@@ -83,6 +83,12 @@ def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     config = config_mod.load()
     kind = str(params.get("kind") or "user")
     prompt = str(params.get("prompt") or "")
+    if kind == "plugin" and ask.session:
+        from ..side import stop
+
+        restored = stop.restore(ask.client, ask.session)  # Cursor: the hidden half of a follow-up
+        if restored:
+            return _done(host, ask, "prompt", started, restored, [])
     if not config["enabled"] or kind == "plugin" or not prompt.strip():
         return _done(host, ask, "prompt", started, None, [])
     block, ids, skipped = "", list[str](), None
@@ -108,9 +114,22 @@ def _maybe_learn(host: ServiceHost, config: config_mod.Config, params: dict[str,
 
 
 def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+    """Shows this session's learning results, or asks the user to confirm (headless)."""
+    from ..side import stop
+
     ask = Ask.of(params)
     started = time.perf_counter()
-    return _done(host, ask, "stop", started, None, [], log_injection=False)
+    config = config_mod.load()
+    quiet = params.get("continuation") or params.get("subagent") or not ask.session
+    if quiet or not config["enabled"] or not learning.state(config, host.has_api_key()).active:
+        return _done(host, ask, "stop", started, None, [], log_injection=False)
+    found = stop.continuation(host, ask.client, ask.session or "", int(config["sideWaitMs"]))
+    result = _done(host, ask, "stop", started, found.get("continuation"), [], log_injection=bool(found))
+    if found:
+        result["notice"] = found["notice"]
+        if ask.client == "cursor":
+            stop.stash(ask.client, ask.session or "", found["notice"], found["continuation"])
+    return result
 
 
 def _recall(host: ServiceHost, prompt: str) -> tuple[str, list[str], str | None]:

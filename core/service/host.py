@@ -87,6 +87,8 @@ class ServiceHost:
             return self.status()
         if op == "recall":
             return self._recall(params)
+        if op == "side.resolve":
+            return self._resolve(params)
         result = ops.dispatch(self.ctx, op, params)
         if op in ops.WRITES:
             self._after_write(op, result)
@@ -108,6 +110,21 @@ class ServiceHost:
             raise InvalidInput(self.engine_error or "the model is still loading; try again in a few seconds")
         result = self.engine.recall(str(params.get("prompt", "")), award=bool(params.get("award", False)))
         return {"hits": [h.as_json() for h in result.hits], "skipped": result.skipped}
+
+    def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
+        """memory_resolve: the client comes from the caller's registration, never from the model."""
+        from ..side import resolve
+
+        result = resolve.resolve(
+            self.store,
+            self.clock,
+            str(params.get("client", "")),
+            str(params.get("sessionID", "")),
+            str(params.get("decision", "")),
+            params.get("text") if params.get("from_dialog") else None,
+        )
+        self.after_learning(result)
+        return result
 
     def _after_write(self, op: str, result: dict[str, Any]) -> None:
         if self.engine is not None:

@@ -14,7 +14,8 @@ class Adapter:
     flavor = "default"  # the service's wording: default, claude, codebuddy
     events = {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"}
     max_chars = 10_000
-    timeouts = {"session_start": 6.0, "prompt": 6.0, "stop": 2.0}  # well inside the client's
+    # well inside the client's; Stop may wait sideWaitMs (12 s) for the side judge, of its 20 s
+    timeouts = {"session_start": 6.0, "prompt": 6.0, "stop": 18.0}
 
     # -- reading the payload --------------------------------------------------------------------
     def event_kind(self, event, payload):
@@ -48,11 +49,21 @@ class Adapter:
             return "other"
         return "user"
 
+    def stop_flags(self, payload):
+        """This Stop ends a continuation we caused, or a subagent: no further continuation."""
+        return {
+            "continuation": bool(payload.get("stop_hook_active")),
+            "subagent": bool(payload.get("agent_id")),
+        }
+
     # -- writing the answer --------------------------------------------------------------------------
     def render(self, kind, result):
         context = result.get("context")
-        if kind == "stop" or not context:
+        if not context:
             return ""  # CodeBuddy's CLI would inject a literal "{}"; nothing is safest everywhere
+        if kind == "stop":
+            # The CodeBuddy IDE passes only `reason` to the model on this turn: all of it goes there.
+            return _json({"decision": "block", "reason": context})
         event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit"}[kind]
         return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
 

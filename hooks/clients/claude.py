@@ -20,8 +20,10 @@ class Claude(Adapter):
 
     def render(self, kind, result):
         context = result.get("context")
-        if kind == "stop" or not context:
+        if not context:
             return ""
+        if kind == "stop":
+            return _json({"decision": "block", "reason": context})
         event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit"}[kind]
         body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
         if kind == "prompt" and result.get("system_message"):

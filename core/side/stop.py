@@ -1,0 +1,132 @@
+"""At Stop: wait for this session's analyses, then hand the model what it must show or ask.
+
+Only the jobs of the stopping client and session are waited for, shown or voided; other
+sessions' jobs stay for their own Stop. Headless (no tray to raise a native dialog) the
+seed's in-chat flow applies: a continuation carrying MEMORY_CONFIRM_V1 asks the model to put
+the question to the user with the client's question tool and then call memory_resolve.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from .. import atomic, paths
+from ..service.texts import CONFIRM_MARKER
+from . import jobs, resolve
+
+if TYPE_CHECKING:
+    from ..service.host import ServiceHost
+
+TITLE = "记忆确认·插件"
+NOTICE = "memory-self-evolution 捕捉到了新的记忆"
+ASK_TOOL = {
+    "claude": "AskUserQuestion",
+    "cursor": "AskQuestion",
+    "codebuddy": "ask_followup_question",
+    "workbuddy": "ask_followup_question",
+}
+LABELS = {
+    "create_rule": "保存为规则",
+    "create_project": "保存为项目事实",
+    "reinforce": "强化已有记忆",
+    "merge": "合并到已有记忆",
+    "replace": "替换已有记忆",
+    "discard": "不落成",
+}
+
+
+def wait_for_session(host: ServiceHost, client: str, session: str, wait_ms: int) -> None:
+    deadline = time.monotonic() + wait_ms / 1000
+    while time.monotonic() < deadline and jobs.of_session(host.store, client, session, ("running",)):
+        time.sleep(0.1)
+
+
+def continuation(host: ServiceHost, client: str, session: str, wait_ms: int) -> dict[str, Any]:
+    """{"continuation": full text for the model, "notice": one short line for the user} or {}."""
+    wait_for_session(host, client, session, wait_ms)
+    now = host.clock.now_ms()
+    parts: list[str] = []
+    results = jobs.of_session(host.store, client, session, ("applied",))
+    for job in results:
+        jobs.update(host.store, job.id, now, status="done", shown_ms=now)
+    if results:
+        lines = "\n".join(str((j.result or {}).get("message", "")) for j in results)
+        parts.append(f"{NOTICE}。请把下面的结果原样展示给用户，不要改写，也不要做别的事：\n{lines}")
+    ready = jobs.of_session(host.store, client, session, ("ready",))
+    if ready:
+        for stale in jobs.of_session(host.store, client, session, ("shown",)):
+            jobs.update(host.store, stale.id, now, status="voided")  # a new question voids the unanswered one
+        for job in ready:
+            jobs.update(host.store, job.id, now, status="shown", shown_ms=now)
+        parts += [confirm_instruction(client, job) for job in ready]
+    if not parts:
+        return {}
+    text = "\n\n".join(parts)
+    summary = "；".join(_short(j) for j in ready) or "；".join(
+        str((j.result or {}).get("message", "")).split("\n")[0] for j in results
+    )
+    return {"continuation": text, "notice": f"{NOTICE}：{summary}"}
+
+
+def confirm_instruction(client: str, job: jobs.Job) -> str:
+    proposal = job.proposal or {}
+    offered = resolve.options(proposal)
+    choices = "、".join(f"「{LABELS[d]}」（decision={d}）" for d in offered)
+    tool = ASK_TOOL.get(client, "AskUserQuestion")
+    return (
+        f"{CONFIRM_MARKER}\n"
+        f"memory-self-evolution 请你向用户确认一条记忆（不要自己判断，也不要改写任何内容）。\n"
+        f"sessionID: {job.id}\n"
+        f"用户原话：{job.words}\n"
+        f"提议：{_describe(proposal)}\n"
+        f"请调用 {tool} 提一个问题，标题固定为「{TITLE}」，把上面的提议给用户看，选项依次为：{choices}。\n"
+        f'用户点选后调用 memory_resolve(sessionID="{job.id}", decision="<所选选项对应的 decision>")，'
+        "并把工具返回的结果原样告诉用户。\n"
+        "如果提问工具返回 Skipped，或用户关闭、取消了弹窗，不要调用 memory_resolve，直接结束。\n"
+        "如果 memory_resolve 工具不可用（客户端安装后还没有重启），不要弹窗，告诉用户：请重启客户端后再说一遍这句话。"
+    )
+
+
+def _describe(proposal: dict[str, Any]) -> str:
+    action = proposal.get("action")
+    group = "规则" if proposal.get("category") == "rule" else "项目事实"
+    if action == "reinforce":
+        return f"强化已有记忆 #{proposal.get('target')}「{proposal.get('target_text')}」"
+    if action == "merge":
+        return f"与已有记忆 #{proposal.get('target')}「{proposal.get('target_text')}」合并为「{proposal.get('merged_text')}」"
+    if action == "replace":
+        return f"用「{proposal.get('replace_text')}」替换已有记忆 #{proposal.get('target')}「{proposal.get('target_text')}」"
+    return f"新增{group}「{proposal.get('text')}」"
+
+
+def _short(job: jobs.Job) -> str:
+    return str((job.proposal or {}).get("text", ""))[:60]
+
+
+# Cursor shows followup_message as a user message: the user sees one short line, the full
+# instruction waits in a file per client and session, restored by the next prompt hook.
+def _stash_path(client: str, session: str) -> Any:
+    import hashlib
+
+    key = hashlib.sha256(f"{client}\x1f{session}".encode()).hexdigest()[:24]
+    return paths.data_dir() / "side" / f"confirm-{client}-{key}.json"
+
+
+def stash(client: str, session: str, notice: str, instruction: str) -> None:
+    atomic.write_text(
+        _stash_path(client, session),
+        json.dumps({"notice": notice, "instruction": instruction}, ensure_ascii=False),
+        mode=0o600,
+    )
+
+
+def restore(client: str, session: str) -> str | None:
+    path = _stash_path(client, session)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    path.unlink(missing_ok=True)
+    return str(data.get("instruction") or "") or None
