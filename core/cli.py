@@ -75,7 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key", nargs="?")
     p.add_argument("value", nargs="?")
     p.add_argument("--unset", action="store_true", help="forget the user's value of KEY")
-    command("import-legacy", _cmd_import_legacy, "import the Node tool's memories from the data dir")
+    p = command("import-legacy", _cmd_import_legacy, "import the Node tool's memories from the data dir")
+    p.add_argument(
+        "--move-key",
+        action="store_true",
+        help="also move side-secret.json's key into the keyring, without asking",
+    )
     p = command("maintenance", _cmd_maintenance, "run today's maintenance (decay, trash expiry) if due")
     p.add_argument("--force", action="store_true", help="run even if it already ran today")
     p = command("model", _cmd_model, "show the embedding model, or provision it")
@@ -331,7 +336,34 @@ def _cmd_import_legacy(args: argparse.Namespace) -> int:
         )
     for warning in report["warnings"]:
         print(f"memevo: warning: {warning}; run `memevo setup` to replace them", file=sys.stderr)
+    _offer_key_move(args.move_key)
     return 0
+
+
+def _offer_key_move(without_asking: bool) -> None:
+    """The Node tool kept the side API key in side-secret.json; ours lives in the keyring."""
+    from . import legacy, secrets
+
+    key = legacy.node_api_key()
+    if key is None or secrets.status().source == "keyring":
+        return
+    if not without_asking:
+        if not sys.stdin.isatty():
+            print(
+                "side-secret.json holds a side API key; run `memevo import-legacy --move-key` to move it into the keyring"
+            )
+            return
+        answer = input("Move the side API key from side-secret.json into the OS keyring? [Y/n] ")
+        if answer.strip().lower() not in ("", "y", "yes"):
+            return
+    try:
+        secrets.set_api_key(key)
+    except secrets.KeyringUnavailable as exc:
+        print(f"memevo: the key was not moved: {exc}", file=sys.stderr)
+        return
+    print(
+        "moved the side API key into the keyring (side-secret.json is left as it was; delete it when you like)"
+    )
 
 
 def _cmd_maintenance(args: argparse.Namespace) -> int:

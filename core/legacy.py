@@ -242,3 +242,13 @@ def node_hook_files() -> list[str]:
         except OSError:
             continue
     return found
+
+
+def node_api_key() -> str | None:
+    """The apiKey in the Node tool's side-secret.json, if any."""
+    try:
+        data = json.loads((paths.data_dir() / "side-secret.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    key = data.get("apiKey") if isinstance(data, dict) else None
+    return key.strip() if isinstance(key, str) and key.strip() else None

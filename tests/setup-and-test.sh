@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
-# The README's test command: install the test extras and what the real-client tests need,
+# The README's test command: install the test extras and what the real-part tests need,
 # then run the whole suite. Safe to run again: every step skips work already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# System packages for the real parts: a Secret Service for the keyring tests (gnome-keyring
+# under dbus), and a virtual X server with CJK fonts for GUI screenshots.
+APT_PACKAGES="gnome-keyring dbus dbus-x11 xvfb fonts-droid-fallback libxcb-icccm4 libxcb-keysyms1 \
+  libxkbcommon-x11-0 libxcb-xinerama0 libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-shape0 libxcb-cursor0"
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && ! dpkg -s $APT_PACKAGES >/dev/null 2>&1; then
+  (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $APT_PACKAGES) >/dev/null \
+    || echo "setup: could not install $APT_PACKAGES; keyring and screenshot tests will say why they skip"
+fi
+
 # torch first and pinned: the CPU build; a bare requirement could pull a multi-GB CUDA build.
 python3 -m pip install torch==2.13.0 -e '.[test]'
+
 # The real Claude Code CLI for the end-to-end hook tests, kept inside the repo (.cache/).
 # If npm cannot install it, those tests report themselves skipped with the reason.
 if command -v npm >/dev/null 2>&1; then
@@ -12,5 +23,15 @@ if command -v npm >/dev/null 2>&1; then
     || echo "setup: could not install the Claude Code CLI with npm; its tests will be skipped"
 else
   echo "setup: npm not found; the Claude Code CLI tests will be skipped"
+fi
+
+# Run inside a private D-Bus session with an unlocked gnome-keyring (its files in a temp
+# XDG_DATA_HOME, never the real home), so the keyring tests use the real keyring API.
+if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
+  keyring_home=$(mktemp -d)
+  export MEMEVO_TEST_KEYRING=1
+  exec env XDG_DATA_HOME="$keyring_home" dbus-run-session -- bash -c \
+    'echo -n "memevo-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; python3 -m pytest "$@"' \
+    pytest "$@" 2> >(grep -v "Failed to set fd limit" >&2)
 fi
 python3 -m pytest "$@"

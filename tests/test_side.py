@@ -311,20 +311,6 @@ def test_zombie_cleanup_with_an_injected_clock(store: Store, clock: FakeClock) -
     assert jobs.get(store, "shown-old") is None  # its tombstone ended too
 
 
-def test_the_key_comes_from_the_environment_when_no_keyring_works(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memevo.core import secrets
-
-    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-from-env-0000000000000000")
-    assert secrets.get_api_key() == "sk-from-env-0000000000000000"
-    assert secrets.status().source == "environment"
-    monkeypatch.delenv("MEMEVO_SIDE_API_KEY")
-    status = secrets.status()
-    if status.keyring_backend is None:  # no Secret Service on this machine: said clearly
-        assert status.problem if hasattr(status, "problem") else status.keyring_problem
-        with pytest.raises(secrets.KeyringUnavailable, match="MEMEVO_SIDE_API_KEY"):
-            secrets.set_api_key("sk-x")
-
-
 def test_text_limits_hold_for_learned_memories(host: ServiceHost) -> None:
     with pytest.raises(InvalidInput):
         resolve.apply(
@@ -441,3 +427,31 @@ def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(host: Service
         },
     )
     assert again["context"] is None  # used once, then deleted
+
+
+def _prompt(host: ServiceHost, prompt: str, prompt_id: str) -> None:
+    """Through the prompt hook's service operation, as a client's hook would."""
+    host.handle("hook.prompt", ASK | {"prompt_id": prompt_id, "prompt": prompt, "kind": "user"})
+    host.side.wait(sessionid.session_id(ASK["client"], ASK["session"], prompt_id, prompt), 30)
+
+
+def test_side_context_sends_the_previous_answer_only_when_on(host: ServiceHost) -> None:
+    answer = "结论：灰度开关叫 pay_new_flow_v2，密码是 hunter2"
+    seen: list[str] = []
+
+    def script(body: dict) -> tuple:
+        seen.append(body["messages"][1]["content"])
+        return ("json", {"remember": False})
+
+    server = FakeOpenAI(script)
+    try:
+        _configure(server, confirm=True)
+        _stop(host, last_assistant_message=answer)
+        _prompt(host, "记住刚才那个结论", "a")
+        config_mod.set_key("sideContext", True)
+        _stop(host, last_assistant_message=answer)
+        _prompt(host, "记住刚才那个结论", "b")
+    finally:
+        server.close()
+    assert seen[0] == "记住刚才那个结论"  # off by default: the user's words only
+    assert "pay_new_flow_v2" in seen[1] and "hunter2" not in seen[1] and REDACTED in seen[1]

@@ -108,7 +108,12 @@ def _maybe_learn(host: ServiceHost, config: config_mod.Config, params: dict[str,
     if not learning.state(config, host.has_api_key()).active:
         return
     try:
-        host.learn(params, prompt)
+        context = (
+            host.previous_answer(str(params.get("client")), params.get("session"))
+            if config["sideContext"]
+            else None
+        )
+        host.learn(params, prompt, context)
     except Exception:  # learning never costs the user their prompt
         log.exception("could not start the side analysis")
 
@@ -120,6 +125,9 @@ def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     ask = Ask.of(params)
     started = time.perf_counter()
     config = config_mod.load()
+    host.remember_answer(
+        ask.client, ask.session, params.get("last_assistant_message"), bool(config["sideContext"])
+    )
     quiet = params.get("continuation") or params.get("subagent") or not ask.session
     if quiet or not config["enabled"] or not learning.state(config, host.has_api_key()).active:
         return _done(host, ask, "stop", started, None, [], log_injection=False)

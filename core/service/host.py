@@ -63,6 +63,7 @@ class ServiceHost:
         self._books: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue()
         self._closing = threading.Event()
         self.side: Any = None
+        self._answers: dict[tuple[str, str], str] = {}
         threading.Thread(target=self._bookkeeper, name="memevo-books", daemon=True).start()
 
     # -- the model, loaded off the request path -------------------------------------------------------
@@ -143,6 +144,19 @@ class ServiceHost:
             self.side = SideRunner(self)
         job_id: str | None = self.side.start(ask, prompt, context)
         return job_id
+
+    def remember_answer(self, client: str, session: str | None, text: Any, enabled: bool) -> None:
+        """sideContext: keep the last assistant message of each session (memory only, redacted)."""
+        if not enabled or not session or not isinstance(text, str) or not text.strip():
+            return
+        from ..recall.textfilter import redact_secrets, strip_code_and_logs
+
+        self._answers[(client, session)] = redact_secrets(strip_code_and_logs(text))[-2000:]
+        while len(self._answers) > 256:
+            self._answers.pop(next(iter(self._answers)))
+
+    def previous_answer(self, client: str, session: Any) -> str | None:
+        return self._answers.get((client, str(session))) if session else None
 
     def after_learning(self, result: dict[str, Any]) -> None:
         if self.engine is not None:
