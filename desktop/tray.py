@@ -87,6 +87,12 @@ async def _run(self_test: bool) -> int:
         write_info(await server.start())
         host.refresh_caches()
         tray = Tray(host, quit_event)
+        from memevo.desktop.confirm import ConfirmQueue, run_queue
+
+        host.desktop = True
+        confirmations = ConfirmQueue(host)
+        confirmations.resolved.connect(lambda _job, message: tray.icon.showMessage("memevo", message))
+        queue_task = asyncio.ensure_future(run_queue(confirmations, quit_event))
         loader = threading.Thread(target=host.load_engine, daemon=True)  # never on the UI thread
         loader.start()
         assert server.stopping is not None
@@ -97,7 +103,7 @@ async def _run(self_test: bool) -> int:
             if self_test and (host.engine is not None or host.engine_error):
                 break
             await asyncio.wait({stop_task, quit_task}, timeout=0.5)
-        for task in (stop_task, quit_task):
+        for task in (stop_task, quit_task, queue_task):
             task.cancel()
         if self_test:
             print(f"self-test: service on {protocol.socket_path()}, model ready: {host.engine is not None}")

@@ -18,6 +18,7 @@ REAL_HOME = Path(os.path.expanduser("~")).resolve()
 REPO = Path(__file__).resolve().parents[1]
 # One provisioned model for the whole run (and later runs), inside the repo, never in a home.
 os.environ.setdefault("MEMEVO_MODELS_DIR", str(REPO / ".cache" / "models"))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # GUI tests need no display
 # Places a mistaken memevo would write to: its default data dir and the clients' config dirs.
 WATCHED = [".memory-self-evolution", ".claude", ".claude.json", ".cursor", ".codebuddy", ".workbuddy"]
 

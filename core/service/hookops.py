@@ -129,7 +129,13 @@ def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
         ask.client, ask.session, params.get("last_assistant_message"), bool(config["sideContext"])
     )
     quiet = params.get("continuation") or params.get("subagent") or not ask.session
-    if quiet or not config["enabled"] or not learning.state(config, host.has_api_key()).active:
+    # On a desktop the tray app confirms in native dialogs and notifies results itself.
+    if (
+        quiet
+        or host.desktop
+        or not config["enabled"]
+        or not learning.state(config, host.has_api_key()).active
+    ):
         return _done(host, ask, "stop", started, None, [], log_injection=False)
     found = stop.continuation(host, ask.client, ask.session or "", int(config["sideWaitMs"]))
     result = _done(host, ask, "stop", started, found.get("continuation"), [], log_injection=bool(found))

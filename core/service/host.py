@@ -63,6 +63,7 @@ class ServiceHost:
         self._books: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue()
         self._closing = threading.Event()
         self.side: Any = None
+        self.desktop = False  # the tray app sets it: native dialogs instead of the in-chat flow
         self._answers: dict[tuple[str, str], str] = {}
         threading.Thread(target=self._bookkeeper, name="memevo-books", daemon=True).start()
 

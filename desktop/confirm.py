@@ -1,0 +1,204 @@
+"""The native confirmation dialog for learned proposals, and the queue that feeds it.
+
+The dialog never blocks the service: it is shown without exec() (which would break the
+qasync loop) and without taking keyboard focus from the editor the user is typing in; its
+answer arrives as a signal. Closing it decides nothing: the proposal stays pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from typing import Any
+
+from memevo.core import memories
+from memevo.core.side import jobs, resolve
+from memevo.core.side.stop import LABELS
+from memevo.desktop.qt import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QObject,
+    QPlainTextEdit,
+    QPushButton,
+    Qt,
+    QVBoxLayout,
+    Signal,
+)
+
+log = logging.getLogger("memevo.desktop")
+TITLE = "记忆确认·插件"
+GROUPS = {"rule": "规则与偏好（rule）", "project": "项目事实（project）"}
+
+
+class ConfirmDialog(QDialog):
+    decided = Signal(str, str, str)  # job id, decision, text (the user's own edit)
+    dismissed = Signal(str)  # job id: closed without a decision
+
+    def __init__(self, job: jobs.Job) -> None:
+        super().__init__(None)
+        self.job = job
+        self.proposal: dict[str, Any] = job.proposal or {}
+        self._answered = False
+        self.setWindowTitle(TITLE)
+        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # the user's editor keeps focus
+        self.setMinimumWidth(520)
+        layout = QVBoxLayout(self)
+        layout.addWidget(_label(f"<b>你说：</b>{_escape(job.words or '')}"))
+        layout.addWidget(_label(f"<b>提议：</b>{_escape(self._describe())}"))
+        layout.addWidget(_label(f"<b>分组：</b>{GROUPS.get(str(self.proposal.get('category')), '')}"))
+        self.editor = QPlainTextEdit(self._initial_text())
+        self.editor.setFixedHeight(90)
+        self.editor.textChanged.connect(self._validate)
+        layout.addWidget(self.editor)
+        self.counter = _label("")
+        layout.addWidget(self.counter)
+        row = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for decision in resolve.options(self.proposal):
+            button = QPushButton(self._label_for(decision))
+            button.clicked.connect(lambda _=False, d=decision: self._answer(d))
+            row.addWidget(button)
+            self.buttons[decision] = button
+        layout.addLayout(row)
+        self._validate()
+
+    def _describe(self) -> str:
+        p = self.proposal
+        action = p.get("action")
+        if action == "merge":
+            return f"与 #{p.get('target')}「{p.get('target_text')}」合并为：{p.get('merged_text')}"
+        if action == "replace":
+            return f"替换 #{p.get('target')}：旧「{p.get('target_text')}」→ 新「{p.get('replace_text')}」"
+        if action == "reinforce":
+            return f"强化已有记忆 #{p.get('target')}「{p.get('target_text')}」"
+        return f"新增：{p.get('text')}"
+
+    def _initial_text(self) -> str:
+        p = self.proposal
+        return str(p.get("merged_text") or p.get("replace_text") or p.get("text") or "")
+
+    def _label_for(self, decision: str) -> str:
+        target = self.proposal.get("target")
+        return (
+            f"{LABELS[decision]} #{target}"
+            if decision in ("reinforce", "merge", "replace")
+            else LABELS[decision]
+        )
+
+    def text(self) -> str:
+        return self.editor.toPlainText().strip()
+
+    def _validate(self) -> None:
+        try:
+            memories.check_text(self.text())
+            ok, note = True, f"{len(self.text())} 字（6–400）"
+        except Exception:
+            ok, note = False, f"{len(self.text())} 字：正文需要 6–400 字"
+        self.counter.setText(note)
+        for decision, button in self.buttons.items():
+            if decision not in ("discard", "reinforce"):
+                button.setEnabled(ok)
+
+    def _answer(self, decision: str) -> None:
+        self._answered = True
+        self.decided.emit(self.job.id, decision, self.text())
+        self.close()
+
+    def closeEvent(self, event: Any) -> None:
+        if not self._answered:
+            self.dismissed.emit(self.job.id)
+        super().closeEvent(event)
+
+
+class ConfirmQueue(QObject):
+    """Shows ready proposals one at a time, from every client and session, losing none."""
+
+    resolved = Signal(str, str)  # job id, the result message (for a notification)
+
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.host = host
+        self.waiting: deque[str] = deque()
+        self.current: ConfirmDialog | None = None
+        self.dismissed_ids: set[str] = set()
+
+    def poll(self) -> None:
+        """Pick up proposals that became ready since the last look, and announce results
+        written without confirmation (one notification each)."""
+        now = self.host.clock.now_ms()
+        for done in self.host.store.query("SELECT id FROM side_jobs WHERE status = 'applied'"):
+            job = jobs.get(self.host.store, done[0])
+            if job is not None:
+                jobs.update(self.host.store, job.id, now, status="done", shown_ms=now)
+                self.resolved.emit(job.id, str((job.result or {}).get("message", "")))
+        for job in jobs.pending(self.host.store):
+            known = job.id in self.waiting or (self.current and self.current.job.id == job.id)
+            if job.status == "ready" and not known and job.id not in self.dismissed_ids:
+                self.waiting.append(job.id)
+        self._show_next()
+
+    def _show_next(self) -> None:
+        if self.current is not None or not self.waiting:
+            return
+        job = jobs.get(self.host.store, self.waiting.popleft())
+        if job is None or job.status != "ready":
+            self._show_next()
+            return
+        now = self.host.clock.now_ms()
+        for stale in jobs.of_session(self.host.store, job.client, job.session, ("shown",)):
+            jobs.update(self.host.store, stale.id, now, status="voided")  # the seed's rule
+        jobs.update(self.host.store, job.id, now, status="shown", shown_ms=now)
+        job.status = "shown"
+        self.current = ConfirmDialog(job)
+        self.current.decided.connect(self._on_decided)
+        self.current.dismissed.connect(self._on_dismissed)
+        self.current.show()
+
+    def _on_decided(self, job_id: str, decision: str, text: str) -> None:
+        job = self.current.job if self.current else None
+        self.current = None
+        params = {
+            "client": job.client if job else "",
+            "sessionID": job_id,
+            "decision": decision,
+            "text": text,
+            "from_dialog": True,
+        }
+        try:
+            result = self.host.handle("side.resolve", params)
+            self.resolved.emit(job_id, str(result.get("message", "")))
+        except Exception as exc:
+            log.warning("resolve of %s failed: %s", job_id[:8], exc)
+            self.resolved.emit(job_id, f"没有写入：{exc}")
+        self._show_next()
+
+    def _on_dismissed(self, job_id: str) -> None:
+        # Closing decides nothing: it stays pending (shown) until answered or cleaned up.
+        self.current = None
+        self.dismissed_ids.add(job_id)
+        self._show_next()
+
+
+def _label(html: str) -> QLabel:
+    label = QLabel(html)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    return label
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+async def run_queue(queue: ConfirmQueue, stop: asyncio.Event, every_s: float = 1.0) -> None:
+    while not stop.is_set():
+        try:
+            queue.poll()
+        except Exception:
+            log.exception("confirmation queue poll failed")
+        await asyncio.sleep(every_s)

@@ -1,0 +1,137 @@
+"""The native confirmation dialog and its queue (pytest-qt, offscreen), against a real store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from memevo.core import memories
+from memevo.core.clock import FakeClock
+from memevo.core.service.host import ServiceHost
+from memevo.core.side import jobs
+from memevo.core.store import Store
+from memevo.desktop.confirm import ConfirmDialog, ConfirmQueue
+
+
+@pytest.fixture
+def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
+    service = ServiceHost(store, clock)
+    yield service
+    service.close()
+
+
+def _ready(
+    store: Store, clock: FakeClock, job_id: str, proposal: dict, client: str = "claude", session: str = "s"
+) -> jobs.Job:
+    jobs.create(store, job_id, client, session, None, "以后回答我都用中文", clock.now_ms())
+    jobs.update(store, job_id, clock.now_ms(), status="ready", proposal=proposal | {"options": []})
+    job = jobs.get(store, job_id)
+    assert job is not None
+    return job
+
+
+CREATE = {"text": "回答问题时一律使用中文", "category": "rule", "action": "create"}
+
+
+def test_only_the_offered_choices_are_buttons(qtbot, store: Store, clock: FakeClock) -> None:
+    target = memories.create(store, "rule", "回答用中文回答", clock)
+    merge = CREATE | {
+        "action": "merge",
+        "target": target.id,
+        "target_text": target.text,
+        "merged_text": "回答问题时一律使用中文，代码注释也用中文",
+    }
+    dialog = ConfirmDialog(_ready(store, clock, "j-merge", merge))
+    qtbot.addWidget(dialog)
+    labels = [b.text() for b in dialog.buttons.values()]
+    assert labels == ["保存为规则", "保存为项目事实", f"合并到已有记忆 #{target.id}", "不落成"]
+    assert dialog.text() == merge["merged_text"]
+    assert dialog.windowTitle() == "记忆确认·插件"
+    from PySide6.QtCore import Qt
+
+    assert dialog.testAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # never steals focus
+
+
+def test_the_users_edit_is_checked_for_length(qtbot, store: Store, clock: FakeClock) -> None:
+    dialog = ConfirmDialog(_ready(store, clock, "j1", CREATE))
+    qtbot.addWidget(dialog)
+    dialog.editor.setPlainText("短")
+    assert not dialog.buttons["create_rule"].isEnabled() and dialog.buttons["discard"].isEnabled()
+    dialog.editor.setPlainText("回答问题和写注释都用中文")
+    assert dialog.buttons["create_rule"].isEnabled()
+    with qtbot.waitSignal(dialog.decided) as signal:
+        dialog.buttons["create_project"].click()
+    assert signal.args == ["j1", "create_project", "回答问题和写注释都用中文"]
+
+
+def test_closing_decides_nothing(qtbot, store: Store, clock: FakeClock) -> None:
+    dialog = ConfirmDialog(_ready(store, clock, "j2", CREATE))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    with qtbot.waitSignal(dialog.dismissed) as signal:
+        dialog.close()
+    assert signal.args == ["j2"]
+    assert memories.counts(store)["rule"]["live"] == 0
+
+
+def test_the_queue_shows_each_proposal_and_writes_the_answer(
+    qtbot, host: ServiceHost, store: Store, clock: FakeClock
+) -> None:
+    _ready(store, clock, "a", CREATE, session="s1")
+    _ready(
+        store,
+        clock,
+        "b",
+        CREATE | {"text": "支付页新流程的灰度开关是 pay_new_flow_v2", "category": "project"},
+        client="cursor",
+        session="s9",
+    )
+    queue = ConfirmQueue(host)
+    queue.poll()
+    assert queue.current is not None and queue.current.job.id == "a" and list(queue.waiting) == ["b"]
+    assert jobs.get(store, "a").status == "shown"  # type: ignore[union-attr]
+    messages: list[str] = []
+    queue.resolved.connect(lambda _id, message: messages.append(message))
+    queue.current.buttons["create_rule"].click()
+    assert queue.current is not None and queue.current.job.id == "b"  # the next one, none lost
+    queue.current.editor.setPlainText("支付页新流程的灰度开关是 pay_new_flow_v3")
+    queue.current.buttons["create_project"].click()
+    assert queue.current is None
+    assert [m.text for m in memories.ranked(store, "rule")] == ["回答问题时一律使用中文"]
+    assert [m.text for m in memories.ranked(store, "project")] == ["支付页新流程的灰度开关是 pay_new_flow_v3"]
+    assert messages[0].endswith("归类：rule（规则与偏好）") and messages[1].endswith(
+        "归类：project（项目事实）"
+    )
+
+
+def test_a_new_proposal_voids_the_shown_unanswered_one_of_its_session(
+    qtbot, host: ServiceHost, store: Store, clock: FakeClock
+) -> None:
+    _ready(store, clock, "old", CREATE)
+    queue = ConfirmQueue(host)
+    queue.poll()
+    queue.current.close()  # type: ignore[union-attr]
+    assert jobs.get(store, "old").status == "shown"  # type: ignore[union-attr]
+    _ready(store, clock, "new", CREATE | {"text": "回答问题时一律使用简体中文"})
+    queue.poll()
+    assert jobs.get(store, "old").status == "voided"  # type: ignore[union-attr]
+    assert queue.current is not None and queue.current.job.id == "new"
+
+
+def test_results_written_without_confirmation_are_announced_once(
+    qtbot, host: ServiceHost, store: Store, clock: FakeClock
+) -> None:
+    jobs.create(store, "w", "claude", "s", None, "words", clock.now_ms())
+    jobs.update(
+        store,
+        "w",
+        clock.now_ms(),
+        status="applied",
+        result={"message": "新增记忆 #x\n归类：rule（规则与偏好）"},
+    )
+    queue = ConfirmQueue(host)
+    seen: list[str] = []
+    queue.resolved.connect(lambda _id, message: seen.append(message))
+    queue.poll()
+    queue.poll()
+    assert seen == ["新增记忆 #x\n归类：rule（规则与偏好）"]
