@@ -36,7 +36,15 @@ def main() -> int:
         "target_text": old.text,
         "replace_text": "支付页新流程的灰度开关改为 pay_new_flow_v2",
     }
-    jobs.create(store, "screenshot", "claude", "s", None, "记一下，支付页新流程的灰度开关现在改成 pay_new_flow_v2 了", clock.now_ms())
+    jobs.create(
+        store,
+        "screenshot",
+        "claude",
+        "s",
+        None,
+        "记一下，支付页新流程的灰度开关现在改成 pay_new_flow_v2 了",
+        clock.now_ms(),
+    )
     jobs.update(store, "screenshot", clock.now_ms(), status="ready", proposal=proposal)
     job = jobs.get(store, "screenshot")
     assert job is not None

@@ -230,7 +230,7 @@ def test_decisions_against_a_near_memory(host: ServiceHost, clock: FakeClock, ac
         (("status", 429), "failed"),
         (("garbage", "<html>bad gateway</html>"), "failed"),
         (("sleep", 4), "failed"),
-        (("json", {"remember": True, "text": "短", "category": "rule"}), "failed"),
+        (("json", {"remember": True, "text": "短", "category": "rule"}), "refused"),
     ],
     ids=["not-json", "500", "429", "garbage", "hang", "text-too-short"],
 )
@@ -242,7 +242,7 @@ def test_failures_write_nothing_and_keep_a_reason(host: ServiceHost, step: tuple
     finally:
         server.close()
     assert job.status == status
-    if status == "failed":
+    if status in ("failed", "refused"):
         assert job.error
     assert sum(memories.counts(host.store)["rule"].values()) == 0
 
@@ -455,3 +455,14 @@ def test_side_context_sends_the_previous_answer_only_when_on(host: ServiceHost) 
         server.close()
     assert seen[0] == "记住刚才那个结论"  # off by default: the user's words only
     assert "pay_new_flow_v2" in seen[1] and "hunter2" not in seen[1] and REDACTED in seen[1]
+
+
+def test_a_refused_decision_is_shown_not_only_logged(host: ServiceHost) -> None:
+    server = FakeOpenAI([("json", {"remember": True, "text": "短", "category": "rule"})])
+    try:
+        _configure(server, confirm=False)
+        _learn(host, "记住：短")
+    finally:
+        server.close()
+    text = _stop(host)["context"]
+    assert "这条记忆没有写入" in text and "6–400" in text

@@ -85,7 +85,12 @@ class SideRunner:
             result = resolve.apply(store, clock, proposal, resolve.default_decision(proposal))
             jobs.update(store, job_id, clock.now_ms(), status="applied", proposal=proposal, result=result)
             self.host.after_learning(result)
-        except (judge.JudgeError, InvalidInput) as exc:
+        except (
+            InvalidInput
+        ) as exc:  # the decision itself was refused (text out of range): shown, not only logged
+            jobs.update(store, job_id, clock.now_ms(), status="refused", error=str(exc))
+            log.warning("side job %s refused: %s", job_id[:8], exc)
+        except judge.JudgeError as exc:
             jobs.update(store, job_id, clock.now_ms(), status="failed", error=str(exc))
             log.warning("side job %s: %s", job_id[:8], exc)
         except Exception as exc:

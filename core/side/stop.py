@@ -51,8 +51,13 @@ def continuation(host: ServiceHost, client: str, session: str, wait_ms: int) -> 
     results = jobs.of_session(host.store, client, session, ("applied",))
     for job in results:
         jobs.update(host.store, job.id, now, status="done", shown_ms=now)
-    if results:
-        lines = "\n".join(str((j.result or {}).get("message", "")) for j in results)
+    refused = jobs.of_session(host.store, client, session, ("refused",))
+    for job in refused:
+        jobs.update(host.store, job.id, now, status="done", shown_ms=now)
+    messages = [str((j.result or {}).get("message", "")) for j in results]
+    messages += [f"这条记忆没有写入：{j.error}" for j in refused]
+    if messages:
+        lines = "\n".join(messages)
         parts.append(f"{NOTICE}。请把下面的结果原样展示给用户，不要改写，也不要做别的事：\n{lines}")
     ready = jobs.of_session(host.store, client, session, ("ready",))
     if ready:
