@@ -74,17 +74,35 @@ class Stale(Exception):
     pass
 
 
-def ask(op, params, timeout_s):
-    """One request to the service. Raises Unavailable (not running) or Stale (old version)."""
-    path = os.path.join(data_dir(), "memevo.sock")
+def _connect(timeout_s):
+    """A Unix socket on Linux and macOS; loopback TCP with a token on Windows (or MEMEVO_TRANSPORT=tcp)."""
+    if os.environ.get("MEMEVO_TRANSPORT") == "tcp" or sys.platform == "win32":
+        try:
+            with open(os.path.join(data_dir(), "service-endpoint.json"), encoding="utf-8") as handle:
+                endpoint = json.load(handle)
+            return socket.create_connection(
+                ("127.0.0.1", int(endpoint["port"])), timeout=timeout_s
+            ), endpoint["token"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise Unavailable(str(exc)) from exc
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(timeout_s)
     try:
-        try:
-            conn.connect(path)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise Unavailable(str(exc)) from exc
+        conn.connect(os.path.join(data_dir(), "memevo.sock"))
+    except (FileNotFoundError, ConnectionRefusedError) as exc:
+        conn.close()
+        raise Unavailable(str(exc)) from exc
+    return conn, None
+
+
+def ask(op, params, timeout_s):
+    """One request to the service. Raises Unavailable (not running) or Stale (old version)."""
+    conn, token = _connect(timeout_s)
+    conn.settimeout(timeout_s)
+    try:
         body = {"v": PROTOCOL_VERSION, "build": build(), "op": op, "params": params}
+        if token:
+            body["token"] = token
         conn.sendall((json.dumps(body) + "\n").encode("utf-8"))
         chunks = []
         while True:

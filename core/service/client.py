@@ -21,18 +21,34 @@ class ServiceUnavailable(Exception):
     """No service answers on the socket; the caller may work on the store itself."""
 
 
-def call(op: str, params: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
+def _connect(timeout_s: float) -> tuple[socket.socket, str | None]:
+    if protocol.transport() == "tcp":
+        endpoint = protocol.read_endpoint()
+        if endpoint is None:
+            raise ServiceUnavailable("no service endpoint file")
+        try:
+            conn = socket.create_connection(("127.0.0.1", int(endpoint["port"])), timeout=timeout_s)
+        except OSError as exc:
+            raise ServiceUnavailable(str(exc)) from exc
+        return conn, str(endpoint["token"])
     path = protocol.socket_path()
     if not path.exists():
         raise ServiceUnavailable("no socket")
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(timeout_s)
     try:
-        try:
-            conn.connect(str(path))
-        except OSError as exc:  # refused: a socket file left by a service that died
-            raise ServiceUnavailable(str(exc)) from exc
-        conn.sendall(protocol.request(op, params))
+        conn.connect(str(path))
+    except OSError as exc:  # refused: a socket file left by a service that died
+        conn.close()
+        raise ServiceUnavailable(str(exc)) from exc
+    return conn, None
+
+
+def call(op: str, params: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
+    conn, token = _connect(timeout_s)
+    conn.settimeout(timeout_s)
+    try:
+        conn.sendall(protocol.request(op, params, token))
         data = _read_line(conn)
     except TimeoutError as exc:
         raise MemevoError(f"the memevo service did not answer {op} within {timeout_s:g} s") from exc

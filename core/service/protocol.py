@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,31 @@ def info_path() -> Path:
     return paths.data_dir() / "service.json"
 
 
-def request(op: str, params: dict[str, Any]) -> bytes:
-    return (json.dumps({"v": PROTOCOL_VERSION, "build": BUILD, "op": op, "params": params}) + "\n").encode()
+def transport() -> str:
+    """A Unix socket (mode 600) on Linux and macOS; on Windows, loopback TCP with a token
+    kept in a user-only file. MEMEVO_TRANSPORT=tcp selects the latter anywhere (tests)."""
+    if os.environ.get("MEMEVO_TRANSPORT") == "tcp" or sys.platform == "win32":
+        return "tcp"
+    return "unix"
+
+
+def endpoint_path() -> Path:
+    return paths.data_dir() / "service-endpoint.json"
+
+
+def read_endpoint() -> dict[str, Any] | None:
+    try:
+        data = json.loads(endpoint_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "port" in data and "token" in data else None
+
+
+def request(op: str, params: dict[str, Any], token: str | None = None) -> bytes:
+    body = {"v": PROTOCOL_VERSION, "build": BUILD, "op": op, "params": params}
+    if token:
+        body["token"] = token
+    return (json.dumps(body) + "\n").encode()
 
 
 def reply_ok(result: dict[str, Any]) -> bytes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -49,9 +48,9 @@ class InstanceLock:
         deadline = time.monotonic() + wait_s
         while True:
             try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _lock_file(handle)
                 break
-            except BlockingIOError as exc:
+            except (BlockingIOError, PermissionError, OSError) as exc:
                 if time.monotonic() < deadline:
                     time.sleep(0.1)
                     continue
@@ -63,9 +62,31 @@ class InstanceLock:
 
     def release(self) -> None:
         if self.handle is not None:
-            fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+            _unlock_file(self.handle)
             self.handle.close()
             self.handle = None
+
+
+def _lock_file(handle: IO[str]) -> None:
+    if os.name == "nt":  # pragma: no cover - Windows only
+        import msvcrt
+
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _unlock_file(handle: IO[str]) -> None:
+    if os.name == "nt":  # pragma: no cover - Windows only
+        import msvcrt
+
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def holder_description() -> str:
@@ -83,8 +104,12 @@ class Server:
     stopping: asyncio.Event | None = None
     _server: asyncio.AbstractServer | None = None
 
+    token: str | None = None
+
     async def start(self) -> Path:
         self.stopping = asyncio.Event()
+        if protocol.transport() == "tcp":
+            return await self._start_tcp()
         path = protocol.socket_path()
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # left by a crashed service; we hold the instance lock, so it is not live
@@ -98,12 +123,27 @@ class Server:
         os.chmod(path, 0o600)
         return path
 
+    async def _start_tcp(self) -> Path:
+        """Loopback only, and every request must carry the token from a user-only file."""
+        import secrets
+
+        self.token = secrets.token_hex(24)
+        self._server = await asyncio.start_server(
+            self._connection, host="127.0.0.1", port=0, limit=protocol.MAX_LINE
+        )
+        port = self._server.sockets[0].getsockname()[1]
+        endpoint = {"port": port, "token": self.token, "pid": os.getpid()}
+        atomic.write_text(protocol.endpoint_path(), json.dumps(endpoint) + "\n", mode=0o600)
+        return protocol.endpoint_path()
+
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
         with contextlib.suppress(FileNotFoundError):
             protocol.socket_path().unlink()
+        with contextlib.suppress(FileNotFoundError):
+            protocol.endpoint_path().unlink()
         self.executor.shutdown(wait=True)
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -124,6 +164,8 @@ class Server:
             op, params = str(request["op"]), dict(request.get("params") or {})
         except (ValueError, KeyError, TypeError):
             return protocol.reply_error("invalid", "not a memevo request")
+        if self.token is not None and request.get("token") != self.token:
+            return protocol.reply_error("forbidden", "missing or wrong token")
         stale = None if op == "ping" else self._version_problem(request)  # a probe is always answered
         if stale:
             return stale
