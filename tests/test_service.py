@@ -235,7 +235,11 @@ def test_loopback_tcp_transport_with_a_token(data_dir: Path, monkeypatch: pytest
         endpoint = json.loads((data_dir / "service-endpoint.json").read_text(encoding="utf-8"))
         assert oct((data_dir / "service-endpoint.json").stat().st_mode & 0o777) == "0o600"
         assert not (data_dir / "memevo.sock").exists()
-        context = _context(run_hook("claude", "SessionStart", json.dumps({"session_id": "t"}), env={"MEMEVO_TRANSPORT": "tcp"}))
+        context = _context(
+            run_hook(
+                "claude", "SessionStart", json.dumps({"session_id": "t"}), env={"MEMEVO_TRANSPORT": "tcp"}
+            )
+        )
         assert RULES[0] in context
         with socket.create_connection(("127.0.0.1", endpoint["port"]), timeout=5) as raw:
             raw.sendall(b'{"v": 1, "op": "counts", "params": {}, "token": "wrong"}\n')
@@ -244,5 +248,7 @@ def test_loopback_tcp_transport_with_a_token(data_dir: Path, monkeypatch: pytest
             raw.sendall(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # what a web page could send
             assert b'"ok": false' in raw.recv(4096)
         listening = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
-        ours = [cols[1] for cols in listening if cols[1].endswith(f":{endpoint['port']:04X}") and cols[3] == "0A"]
+        ours = [
+            cols[1] for cols in listening if cols[1].endswith(f":{endpoint['port']:04X}") and cols[3] == "0A"
+        ]
         assert ours == [f"0100007F:{endpoint['port']:04X}"]  # 127.0.0.1 only

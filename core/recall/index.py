@@ -9,12 +9,16 @@ slots reused, so keeping the index in sync with the store costs no full copy.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ..encoder.background import center
 from ..vectors import Pool
 
 CATEGORY_CODES = {"rule": 0, "project": 1}
+SPLIT_AT = 40_000
+_POOL = ThreadPoolExecutor(1, thread_name_prefix="memevo-search")
 
 
 class MemoryIndex:
@@ -122,10 +126,21 @@ class MemoryIndex:
     def centre_query(self, raw_query: np.ndarray) -> np.ndarray:
         return np.asarray(center(raw_query.reshape(1, -1), self.background)[0], dtype=np.float32)
 
+    def _scores(self, query: np.ndarray, used: int) -> np.ndarray:
+        """Large pools are split across two threads of our own: the service runs BLAS on one
+        thread (its spinning workers would fight torch for the cores), and numpy releases the
+        GIL inside the product, so two halves run in parallel."""
+        if used < SPLIT_AT:
+            return np.asarray(self._matrix[:used] @ query)
+        half = used // 2
+        first = _POOL.submit(np.matmul, self._matrix[:half], query)
+        second = self._matrix[half:used] @ query
+        return np.concatenate([first.result(), second])
+
     def ranked(self, raw_query: np.ndarray, limit: int) -> dict[str, list[tuple[str, float]]]:
         """Per category, the best `limit` live memories as (id, score), best first."""
         used = self._used
-        scores = self._matrix[:used] @ self.centre_query(raw_query)
+        scores = self._scores(self.centre_query(raw_query), used)
         result: dict[str, list[tuple[str, float]]] = {}
         for category, code in CATEGORY_CODES.items():
             mask = self._live[:used] & (self._category[:used] == code)
