@@ -101,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     pc = hooks_sub.add_parser("print-config", help="print the registration snippet for one client")
     pc.add_argument("client", choices=["claude", "cursor", "codebuddy", "workbuddy"])
     pc.set_defaults(handler=_cmd_print_config)
+    p = command("mcp", _cmd_mcp, "the stdio MCP server for one client", json_flag=False)
+    p.add_argument("--client", required=True, choices=["claude", "cursor", "codebuddy", "workbuddy"])
     p = command("secret", _cmd_secret, "the side API key: set (from a prompt or stdin), status, clear")
     p.add_argument("action", choices=["set", "status", "clear"])
     p = command("bench", _cmd_bench, "measure the speed budgets (min/median/max)")
@@ -544,6 +546,12 @@ def _cmd_print_config(args: argparse.Namespace) -> int:
 
     print(json.dumps(snippet(args.client), ensure_ascii=False, indent=2))
     return 0
+
+
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp_server import main as mcp_main
+
+    return mcp_main(args.client)
 
 
 def _cmd_secret(args: argparse.Namespace) -> int:

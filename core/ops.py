@@ -196,6 +196,14 @@ def op_import_legacy(ctx: Context) -> dict[str, Any]:
 
 
 # -- config (no store) ---------------------------------------------------------------------------
+@operation("snapshot")
+def op_snapshot(ctx: Context) -> dict[str, Any]:
+    """Regenerate memories.html now."""
+    from . import snapshot
+
+    return {"path": str(snapshot.write(ctx.reader()))}
+
+
 @operation("config_show")
 def op_config_show(ctx: Context) -> dict[str, Any]:
     loaded = config_mod.load()

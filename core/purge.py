@@ -57,6 +57,19 @@ def purge(store: Store, memory_id: str) -> PurgeReport:
             con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
         for table in ("vectors", "trash_vectors"):
             con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
+        # learning jobs keep the user's words, proposals and results: any that hold the text go
+        row = one(
+            con.execute(
+                "SELECT count(*) FROM side_jobs WHERE contains(concat(words, proposal, result), ?) "
+                "OR contains(coalesce(proposal, ''), ?)",
+                [text, f'"{memory_id}"'],
+            )
+        )
+        removed += int(row[0]) if row else 0
+        con.execute(
+            "DELETE FROM side_jobs WHERE contains(concat(words, proposal, result), ?) OR contains(coalesce(proposal, ''), ?)",
+            [text, f'"{memory_id}"'],
+        )
         for holder in TEXT_HOLDERS:
             removed += holder(con, memory_id, text)
     store.compact()

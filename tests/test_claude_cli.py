@@ -97,3 +97,48 @@ def test_unrelated_prompt_sends_only_the_reminder(memevo_home: Path, tmp_path: P
     assert FACT not in sent
     reminder = texts.learning_off("claude", False)
     assert json.dumps(reminder, ensure_ascii=False)[1:-1] in sent
+
+
+def test_claude_mcp_list_reports_our_server_connected(memevo_home: Path, tmp_path: Path) -> None:
+    import sys
+
+    home = tmp_path / "claude-home"
+    home.mkdir()
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "MEMEVO_HOME": str(memevo_home),
+        "MEMEVO_MODELS_DIR": os.environ["MEMEVO_MODELS_DIR"],
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    added = subprocess.run(
+        [
+            str(CLAUDE),
+            "mcp",
+            "add",
+            "--scope",
+            "user",
+            "memory-self-evolution",
+            "--",
+            sys.executable,
+            "-m",
+            "memevo.core.cli",
+            "mcp",
+            "--client",
+            "claude",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert added.returncode == 0, added.stderr
+    registered = json.loads((home / ".claude.json").read_text(encoding="utf-8"))["mcpServers"][
+        "memory-self-evolution"
+    ]
+    assert registered["args"][-2:] == ["--client", "claude"]
+    listed = subprocess.run(
+        [str(CLAUDE), "mcp", "list"], env=env, capture_output=True, text=True, timeout=120
+    )
+    line = next(line for line in listed.stdout.splitlines() if "memory-self-evolution" in line)
+    assert "Connected" in line, listed.stdout + listed.stderr

@@ -129,6 +129,8 @@ class ServiceHost:
         return result
 
     def _after_write(self, op: str, result: dict[str, Any]) -> None:
+        changed = _ids_in(result)
+        self._void_proposals_about(changed)
         if self.engine is not None:
             if op in RELOAD_ALL:
                 self.engine.sync_all()
@@ -163,6 +165,27 @@ class ServiceHost:
         if self.engine is not None:
             self.engine.sync_ids(_ids_in(result))
         self.refresh_caches()
+        self._refresh_snapshot()
+        self._refresh_snapshot()
+
+    def _void_proposals_about(self, ids: list[str]) -> None:
+        """A pending proposal that points at a memory the user just changed is void."""
+        if not ids:
+            return
+        with self.store.transaction() as con:
+            con.execute(
+                "UPDATE side_jobs SET status = 'voided', error = 'its target memory was changed' "
+                "WHERE status IN ('ready', 'shown') AND list_contains(?, json_extract_string(proposal, '$.target'))",
+                [ids],
+            )
+
+    def _refresh_snapshot(self) -> None:
+        from .. import snapshot
+
+        try:
+            snapshot.write(self.store)
+        except Exception:
+            log.warning("could not rewrite memories.html", exc_info=True)
 
     def after_maintenance(self) -> None:
         if self.engine is not None:

@@ -1,0 +1,141 @@
+"""`memevo mcp --client CLIENT`: the stdio MCP server, a thin client of the memory service.
+
+Each client starts its own copy, registered with its own --client, so memory_resolve can
+refuse another client's proposals; all share the one service and store. initialize and the
+tool list answer at once: nothing here loads the model.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import webbrowser
+from typing import Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from .errors import MemevoError
+from .service.client import ServiceUnavailable, call, call_or_local
+
+INSTRUCTIONS = (
+    "Tools of the memory-self-evolution plugin. Use them only for this plugin's memories and only "
+    "when the user explicitly asks to list or tidy them; new memories are written by the plugin, "
+    "never through these tools."
+)
+
+
+def build(client: str) -> MCPServer:
+    server: MCPServer = MCPServer("memory-self-evolution", instructions=INSTRUCTIONS)
+
+    @server.tool(description="两组记忆各有多少条；open=true 时刷新 memories.html 并用默认浏览器打开。")
+    def memory_list(open: bool = False) -> str:
+        counts = _call("counts", {})["counts"]
+        lines = [f"{c}: {v['live']} 条有效，{v['deprecated']} 条已废弃" for c, v in counts.items()]
+        if open:
+            path = _call("snapshot", {})["path"]
+            webbrowser.open(f"file://{path}")
+            lines.append(f"已刷新并打开 {path}")
+        return "\n".join(lines)
+
+    @server.tool(description="按置信度返回某一组的 50 条记忆（从 offset 开始），已废弃的也列出并标注。")
+    def memory_read(category: Literal["rule", "project"], offset: int = 0) -> str:
+        result = _call("read", {"category": category, "offset": offset, "limit": 50})
+        rows = [
+            f"#{m['id']} 置信度 {m['confidence']:g}{'（已废弃）' if m['deprecated'] else ''}：{m['text']}"
+            for m in result["memories"]
+        ]
+        more = result["total"] - offset - len(rows)
+        if more > 0:
+            rows.append(f"（还有 {more} 条，用 offset={offset + len(rows)} 继续）")
+        return "\n".join(rows) or f"{category} 组没有记忆"
+
+    @server.tool(
+        description="只在用户明确要求时删除、合并或改写已有记忆（不能新增）。delete 用 id 或 ids；"
+        "merge 用 id、id2、text（保留 id，id2 进回收站，置信度取较高者）；replace 用 id、text（置信度不变）。正文 6 到 400 个字。"
+    )
+    def memory_update(
+        action: Literal["delete", "merge", "replace"],
+        id: str | None = None,
+        ids: list[str] | None = None,
+        id2: str | None = None,
+        text: str | None = None,
+    ) -> str:
+        if action == "delete":
+            targets = ids or ([id] if id else [])
+            if not targets:
+                raise ToolError("delete needs id or ids")
+            result = _call("delete", {"ids": targets})
+            skipped = f"；不存在而跳过：{', '.join(result['missing'])}" if result["missing"] else ""
+            return f"已删除（进回收站，30 天内可恢复）：{', '.join(result['deleted'])}{skipped}"
+        if not id or not text:
+            raise ToolError(f"{action} needs id and text")
+        if action == "merge":
+            if not id2:
+                raise ToolError("merge needs id2")
+            memory = _call("merge", {"id": id, "id2": id2, "text": text})["memory"]
+            return f"已合并：#{memory['id']}（置信度 {memory['confidence']:g}）{memory['text']}；#{id2} 进了回收站"
+        memory = _call("replace", {"id": id, "text": text})["memory"]
+        return f"已改写：#{memory['id']}（置信度 {memory['confidence']:g}）{memory['text']}"
+
+    @server.tool(
+        description="处理插件弹窗确认过的提案：decision 为 create_rule、create_project、reinforce、merge、replace 或 discard。"
+    )
+    def memory_resolve(sessionID: str, decision: str) -> str:
+        result = _call(
+            "side.resolve",
+            {"client": client, "sessionID": sessionID, "decision": decision},
+            service_only=True,
+        )
+        return str(result.get("message", ""))
+
+    @server.tool(description="查看全部配置，或修改一项（key 和 value）。只改这一项，读到的总是当前值。")
+    def memory_config(key: str | None = None, value: Any = None) -> str:
+        if key is None:
+            shown = _call("config_show", {})
+            return json.dumps(
+                {k: v["value"] for k, v in shown["config"].items()}, ensure_ascii=False, indent=2
+            )
+        if value is None:
+            raise ToolError("give a value to change it, or no key to see everything")
+        from .config import parse_cli_value
+
+        parsed = parse_cli_value(value) if isinstance(value, str) else value
+        result = _call("config_set", {"key": key, "value": parsed})
+        return f"{result['key']} = {json.dumps(result['value'], ensure_ascii=False)}"
+
+    return server
+
+
+def _call(op: str, params: dict[str, Any], service_only: bool = False) -> dict[str, Any]:
+    try:
+        if service_only:
+            return call(op, params)
+        return call_or_local(op, params)
+    except ServiceUnavailable as exc:
+        raise ToolError(
+            "the memevo service is not running; it is starting, try again in a few seconds"
+        ) from exc
+    except MemevoError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def start_service_if_needed() -> None:
+    """Like the hooks: a client that starts us may be the first thing the user runs."""
+    from .service.server import ping
+
+    if ping(timeout_s=0.5) is None:
+        subprocess.Popen(
+            [sys.executable, "-m", "memevo.core.cli", "serve", "--wait-lock", "15"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
+def main(client: str) -> int:
+    start_service_if_needed()
+    build(client).run()  # stdio
+    return 0

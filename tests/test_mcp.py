@@ -1,0 +1,152 @@
+"""The MCP server through the official SDK client over stdio, against a real service."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import servicerun
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from test_service import FACT, RULES, _populate
+
+pytestmark = pytest.mark.usefixtures("provisioned_model")
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("mcp-home")
+    saved = os.environ.get("MEMEVO_HOME")
+    _populate(home)
+    if saved is not None:
+        os.environ["MEMEVO_HOME"] = saved
+    with servicerun.service(home):
+        yield home
+
+
+async def _session_calls(
+    home: Path, calls: list[tuple[str, dict[str, Any]]], client: str = "claude"
+) -> tuple[list[str], list[Any]]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memevo.core.cli", "mcp", "--client", client],
+        env=os.environ | {"MEMEVO_HOME": str(home), "BROWSER": "true"},
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = await session.list_tools()
+        results = [await session.call_tool(name, args) for name, args in calls]
+    return [t.name for t in tools.tools], results
+
+
+def _run(
+    home: Path, calls: list[tuple[str, dict[str, Any]]], client: str = "claude"
+) -> tuple[list[str], list[Any]]:
+    return asyncio.run(_session_calls(home, calls, client))
+
+
+def _text(result: Any) -> str:
+    return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def test_exactly_five_tools_with_their_schemas(mcp_home: Path) -> None:
+    names, _ = _run(mcp_home, [])
+    assert sorted(names) == ["memory_config", "memory_list", "memory_read", "memory_resolve", "memory_update"]
+
+
+def test_list_read_and_open_the_snapshot(mcp_home: Path) -> None:
+    _, (listed, read, opened) = _run(
+        mcp_home,
+        [("memory_list", {}), ("memory_read", {"category": "rule"}), ("memory_list", {"open": True})],
+    )
+    assert "rule: 2 条有效" in _text(listed)
+    assert RULES[0] in _text(read) and FACT not in _text(read)
+    page = mcp_home / "memories.html"
+    assert "已刷新并打开" in _text(opened) and page.exists()
+    assert stat.S_IMODE(page.stat().st_mode) == 0o600
+    assert (
+        RULES[0] in page.read_text(encoding="utf-8")
+        and "http" not in page.read_text(encoding="utf-8").split("<body>")[1]
+    )
+
+
+def test_bad_input_comes_back_as_tool_errors(mcp_home: Path) -> None:
+    _, results = _run(
+        mcp_home,
+        [
+            ("memory_read", {"category": "nonsense"}),
+            ("memory_update", {"action": "delete", "ids": ["nope1", "nope2"]}),
+            ("memory_update", {"action": "replace", "id": "nope", "text": "足够长的新正文文字"}),
+            ("memory_update", {"action": "merge", "id": "x"}),
+            ("memory_resolve", {"sessionID": "nope", "decision": "discard"}),
+            ("memory_config", {"key": "recallTopK", "value": 0}),
+            ("memory_config", {"key": "noSuchKey", "value": 1}),
+        ],
+    )
+    for result in results:
+        assert result.is_error, _text(result)
+    assert "unknown sessionID" in _text(results[4])
+
+
+def test_update_replace_merge_delete_and_config(mcp_home: Path) -> None:
+    _, (read,) = _run(mcp_home, [("memory_read", {"category": "rule"})])
+    ids = [line.split()[0].lstrip("#") for line in _text(read).splitlines() if line.startswith("#")]
+    first, second = ids[0], ids[1]
+    _, results = _run(
+        mcp_home,
+        [
+            ("memory_update", {"action": "replace", "id": first, "text": "短"}),
+            ("memory_update", {"action": "replace", "id": first, "text": "回答问题一律使用简体中文"}),
+            (
+                "memory_update",
+                {
+                    "action": "merge",
+                    "id": first,
+                    "id2": second,
+                    "text": "回答问题一律使用简体中文，改完代码等我确认再提交",
+                },
+            ),
+            ("memory_update", {"action": "delete", "ids": [first, "missing-id"]}),
+            ("memory_config", {"key": "recallTopK", "value": "4"}),
+            ("memory_config", {}),
+        ],
+    )
+    assert results[0].is_error  # out of range: nothing written
+    assert "已改写" in _text(results[1]) and "已合并" in _text(results[2])
+    assert "missing-id" in _text(results[3]) and first in _text(results[3])
+    assert _text(results[4]) == "recallTopK = 4"
+    assert json.loads(_text(results[5]))["recallTopK"] == 4
+    config = json.loads((mcp_home / "config.json").read_text(encoding="utf-8"))
+    assert config == {"recallTopK": 4}  # only that key, never a stale copy of the rest
+    page = (mcp_home / "memories.html").read_text(encoding="utf-8")
+    assert "回答问题一律使用简体中文" not in page  # deleted memories disappear from the page
+
+
+def test_snapshot_escapes_memory_text(data_dir: Path, clock) -> None:  # type: ignore[no-untyped-def]
+    from memevo.core import memories, snapshot
+    from memevo.core.store import Store
+
+    with Store.open() as store:
+        memories.create(store, "project", "<script>alert(1)</script> 是一条测试记忆", clock)
+        (data_dir / "memories.md").write_text("old", encoding="utf-8")
+        page = snapshot.write(store).read_text(encoding="utf-8")
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert not (data_dir / "memories.md").exists()
+
+
+def test_the_skill_file() -> None:
+    skill = REPO / "resources" / "skills" / "memory-self-evolution-manage" / "SKILL.md"
+    text = skill.read_text(encoding="utf-8")
+    front = text.split("---")[1]
+    assert "name: memory-self-evolution-manage" in front and "description:" in front
+    for tool in ("memory_list", "memory_read", "memory_update", "open=true"):
+        assert tool in text
