@@ -10,8 +10,12 @@ from typing import Any
 
 
 class FakeAnthropic:
-    def __init__(self, reply: str = "好的。") -> None:
+    """`script(body)` may return the content blocks of the next answer (text or tool_use),
+    so a test can play the model: call a tool, read its result, answer."""
+
+    def __init__(self, reply: str = "好的。", script: Any = None) -> None:
         self.reply = reply
+        self.script = script
         self.bodies: list[dict[str, Any]] = []
         owner = self
 
@@ -53,39 +57,43 @@ class FakeAnthropic:
                 self.send_header("content-type", "text/event-stream")
                 self.end_headers()
                 message = owner._message(body)
-                text = message["content"][0]["text"]
                 start = dict(message, content=[], stop_reason=None)
-                events = [
-                    ("message_start", {"type": "message_start", "message": start}),
-                    (
-                        "content_block_start",
-                        {
-                            "type": "content_block_start",
-                            "index": 0,
-                            "content_block": {"type": "text", "text": ""},
-                        },
-                    ),
-                    (
-                        "content_block_delta",
-                        {
-                            "type": "content_block_delta",
-                            "index": 0,
-                            "delta": {"type": "text_delta", "text": text},
-                        },
-                    ),
-                    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                events: list[tuple[str, dict[str, Any]]] = [
+                    ("message_start", {"type": "message_start", "message": start})
+                ]
+                for index, block in enumerate(message["content"]):
+                    if block["type"] == "text":
+                        opening: dict[str, Any] = {"type": "text", "text": ""}
+                        delta: dict[str, Any] = {"type": "text_delta", "text": block["text"]}
+                    else:
+                        opening = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+                        delta = {
+                            "type": "input_json_delta",
+                            "partial_json": json.dumps(block["input"], ensure_ascii=False),
+                        }
+                    events += [
+                        (
+                            "content_block_start",
+                            {"type": "content_block_start", "index": index, "content_block": opening},
+                        ),
+                        (
+                            "content_block_delta",
+                            {"type": "content_block_delta", "index": index, "delta": delta},
+                        ),
+                        ("content_block_stop", {"type": "content_block_stop", "index": index}),
+                    ]
+                stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+                events += [
                     (
                         "message_delta",
-                        {
-                            "type": "message_delta",
-                            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                            "usage": {"output_tokens": 3},
-                        },
+                        {"type": "message_delta", "delta": stop, "usage": {"output_tokens": 3}},
                     ),
                     ("message_stop", {"type": "message_stop"}),
                 ]
                 for name, data in events:
-                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    self.wfile.write(
+                        f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+                    )
                     self.wfile.flush()
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -94,13 +102,16 @@ class FakeAnthropic:
         self.thread.start()
 
     def _message(self, body: dict[str, Any]) -> dict[str, Any]:
+        content = self.script(body) if self.script else None
+        content = content or [{"type": "text", "text": self.reply}]
+        tool_use = any(block["type"] == "tool_use" for block in content)
         return {
             "id": f"msg_{len(self.bodies)}",
             "type": "message",
             "role": "assistant",
             "model": body.get("model", "claude-test"),
-            "content": [{"type": "text", "text": self.reply}],
-            "stop_reason": "end_turn",
+            "content": content,
+            "stop_reason": "tool_use" if tool_use else "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": 100, "output_tokens": 3},
         }

@@ -142,3 +142,162 @@ def test_claude_mcp_list_reports_our_server_connected(memevo_home: Path, tmp_pat
     )
     line = next(line for line in listed.stdout.splitlines() if "memory-self-evolution" in line)
     assert "Connected" in line, listed.stdout + listed.stderr
+
+
+# -- the headless in-chat confirmation, end to end --------------------------------------------------------
+RESOLVE_TOOL = "mcp__memory-self-evolution__memory_resolve"
+
+
+def _last_user_text(body: dict) -> str:
+    return json.dumps(body.get("messages", [])[-3:], ensure_ascii=False)
+
+
+def _session_id(text: str) -> str:
+    import re
+
+    match = re.search(r"sessionID: ([0-9a-f]{32})", text)
+    assert match, text[:500]
+    return match.group(1)
+
+
+def _confirm_run(tmp_path: Path, script, memevo_home: Path):  # type: ignore[no-untyped-def]
+    """A learning-enabled service (a local judge), hooks + MCP + the allow rule, and claude -p."""
+    import sys
+
+    from fake_openai import FakeOpenAI
+
+    judge = FakeOpenAI(
+        lambda body: ("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})
+    )
+    (memevo_home / "config.json").write_text(
+        json.dumps(
+            {"sideApiBase": judge.base, "sideApiModel": "judge", "confirm": True, "sideWaitMs": 10000}
+        ),
+        encoding="utf-8",
+    )
+    home = tmp_path / "claude-home"
+    (home / ".claude").mkdir(parents=True)
+    settings = snippet("claude") | {"permissions": {"allow": [RESOLVE_TOOL]}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    key = {"MEMEVO_SIDE_API_KEY": "sk-test-local-0000000000"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "MEMEVO_HOME": str(memevo_home),
+        "MEMEVO_MODELS_DIR": os.environ["MEMEVO_MODELS_DIR"],
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "MEMEVO_HEADLESS": "1",
+    } | key
+    mcp = [sys.executable, "-m", "memevo.core.cli", "mcp", "--client", "claude"]
+    subprocess.run(
+        [str(CLAUDE), "mcp", "add", "--scope", "user", "memory-self-evolution", "--", *mcp],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    api = FakeAnthropic(script=script)
+    env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key"}
+    try:
+        with servicerun.service(memevo_home, env=key):
+            result = subprocess.run(
+                [str(CLAUDE), "-p", "记住：以后回答问题一律用中文"],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=240,
+            )
+            read = subprocess.run(
+                [sys.executable, "-m", "memevo.core.cli", "read", "rule", "--json"],
+                env=os.environ | {"MEMEVO_HOME": str(memevo_home)},
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+    finally:
+        api.close()
+        judge.close()
+    return result, api, json.loads(read.stdout)["memories"]
+
+
+def test_in_chat_confirmation_lands_the_memory_through_memory_resolve(tmp_path: Path) -> None:
+    from test_service import _populate
+
+    memevo_home = tmp_path / "memevo"
+    _populate(memevo_home)
+    state: dict = {}
+
+    def model(body: dict) -> list | None:
+        recent = _last_user_text(body)
+        if "sessionID: " in recent and "tool_use_id" not in recent:  # the Stop continuation
+            state["session"] = _session_id(recent)
+            return [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_search",
+                    "name": "ToolSearch",
+                    "input": {"query": f"select:{RESOLVE_TOOL}"},
+                }
+            ]
+        if '"toolu_search"' in recent and "resolve" not in state:
+            state["resolve"] = True
+            args = {"sessionID": state["session"], "decision": "create_rule"}
+            return [{"type": "tool_use", "id": "toolu_resolve", "name": RESOLVE_TOOL, "input": args}]
+        if '"toolu_resolve"' in recent:
+            state["tool_result"] = recent
+            return [{"type": "text", "text": "已记下。"}]
+        return None
+
+    result, _api, rules = _confirm_run(tmp_path, model, memevo_home)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "session" in state, "the Stop continuation never reached the model"
+    assert "归类：rule（规则与偏好）" in state.get("tool_result", ""), state.get("tool_result", "")[:800]
+    assert "回答问题时一律使用中文" in [m["text"] for m in rules]
+
+
+def test_a_skipped_question_leads_to_no_resolve(tmp_path: Path) -> None:
+    from test_service import _populate
+
+    memevo_home = tmp_path / "memevo"
+    _populate(memevo_home)
+    state: dict = {}
+
+    def model(body: dict) -> list | None:
+        recent = _last_user_text(body)
+        if "sessionID: " in recent and "tool_use_id" not in recent:  # the Stop continuation
+            question = {
+                "questions": [
+                    {
+                        "question": "保存这条记忆吗？",
+                        "header": "记忆确认·插件",
+                        "multiSelect": False,
+                        "options": [
+                            {"label": "保存为规则", "description": "create_rule"},
+                            {"label": "不落成", "description": "discard"},
+                        ],
+                    }
+                ]
+            }
+            return [{"type": "tool_use", "id": "toolu_ask", "name": "AskUserQuestion", "input": question}]
+        if '"toolu_ask"' in recent:
+            state["answer"] = recent
+            return [{"type": "text", "text": "好的，不保存。"}]  # Skipped: per the instruction, no resolve
+        return None
+
+    result, api, rules = _confirm_run(tmp_path, model, memevo_home)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "answer" in state
+    assert "回答问题时一律使用中文" not in [m["text"] for m in rules]
+    called = [
+        block.get("name")
+        for body in api.bodies
+        for message in body.get("messages", [])
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_use"
+    ]
+    assert "AskUserQuestion" in called and RESOLVE_TOOL not in called
+    assert "Skipped" in state["answer"] or "tool_result" in state["answer"]
