@@ -1,6 +1,7 @@
 """Render the GUI's screenshots for docs/ on a real X server (Xvfb) with CJK fonts.
 
     xvfb-run -a -s "-screen 0 1280x800x24" env QT_QPA_PLATFORM=xcb python3 packaging/screenshots.py
+    python3 packaging/screenshots.py memories-page      # headless Chromium (apt package chromium)
 
 Uses a throwaway MEMEVO_HOME; needs the apt packages that tests/setup-and-test.sh installs.
 """
@@ -60,5 +61,52 @@ def main() -> int:
     return 0
 
 
-if __name__ == "__main__":
+def memories_page() -> Path:
+    """docs/memories-html.png: the snapshot page in headless Chromium."""
+    import subprocess
+
+    os.environ["MEMEVO_HOME"] = tempfile.mkdtemp(prefix="memevo-shots-")
+    from memevo.core import memories, snapshot
+    from memevo.core.clock import FakeClock
+    from memevo.core.store import Store
+
+    with Store.open() as store:
+        clock = FakeClock()
+        for category, text in [
+            ("rule", "回答问题时请一律使用中文"),
+            ("rule", "改完代码不要自动 commit，等我确认后再提交"),
+            ("rule", "Always write commit messages in English (Conventional Commits)"),
+            ("project", "支付页新流程的灰度开关是 pay_new_flow_v2"),
+            ("project", "ImageLoader 负责 App 内的图片加载与缓存"),
+            ("project", "<script>alert(1)</script> 这条正文会被转义显示"),
+        ]:
+            memories.create(store, category, text, clock)
+        page = snapshot.write(store)
+    target = DOCS / "memories-html.png"
+    subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            f"--user-data-dir={tempfile.mkdtemp()}",
+            "--window-size=1100,620",
+            f"--screenshot={target}",
+            f"file://{page}",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    print(f"wrote {target}")
+    return target
+
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "memories-page":
+    memories_page()
+
+elif __name__ == "__main__":
     raise SystemExit(main())
