@@ -466,3 +466,16 @@ def test_a_refused_decision_is_shown_not_only_logged(host: ServiceHost) -> None:
         server.close()
     text = _stop(host)["context"]
     assert "这条记忆没有写入" in text and "6–400" in text
+
+
+def test_changing_a_memory_voids_proposals_that_point_at_it(host: ServiceHost, clock: FakeClock) -> None:
+    target = memories.create(host.store, "rule", "提交信息用英文写", clock)
+    other = memories.create(host.store, "rule", "不要在周五发布上线", clock)
+    for job_id, about in (("about-target", target.id), ("about-other", other.id)):
+        jobs.create(host.store, job_id, "claude", "s", None, "words", clock.now_ms())
+        proposal = {"text": "提交信息要用英文", "category": "rule", "action": "reinforce", "target": about}
+        jobs.update(host.store, job_id, clock.now_ms(), status="ready", proposal=proposal)
+    host.handle("replace", {"id": target.id, "text": "提交信息一律用英文写"})
+    assert jobs.get(host.store, "about-target").status == "voided"  # type: ignore[union-attr]
+    assert jobs.get(host.store, "about-other").status == "ready"  # type: ignore[union-attr]
+    assert "提交信息一律用英文写" in (host.store.path.parent / "memories.html").read_text(encoding="utf-8")

@@ -135,8 +135,9 @@ class ServiceHost:
             if op in RELOAD_ALL:
                 self.engine.sync_all()
             else:
-                self.engine.sync_ids(_ids_in(result))
+                self.engine.sync_ids(changed)
         self.refresh_caches()
+        self._refresh_snapshot()
 
     # -- learning ---------------------------------------------------------------------------------------
     def learn(self, ask: dict[str, Any], prompt: str, context: str | None = None) -> str | None:
@@ -165,7 +166,6 @@ class ServiceHost:
         if self.engine is not None:
             self.engine.sync_ids(_ids_in(result))
         self.refresh_caches()
-        self._refresh_snapshot()
         self._refresh_snapshot()
 
     def _void_proposals_about(self, ids: list[str]) -> None:
