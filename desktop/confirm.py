@@ -14,7 +14,7 @@ from typing import Any
 
 from memevo.core import memories
 from memevo.core.side import jobs, resolve
-from memevo.core.side.stop import LABELS
+from memevo.core.side.stop import LABELS, describe
 from memevo.desktop.qt import (
     QDialog,
     QHBoxLayout,
@@ -47,7 +47,7 @@ class ConfirmDialog(QDialog):
         self.setMinimumWidth(520)
         layout = QVBoxLayout(self)
         layout.addWidget(_label(f"<b>你说：</b>{_escape(job.words or '')}"))
-        layout.addWidget(_label(f"<b>提议：</b>{_escape(self._describe())}"))
+        layout.addWidget(_label(f"<b>提议：</b>{_escape(describe(self.proposal))}"))
         layout.addWidget(_label(f"<b>分组：</b>{GROUPS.get(str(self.proposal.get('category')), '')}"))
         self.editor = QPlainTextEdit(self._initial_text())
         self.editor.setFixedHeight(90)
@@ -64,17 +64,6 @@ class ConfirmDialog(QDialog):
             self.buttons[decision] = button
         layout.addLayout(row)
         self._validate()
-
-    def _describe(self) -> str:
-        p = self.proposal
-        action = p.get("action")
-        if action == "merge":
-            return f"与 #{p.get('target')}「{p.get('target_text')}」合并为：{p.get('merged_text')}"
-        if action == "replace":
-            return f"替换 #{p.get('target')}：旧「{p.get('target_text')}」→ 新「{p.get('replace_text')}」"
-        if action == "reinforce":
-            return f"强化已有记忆 #{p.get('target')}「{p.get('target_text')}」"
-        return f"新增：{p.get('text')}"
 
     def _initial_text(self) -> str:
         p = self.proposal

@@ -84,3 +84,18 @@ def stop(home: Path, proc: subprocess.Popen[str] | None = None, pid: int | None 
             except ProcessLookupError:
                 return
             time.sleep(0.1)
+
+
+@contextmanager
+def populated(home: Path, populate: Any) -> Iterator[Path]:
+    """Fill `home` (without touching the caller's MEMEVO_HOME) and run a service on it."""
+    saved = os.environ.get("MEMEVO_HOME")
+    try:
+        populate(home)
+    finally:
+        if saved is None:
+            os.environ.pop("MEMEVO_HOME", None)
+        else:
+            os.environ["MEMEVO_HOME"] = saved
+    with service(home):
+        yield home

@@ -38,12 +38,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def memevo_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("claude-memevo-home")
-    saved = os.environ.get("MEMEVO_HOME")
-    _populate(home)
-    if saved is not None:
-        os.environ["MEMEVO_HOME"] = saved
-    with servicerun.service(home):
+    with servicerun.populated(tmp_path_factory.mktemp("claude-memevo-home"), _populate) as home:
         yield home
 
 

@@ -23,12 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("mcp-home")
-    saved = os.environ.get("MEMEVO_HOME")
-    _populate(home)
-    if saved is not None:
-        os.environ["MEMEVO_HOME"] = saved
-    with servicerun.service(home):
+    with servicerun.populated(tmp_path_factory.mktemp("mcp-home"), _populate) as home:
         yield home
 
 

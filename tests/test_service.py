@@ -45,12 +45,7 @@ def _populate(home: Path) -> None:
 
 @pytest.fixture(scope="module")
 def shared_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("service-home")
-    saved = os.environ.get("MEMEVO_HOME")
-    _populate(home)
-    if saved is not None:
-        os.environ["MEMEVO_HOME"] = saved
-    with servicerun.service(home):
+    with servicerun.populated(tmp_path_factory.mktemp("service-home"), _populate) as home:
         yield home
 
 

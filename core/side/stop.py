@@ -85,7 +85,7 @@ def confirm_instruction(client: str, job: jobs.Job) -> str:
         f"memory-self-evolution 请你向用户确认一条记忆（不要自己判断，也不要改写任何内容）。\n"
         f"sessionID: {job.id}\n"
         f"用户原话：{job.words}\n"
-        f"提议：{_describe(proposal)}\n"
+        f"提议：{describe(proposal)}\n"
         f"请调用 {tool} 提一个问题，标题固定为「{TITLE}」，把上面的提议给用户看，选项依次为：{choices}。\n"
         f'用户点选后调用 memory_resolve(sessionID="{job.id}", decision="<所选选项对应的 decision>")，'
         "并把工具返回的结果原样告诉用户。\n"
@@ -94,7 +94,8 @@ def confirm_instruction(client: str, job: jobs.Job) -> str:
     )
 
 
-def _describe(proposal: dict[str, Any]) -> str:
+def describe(proposal: dict[str, Any]) -> str:
+    """One line saying what a proposal would do (the in-chat question and the dialog)."""
     action = proposal.get("action")
     group = "规则" if proposal.get("category") == "rule" else "项目事实"
     if action == "reinforce":
