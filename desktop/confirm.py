@@ -130,16 +130,24 @@ class ConfirmQueue(QObject):
                 self.waiting.append(job.id)
         self._show_next()
 
+    def reopen_shown(self) -> None:
+        """Proposals closed without an answer (still pending) go back in the queue."""
+        for job in jobs.pending(self.host.store):
+            current = self.current.job.id if self.current else None
+            if job.status == "shown" and job.id != current and job.id not in self.waiting:
+                self.waiting.append(job.id)
+
     def _show_next(self) -> None:
         if self.current is not None or not self.waiting:
             return
         job = jobs.get(self.host.store, self.waiting.popleft())
-        if job is None or job.status != "ready":
+        if job is None or job.status not in ("ready", "shown"):
             self._show_next()
             return
         now = self.host.clock.now_ms()
         for stale in jobs.of_session(self.host.store, job.client, job.session, ("shown",)):
-            jobs.update(self.host.store, stale.id, now, status="voided")  # the seed's rule
+            if stale.id != job.id:
+                jobs.update(self.host.store, stale.id, now, status="voided")  # the seed's rule
         jobs.update(self.host.store, job.id, now, status="shown", shown_ms=now)
         job.status = "shown"
         self.current = ConfirmDialog(job)

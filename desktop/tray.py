@@ -8,6 +8,7 @@ import contextlib
 import os
 import sys
 import threading
+from typing import Any
 
 from memevo.core.service import protocol
 from memevo.core.service.host import ServiceHost
@@ -29,37 +30,127 @@ def _icon(color: str):  # type: ignore[no-untyped-def]
     return QIcon(pixmap)
 
 
+STATE_COLORS = {
+    "working": "#2e7d32",
+    "learning-off": "#f9a825",
+    "paused": "#9e9e9e",
+    "problem": "#c62828",
+    "loading": "#90a4ae",
+}
+
+
+def tray_state(host: ServiceHost) -> tuple[str, str]:
+    """(state, tooltip): what the icon shows and how to fix it."""
+    from memevo.core import config as config_mod
+    from memevo.core import learning
+
+    config = config_mod.load()
+    if host.engine_error:
+        return (
+            "problem",
+            f"memevo: {host.engine_error}. Run `memevo model provision` in a terminal to see why.",
+        )
+    if config.problems:
+        return "problem", f"memevo: config.json has a problem: {config.problems[0]}"
+    if not config["enabled"]:
+        return "paused", "memevo: paused — nothing is injected or learned. Resume from this menu."
+    if host.engine is None:
+        return "loading", "memevo: loading the model…"
+    count = len(host.engine.index)
+    if not learning.state(config, host.has_api_key()).active:
+        return (
+            "learning-off",
+            f"memevo: {count} memories recalled; learning is off — run `memevo setup` to configure the side API.",
+        )
+    return "working", f"memevo: working — {count} memories"
+
+
 class Tray:
-    def __init__(self, host: ServiceHost, quit_event: asyncio.Event) -> None:
+    def __init__(self, host: ServiceHost, quit_event: asyncio.Event, confirmations: Any = None) -> None:
         from memevo.desktop.qt import QAction, QMenu, QSystemTrayIcon
 
         self.host = host
-        self.icon = QSystemTrayIcon(_icon("#9e9e9e"))
+        self.confirmations = confirmations
+        self.icon = QSystemTrayIcon(_icon(STATE_COLORS["loading"]))
         self.menu = QMenu()
         self.status_action = QAction("memevo: starting…")
         self.status_action.setEnabled(False)
-        quit_action = QAction("Quit memevo")
+        self.pending_action = QAction("待确认的记忆 (0)")
+        self.pending_action.triggered.connect(self.show_pending)
+        self.pause_action = QAction("暂停记忆")
+        self.pause_action.triggered.connect(self.toggle_pause)
+        self.confirm_action = QAction("写入前确认")
+        self.confirm_action.setCheckable(True)
+        self.confirm_action.triggered.connect(self.toggle_confirm)
+        self.clients_menu = QMenu("客户端")
+        quit_action = QAction("退出 memevo")
         quit_action.triggered.connect(quit_event.set)
-        self.menu.addAction(self.status_action)
+        for action in (self.status_action, None, self.pending_action, self.pause_action, self.confirm_action):
+            self.menu.addSeparator() if action is None else self.menu.addAction(action)
+        self.menu.addMenu(self.clients_menu)
         self.menu.addSeparator()
         self.menu.addAction(quit_action)
-        self._actions = [self.status_action, quit_action]
+        self._actions = [
+            self.status_action,
+            self.pending_action,
+            self.pause_action,
+            self.confirm_action,
+            quit_action,
+        ]
         self.icon.setContextMenu(self.menu)
+        self.state = "loading"
         self.refresh()
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.icon.show()
 
     def refresh(self) -> None:
-        status = self.host.status()
-        if status["model_ready"]:
-            text, color = f"memevo: working ({status['memories_indexed']} memories)", "#2e7d32"
-        elif status["model_error"]:
-            text, color = f"memevo: problem — {status['model_error']}", "#c62828"
+        from memevo.core import config as config_mod
+        from memevo.core.side import jobs
+
+        self.state, tooltip = tray_state(self.host)
+        self.status_action.setText(tooltip)
+        self.icon.setToolTip(tooltip)
+        self.icon.setIcon(_icon(STATE_COLORS[self.state]))
+        config = config_mod.load()
+        self.pause_action.setText("恢复记忆" if not config["enabled"] else "暂停记忆")
+        self.confirm_action.setChecked(bool(config["confirm"]))
+        self.pending_action.setText(f"待确认的记忆 ({len(jobs.pending(self.host.store))})")
+        self._refresh_clients()
+
+    def _refresh_clients(self) -> None:
+        from memevo.core import ops
+
+        self.clients_menu.clear()
+        activity = ops.dispatch(self.host.ctx, "hook_activity", {"limit": 1})["hooks"]
+        if not activity:
+            self.clients_menu.addAction("还没有客户端的 hook 触发过").setEnabled(False)
+        for row in activity:
+            label = (
+                f"{row['client']} · {row['event']}：{row['last'][:19].replace('T', ' ')}（{row['count']} 次）"
+            )
+            self.clients_menu.addAction(label).setEnabled(False)
+
+    def toggle_pause(self) -> None:
+        from memevo.core import config as config_mod
+
+        if config_mod.load()["enabled"]:
+            config_mod.set_key("enabled", False)
         else:
-            text, color = "memevo: loading the model…", "#9e9e9e"
-        self.status_action.setText(text)
-        self.icon.setToolTip(text)
-        self.icon.setIcon(_icon(color))
+            config_mod.unset_key("enabled")
+        self.host.refresh_caches()
+        self.refresh()
+
+    def toggle_confirm(self) -> None:
+        from memevo.core import config as config_mod
+
+        config_mod.set_key("confirm", self.confirm_action.isChecked())
+        self.refresh()
+
+    def show_pending(self) -> None:
+        if self.confirmations is not None:
+            self.confirmations.dismissed_ids.clear()  # the user asked to see them again
+            self.confirmations.reopen_shown()
+            self.confirmations.poll()
 
 
 def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
@@ -86,11 +177,11 @@ async def _run(self_test: bool) -> int:
     try:
         write_info(await server.start())
         host.refresh_caches()
-        tray = Tray(host, quit_event)
         from memevo.desktop.confirm import ConfirmQueue, run_queue
 
         host.desktop = True
         confirmations = ConfirmQueue(host)
+        tray = Tray(host, quit_event, confirmations)
         confirmations.resolved.connect(lambda _job, message: tray.icon.showMessage("memevo", message))
         queue_task = asyncio.ensure_future(run_queue(confirmations, quit_event))
         loader = threading.Thread(target=host.load_engine, daemon=True)  # never on the UI thread

@@ -1,0 +1,95 @@
+"""The tray icon's states and menu (pytest-qt, offscreen) against a real store."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from memevo.core import config as config_mod
+from memevo.core.clock import FakeClock
+from memevo.core.service.host import ServiceHost
+from memevo.core.side import jobs
+from memevo.core.store import Store
+from memevo.desktop.confirm import ConfirmQueue
+from memevo.desktop.tray import Tray
+
+
+class _Engine:
+    """Stands in for the loaded model: the tray only asks how many memories it indexes."""
+
+    index = ("a", "b")
+
+
+@pytest.fixture
+def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
+    service = ServiceHost(store, clock)
+    yield service
+    service.close()
+
+
+def _tray(host: ServiceHost) -> tuple[Tray, ConfirmQueue]:
+    queue = ConfirmQueue(host)
+    return Tray(host, asyncio.Event(), queue), queue
+
+
+def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    tray, _ = _tray(host)
+    assert tray.state == "loading"
+    host.engine = _Engine()  # type: ignore[assignment]
+    tray.refresh()
+    assert tray.state == "learning-off" and "memevo setup" in tray.icon.toolTip()
+    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-0000000000")
+    host._key_checked = (-1e9, False)
+    config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
+    config_mod.set_key("sideApiModel", "judge")
+    tray.refresh()
+    assert tray.state == "working" and "2 memories" in tray.icon.toolTip()
+    tray.toggle_pause()
+    assert tray.state == "paused" and tray.pause_action.text() == "恢复记忆"
+    assert config_mod.load()["enabled"] is False
+    tray.toggle_pause()
+    assert tray.state == "working" and "enabled" not in config_mod.read_raw(config_mod.paths.config_path())
+    host.engine_error = "the model could not be loaded: disk full"
+    tray.refresh()
+    assert tray.state == "problem" and "memevo model provision" in tray.icon.toolTip()
+
+
+def test_confirmation_toggle_writes_only_that_key(qtbot, host: ServiceHost) -> None:
+    tray, _ = _tray(host)
+    assert tray.confirm_action.isChecked()
+    tray.confirm_action.setChecked(False)
+    tray.toggle_confirm()
+    assert config_mod.read_raw(config_mod.paths.config_path()) == {"confirm": False}
+
+
+def test_pending_count_and_reopening_a_closed_proposal(
+    qtbot, host: ServiceHost, store: Store, clock: FakeClock
+) -> None:
+    jobs.create(store, "p1", "claude", "s", None, "以后回答我都用中文", clock.now_ms())
+    jobs.update(
+        store,
+        "p1",
+        clock.now_ms(),
+        status="ready",
+        proposal={"text": "回答问题时一律使用中文", "category": "rule", "action": "create"},
+    )
+    tray, queue = _tray(host)
+    assert tray.pending_action.text() == "待确认的记忆 (1)"
+    queue.poll()
+    assert queue.current is not None
+    queue.current.close()  # decides nothing
+    queue.poll()
+    assert queue.current is None  # not pushed at the user again by itself
+    tray.show_pending()  # but the menu brings it back
+    assert queue.current is not None and queue.current.job.id == "p1"
+
+
+def test_clients_menu_shows_when_each_hook_last_fired(qtbot, host: ServiceHost) -> None:
+    tray, _ = _tray(host)
+    assert [a.text() for a in tray.clients_menu.actions()] == ["还没有客户端的 hook 触发过"]
+    host.record_hook("cursor", "prompt", 12.5)
+    host.flush_bookkeeping()
+    tray.refresh()
+    labels = [a.text() for a in tray.clients_menu.actions()]
+    assert len(labels) == 1 and labels[0].startswith("cursor · prompt：") and "（1 次）" in labels[0]
