@@ -83,9 +83,19 @@ class Tray:
         self.confirm_action.setCheckable(True)
         self.confirm_action.triggered.connect(self.toggle_confirm)
         self.clients_menu = QMenu("客户端")
+        self.panel_action = QAction("打开面板")
+        self.panel_action.triggered.connect(self.open_panel)
+        self.panel: Any = None
         quit_action = QAction("退出 memevo")
         quit_action.triggered.connect(quit_event.set)
-        for action in (self.status_action, None, self.pending_action, self.pause_action, self.confirm_action):
+        for action in (
+            self.status_action,
+            None,
+            self.panel_action,
+            self.pending_action,
+            self.pause_action,
+            self.confirm_action,
+        ):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
         self.menu.addMenu(self.clients_menu)
         self.menu.addSeparator()
@@ -129,6 +139,17 @@ class Tray:
                 f"{row['client']} · {row['event']}：{row['last'][:19].replace('T', ' ')}（{row['count']} 次）"
             )
             self.clients_menu.addAction(label).setEnabled(False)
+
+    def open_panel(self) -> None:
+        from memevo.desktop.panel import Panel
+
+        if self.panel is None:
+            self.panel = Panel(self.host)
+        else:
+            self.panel.memories.model.reload()
+        self.panel.show()
+        self.panel.raise_()
+        self.panel.activateWindow()
 
     def toggle_pause(self) -> None:
         from memevo.core import config as config_mod

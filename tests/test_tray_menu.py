@@ -93,3 +93,13 @@ def test_clients_menu_shows_when_each_hook_last_fired(qtbot, host: ServiceHost) 
     tray.refresh()
     labels = [a.text() for a in tray.clients_menu.actions()]
     assert len(labels) == 1 and labels[0].startswith("cursor · prompt：") and "（1 次）" in labels[0]
+
+
+def test_open_panel_from_the_menu(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    from memevo.core import memories
+
+    memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    tray, _ = _tray(host)
+    tray.panel_action.trigger()
+    assert tray.panel is not None and tray.panel.memories.model.total == 1
+    qtbot.addWidget(tray.panel)

@@ -1,0 +1,205 @@
+"""The panel's Memories view: one lazy table over both groups, search, filters and actions.
+
+Rows are fetched from the store a page at a time as the view scrolls (fetchMore), so 100k
+memories open as fast as 100. Every action goes through the service host's `handle`, the
+same path a hook or the CLI takes, so it voids proposals about the memory, keeps the recall
+index in step and rewrites memories.html.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memevo.core import confidence as conf
+from memevo.core.clock import iso
+from memevo.core.memories import _COLUMNS, Memory
+from memevo.desktop.qt import (
+    QAbstractItemView,
+    QAbstractTableModel,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLineEdit,
+    QMainWindow,
+    QModelIndex,
+    QPushButton,
+    Qt,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+PAGE = 500
+HEADERS = ["正文", "分组", "置信度", "最近使用", "创建", "状态"]
+
+
+class MemoryTableModel(QAbstractTableModel):
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.host = host
+        self.rows: list[Memory] = []
+        self.total = 0
+        self.search = ""
+        self.category: str | None = None
+        self.show_deprecated = True
+        self.reload()
+
+    # -- what to show -----------------------------------------------------------------------------------
+    def _where(self) -> tuple[str, list[Any]]:
+        clauses, params = ["1 = 1"], []
+        if self.category:
+            clauses.append("category = ?")
+            params.append(self.category)
+        if not self.show_deprecated:
+            clauses.append("NOT deprecated")
+        if self.search:
+            clauses.append("(contains(lower(text), lower(?)) OR id = ?)")
+            params += [self.search, self.search]
+        return " AND ".join(clauses), params
+
+    def reload(self) -> None:
+        self.beginResetModel()
+        where, params = self._where()
+        self.total = int(self.host.store.query(f"SELECT count(*) FROM memories WHERE {where}", params)[0][0])
+        self.rows = []
+        self._fetch(PAGE)
+        self.endResetModel()
+
+    def _fetch(self, count: int) -> list[Memory]:
+        where, params = self._where()
+        sql = (
+            f"SELECT {_COLUMNS} FROM memories WHERE {where} "
+            "ORDER BY confidence DESC, last_seen_ms DESC, id LIMIT ? OFFSET ?"
+        )
+        page = [Memory.from_row(r) for r in self.host.store.query(sql, [*params, count, len(self.rows)])]
+        self.rows += page
+        return page
+
+    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: B008 - Qt's API
+        return len(self.rows) < self.total
+
+    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: B008
+        start = len(self.rows)
+        count = min(PAGE, self.total - start)
+        if count <= 0:
+            return
+        self.beginInsertRows(QModelIndex(), start, start + count - 1)
+        self._fetch(count)
+        self.endInsertRows()
+
+    # -- Qt's table interface ---------------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return len(HEADERS)
+
+    def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        m = self.rows[index.row()]
+        values = [
+            m.text,
+            "规则" if m.category == "rule" else "项目事实",
+            f"{'█' * (m.confidence // 10):<10} {conf.as_decimal_text(m.confidence)}",
+            iso(m.last_seen_ms)[:16].replace("T", " "),
+            iso(m.created_ms)[:10],
+            "已废弃" if m.deprecated else "",
+        ]
+        return values[index.column()]
+
+    def memory_at(self, row: int) -> Memory:
+        return self.rows[row]
+
+
+class MemoriesView(QWidget):
+    """Search, filters, the table, and the actions on the selected memories."""
+
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.host = host
+        self.model = MemoryTableModel(host)
+        layout = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("搜索正文或 id")
+        self.search.returnPressed.connect(self.apply_filters)
+        self.group = QComboBox()
+        self.group.addItems(["全部", "规则", "项目事实"])
+        self.group.currentIndexChanged.connect(self.apply_filters)
+        self.deprecated = QCheckBox("显示已废弃")
+        self.deprecated.setChecked(True)
+        self.deprecated.toggled.connect(self.apply_filters)
+        for widget in (self.search, self.group, self.deprecated):
+            bar.addWidget(widget)
+        layout.addLayout(bar)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.table.setColumnWidth(0, 420)
+        layout.addWidget(self.table)
+        actions = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for key, label in (
+            ("reinforce", "强化"),
+            ("move", "换到另一组"),
+            ("delete", "删除"),
+            ("refresh", "刷新"),
+        ):
+            button = QPushButton(label)
+            button.clicked.connect(lambda _=False, k=key: self.act(k))
+            actions.addWidget(button)
+            self.buttons[key] = button
+        layout.addLayout(actions)
+        self.last_message = ""
+
+    def apply_filters(self) -> None:
+        self.model.search = self.search.text().strip()
+        self.model.category = {1: "rule", 2: "project"}.get(self.group.currentIndex())
+        self.model.show_deprecated = self.deprecated.isChecked()
+        self.model.reload()
+
+    def selected(self) -> list[Memory]:
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self.model.memory_at(r) for r in rows]
+
+    def act(self, key: str) -> None:
+        if key == "refresh":
+            self.model.reload()
+            return
+        chosen = self.selected()
+        if not chosen:
+            return
+        try:
+            if key == "delete":
+                result = self.host.handle("delete", {"ids": [m.id for m in chosen]})
+                self.last_message = f"已删除 {len(result['deleted'])} 条（回收站保留 30 天）"
+            for memory in chosen if key in ("reinforce", "move") else []:
+                if key == "reinforce":
+                    result = self.host.handle("reinforce", {"id": memory.id})
+                    self.last_message = f"#{memory.id} +{result['gained']:g}"
+                else:
+                    other = "project" if memory.category == "rule" else "rule"
+                    self.host.handle("move", {"id": memory.id, "category": other})
+                    self.last_message = f"#{memory.id} 换到了 {other}"
+        except Exception as exc:  # shown to the user, never a crash
+            self.last_message = f"没有完成：{exc}"
+        self.model.reload()
+
+
+class Panel(QMainWindow):
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.setWindowTitle("memevo")
+        self.resize(960, 640)
+        self.tabs = QTabWidget()
+        self.memories = MemoriesView(host)
+        self.tabs.addTab(self.memories, "记忆")
+        self.setCentralWidget(self.tabs)

@@ -1,0 +1,80 @@
+"""The panel's memories view (pytest-qt, offscreen) over a real store, up to 100k memories."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from memevo.core import memories
+from memevo.core.clock import FakeClock
+from memevo.core.service.host import ServiceHost
+from memevo.core.store import Store
+from memevo.desktop.panel import PAGE, MemoriesView, Panel
+
+
+@pytest.fixture
+def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
+    service = ServiceHost(store, clock)
+    yield service
+    service.close()
+
+
+def _select(view: MemoriesView, rows: list[int]) -> None:
+    from PySide6.QtCore import QItemSelectionModel
+
+    selection = view.table.selectionModel()
+    selection.clearSelection()
+    for row in rows:
+        selection.select(
+            view.model.index(row, 0),
+            QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+        )
+
+
+def test_a_hundred_thousand_memories_load_a_page_at_a_time(qtbot, host: ServiceHost) -> None:
+    from memevo.core import bench
+
+    host.store.close()
+    big = bench.synthetic_store(100_000)
+    host.store = big
+    panel = Panel(host)
+    qtbot.addWidget(panel)
+    model = panel.memories.model
+    assert model.total == 100_000 and model.rowCount() == PAGE
+    assert model.canFetchMore()
+    model.fetchMore()
+    assert model.rowCount() == 2 * PAGE
+    panel.memories.search.setText("synthetic memory number 99999")
+    panel.memories.apply_filters()
+    assert model.total == 1 and model.data(model.index(0, 0)) == "synthetic memory number 99999"
+
+
+def test_filters_by_group_and_deprecated(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    fact = memories.create(host.store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    with host.store.transaction() as con:
+        con.execute("UPDATE memories SET confidence = 40, deprecated = TRUE WHERE id = ?", [fact.id])
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    assert view.model.total == 2
+    view.group.setCurrentIndex(2)
+    assert view.model.total == 1 and view.model.data(view.model.index(0, 5)) == "已废弃"
+    view.deprecated.setChecked(False)
+    assert view.model.total == 0
+
+
+def test_actions_reinforce_move_delete(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    rule = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    clock.advance(days=1)
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _select(view, [0])
+    view.buttons["reinforce"].click()
+    assert memories.get(host.store, rule.id).confidence == 60 and view.last_message == f"#{rule.id} +0.1"
+    _select(view, [0])
+    view.buttons["move"].click()
+    assert memories.get(host.store, rule.id).category == "project"
+    _select(view, [0])
+    view.buttons["delete"].click()
+    assert view.model.total == 0 and [t.memory.id for t in memories.trash_list(host.store)] == [rule.id]
+    assert "回收站" in view.last_message
