@@ -148,9 +148,12 @@ class MemoriesView(QWidget):
         actions = QHBoxLayout()
         self.buttons: dict[str, QPushButton] = {}
         for key, label in (
+            ("add", "手动添加"),
+            ("edit", "改写"),
             ("reinforce", "强化"),
             ("move", "换到另一组"),
             ("delete", "删除"),
+            ("purge", "彻底清除"),
             ("refresh", "刷新"),
         ):
             button = QPushButton(label)
@@ -170,14 +173,34 @@ class MemoriesView(QWidget):
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
         return [self.model.memory_at(r) for r in rows]
 
+    # Questions to the user go through these two hooks so tests can answer them.
+    def ask_text(self, title: str, label: str, text: str = "") -> str | None:
+        from memevo.desktop.qt import QInputDialog
+
+        value, ok = QInputDialog.getMultiLineText(self, title, label, text)
+        return value if ok else None
+
+    def confirm(self, title: str, question: str) -> bool:
+        from memevo.desktop.qt import QMessageBox
+
+        answer = QMessageBox.question(self, title, question)
+        return bool(answer == QMessageBox.StandardButton.Yes)
+
     def act(self, key: str) -> None:
         if key == "refresh":
             self.model.reload()
+            return
+        if key == "add":
+            self._add()
             return
         chosen = self.selected()
         if not chosen:
             return
         try:
+            if key == "edit":
+                self._edit(chosen[0])
+            if key == "purge":
+                self._purge(chosen)
             if key == "delete":
                 result = self.host.handle("delete", {"ids": [m.id for m in chosen]})
                 self.last_message = f"已删除 {len(result['deleted'])} 条（回收站保留 30 天）"
@@ -193,6 +216,91 @@ class MemoriesView(QWidget):
             self.last_message = f"没有完成：{exc}"
         self.model.reload()
 
+    def _add(self) -> None:
+        category = "project" if self.group.currentIndex() == 2 else "rule"
+        text = self.ask_text("手动添加", "新记忆的正文（6–400 字）：")
+        if text is None:
+            return
+        try:
+            memory = self.host.handle("add", {"category": category, "text": text})["memory"]
+            self.last_message = f"已添加 #{memory['id']}（{category}，置信度 0.5）"
+        except Exception as exc:
+            self.last_message = f"没有添加：{exc}"
+        self.model.reload()
+
+    def _edit(self, memory: Memory) -> None:
+        text = self.ask_text("改写", f"#{memory.id} 的新正文（置信度不变）：", memory.text)
+        if text is not None:
+            self.host.handle("replace", {"id": memory.id, "text": text})
+            self.last_message = f"已改写 #{memory.id}"
+
+    def _purge(self, chosen: list[Memory]) -> None:
+        names = "、".join(f"#{m.id}" for m in chosen)
+        if not self.confirm("彻底清除", f"从所有地方清除 {names} 的正文？这一步不能撤销。"):
+            return
+        for memory in chosen:
+            self.host.handle("purge", {"id": memory.id})
+        self.last_message = f"已彻底清除 {names}"
+
+
+class TrashView(QWidget):
+    """The trash (kept 30 days), with restore."""
+
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.host = host
+        from memevo.desktop.qt import QLabel
+
+        layout = QVBoxLayout(self)
+        self.list = QTableView()
+        self.model = TrashModel(host)
+        self.list.setModel(self.model)
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list.setColumnWidth(0, 480)
+        layout.addWidget(QLabel("回收站保留 30 天"))
+        layout.addWidget(self.list)
+        self.restore_button = QPushButton("恢复")
+        self.restore_button.clicked.connect(self.restore)
+        layout.addWidget(self.restore_button)
+
+    def restore(self) -> None:
+        rows = sorted({i.row() for i in self.list.selectionModel().selectedRows()})
+        for row in rows:
+            self.host.handle("restore", {"id": self.model.items[row]["id"]})
+        self.model.reload()
+
+
+class TrashModel(QAbstractTableModel):
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.host = host
+        self.items: list[dict[str, Any]] = []
+        self.reload()
+
+    def reload(self) -> None:
+        self.beginResetModel()
+        self.items = self.host.handle("trash", {})["trash"]
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.items)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 3
+
+    def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return ["正文", "分组", "删除于"][section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        item = self.items[index.row()]
+        return [item["text"], "规则" if item["category"] == "rule" else "项目事实", item["deleted"][:16]][
+            index.column()
+        ]
+
 
 class Panel(QMainWindow):
     def __init__(self, host: Any) -> None:
@@ -202,4 +310,7 @@ class Panel(QMainWindow):
         self.tabs = QTabWidget()
         self.memories = MemoriesView(host)
         self.tabs.addTab(self.memories, "记忆")
+        self.trash = TrashView(host)
+        self.tabs.addTab(self.trash, "回收站")
+        self.tabs.currentChanged.connect(lambda _: self.trash.model.reload())
         self.setCentralWidget(self.tabs)

@@ -37,6 +37,7 @@ def test_a_hundred_thousand_memories_load_a_page_at_a_time(qtbot, host: ServiceH
     host.store.close()
     big = bench.synthetic_store(100_000)
     host.store = big
+    host.ctx.access.store = big  # type: ignore[attr-defined]
     panel = Panel(host)
     qtbot.addWidget(panel)
     model = panel.memories.model
@@ -78,3 +79,33 @@ def test_actions_reinforce_move_delete(qtbot, host: ServiceHost, clock: FakeCloc
     view.buttons["delete"].click()
     assert view.model.total == 0 and [t.memory.id for t in memories.trash_list(host.store)] == [rule.id]
     assert "回收站" in view.last_message
+
+
+def test_add_edit_purge_and_restore(
+    qtbot, host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = Panel(host)
+    qtbot.addWidget(panel)
+    view = panel.memories
+    answers = iter(["短", "回答问题时一律使用中文", "回答问题时一律使用简体中文"])
+    monkeypatch.setattr(view, "ask_text", lambda *args: next(answers))
+    monkeypatch.setattr(view, "confirm", lambda *args: True)
+    view.buttons["add"].click()
+    assert "没有添加" in view.last_message and view.model.total == 0  # out of range: nothing written
+    view.buttons["add"].click()
+    assert view.model.total == 1
+    memory_id = view.model.memory_at(0).id
+    _select(view, [0])
+    view.buttons["edit"].click()
+    assert memories.get(host.store, memory_id).text == "回答问题时一律使用简体中文"
+    _select(view, [0])
+    view.buttons["delete"].click()
+    panel.trash.model.reload()
+    assert [i["id"] for i in panel.trash.model.items] == [memory_id]
+    panel.trash.list.selectRow(0)
+    panel.trash.restore()
+    view.model.reload()
+    assert view.model.total == 1 and panel.trash.model.items == []
+    _select(view, [0])
+    view.buttons["purge"].click()
+    assert view.model.total == 0 and memories.trash_list(host.store) == []
