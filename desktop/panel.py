@@ -312,5 +312,13 @@ class Panel(QMainWindow):
         self.tabs.addTab(self.memories, "记忆")
         self.trash = TrashView(host)
         self.tabs.addTab(self.trash, "回收站")
-        self.tabs.currentChanged.connect(lambda _: self.trash.model.reload())
+        from memevo.desktop.status import StatusView
+
+        self.status = StatusView(host)
+        self.tabs.addTab(self.status, "状态")
+        self.tabs.currentChanged.connect(self._on_tab)
+
+    def _on_tab(self, _index: int) -> None:
+        self.trash.model.reload()
+        self.status.refresh()
         self.setCentralWidget(self.tabs)

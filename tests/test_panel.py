@@ -109,3 +109,23 @@ def test_add_edit_purge_and_restore(
     _select(view, [0])
     view.buttons["purge"].click()
     assert view.model.total == 0 and memories.trash_list(host.store) == []
+
+
+def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    from memevo.core import config as config_mod
+    from memevo.core import maintenance
+
+    memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    memories.create(host.store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    maintenance.run(host.store, clock, config_mod.load())
+    host.record_hook("claude", "prompt", 21.5)
+    host.flush_bookkeeping()
+    panel = Panel(host)
+    qtbot.addWidget(panel)
+    report = panel.status.report
+    assert report["counts"]["rule"]["live"] == 1 and report["histogram"] == {"0.5": 2}
+    assert report["last_maintenance"] == clock.local_day(clock.now_ms())
+    assert report["thresholds"] == {"rule": 0.44, "project": 0.5, "topK": 3}
+    assert report["hooks"][0]["service_ms"] == 21.5
+    text = panel.status.label.text()
+    assert "置信度分布" in text and "服务端耗时 21.5 ms" in text and "multilingual-e5-small" in text
