@@ -303,7 +303,7 @@ class TrashModel(QAbstractTableModel):
 
 
 class Panel(QMainWindow):
-    def __init__(self, host: Any) -> None:
+    def __init__(self, host: Any, confirmations: Any = None) -> None:
         super().__init__()
         self.setWindowTitle("memevo")
         self.resize(960, 640)
@@ -312,13 +312,20 @@ class Panel(QMainWindow):
         self.tabs.addTab(self.memories, "记忆")
         self.trash = TrashView(host)
         self.tabs.addTab(self.trash, "回收站")
+        from memevo.desktop.logview import InjectionLogView, ProposalsView
         from memevo.desktop.status import StatusView
 
+        self.proposals = ProposalsView(host, confirmations)
+        self.tabs.addTab(self.proposals, "待确认")
+        self.injections = InjectionLogView(host)
+        self.tabs.addTab(self.injections, "注入记录")
         self.status = StatusView(host)
         self.tabs.addTab(self.status, "状态")
         self.tabs.currentChanged.connect(self._on_tab)
 
     def _on_tab(self, _index: int) -> None:
         self.trash.model.reload()
+        self.proposals.refresh()
+        self.injections.refresh()
         self.status.refresh()
         self.setCentralWidget(self.tabs)

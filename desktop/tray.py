@@ -144,7 +144,7 @@ class Tray:
         from memevo.desktop.panel import Panel
 
         if self.panel is None:
-            self.panel = Panel(self.host)
+            self.panel = Panel(self.host, self.confirmations)
         else:
             self.panel.memories.model.reload()
         self.panel.show()

@@ -129,3 +129,27 @@ def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
     assert report["hooks"][0]["service_ms"] == 21.5
     text = panel.status.label.text()
     assert "置信度分布" in text and "服务端耗时 21.5 ms" in text and "multilingual-e5-small" in text
+
+
+def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    from memevo.core.side import jobs
+    from memevo.desktop.confirm import ConfirmQueue
+
+    jobs.create(host.store, "p1", "cursor", "s", None, "以后回答我都用中文", clock.now_ms())
+    proposal = {"text": "回答问题时一律使用中文", "category": "rule", "action": "create"}
+    jobs.update(host.store, "p1", clock.now_ms(), status="ready", proposal=proposal)
+    host.log_injection("claude", "sess-abc", "prompt", "p", ["m1", "m2"], 120)
+    host.log_injection("cursor", "conv-1", "session_start", None, ["m3"], 80)
+    host.flush_bookkeeping()
+    queue = ConfirmQueue(host)
+    panel = Panel(host, queue)
+    qtbot.addWidget(panel)
+    assert panel.proposals.model.rows == [
+        ["cursor", "以后回答我都用中文", "新增规则「回答问题时一律使用中文」", "ready"]
+    ]
+    panel.proposals.open_button.click()
+    assert queue.current is not None and queue.current.job.id == "p1"
+    assert len(panel.injections.model.rows) == 2
+    panel.injections.client.setCurrentIndex(1)  # claude only
+    assert [r[1] for r in panel.injections.model.rows] == ["claude"]
+    assert panel.injections.model.rows[0][4:] == ["120", "m1 m2"]

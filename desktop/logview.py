@@ -1,0 +1,118 @@
+"""The panel's injection log: per prompt, what was injected, its size and which memories;
+filtered by client. And the pending proposals, each reopened in the confirmation dialog."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memevo.core import ops
+from memevo.core.side import jobs
+from memevo.desktop.qt import (
+    QAbstractTableModel,
+    QComboBox,
+    QModelIndex,
+    QPushButton,
+    Qt,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+CLIENTS = ["全部", "claude", "cursor", "codebuddy", "workbuddy"]
+
+
+class RowsModel(QAbstractTableModel):
+    """A small read-only table of already formatted rows."""
+
+    def __init__(self, headers: list[str]) -> None:
+        super().__init__()
+        self.headers = headers
+        self.rows: list[list[str]] = []
+
+    def set_rows(self, rows: list[list[str]]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return len(self.headers)
+
+    def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.headers[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        return self.rows[index.row()][index.column()]
+
+
+class InjectionLogView(QWidget):
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.host = host
+        layout = QVBoxLayout(self)
+        self.client = QComboBox()
+        self.client.addItems(CLIENTS)
+        self.client.currentIndexChanged.connect(self.refresh)
+        layout.addWidget(self.client)
+        self.model = RowsModel(["时间", "客户端", "会话", "事件", "字数", "记忆"])
+        table = QTableView()
+        table.setModel(self.model)
+        layout.addWidget(table)
+        self.refresh()
+
+    def refresh(self) -> None:
+        wanted = None if self.client.currentIndex() == 0 else self.client.currentText()
+        log = ops.dispatch(self.host.ctx, "hook_activity", {"limit": 500})["injections"]
+        self.model.set_rows(
+            [
+                [
+                    i["ts"][:19].replace("T", " "),
+                    i["client"],
+                    (i["session"] or "")[:12],
+                    i["event"],
+                    str(i["chars"]),
+                    " ".join(i["memory_ids"]),
+                ]
+                for i in log
+                if wanted is None or i["client"] == wanted
+            ]
+        )
+
+
+class ProposalsView(QWidget):
+    def __init__(self, host: Any, confirmations: Any = None) -> None:
+        super().__init__()
+        self.host = host
+        self.confirmations = confirmations
+        layout = QVBoxLayout(self)
+        self.model = RowsModel(["客户端", "用户原话", "提议", "状态"])
+        table = QTableView()
+        table.setModel(self.model)
+        layout.addWidget(table)
+        self.open_button = QPushButton("逐条确认")
+        self.open_button.clicked.connect(self.open_dialogs)
+        layout.addWidget(self.open_button)
+        self.refresh()
+
+    def refresh(self) -> None:
+        from memevo.core.side.stop import describe
+
+        self.model.set_rows(
+            [
+                [j.client, j.words or "", describe(j.proposal or {}), j.status]
+                for j in jobs.pending(self.host.store)
+            ]
+        )
+
+    def open_dialogs(self) -> None:
+        if self.confirmations is not None:
+            self.confirmations.dismissed_ids.clear()
+            self.confirmations.reopen_shown()
+            self.confirmations.poll()
+        self.refresh()
