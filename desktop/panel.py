@@ -13,6 +13,7 @@ from typing import Any
 from memevo.core import confidence as conf
 from memevo.core.clock import iso
 from memevo.core.memories import _COLUMNS, Memory
+from memevo.desktop.logview import RowsModel
 from memevo.desktop.qt import (
     QAbstractItemView,
     QAbstractTableModel,
@@ -270,36 +271,19 @@ class TrashView(QWidget):
         self.model.reload()
 
 
-class TrashModel(QAbstractTableModel):
+class TrashModel(RowsModel):
+    """The trash as rows; `items` keeps the memories behind them (for restore)."""
+
     def __init__(self, host: Any) -> None:
-        super().__init__()
+        super().__init__(["正文", "分组", "删除于"])
         self.host = host
         self.items: list[dict[str, Any]] = []
         self.reload()
 
     def reload(self) -> None:
-        self.beginResetModel()
         self.items = self.host.handle("trash", {})["trash"]
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.items)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 3
-
-    def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return ["正文", "分组", "删除于"][section]
-        return None
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        item = self.items[index.row()]
-        return [item["text"], "规则" if item["category"] == "rule" else "项目事实", item["deleted"][:16]][
-            index.column()
-        ]
+        group = {"rule": "规则", "project": "项目事实"}
+        self.set_rows([[i["text"], group[i["category"]], i["deleted"][:16]] for i in self.items])
 
 
 class Panel(QMainWindow):

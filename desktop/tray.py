@@ -4,16 +4,13 @@ the Qt event loop (qasync). The tray issue grows this into the full app."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
 import threading
 from typing import Any
 
-from memevo.core.service import protocol
 from memevo.core.service.host import ServiceHost
-from memevo.core.service.server import InstanceLock, Server, setup_logging, write_info
-from memevo.core.store import Store
+from memevo.core.service.server import InstanceLock, hosted_service, setup_logging
 
 
 def _icon(color: str):  # type: ignore[no-untyped-def]
@@ -191,15 +188,10 @@ def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
 
 
 async def _run(self_test: bool) -> int:
-    store = Store.open()
-    host = ServiceHost(store)
-    server = Server(host)
-    quit_event = asyncio.Event()
-    try:
-        write_info(await server.start())
-        host.refresh_caches()
-        from memevo.desktop.confirm import ConfirmQueue, run_queue
+    from memevo.desktop.confirm import ConfirmQueue, run_queue
 
+    quit_event = asyncio.Event()
+    async with hosted_service() as (host, server, endpoint):
         host.desktop = True
         confirmations = ConfirmQueue(host)
         tray = Tray(host, quit_event, confirmations)
@@ -218,12 +210,6 @@ async def _run(self_test: bool) -> int:
         for task in (stop_task, quit_task, queue_task):
             task.cancel()
         if self_test:
-            print(f"self-test: service on {protocol.socket_path()}, model ready: {host.engine is not None}")
+            print(f"self-test: service on {endpoint}, model ready: {host.engine is not None}")
             return 0 if host.engine is not None else 1
         return 0
-    finally:
-        await server.close()
-        host.close()
-        store.close()
-        with contextlib.suppress(FileNotFoundError):
-            protocol.info_path().unlink()

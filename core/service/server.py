@@ -16,6 +16,7 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,33 +225,43 @@ def setup_logging(name: str) -> Path:
     return log_file
 
 
-async def run_headless(announce: Any = print, wait_lock_s: float = 0.0) -> None:
-    """`memevo serve`: lock, open the store, listen at once, load the model in the background."""
+@contextlib.asynccontextmanager
+async def hosted_service() -> AsyncIterator[tuple[ServiceHost, Server, Path]]:
+    """The store, the host and the listening server, shared by `memevo serve` and the tray;
+    everything is closed again, in order, however the body ends. The caller holds the lock."""
     from ..store import Store
 
-    lock = InstanceLock()
-    lock.acquire(wait_lock_s)
     store = Store.open()
     host = ServiceHost(store)
     server = Server(host)
     try:
-        socket_file = await server.start()
-        write_info(socket_file)
+        endpoint = await server.start()
+        write_info(endpoint)
         host.refresh_caches()
-        announce(f"memevo service listening on {socket_file} (pid {os.getpid()}); loading the model")
-        loader = threading.Thread(target=_load_and_announce, args=(host, announce), daemon=True)
-        loader.start()
-        loop = asyncio.get_running_loop()
-        assert server.stopping is not None
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, server.stopping.set)
-        await server.stopping.wait()
+        yield host, server, endpoint
     finally:
         await server.close()
         host.close()
         store.close()
         with contextlib.suppress(FileNotFoundError):
             protocol.info_path().unlink()
+
+
+async def run_headless(announce: Any = print, wait_lock_s: float = 0.0) -> None:
+    """`memevo serve`: lock, open the store, listen at once, load the model in the background."""
+    lock = InstanceLock()
+    lock.acquire(wait_lock_s)
+    try:
+        async with hosted_service() as (host, server, endpoint):
+            announce(f"memevo service listening on {endpoint} (pid {os.getpid()}); loading the model")
+            loader = threading.Thread(target=_load_and_announce, args=(host, announce), daemon=True)
+            loader.start()
+            loop = asyncio.get_running_loop()
+            assert server.stopping is not None
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, server.stopping.set)
+            await server.stopping.wait()
+    finally:
         lock.release()
         log.info("service stopped")
 
