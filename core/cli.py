@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,7 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
-        args.handler = _cmd_overview
+        args.handler = _cmd_start
         args.json = False
     try:
         return int(args.handler(args))
@@ -46,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true", help="print one JSON object")
         return p
 
+    command(
+        "overview",
+        _cmd_overview,
+        "provision the model if needed, then say where things stand",
+        json_flag=False,
+    )
     command("list", _cmd_list, "count the memories in each group")
     p = command("read", _cmd_read, "show one group, highest confidence first")
     p.add_argument("category", choices=["rule", "project"])
@@ -149,6 +156,24 @@ def _log_traceback() -> str:
 
 
 # -- commands ----------------------------------------------------------------------------------
+def _cmd_start(args: argparse.Namespace) -> int:
+    """`memevo` alone: the tray app where there is a desktop (a second start brings the first
+    one's panel to the front); the overview on a terminal without one."""
+    if has_display():
+        from memevo.desktop.tray import main as tray_main
+
+        return int(tray_main())
+    status = _cmd_overview(args)
+    print("No desktop here: hooks start `memevo serve` on demand; `memevo tray` needs a display.")
+    return status
+
+
+def has_display() -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def _cmd_overview(args: argparse.Namespace) -> int:
     """`memevo` alone: make sure the model is there (first run), then say where things stand."""
     from .encoder.provision import provision, ready_folder

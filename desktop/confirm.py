@@ -15,6 +15,7 @@ from typing import Any
 from memevo.core import memories
 from memevo.core.side import jobs, resolve
 from memevo.core.side.stop import LABELS, describe
+from memevo.desktop.i18n import tr
 from memevo.desktop.qt import (
     QDialog,
     QHBoxLayout,
@@ -28,8 +29,16 @@ from memevo.desktop.qt import (
 )
 
 log = logging.getLogger("memevo.desktop")
-TITLE = "记忆确认·插件"
-GROUPS = {"rule": "规则与偏好（rule）", "project": "项目事实（project）"}
+
+
+def title() -> str:
+    return tr("Memory confirmation · memevo")
+
+
+def group_label(category: str) -> str:
+    return {"rule": tr("Rules and preferences (rule)"), "project": tr("Project facts (project)")}.get(
+        category, ""
+    )
 
 
 class ConfirmDialog(QDialog):
@@ -41,14 +50,16 @@ class ConfirmDialog(QDialog):
         self.job = job
         self.proposal: dict[str, Any] = job.proposal or {}
         self._answered = False
-        self.setWindowTitle(TITLE)
+        self.setWindowTitle(title())
         self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint)
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # the user's editor keeps focus
         self.setMinimumWidth(520)
         layout = QVBoxLayout(self)
-        layout.addWidget(_label(f"<b>你说：</b>{_escape(job.words or '')}"))
-        layout.addWidget(_label(f"<b>提议：</b>{_escape(describe(self.proposal))}"))
-        layout.addWidget(_label(f"<b>分组：</b>{GROUPS.get(str(self.proposal.get('category')), '')}"))
+        layout.addWidget(_label(tr("<b>You said:</b> {words}").format(words=_escape(job.words or ""))))
+        layout.addWidget(_label(tr("<b>Proposal:</b> {what}").format(what=_escape(describe(self.proposal)))))
+        layout.addWidget(
+            _label(tr("<b>Group:</b> {group}").format(group=group_label(str(self.proposal.get("category")))))
+        )
         self.editor = QPlainTextEdit(self._initial_text())
         self.editor.setFixedHeight(90)
         self.editor.textChanged.connect(self._validate)
@@ -83,9 +94,9 @@ class ConfirmDialog(QDialog):
     def _validate(self) -> None:
         try:
             memories.check_text(self.text())
-            ok, note = True, f"{len(self.text())} 字（6–400）"
+            ok, note = True, tr("{count} characters (6–400)").format(count=len(self.text()))
         except Exception:
-            ok, note = False, f"{len(self.text())} 字：正文需要 6–400 字"
+            ok, note = False, tr("{count} characters: the text needs 6–400").format(count=len(self.text()))
         self.counter.setText(note)
         for decision, button in self.buttons.items():
             if decision not in ("discard", "reinforce"):
@@ -122,7 +133,9 @@ class ConfirmQueue(QObject):
             job = jobs.get(self.host.store, done[0])
             if job is not None:
                 jobs.update(self.host.store, job.id, now, status="done", shown_ms=now)
-                message = (job.result or {}).get("message") or f"这条记忆没有写入：{job.error}"
+                message = (job.result or {}).get("message") or tr(
+                    "This memory was not written: {error}"
+                ).format(error=job.error)
                 self.resolved.emit(job.id, str(message))
         for job in jobs.pending(self.host.store):
             known = job.id in self.waiting or (self.current and self.current.job.id == job.id)
@@ -170,7 +183,7 @@ class ConfirmQueue(QObject):
             self.resolved.emit(job_id, str(result.get("message", "")))
         except Exception as exc:
             log.warning("resolve of %s failed: %s", job_id[:8], exc)
-            self.resolved.emit(job_id, f"没有写入：{exc}")
+            self.resolved.emit(job_id, tr("Not written: {error}").format(error=exc))
         self._show_next()
 
     def _on_dismissed(self, job_id: str) -> None:

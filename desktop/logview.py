@@ -7,6 +7,7 @@ from typing import Any
 
 from memevo.core import ops
 from memevo.core.side import jobs
+from memevo.desktop.i18n import tr
 from memevo.desktop.qt import (
     QAbstractTableModel,
     QComboBox,
@@ -18,7 +19,7 @@ from memevo.desktop.qt import (
     QWidget,
 )
 
-CLIENTS = ["全部", "claude", "cursor", "codebuddy", "workbuddy"]
+CLIENTS = ["claude", "cursor", "codebuddy", "workbuddy"]
 
 
 class RowsModel(QAbstractTableModel):
@@ -57,10 +58,12 @@ class InjectionLogView(QWidget):
         self.host = host
         layout = QVBoxLayout(self)
         self.client = QComboBox()
-        self.client.addItems(CLIENTS)
+        self.client.addItems([tr("All clients"), *CLIENTS])
         self.client.currentIndexChanged.connect(self.refresh)
         layout.addWidget(self.client)
-        self.model = RowsModel(["时间", "客户端", "会话", "事件", "字数", "记忆"])
+        self.model = RowsModel(
+            [tr("Time"), tr("Client"), tr("Session"), tr("Event"), tr("Characters"), tr("Memories")]
+        )
         table = QTableView()
         table.setModel(self.model)
         layout.addWidget(table)
@@ -91,11 +94,11 @@ class ProposalsView(QWidget):
         self.host = host
         self.confirmations = confirmations
         layout = QVBoxLayout(self)
-        self.model = RowsModel(["客户端", "用户原话", "提议", "状态"])
+        self.model = RowsModel([tr("Client"), tr("The user's words"), tr("Proposal"), tr("State")])
         table = QTableView()
         table.setModel(self.model)
         layout.addWidget(table)
-        self.open_button = QPushButton("逐条确认")
+        self.open_button = QPushButton(tr("Confirm one by one"))
         self.open_button.clicked.connect(self.open_dialogs)
         layout.addWidget(self.open_button)
         self.refresh()

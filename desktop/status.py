@@ -12,7 +12,9 @@ from memevo.core import maintenance, ops
 from memevo.core.encoder.models import entry_for
 from memevo.core.recall.gate import GateSettings
 from memevo.core.side import jobs
+from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QLabel, QPushButton, QVBoxLayout, QWidget
+from memevo.desktop.worker import OffUi
 
 
 def status_report(host: Any) -> dict[str, Any]:
@@ -43,25 +45,53 @@ def status_report(host: Any) -> dict[str, Any]:
 def render(report: dict[str, Any]) -> str:
     counts = report["counts"]
     lines = [
-        f"<b>记忆</b>：规则 {counts['rule']['live']}（已废弃 {counts['rule']['deprecated']}），"
-        f"项目事实 {counts['project']['live']}（已废弃 {counts['project']['deprecated']}）",
-        "<b>置信度分布</b>（有效记忆）：<br>"
+        tr(
+            "<b>Memories</b>: {rules} rules ({rules_old} deprecated), {facts} project facts ({facts_old} deprecated)"
+        ).format(
+            rules=counts["rule"]["live"],
+            rules_old=counts["rule"]["deprecated"],
+            facts=counts["project"]["live"],
+            facts_old=counts["project"]["deprecated"],
+        ),
+        tr("<b>Confidence</b> (live memories):")
+        + "<br>"
         + "<br>".join(f"<tt>{k} {'█' * min(n, 40)} {n}</tt>" for k, n in report["histogram"].items()),
-        f"<b>上次每日维护</b>：{report['last_maintenance'] or '还没有运行过'}",
-        f"<b>旁路接口</b>：今天调用 {report['side_calls_today']} / {report['side_daily_limit']} 次",
+        tr("<b>Last daily maintenance</b>: {day}").format(
+            day=report["last_maintenance"] or tr("not run yet")
+        ),
+        tr("<b>Side API</b>: {calls} / {limit} calls today").format(
+            calls=report["side_calls_today"], limit=report["side_daily_limit"]
+        ),
     ]
     if report["recent_errors"]:
-        lines.append("<b>最近的错误</b>：<br>" + "<br>".join(html.escape(e) for e in report["recent_errors"]))
+        lines.append(
+            tr("<b>Recent errors</b>:")
+            + "<br>"
+            + "<br>".join(html.escape(e) for e in report["recent_errors"])
+        )
     t = report["thresholds"]
     lines.append(
-        f"<b>模型</b>：{html.escape(report['model'])}（{'已加载' if report['model_ready'] else '加载中'}），"
-        f"阈值 rule {t['rule']}、project {t['project']}，每组最多 {t['topK']} 条"
+        tr(
+            "<b>Model</b>: {model} ({state}), thresholds rule {rule}, project {project}, at most {top_k} per group"
+        ).format(
+            model=html.escape(report["model"]),
+            state=tr("loaded") if report["model_ready"] else tr("loading"),
+            rule=t["rule"],
+            project=t["project"],
+            top_k=t["topK"],
+        )
     )
     hooks = "<br>".join(
-        f"{h['client']} · {h['event']}：最近 {h['last'][:19].replace('T', ' ')}，服务端耗时 {h['service_ms']} ms，共 {h['count']} 次"
+        tr("{client} · {event}: last {last}, service time {ms} ms, {count} times").format(
+            client=h["client"],
+            event=h["event"],
+            last=h["last"][:19].replace("T", " "),
+            ms=h["service_ms"],
+            count=h["count"],
+        )
         for h in report["hooks"]
     )
-    lines.append("<b>Hook</b>：<br>" + (hooks or "还没有客户端的 hook 触发过"))
+    lines.append("<b>Hook</b>：<br>" + (hooks or tr("No client hook has fired yet")))
     return "<br><br>".join(lines)
 
 
@@ -69,16 +99,22 @@ class StatusView(QWidget):
     def __init__(self, host: Any) -> None:
         super().__init__()
         self.host = host
+        self.worker = OffUi()
+        self.report: dict[str, Any] = {}
         layout = QVBoxLayout(self)
         self.label = QLabel()
         self.label.setWordWrap(True)
         layout.addWidget(self.label)
-        refresh = QPushButton("刷新")
+        refresh = QPushButton(tr("Refresh"))
         refresh.clicked.connect(self.refresh)
         layout.addWidget(refresh)
         layout.addStretch(1)
         self.refresh()
 
     def refresh(self) -> None:
-        self.report = status_report(self.host)
-        self.label.setText(render(self.report))
+        """The report counts over every memory: computed on the worker, shown when it arrives."""
+        self.worker.run(lambda: status_report(self.host), self._show)
+
+    def _show(self, report: dict[str, Any]) -> None:
+        self.report = report
+        self.label.setText(render(report))

@@ -1,5 +1,9 @@
-"""The minimal tray host: an icon, a status tooltip, quit — and the memory service inside
-the Qt event loop (qasync). The tray issue grows this into the full app."""
+"""The tray app: the icon and its menu, native notifications, and the memory service hosted
+in the Qt event loop (qasync). The model loads on a worker thread, so the menu answers at once.
+
+The icon's state is recomputed every second from cheap sources (config file, host
+attributes); everything that queries the store (pending count, clients) is rebuilt only when
+the menu is about to open, so the UI loop never waits on the database."""
 
 from __future__ import annotations
 
@@ -7,14 +11,18 @@ import asyncio
 import os
 import sys
 import threading
+import time
 from typing import Any
 
+from memevo.core.cli import has_display
 from memevo.core.service.host import ServiceHost
-from memevo.core.service.server import InstanceLock, hosted_service, setup_logging
+from memevo.core.service.server import AlreadyRunning, InstanceLock, hosted_service, setup_logging
+from memevo.desktop.i18n import install_translator, tr
+from memevo.desktop.notify import Notifier
 
 
 def _icon(color: str):  # type: ignore[no-untyped-def]
-    from memevo.desktop.qt import QColor, QIcon, QPainter, QPixmap, Qt
+    from memevo.desktop.qt import QColor, QFont, QIcon, QPainter, QPixmap, Qt
 
     pixmap = QPixmap(64, 64)
     pixmap.fill(Qt.GlobalColor.transparent)
@@ -22,7 +30,13 @@ def _icon(color: str):  # type: ignore[no-untyped-def]
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setBrush(QColor(color))
     painter.setPen(Qt.PenStyle.NoPen)
-    painter.drawEllipse(6, 6, 52, 52)
+    painter.drawEllipse(4, 4, 56, 56)
+    painter.setPen(QColor("white"))
+    font = QFont()
+    font.setBold(True)
+    font.setPixelSize(34)
+    painter.setFont(font)
+    painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, "M")
     painter.end()
     return QIcon(pixmap)
 
@@ -43,85 +57,104 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
 
     config = config_mod.load()
     if host.engine_error:
-        return (
-            "problem",
-            f"memevo: {host.engine_error}. Run `memevo model provision` in a terminal to see why.",
-        )
+        return "problem", tr(
+            "memevo: {error}. Run `memevo model provision` in a terminal to see why."
+        ).format(error=host.engine_error)
     if config.problems:
-        return "problem", f"memevo: config.json has a problem: {config.problems[0]}"
+        return "problem", tr("memevo: config.json has a problem: {problem}").format(
+            problem=config.problems[0]
+        )
     if not config["enabled"]:
-        return "paused", "memevo: paused — nothing is injected or learned. Resume from this menu."
+        return "paused", tr("memevo: paused — nothing is injected or learned. Resume from this menu.")
     if host.engine is None:
-        return "loading", "memevo: loading the model…"
+        return "loading", tr("memevo: loading the model — {stage}").format(
+            stage=host.load_progress.describe()
+        )
     count = len(host.engine.index)
     if not learning.state(config, host.has_api_key()).active:
-        return (
-            "learning-off",
-            f"memevo: {count} memories recalled; learning is off — run `memevo setup` to configure the side API.",
-        )
-    return "working", f"memevo: working — {count} memories"
+        return "learning-off", tr(
+            "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
+        ).format(count=count)
+    return "working", tr("memevo: working — {count} memories").format(count=count)
 
 
 class Tray:
     def __init__(self, host: ServiceHost, quit_event: asyncio.Event, confirmations: Any = None) -> None:
-        from memevo.desktop.qt import QAction, QMenu, QSystemTrayIcon
+        from memevo.desktop.qt import QMenu, QSystemTrayIcon
 
         self.host = host
         self.confirmations = confirmations
+        self.notifier = Notifier(self._show_message)
         self.icon = QSystemTrayIcon(_icon(STATE_COLORS["loading"]))
         self.menu = QMenu()
-        self.status_action = QAction("memevo: starting…")
-        self.status_action.setEnabled(False)
-        self.pending_action = QAction("待确认的记忆 (0)")
-        self.pending_action.triggered.connect(self.show_pending)
-        self.pause_action = QAction("暂停记忆")
-        self.pause_action.triggered.connect(self.toggle_pause)
-        self.confirm_action = QAction("写入前确认")
+        self.status_action = self._action("memevo: starting…", enabled=False)
+        self.panel_action = self._action(tr("Open panel"), lambda: self.open_panel())
+        self.pending_action = self._action(tr("Pending proposals (0)"), self.show_pending)
+        self.pause_action = self._action(tr("Pause memory"), self.toggle_pause)
+        self.confirm_action = self._action(tr("Confirm before writing"), self.toggle_confirm)
         self.confirm_action.setCheckable(True)
-        self.confirm_action.triggered.connect(self.toggle_confirm)
-        self.clients_menu = QMenu("客户端")
-        self.panel_action = QAction("打开面板")
-        self.panel_action.triggered.connect(self.open_panel)
+        self.settings_action = self._action(tr("Settings…"), lambda: self.open_panel("settings"))
+        self.clients_menu = QMenu(tr("Clients"))
+        self.quit_action = self._action(tr("Quit memevo"), quit_event.set)
         self.panel: Any = None
-        quit_action = QAction("退出 memevo")
-        quit_action.triggered.connect(quit_event.set)
-        for action in (
-            self.status_action,
-            None,
-            self.panel_action,
-            self.pending_action,
-            self.pause_action,
-            self.confirm_action,
-        ):
+        for action in (self.status_action, None, self.panel_action, self.pending_action, None):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
+        for action in (self.pause_action, self.confirm_action, self.settings_action):
+            self.menu.addAction(action)
         self.menu.addMenu(self.clients_menu)
         self.menu.addSeparator()
-        self.menu.addAction(quit_action)
-        self._actions = [
-            self.status_action,
-            self.pending_action,
-            self.pause_action,
-            self.confirm_action,
-            quit_action,
-        ]
+        self.menu.addAction(self.quit_action)
+        self.menu.aboutToShow.connect(self.refresh_menu)
         self.icon.setContextMenu(self.menu)
+        self.icon.activated.connect(self._on_activated)
         self.state = "loading"
         self.refresh()
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.icon.show()
 
+    def _action(self, text: str, slot: Any = None, enabled: bool = True) -> Any:
+        from memevo.desktop.qt import QAction
+
+        action = QAction(text, self.menu)
+        action.setEnabled(enabled)
+        if slot is not None:
+            action.triggered.connect(lambda _checked=False: slot())
+        return action
+
+    def _show_message(self, title: str, message: str) -> None:
+        self.icon.showMessage(title, message)
+
+    def _on_activated(self, reason: Any) -> None:
+        from memevo.desktop.qt import QSystemTrayIcon
+
+        if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
+            self.open_panel()
+
+    # -- what the icon and menu show ----------------------------------------------------------------------
     def refresh(self) -> None:
+        self.refresh_icon()
+        self.refresh_menu()
+
+    def refresh_icon(self) -> None:
+        """Cheap: the config file and the host's attributes, no store query."""
+        state, tooltip = tray_state(self.host)
+        if state != self.state:
+            self.icon.setIcon(_icon(STATE_COLORS[state]))
+        self.state = state
+        self.status_action.setText(tooltip)
+        self.icon.setToolTip(tooltip)
+        if state == "problem":  # the user must act: one notification per distinct problem
+            self.notifier.notify(f"problem:{tooltip}", tr("memevo needs attention"), tooltip)
+
+    def refresh_menu(self) -> None:
         from memevo.core import config as config_mod
         from memevo.core.side import jobs
 
-        self.state, tooltip = tray_state(self.host)
-        self.status_action.setText(tooltip)
-        self.icon.setToolTip(tooltip)
-        self.icon.setIcon(_icon(STATE_COLORS[self.state]))
         config = config_mod.load()
-        self.pause_action.setText("恢复记忆" if not config["enabled"] else "暂停记忆")
+        self.pause_action.setText(tr("Resume memory") if not config["enabled"] else tr("Pause memory"))
         self.confirm_action.setChecked(bool(config["confirm"]))
-        self.pending_action.setText(f"待确认的记忆 ({len(jobs.pending(self.host.store))})")
+        pending = len(jobs.pending(self.host.store))
+        self.pending_action.setText(tr("Pending proposals ({count})").format(count=pending))
         self._refresh_clients()
 
     def _refresh_clients(self) -> None:
@@ -130,23 +163,34 @@ class Tray:
         self.clients_menu.clear()
         activity = ops.dispatch(self.host.ctx, "hook_activity", {"limit": 1})["hooks"]
         if not activity:
-            self.clients_menu.addAction("还没有客户端的 hook 触发过").setEnabled(False)
+            self.clients_menu.addAction(tr("No client hook has fired yet")).setEnabled(False)
         for row in activity:
-            label = (
-                f"{row['client']} · {row['event']}：{row['last'][:19].replace('T', ' ')}（{row['count']} 次）"
+            label = tr("{client} · {event}: {last} ({count} times)").format(
+                client=row["client"],
+                event=row["event"],
+                last=row["last"][:19].replace("T", " "),
+                count=row["count"],
             )
             self.clients_menu.addAction(label).setEnabled(False)
 
-    def open_panel(self) -> None:
+    def check_side_failures(self) -> None:
+        """A side API that refuses the key or cannot be reached needs the user: say so once."""
+        for error in recent_side_failures(self.host):
+            self.notifier.notify(f"side:{error}", tr("memevo could not learn"), error)
+
+    # -- actions -------------------------------------------------------------------------------------------
+    def open_panel(self, view: str = "memories") -> Any:
         from memevo.desktop.panel import Panel
 
         if self.panel is None:
             self.panel = Panel(self.host, self.confirmations)
         else:
-            self.panel.memories.model.reload()
-        self.panel.show()
+            self.panel.reload_current()
+        self.panel.show_view(view)
+        self.panel.showNormal()
         self.panel.raise_()
         self.panel.activateWindow()
+        return self.panel
 
     def toggle_pause(self) -> None:
         from memevo.core import config as config_mod
@@ -171,20 +215,62 @@ class Tray:
             self.confirmations.poll()
 
 
+_ACTIONABLE_SIDE_ERRORS = (
+    "HTTP 401",
+    "HTTP 403",
+    "HTTP 404",
+    "could not be reached",
+    "not a chat/completions",
+)
+
+
+def recent_side_failures(host: ServiceHost) -> list[str]:
+    """Distinct side API errors since the tray started that the user has to fix (key, URL, model)."""
+    since = host.clock.now_ms() - int((time.monotonic() - host.started) * 1000)
+    rows = host.store.query(
+        "SELECT DISTINCT error FROM side_jobs WHERE status = 'failed' AND error IS NOT NULL AND updated_ms >= ?",
+        [since],
+    )
+    return [str(r[0]) for r in rows if any(marker in str(r[0]) for marker in _ACTIONABLE_SIDE_ERRORS)]
+
+
+# -- the program ---------------------------------------------------------------------------------------------
 def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen" if not os.environ.get("DISPLAY") else "xcb")
+    if not has_display():
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import qasync
     from memevo.desktop.qt import QApplication
 
     setup_logging("service")
+    lock = InstanceLock()
+    try:
+        lock.acquire(wait_lock_s)
+    except AlreadyRunning as exc:
+        return bring_first_to_front(str(exc))
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
-    lock = InstanceLock()
-    lock.acquire(wait_lock_s)
+    install_translator(app)
     try:
         return int(qasync.run(_run(self_test)))
     finally:
         lock.release()
+
+
+def bring_first_to_front(why: str) -> int:
+    """A second start: the running tray app shows its panel; a headless service can't."""
+    from memevo.core.service.client import ServiceUnavailable, call
+
+    try:
+        answer = call("ui.show", {"view": "panel"}, timeout_s=5)
+    except ServiceUnavailable as exc:
+        print(f"memevo: {why}, and it does not answer ({exc}).", file=sys.stderr)
+        return 3
+    if answer.get("shown"):
+        print("memevo is already running: its panel is in front now.")
+        return 0
+    print(f"memevo: {why}; {answer.get('reason', 'it has no window')}.", file=sys.stderr)
+    print("Stop it with `memevo service stop` to run the tray app instead.", file=sys.stderr)
+    return 3
 
 
 async def _run(self_test: bool) -> int:
@@ -195,21 +281,60 @@ async def _run(self_test: bool) -> int:
         host.desktop = True
         confirmations = ConfirmQueue(host)
         tray = Tray(host, quit_event, confirmations)
-        confirmations.resolved.connect(lambda _job, message: tray.icon.showMessage("memevo", message))
+        loop = asyncio.get_running_loop()
+        host.ui_request = lambda view: loop.call_soon_threadsafe(tray.open_panel, view)
+        confirmations.resolved.connect(
+            lambda job, message: tray.notifier.notify(f"job:{job}", "memevo", message)
+        )
         queue_task = asyncio.ensure_future(run_queue(confirmations, quit_event))
-        loader = threading.Thread(target=host.load_engine, daemon=True)  # never on the UI thread
+        loader = threading.Thread(target=host.load_engine, name="memevo-model", daemon=True)
         loader.start()
         assert server.stopping is not None
         stop_task = asyncio.ensure_future(server.stopping.wait())
         quit_task = asyncio.ensure_future(quit_event.wait())
+        ticks = 0
         while not (stop_task.done() or quit_task.done()):
-            tray.refresh()
+            tray.refresh_icon()
+            ticks += 1
+            if ticks % 10 == 0:
+                tray.check_side_failures()
             if self_test and (host.engine is not None or host.engine_error):
                 break
-            await asyncio.wait({stop_task, quit_task}, timeout=0.5)
+            await asyncio.wait({stop_task, quit_task}, timeout=1.0)
+        host.ui_request = None
         for task in (stop_task, quit_task, queue_task):
             task.cancel()
         if self_test:
-            print(f"self-test: service on {endpoint}, model ready: {host.engine is not None}")
-            return 0 if host.engine is not None else 1
+            return await _self_test_report(tray, endpoint)
         return 0
+
+
+async def _self_test_report(tray: Tray, endpoint: str) -> int:
+    """Open the panel, let it load the memories, and check it shows what the store holds."""
+    from memevo.core.service.client import call
+
+    host = tray.host
+    problems = []
+    if host.engine is None:
+        problems.append(f"the model is not ready: {host.engine_error}")
+    panel = tray.open_panel()
+    for _ in range(600):  # the memories load on the panel's worker thread
+        await asyncio.sleep(0.05)
+        if not panel.memories.worker.busy:
+            break
+    shown, total = panel.memories.model.total, host.store.query("SELECT count(*) FROM memories")[0][0]
+    if shown != total:
+        problems.append(f"the panel shows {shown} memories, the store holds {total}")
+    try:
+        answer = await asyncio.get_running_loop().run_in_executor(None, lambda: call("ping", {}, timeout_s=5))
+        if not answer.get("pid"):
+            problems.append("the service answered ping without a pid")
+    except Exception as exc:
+        problems.append(f"the service does not answer: {exc}")
+    print(
+        f"self-test: service on {endpoint}; model ready: {host.engine is not None}; panel shows {shown} memories"
+    )
+    for problem in problems:
+        print(f"self-test FAILED: {problem}", file=sys.stderr)
+    panel.close()
+    return 1 if problems else 0

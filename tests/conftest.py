@@ -19,6 +19,9 @@ REPO = Path(__file__).resolve().parents[1]
 # One provisioned model for the whole run (and later runs), inside the repo, never in a home.
 os.environ.setdefault("MEMEVO_MODELS_DIR", str(REPO / ".cache" / "models"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # GUI tests need no display
+os.environ.setdefault(
+    "MEMEVO_LANG", "zh"
+)  # the GUI tests read the Chinese UI (tests/test_i18n.py checks English)
 # Places a mistaken memevo would write to: its default data dir and the clients' config dirs.
 WATCHED = [".memory-self-evolution", ".claude", ".claude.json", ".cursor", ".codebuddy", ".workbuddy"]
 
@@ -103,3 +106,14 @@ def run_cli(data_dir: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
         )
 
     return run
+
+
+@pytest.fixture(scope="session")
+def qapp(qapp_args: list[str]) -> Iterator[Any]:
+    """pytest-qt's application, with the UI translation installed as the tray app does."""
+    from memevo.desktop.i18n import install_translator
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(qapp_args)
+    install_translator(app)
+    yield app

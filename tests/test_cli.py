@@ -213,5 +213,7 @@ def test_writer_refuses_clearly_when_the_store_stays_busy(run_cli, data_dir: Pat
 def test_version_and_overview(run_cli) -> None:
     version = run_cli("--version")
     assert version.returncode == 0 and version.stdout.startswith("memevo ")
-    overview = run_cli()
+    overview = run_cli("overview")
     assert overview.returncode == 0 and "0 rule" in overview.stdout
+    alone = run_cli(env={"DISPLAY": "", "WAYLAND_DISPLAY": ""})  # `memevo` on a terminal with no desktop
+    assert alone.returncode == 0 and "0 rule" in alone.stdout and "memevo tray" in alone.stdout

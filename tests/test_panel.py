@@ -19,6 +19,17 @@ def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
     service.close()
 
 
+def _settle(qtbot, *views) -> None:
+    """Wait until each view's worker thread has answered (queries and writes run off the UI)."""
+    for view in views:
+        qtbot.waitUntil(lambda v=view: not v.worker.busy, timeout=30_000)
+
+
+def _click(qtbot, view: MemoriesView, key: str) -> None:
+    view.buttons[key].click()
+    _settle(qtbot, view)
+
+
 def _select(view: MemoriesView, rows: list[int]) -> None:
     from PySide6.QtCore import QItemSelectionModel
 
@@ -41,12 +52,15 @@ def test_a_hundred_thousand_memories_load_a_page_at_a_time(qtbot, host: ServiceH
     panel = Panel(host)
     qtbot.addWidget(panel)
     model = panel.memories.model
+    _settle(qtbot, panel.memories)
     assert model.total == 100_000 and model.rowCount() == PAGE
     assert model.canFetchMore()
     model.fetchMore()
+    _settle(qtbot, panel.memories)
     assert model.rowCount() == 2 * PAGE
     panel.memories.search.setText("synthetic memory number 99999")
     panel.memories.apply_filters()
+    _settle(qtbot, panel.memories)
     assert model.total == 1 and model.data(model.index(0, 0)) == "synthetic memory number 99999"
 
 
@@ -57,10 +71,13 @@ def test_filters_by_group_and_deprecated(qtbot, host: ServiceHost, clock: FakeCl
         con.execute("UPDATE memories SET confidence = 40, deprecated = TRUE WHERE id = ?", [fact.id])
     view = MemoriesView(host)
     qtbot.addWidget(view)
+    _settle(qtbot, view)
     assert view.model.total == 2
     view.group.setCurrentIndex(2)
+    _settle(qtbot, view)
     assert view.model.total == 1 and view.model.data(view.model.index(0, 5)) == "已废弃"
     view.deprecated.setChecked(False)
+    _settle(qtbot, view)
     assert view.model.total == 0
 
 
@@ -69,16 +86,22 @@ def test_actions_reinforce_move_delete(qtbot, host: ServiceHost, clock: FakeCloc
     clock.advance(days=1)
     view = MemoriesView(host)
     qtbot.addWidget(view)
+    _settle(qtbot, view)
     _select(view, [0])
-    view.buttons["reinforce"].click()
+    _click(qtbot, view, "reinforce")
     assert memories.get(host.store, rule.id).confidence == 60 and view.last_message == f"#{rule.id} +0.1"
     _select(view, [0])
-    view.buttons["move"].click()
+    _click(qtbot, view, "move")
     assert memories.get(host.store, rule.id).category == "project"
+    _click(qtbot, view, "undo")  # the move goes back
+    assert memories.get(host.store, rule.id).category == "rule"
     _select(view, [0])
-    view.buttons["delete"].click()
+    _click(qtbot, view, "delete")
     assert view.model.total == 0 and [t.memory.id for t in memories.trash_list(host.store)] == [rule.id]
     assert "回收站" in view.last_message
+    _click(qtbot, view, "undo")  # restored from the trash
+    assert view.model.total == 1 and memories.trash_list(host.store) == []
+    assert not view.buttons["undo"].isEnabled()
 
 
 def test_add_edit_purge_and_restore(
@@ -90,24 +113,29 @@ def test_add_edit_purge_and_restore(
     answers = iter(["短", "回答问题时一律使用中文", "回答问题时一律使用简体中文"])
     monkeypatch.setattr(view, "ask_text", lambda *args: next(answers))
     monkeypatch.setattr(view, "confirm", lambda *args: True)
-    view.buttons["add"].click()
-    assert "没有添加" in view.last_message and view.model.total == 0  # out of range: nothing written
-    view.buttons["add"].click()
+    _settle(qtbot, view)
+    _click(qtbot, view, "add")
+    assert "没有完成" in view.last_message and view.model.total == 0  # out of range: nothing written
+    _click(qtbot, view, "add")
     assert view.model.total == 1
     memory_id = view.model.memory_at(0).id
     _select(view, [0])
-    view.buttons["edit"].click()
+    _click(qtbot, view, "edit")
     assert memories.get(host.store, memory_id).text == "回答问题时一律使用简体中文"
+    _click(qtbot, view, "undo")  # the old text is back
+    assert memories.get(host.store, memory_id).text == "回答问题时一律使用中文"
     _select(view, [0])
-    view.buttons["delete"].click()
+    _click(qtbot, view, "delete")
     panel.trash.model.reload()
     assert [i["id"] for i in panel.trash.model.items] == [memory_id]
     panel.trash.list.selectRow(0)
     panel.trash.restore()
+    _settle(qtbot, panel.trash)
     view.model.reload()
+    _settle(qtbot, view)
     assert view.model.total == 1 and panel.trash.model.items == []
     _select(view, [0])
-    view.buttons["purge"].click()
+    _click(qtbot, view, "purge")
     assert view.model.total == 0 and memories.trash_list(host.store) == []
 
 
@@ -122,6 +150,7 @@ def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
     host.flush_bookkeeping()
     panel = Panel(host)
     qtbot.addWidget(panel)
+    _settle(qtbot, panel.status)
     report = panel.status.report
     assert report["counts"]["rule"]["live"] == 1 and report["histogram"] == {"0.5": 2}
     assert report["last_maintenance"] == clock.local_day(clock.now_ms())

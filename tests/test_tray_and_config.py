@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.usefixtures("provisioned_model")
-def test_tray_hosts_the_service_offscreen(data_dir: Path) -> None:
+def test_tray_hosts_the_service_offscreen(data_dir: Path, run_cli) -> None:
+    assert run_cli("rule", "add", "回答问题时一律使用中文").returncode == 0
+    assert run_cli("project", "add", "支付页新流程的灰度开关是 pay_new_flow_v2").returncode == 0
     env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
     result = subprocess.run(
         [sys.executable, "-m", "memevo.core.cli", "tray", "--self-test"],
@@ -26,8 +29,52 @@ def test_tray_hosts_the_service_offscreen(data_dir: Path) -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "model ready: True" in result.stdout
+    assert "model ready: True" in result.stdout and "panel shows 2 memories" in result.stdout
     assert not (data_dir / "memevo.sock").exists()  # removed on a clean quit
+
+
+def test_self_test_fails_with_the_reason(data_dir: Path, tmp_path: Path, run_cli) -> None:
+    assert run_cli("config", "model", str(tmp_path / "no-such-model")).returncode == 0
+    env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", "tray", "--self-test"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 1 and "self-test FAILED: the model is not ready" in result.stderr
+    assert "no-such-model is not a sentence-transformers folder" in result.stderr
+
+
+def test_a_second_start_brings_the_first_to_front(data_dir: Path) -> None:
+    from memevo.core.service.client import call
+
+    env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
+    first = subprocess.Popen(
+        [sys.executable, "-m", "memevo.core.cli", "tray"], env=env, stderr=subprocess.DEVNULL
+    )
+    try:
+        for _ in range(300):
+            try:
+                call("ping", {}, timeout_s=2)
+                break
+            except Exception:
+                time.sleep(0.2)
+        second = subprocess.run(
+            [sys.executable, "-m", "memevo.core.cli", "tray"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert second.returncode == 0 and "panel is in front" in second.stdout, second.stderr
+        call("shutdown", {}, timeout_s=10)
+        assert first.wait(timeout=60) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
 
 
 @pytest.mark.parametrize("client", sorted(CLIENT_EVENTS))

@@ -44,7 +44,7 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
     config_mod.set_key("sideApiModel", "judge")
     tray.refresh()
-    assert tray.state == "working" and "2 memories" in tray.icon.toolTip()
+    assert tray.state == "working" and "2 条记忆" in tray.icon.toolTip()
     tray.toggle_pause()
     assert tray.state == "paused" and tray.pause_action.text() == "恢复记忆"
     assert config_mod.load()["enabled"] is False
@@ -101,5 +101,37 @@ def test_open_panel_from_the_menu(qtbot, host: ServiceHost, clock: FakeClock) ->
     memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
     tray, _ = _tray(host)
     tray.panel_action.trigger()
-    assert tray.panel is not None and tray.panel.memories.model.total == 1
+    assert tray.panel is not None
     qtbot.addWidget(tray.panel)
+    qtbot.waitUntil(lambda: not tray.panel.memories.worker.busy)
+    assert tray.panel.memories.model.total == 1
+    tray.settings_action.trigger()
+    assert tray.panel.tabs.currentWidget() is tray.panel.settings
+
+
+def test_a_second_start_shows_the_panel_through_the_service(qtbot, host: ServiceHost) -> None:
+    """`memevo` while the tray runs: the service's ui.show op reaches the tray's panel."""
+    assert host.handle("ui.show", {"view": "panel"})["shown"] is False  # headless: nothing to show
+    tray, _ = _tray(host)
+    asked: list[str] = []
+    host.ui_request = lambda view: (asked.append(view), tray.open_panel(view))
+    assert host.handle("ui.show", {"view": "trash"}) == {"shown": True}
+    qtbot.addWidget(tray.panel)
+    assert asked == ["trash"] and tray.panel.tabs.currentWidget() is tray.panel.trash
+
+
+def test_notifications_once_per_event(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    tray, _ = _tray(host)
+    shown: list[tuple[str, str]] = []
+    tray.notifier._show = lambda title, message: shown.append((title, message))
+    host.engine_error = "the model could not be loaded: disk full"
+    tray.refresh_icon()
+    tray.refresh_icon()  # the same problem: no second notification
+    assert len(shown) == 1 and "disk full" in shown[0][1]
+    jobs.create(host.store, "f1", "claude", "s", None, "以后回答我都用中文", clock.now_ms())
+    jobs.update(host.store, "f1", clock.now_ms(), status="failed", error="the side API answered HTTP 401")
+    jobs.create(host.store, "f2", "claude", "s2", None, "以后回答我都用中文", clock.now_ms())
+    jobs.update(host.store, "f2", clock.now_ms(), status="failed", error="the side API answered HTTP 500")
+    tray.check_side_failures()
+    tray.check_side_failures()
+    assert [m for _t, m in shown[1:]] == ["the side API answered HTTP 401"]  # a 500 is routine: no alert

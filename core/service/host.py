@@ -7,6 +7,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .. import atomic, ops, paths
@@ -65,6 +66,9 @@ class ServiceHost:
         self.side: Any = None
         self.desktop = False  # the tray app sets it: native dialogs instead of the in-chat flow
         self._answers: dict[tuple[str, str], str] = {}
+        self.load_progress = LoadProgress()
+        # The tray app sets this: runs a UI request ("panel", "settings") on the UI thread.
+        self.ui_request: Callable[[str], None] | None = None
         threading.Thread(target=self._bookkeeper, name="memevo-books", daemon=True).start()
 
     # -- the model, loaded off the request path -------------------------------------------------------
@@ -73,7 +77,7 @@ class ServiceHost:
 
         limit_blas_threads()
         try:
-            self.engine = open_engine(self.store, clock=self.clock)
+            self.engine = open_engine(self.store, self.load_progress, clock=self.clock)
             self.ready_after_s = time.monotonic() - self.started
             log.info("recall ready after %.1f s (%d memories)", self.ready_after_s, len(self.engine.index))
         except Exception as exc:  # the service keeps serving session starts and the CLI
@@ -87,6 +91,10 @@ class ServiceHost:
             return hook(self, params)
         if op == "ping":
             return self.status()
+        if op == "search":
+            return self._search(params)
+        if op == "ui.show":
+            return self._show_ui(str(params.get("view", "panel")))
         if op == "recall":
             return self._recall(params)
         if op == "side.resolve":
@@ -106,6 +114,25 @@ class ServiceHost:
             "uptime_s": round(time.monotonic() - self.started, 1),
             "ready_after_s": self.ready_after_s,
         }
+
+    def _show_ui(self, view: str) -> dict[str, Any]:
+        """A second `memevo` start asks the running tray app to bring its panel to the front."""
+        if self.ui_request is None:
+            return {"shown": False, "reason": "the running service is headless (memevo serve)"}
+        self.ui_request(view)
+        return {"shown": True}
+
+    def _search(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The panel's semantic search: nearest live memories of both groups, no gate, no award."""
+        if self.engine is None:
+            raise InvalidInput(self.engine_error or "semantic search works once the model has loaded")
+        text = str(params.get("text", "")).strip()
+        if not text:
+            raise InvalidInput("search text is empty")
+        limit = max(1, min(int(params.get("limit", 20)), 200))
+        ranked = self.engine.ranked(text, limit)
+        pairs = sorted(((s, i, c) for c, found in ranked.items() for i, s in found), reverse=True)
+        return {"hits": [{"id": i, "category": c, "score": round(s, 4)} for s, i, c in pairs[:limit]]}
 
     def _recall(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.engine is None:
@@ -202,6 +229,10 @@ class ServiceHost:
             self._key_checked = (time.monotonic(), value)
         return value
 
+    def forget_key_check(self) -> None:
+        """The key was just set or cleared (settings, `memevo secret`): look again next time."""
+        self._key_checked = (-1e9, False)
+
     def record_hook(self, client: str, event: str, elapsed_ms: float) -> None:
         self._books.put(("hook", (client, event, self.clock.now_ms(), elapsed_ms)))
 
@@ -253,6 +284,25 @@ class ServiceHost:
                     atomic.write_text(folder / f"prompt-reminder-{flavor}.txt", reminder, mode=0o600)
             except Exception:
                 log.warning("could not refresh the fallback texts", exc_info=True)
+
+
+class LoadProgress:
+    """Where loading the model has got to (the tray's tooltip shows it). Written by the loader
+    thread, read by the UI: single attribute writes, so no lock is needed."""
+
+    def __init__(self) -> None:
+        self.text = "starting"
+        self.fraction: float | None = None
+
+    def stage(self, text: str) -> None:
+        self.text, self.fraction = text, None
+
+    def update(self, done: float, total: float | None = None) -> None:
+        self.fraction = done / total if total else None
+
+    def describe(self) -> str:
+        percent = f" {self.fraction:.0%}" if self.fraction is not None else ""
+        return f"{self.text}{percent}"
 
 
 def limit_blas_threads() -> None:

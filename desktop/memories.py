@@ -1,0 +1,277 @@
+"""The panel's Memories view: search (text or semantic), filters, the table, and the actions.
+
+Every action goes through the service host's `handle` — the path a hook or the CLI takes — so
+it voids proposals about the memory, keeps the recall index in step and rewrites
+memories.html. Actions run on the worker thread (rewriting memories.html over 100k memories
+is not a UI-thread job); the last undoable one can be undone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from memevo.core.memories import Memory
+from memevo.desktop.i18n import tr
+from memevo.desktop.memtable import CONFIDENCE_COLUMN, ConfidenceDelegate, MemoryTableModel, group_name
+from memevo.desktop.qt import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+from memevo.desktop.worker import OffUi
+
+
+@dataclass
+class Undo:
+    label: str
+    steps: list[tuple[str, dict[str, Any]]]  # service ops that put things back, in order
+
+
+class MemoriesView(QWidget):
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.host = host
+        self.worker = OffUi()
+        self.model = MemoryTableModel(host, self.worker)
+        self.undo_stack: list[Undo] = []
+        self.last_message = ""
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._search_bar())
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setItemDelegateForColumn(CONFIDENCE_COLUMN, ConfidenceDelegate(self.table))
+        self.table.setColumnWidth(0, 420)
+        self.table.setColumnWidth(CONFIDENCE_COLUMN, 110)
+        layout.addWidget(self.table)
+        layout.addLayout(self._action_bar())
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        layout.addWidget(self.message)
+
+    def _search_bar(self) -> QHBoxLayout:
+        bar = QHBoxLayout()
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(tr("Search text or id — Enter"))
+        self.search.returnPressed.connect(self.apply_filters)
+        self.semantic = QCheckBox(tr("By meaning"))
+        self.semantic.setToolTip(tr("Find memories close in meaning, with the recall model (no award)"))
+        self.semantic.toggled.connect(self.apply_filters)
+        self.group = QComboBox()
+        self.group.addItems([tr("All groups"), tr("Rule"), tr("Project fact")])
+        self.group.currentIndexChanged.connect(self.apply_filters)
+        self.deprecated = QCheckBox(tr("Show deprecated"))
+        self.deprecated.setChecked(True)
+        self.deprecated.toggled.connect(self.apply_filters)
+        for widget in (self.search, self.semantic, self.group, self.deprecated):
+            bar.addWidget(widget)
+        return bar
+
+    def _action_bar(self) -> QHBoxLayout:
+        actions = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for key, label in (
+            ("add", tr("Add…")),
+            ("edit", tr("Edit…")),
+            ("merge", tr("Merge two…")),
+            ("reinforce", tr("Reinforce")),
+            ("move", tr("Move to other group")),
+            ("delete", tr("Delete")),
+            ("purge", tr("Purge…")),
+            ("undo", tr("Undo")),
+            ("refresh", tr("Refresh")),
+        ):
+            button = QPushButton(label)
+            button.clicked.connect(lambda _=False, k=key: self.act(k))
+            actions.addWidget(button)
+            self.buttons[key] = button
+        self.buttons["undo"].setEnabled(False)
+        return actions
+
+    # -- filters ---------------------------------------------------------------------------------------------
+    def apply_filters(self) -> None:
+        text = self.search.text().strip()
+        query = self.model.query
+        query.category = {1: "rule", 2: "project"}.get(self.group.currentIndex())
+        query.show_deprecated = self.deprecated.isChecked()
+        query.search, query.semantic = (text, "") if not self.semantic.isChecked() else ("", text)
+        self.model.reload()
+
+    def selected(self) -> list[Memory]:
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self.model.memory_at(r) for r in rows]
+
+    # Questions to the user go through these two methods so tests can answer them.
+    def ask_text(self, title: str, label: str, text: str = "") -> str | None:
+        from memevo.desktop.qt import QInputDialog
+
+        value, ok = QInputDialog.getMultiLineText(self, title, label, text)
+        return value if ok else None
+
+    def confirm(self, title: str, question: str) -> bool:
+        from memevo.desktop.qt import QMessageBox
+
+        answer = QMessageBox.question(self, title, question)
+        return bool(answer == QMessageBox.StandardButton.Yes)
+
+    def say(self, text: str) -> None:
+        self.last_message = text
+        self.message.setText(text)
+
+    # -- actions ---------------------------------------------------------------------------------------------
+    def act(self, key: str) -> None:
+        if key == "refresh":
+            self.model.reload()
+            return
+        if key in ("add", "undo"):
+            (self._add if key == "add" else self._undo)()
+            return
+        chosen = self.selected()
+        if not chosen:
+            self.say(tr("Select a memory first."))
+            return
+        handlers: dict[str, Callable[[list[Memory]], None]] = {
+            "edit": self._edit,
+            "merge": self._merge,
+            "reinforce": self._reinforce,
+            "move": self._move,
+            "delete": self._delete,
+            "purge": self._purge,
+        }
+        handlers[key](chosen)
+
+    def _submit(
+        self, steps: list[tuple[str, dict[str, Any]]], done: Callable[[list[dict[str, Any]]], None]
+    ) -> None:
+        """Run service ops in order off the UI thread; report, record undo, reload."""
+
+        def work() -> list[dict[str, Any]]:
+            return [self.host.handle(op, params) for op, params in steps]
+
+        def finished(results: list[dict[str, Any]]) -> None:
+            done(results)
+            self.model.reload()
+
+        def failed(exc: Exception) -> None:
+            self.say(tr("Not done: {error}").format(error=exc))
+            self.model.reload()
+
+        self.worker.run(work, finished, failed)
+
+    def _remember(self, label: str, steps: list[tuple[str, dict[str, Any]]]) -> None:
+        self.undo_stack = [*self.undo_stack[-19:], Undo(label, steps)]
+        self.buttons["undo"].setEnabled(True)
+        self.buttons["undo"].setToolTip(tr("Undo: {what}").format(what=label))
+
+    def _add(self) -> None:
+        category = "project" if self.group.currentIndex() == 2 else "rule"
+        text = self.ask_text(
+            tr("Add a memory"),
+            tr("Text of the new {group} (6–400 characters):").format(group=group_name(category)),
+        )
+        if text is None:
+            return
+
+        def done(results: list[dict[str, Any]]) -> None:
+            memory = results[0]["memory"]
+            self.say(
+                tr("Added #{id} ({group}, confidence 0.5)").format(
+                    id=memory["id"], group=group_name(category)
+                )
+            )
+            self._remember(tr("add #{id}").format(id=memory["id"]), [("delete", {"ids": [memory["id"]]})])
+
+        self._submit([("add", {"category": category, "text": text})], done)
+
+    def _edit(self, chosen: list[Memory]) -> None:
+        memory = chosen[0]
+        text = self.ask_text(
+            tr("Edit"), tr("New text of #{id} (confidence unchanged):").format(id=memory.id), memory.text
+        )
+        if text is None or text == memory.text:
+            return
+
+        def done(_results: list[dict[str, Any]]) -> None:
+            self.say(tr("Edited #{id}").format(id=memory.id))
+            self._remember(
+                tr("edit #{id}").format(id=memory.id), [("replace", {"id": memory.id, "text": memory.text})]
+            )
+
+        self._submit([("replace", {"id": memory.id, "text": text})], done)
+
+    def _merge(self, chosen: list[Memory]) -> None:
+        if len(chosen) != 2:
+            self.say(tr("Select exactly two memories to merge."))
+            return
+        keep, other = sorted(chosen, key=lambda m: -m.confidence)
+        text = self.ask_text(
+            tr("Merge two"),
+            tr(
+                "Text of the merged memory (#{keep} stays with the higher confidence; #{other} goes to the trash):"
+            ).format(keep=keep.id, other=other.id),
+            f"{keep.text}；{other.text}",
+        )
+        if text is None:
+            return
+
+        def done(_results: list[dict[str, Any]]) -> None:
+            self.say(tr("Merged #{other} into #{keep}").format(other=other.id, keep=keep.id))
+            undo = [("replace", {"id": keep.id, "text": keep.text}), ("restore", {"id": other.id})]
+            self._remember(tr("merge into #{id}").format(id=keep.id), undo)
+
+        self._submit([("merge", {"id": keep.id, "id2": other.id, "text": text})], done)
+
+    def _reinforce(self, chosen: list[Memory]) -> None:
+        # Not undoable: the points are the day's reinforcement, capped, as the seed's rules say.
+        def done(results: list[dict[str, Any]]) -> None:
+            gained = ", ".join(f"#{m.id} +{r['gained']:g}" for m, r in zip(chosen, results, strict=True))
+            self.say(gained)
+
+        self._submit([("reinforce", {"id": m.id}) for m in chosen], done)
+
+    def _move(self, chosen: list[Memory]) -> None:
+        steps = [("move", {"id": m.id, "category": _other(m.category)}) for m in chosen]
+
+        def done(_results: list[dict[str, Any]]) -> None:
+            names = " ".join(f"#{m.id} → {group_name(_other(m.category))}" for m in chosen)
+            self.say(tr("Moved {names}").format(names=names))
+            self._remember(tr("move"), [("move", {"id": m.id, "category": m.category}) for m in chosen])
+
+        self._submit(steps, done)
+
+    def _delete(self, chosen: list[Memory]) -> None:
+        def done(results: list[dict[str, Any]]) -> None:
+            deleted = results[0]["deleted"]
+            self.say(tr("Deleted {count} (kept in the trash for 30 days)").format(count=len(deleted)))
+            self._remember(tr("delete"), [("restore", {"id": i}) for i in deleted])
+
+        self._submit([("delete", {"ids": [m.id for m in chosen]})], done)
+
+    def _purge(self, chosen: list[Memory]) -> None:
+        names = ", ".join(f"#{m.id}" for m in chosen)
+        question = tr("Remove the text of {names} from everywhere memevo keeps it? This cannot be undone.")
+        if not self.confirm(tr("Purge"), question.format(names=names)):
+            return
+        self._submit(
+            [("purge", {"id": m.id}) for m in chosen],
+            lambda _r: self.say(tr("Purged {names}").format(names=names)),
+        )
+
+    def _undo(self) -> None:
+        if not self.undo_stack:
+            return
+        undo = self.undo_stack.pop()
+        self.buttons["undo"].setEnabled(bool(self.undo_stack))
+        self._submit(undo.steps, lambda _r: self.say(tr("Undone: {what}").format(what=undo.label)))
+
+
+def _other(category: str) -> str:
+    return "project" if category == "rule" else "rule"

@@ -1,0 +1,223 @@
+"""The memories table: one lazy model over both groups, and the confidence bar.
+
+Rows come from the store a page at a time as the view scrolls (fetchMore), and every query
+runs on the worker thread: the model asks, the answer arrives as a signal, and only then does
+the view change. So 100k memories open as fast as 100 and the UI never waits on DuckDB.
+
+Semantic search asks the service's recall engine for the nearest memories (no award, no
+gate) and shows them in score order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from memevo.core import confidence as conf
+from memevo.core.clock import iso
+from memevo.core.memories import _COLUMNS, Memory
+from memevo.desktop.i18n import tr
+from memevo.desktop.qt import (
+    QAbstractTableModel,
+    QColor,
+    QModelIndex,
+    QRect,
+    QStyledItemDelegate,
+    Qt,
+)
+from memevo.desktop.worker import OffUi
+
+PAGE = 500
+CONFIDENCE_COLUMN = 2
+SEMANTIC_LIMIT = 50
+
+
+def headers() -> list[str]:
+    return [
+        tr("Text"),
+        tr("Group"),
+        tr("Confidence"),
+        tr("Last seen"),
+        tr("Created"),
+        tr("State"),
+        tr("Match"),
+    ]
+
+
+def group_name(category: str) -> str:
+    return tr("Rule") if category == "rule" else tr("Project fact")
+
+
+@dataclass
+class Query:
+    """What the table shows: filters, and either a text search or a semantic one."""
+
+    search: str = ""
+    category: str | None = None
+    show_deprecated: bool = True
+    semantic: str = ""
+    scores: dict[str, float] = field(default_factory=dict)
+
+    def where(self) -> tuple[str, list[Any]]:
+        clauses, params = ["1 = 1"], []
+        if self.category:
+            clauses.append("category = ?")
+            params.append(self.category)
+        if not self.show_deprecated:
+            clauses.append("NOT deprecated")
+        if self.search and not self.semantic:
+            clauses.append("(contains(lower(text), lower(?)) OR id = ?)")
+            params += [self.search, self.search]
+        return " AND ".join(clauses), params
+
+
+class MemoryTableModel(QAbstractTableModel):
+    def __init__(self, host: Any, worker: OffUi | None = None) -> None:
+        super().__init__()
+        self.host = host
+        self.worker = worker or OffUi()
+        self.query = Query()
+        self.rows: list[Memory] = []
+        self.total = 0
+        self.error = ""
+        self._generation = 0  # answers to an older query are dropped
+        self._fetching = False
+        self._headers = headers()
+        self.reload()
+
+    @property
+    def loading(self) -> bool:
+        return self.worker.busy
+
+    # -- asking the store (on the worker thread) -------------------------------------------------------
+    def reload(self) -> None:
+        self._generation += 1
+        generation, query = self._generation, self.query
+        self.worker.run(
+            lambda: self._first_page(query), lambda answer: self._reset(generation, answer), self._fail
+        )
+
+    def _first_page(self, query: Query) -> tuple[int, list[Memory], dict[str, float]]:
+        if query.semantic:
+            scores = self._semantic_scores(query)
+            rows = self._by_ids(list(scores), query)
+            return len(rows), rows, scores
+        where, params = query.where()
+        total = int(self.host.store.query(f"SELECT count(*) FROM memories WHERE {where}", params)[0][0])
+        return total, self._page(query, PAGE, 0), {}
+
+    def _page(self, query: Query, count: int, offset: int) -> list[Memory]:
+        where, params = query.where()
+        sql = (
+            f"SELECT {_COLUMNS} FROM memories WHERE {where} "
+            "ORDER BY confidence DESC, last_seen_ms DESC, id LIMIT ? OFFSET ?"
+        )
+        return [Memory.from_row(r) for r in self.host.store.query(sql, [*params, count, offset])]
+
+    def _semantic_scores(self, query: Query) -> dict[str, float]:
+        answer = self.host.handle("search", {"text": query.semantic, "limit": SEMANTIC_LIMIT})
+        return {hit["id"]: float(hit["score"]) for hit in answer["hits"]}
+
+    def _by_ids(self, ids: list[str], query: Query) -> list[Memory]:
+        if not ids:
+            return []
+        where, params = query.where()
+        marks = ", ".join("?" for _ in ids)
+        rows = self.host.store.query(
+            f"SELECT {_COLUMNS} FROM memories WHERE {where} AND id IN ({marks})", [*params, *ids]
+        )
+        found = {m.id: m for m in (Memory.from_row(r) for r in rows)}
+        return [found[i] for i in ids if i in found]
+
+    # -- answers (on the UI thread) --------------------------------------------------------------------
+    def _reset(self, generation: int, answer: tuple[int, list[Memory], dict[str, float]]) -> None:
+        if generation != self._generation:
+            return
+        self.beginResetModel()
+        self.total, self.rows, self.query.scores = answer
+        self.error = ""
+        self._fetching = False
+        self.endResetModel()
+
+    def _fail(self, exc: Exception) -> None:
+        self.error = str(exc)
+        self._fetching = False
+        self.layoutChanged.emit()
+
+    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: B008 - Qt's API
+        return not self._fetching and len(self.rows) < self.total
+
+    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: B008
+        count = min(PAGE, self.total - len(self.rows))
+        if count <= 0 or self._fetching:
+            return
+        self._fetching = True
+        generation, query, offset = self._generation, self.query, len(self.rows)
+        self.worker.run(
+            lambda: self._page(query, count, offset), lambda page: self._append(generation, page), self._fail
+        )
+
+    def _append(self, generation: int, page: list[Memory]) -> None:
+        self._fetching = False
+        if generation != self._generation or not page:
+            return
+        start = len(self.rows)
+        self.beginInsertRows(QModelIndex(), start, start + len(page) - 1)
+        self.rows += page
+        self.endInsertRows()
+
+    # -- Qt's table interface ---------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return len(self._headers)
+
+    def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self._headers[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        m = self.rows[index.row()]
+        if role == Qt.ItemDataRole.UserRole:
+            return m
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        score = self.query.scores.get(m.id)
+        values = [
+            m.text,
+            group_name(m.category),
+            conf.as_decimal_text(m.confidence),
+            iso(m.last_seen_ms)[:16].replace("T", " "),
+            iso(m.created_ms)[:10],
+            tr("Deprecated") if m.deprecated else "",
+            f"{score:.2f}" if score is not None else "",
+        ]
+        return values[index.column()]
+
+    def memory_at(self, row: int) -> Memory:
+        return self.rows[row]
+
+
+class ConfidenceDelegate(QStyledItemDelegate):
+    """A bar behind the confidence: green when strong, amber when weak, grey when deprecated
+    (it drops out at 0.4, the bar's left quarter)."""
+
+    def paint(self, painter: Any, option: Any, index: QModelIndex) -> None:
+        memory = index.data(Qt.ItemDataRole.UserRole)
+        if memory is None:
+            super().paint(painter, option, index)
+            return
+        rect = option.rect.adjusted(3, 4, -3, -4)
+        filled = QRect(
+            rect.x(), rect.y(), int(rect.width() * min(memory.confidence, 100) / 100), rect.height()
+        )
+        color = "#9e9e9e" if memory.deprecated else ("#66bb6a" if memory.confidence >= 70 else "#ffb74d")
+        painter.save()
+        painter.fillRect(rect, QColor("#eeeeee"))
+        painter.fillRect(filled, QColor(color))
+        painter.setPen(QColor("#212121"))
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), conf.as_decimal_text(memory.confidence))
+        painter.restore()

@@ -1,0 +1,361 @@
+"""The panel's Settings view: every config key as a form, the side API (key in the OS keyring,
+connection test) and the embedding model (provisioning with a progress bar).
+
+Writes go through the shared operations (`config_set` / `config_unset`), the path the CLI
+and the service take, then the host's fallback texts are refreshed. Network and provisioning
+work runs on worker threads (settings_workers); the UI thread only words the results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memevo.core import config as config_mod
+from memevo.core import ops, secrets
+from memevo.core.encoder.models import KNOWN
+from memevo.core.errors import MemevoError
+from memevo.desktop.i18n import tr
+from memevo.desktop.qt import (
+    QComboBox,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from memevo.desktop.settings_workers import (
+    ERROR_STYLE,
+    PROBE_TIMEOUT_S,
+    FieldRow,
+    Outcome,
+    Relay,
+    config_is_broken,
+    is_provisioned,
+    probe,
+    provision_work,
+    run_in_thread,
+)
+
+SIDE_KEYS = ("sideApiBase", "sideApiModel")
+MODEL_KEYS = ("model",)
+
+
+class SettingsView(QWidget):
+    """SettingsView(host): host is the ServiceHost (its ctx for the config operations)."""
+
+    connection_tested = Signal(bool, str)  # ok, the message shown
+    provision_finished = Signal(bool, str)  # ok, the message shown
+
+    def __init__(self, host: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.test_timeout_s = PROBE_TIMEOUT_S  # tests shorten it
+        self.broken: str | None = None
+        self._provisioning: str | None = None
+        self.rows = {key.name: FieldRow(key, self) for key in config_mod.SCHEMA if key.public}
+        outer = QVBoxLayout(self)
+        self.problem_label = QLabel()
+        self.problem_label.setWordWrap(True)
+        self.problem_label.setStyleSheet(ERROR_STYLE)
+        outer.addWidget(self.problem_label)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        body = QWidget()
+        column = QVBoxLayout(body)
+        general = [name for name in self.rows if name not in SIDE_KEYS + MODEL_KEYS]
+        column.addWidget(self._group(tr("Memory and recall"), general)[0])
+        column.addWidget(self._side_group())
+        column.addWidget(self._model_group())
+        column.addStretch(1)
+        scroll.setWidget(body)
+        outer.addWidget(scroll)
+        outer.addLayout(self._bottom_bar())
+        self.reload()
+
+    # -- layout ------------------------------------------------------------------------------------------
+    def _group(self, title: str, names: list[str] | tuple[str, ...]) -> tuple[QGroupBox, QVBoxLayout]:
+        box = QGroupBox(title)
+        layout = QVBoxLayout(box)
+        grid = QGridLayout()
+        for name in names:
+            if name in self.rows:
+                self.rows[name].add_to(grid)
+        grid.setColumnStretch(1, 2)  # the editors
+        grid.setColumnStretch(4, 1)  # the inline messages
+        layout.addLayout(grid)
+        return box, layout
+
+    def _side_group(self) -> QGroupBox:
+        box, layout = self._group(tr("Side API (the judge that proposes memories)"), SIDE_KEYS)
+        self.key_status = QLabel()
+        self.key_status.setWordWrap(True)
+        layout.addWidget(self.key_status)
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText(tr("API key (stored in the OS keyring, never shown)"))
+        self.save_key_button = QPushButton(tr("Save key"))
+        self.save_key_button.clicked.connect(self.save_key)
+        self.clear_key_button = QPushButton(tr("Clear key"))
+        self.clear_key_button.clicked.connect(self.clear_key)
+        self.test_button = QPushButton(tr("Test connection"))
+        self.test_button.clicked.connect(self.test_connection)
+        layout.addLayout(
+            _row(self.key_edit, self.save_key_button, self.clear_key_button, self.test_button, stretch=0)
+        )
+        self.side_message = QLabel()
+        self.side_message.setWordWrap(True)
+        layout.addWidget(self.side_message)
+        return box
+
+    def _model_group(self) -> QGroupBox:
+        box, layout = self._group(tr("Embedding model"), MODEL_KEYS)
+        self.model_combo = QComboBox()
+        self.provision_button = QPushButton(tr("Provision"))
+        self.provision_button.clicked.connect(self.provision)
+        layout.addLayout(_row(self.model_combo, self.provision_button, stretch=0))
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setValue(0)
+        layout.addWidget(self.progress)
+        self.model_message = QLabel()
+        self.model_message.setWordWrap(True)
+        layout.addWidget(self.model_message)
+        return box
+
+    def _bottom_bar(self) -> QHBoxLayout:
+        self.save_button = QPushButton(tr("Save"))
+        self.save_button.clicked.connect(self.save)
+        self.reload_button = QPushButton(tr("Check again"))
+        self.reload_button.clicked.connect(self.reload)
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        return _row(self.save_button, self.reload_button, self.status_label, stretch=2)
+
+    # -- the config form ------------------------------------------------------------------------------------
+    def reload(self) -> None:
+        """Read config.json again; a file that cannot be parsed disables every write."""
+        config = config_mod.load()
+        self.broken = config_is_broken()
+        problems = list(config.problems)
+        if self.broken:
+            problems.append(tr("Settings cannot be saved until config.json is fixed or deleted."))
+        self.problem_label.setText("\n".join(problems))
+        self.problem_label.setVisible(bool(problems))
+        for row in self.rows.values():
+            row.load(config, writable=self.broken is None)
+        self.save_button.setEnabled(self.broken is None)
+        self.provision_button.setEnabled(self.broken is None and self._provisioning is None)
+        self.refresh_key_status()
+        self.refresh_models(str(config["model"]))
+
+    def save(self) -> None:
+        if self.broken is not None:
+            self.status_label.setText(tr("Nothing saved: config.json is broken."))
+            return
+        changed = [row for row in self.rows.values() if row.changed()]
+        saved = [row for row in changed if self._save_row(row)]
+        if saved:
+            self.host.refresh_caches()
+            config = config_mod.load()
+            for row in saved:
+                row.load(config, writable=True)
+                row.show_message(tr("Saved."))
+            self.refresh_models(str(config["model"]))
+        failed = len(changed) - len(saved)
+        if failed:
+            self.status_label.setText(
+                tr("Saved {saved}, not saved {failed}: see the messages next to the fields.").format(
+                    saved=len(saved), failed=failed
+                )
+            )
+        else:
+            self.status_label.setText(
+                tr("Saved {n} settings.").format(n=len(saved)) if saved else tr("No changes.")
+            )
+
+    def _save_row(self, row: FieldRow) -> bool:
+        try:
+            value = row.key.validate(row.value())
+        except ValueError as exc:
+            row.show_message(tr("Not saved: {reason}").format(reason=exc), error=True)
+            return False
+        error = self.write_key(row.key.name, value)
+        if error:
+            row.show_message(tr("Not saved: {reason}").format(reason=error), error=True)
+        return error is None
+
+    def write_key(self, name: str, value: Any) -> str | None:
+        """Set one key through the shared operation; the reason when it was refused."""
+        try:
+            ops.dispatch(self.host.ctx, "config_set", {"key": name, "value": value})
+        except MemevoError as exc:
+            return str(exc)
+        return None
+
+    def reset(self, name: str) -> None:
+        row = self.rows[name]
+        try:
+            ops.dispatch(self.host.ctx, "config_unset", {"key": name})
+        except MemevoError as exc:
+            row.show_message(tr("Not reset: {reason}").format(reason=exc), error=True)
+            return
+        self.host.refresh_caches()
+        config = config_mod.load()
+        row.load(config, writable=True)
+        row.show_message(tr("Back to the default."))
+        self.refresh_models(str(config["model"]))
+
+    # -- the side API key and the connection test -------------------------------------------------------------
+    def refresh_key_status(self) -> None:
+        status = secrets.status()
+        if status.source == "environment":
+            text = tr("Key: set, from the environment variable {env}, which overrides the keyring.").format(
+                env=secrets.ENV
+            )
+        elif status.present:
+            text = tr("Key: set, in the OS keyring.")
+        else:
+            text = tr("Key: not set.")
+        if status.keyring_problem:
+            text += " " + tr("The keyring cannot be used: {problem}").format(problem=status.keyring_problem)
+        self.key_status.setText(text)
+
+    def save_key(self) -> None:
+        try:
+            secrets.set_api_key(self.key_edit.text())
+        except ValueError:
+            _say(self.side_message, tr("Key not saved: the field is empty."), error=True)
+            return
+        except Exception as exc:  # no keyring, a locked one, dbus down: said, never raised
+            _say(self.side_message, tr("Key not saved: {reason}").format(reason=exc), error=True)
+            return
+        self.key_edit.clear()
+        self.host.forget_key_check()  # learning turns on now, not in 30 s
+        _say(self.side_message, tr("Key saved in the OS keyring."))
+        self.refresh_key_status()
+
+    def clear_key(self) -> None:
+        removed = secrets.clear_api_key()
+        self.host.forget_key_check()
+        _say(
+            self.side_message,
+            tr("Key removed from the keyring.") if removed else tr("There was no key in the keyring."),
+        )
+        self.refresh_key_status()
+
+    def test_connection(self) -> None:
+        """Uses the fields as they are (saved or not) and the typed key, else the stored one."""
+        endpoint = self._endpoint_or_reason()
+        if isinstance(endpoint, str):
+            self._tested(False, endpoint)
+            return
+        base, model, key = endpoint
+        self.test_button.setEnabled(False)
+        _say(self.side_message, tr("Testing {base} with {model}…").format(base=base, model=model))
+        relay = Relay(self)
+        relay.done.connect(self._on_tested)
+        timeout = self.test_timeout_s
+        run_in_thread(relay, lambda: probe(base, model, key, timeout), "memevo-side-test")
+
+    def _endpoint_or_reason(self) -> tuple[str, str, str] | str:
+        values = []
+        for name in SIDE_KEYS:
+            row = self.rows[name]
+            try:
+                values.append(row.key.validate(row.value()))
+            except ValueError as exc:
+                return tr("Cannot test: {field} {reason}").format(field=row.label.text(), reason=exc)
+        key = self.key_edit.text().strip() or secrets.get_api_key()
+        if not key:
+            return tr("Cannot test: no API key is set.")
+        return values[0], values[1], key
+
+    def _on_tested(self, outcome: Outcome) -> None:
+        _dispose(self.sender())
+        self.test_button.setEnabled(True)
+        result = outcome.value
+        if outcome.error or result is None:
+            self._tested(False, tr("Connection failed: {reason}").format(reason=outcome.error))
+        elif result.ok:
+            self._tested(True, tr("Connection OK: answered in {ms} ms.").format(ms=result.latency_ms))
+        else:
+            self._tested(False, tr("Connection failed: {reason}").format(reason=result.error))
+
+    def _tested(self, ok: bool, text: str) -> None:
+        _say(self.side_message, text, error=not ok)
+        self.connection_tested.emit(ok, text)
+
+    # -- the embedding model --------------------------------------------------------------------------------
+    def refresh_models(self, current: str) -> None:
+        self.model_combo.clear()
+        for model_id in [*KNOWN, *([] if current in KNOWN else [current])]:
+            state = tr("provisioned") if is_provisioned(model_id) else tr("not provisioned")
+            if model_id == current:
+                state = tr("{state}, in use").format(state=state)
+            self.model_combo.addItem(f"{model_id} ({state})", model_id)
+        self.model_combo.setCurrentIndex(self.model_combo.findData(current))
+
+    def provision(self) -> None:
+        model_id = str(self.model_combo.currentData())
+        self.provision_button.setEnabled(False)
+        self.model_combo.setEnabled(False)
+        self.progress.setRange(0, 0)  # busy until provisioning reports a fraction
+        _say(self.model_message, tr("Provisioning {model}…").format(model=model_id))
+        self._provisioning = model_id
+        relay = Relay(self)
+        relay.stage.connect(self.model_message.setText)
+        relay.step.connect(self._on_step)
+        relay.done.connect(self._on_provisioned)
+        run_in_thread(relay, provision_work(model_id, relay), "memevo-provision")
+
+    def _on_step(self, done: float, total: float) -> None:
+        if total > 0:
+            self.progress.setRange(0, 100)
+            self.progress.setValue(min(100, int(100 * done / total)))
+
+    def _on_provisioned(self, outcome: Outcome) -> None:
+        _dispose(self.sender())
+        model_id, self._provisioning = self._provisioning, None
+        self.progress.setRange(0, 100)
+        self.model_combo.setEnabled(True)
+        self.provision_button.setEnabled(self.broken is None)
+        error = outcome.error or self.write_key("model", model_id)
+        if error:
+            self.progress.setValue(0)
+            text = tr("Provisioning {model} failed: {reason}").format(model=model_id, reason=error)
+        else:
+            self.progress.setValue(100)
+            self.host.refresh_caches()
+            text = tr(
+                "{model} is ready ({source}) and set as the model; it is used after memevo restarts."
+            ).format(model=model_id, source=outcome.value.source)
+        _say(self.model_message, text, error=error is not None)
+        config = config_mod.load()
+        self.rows["model"].load(config, writable=self.broken is None)
+        self.refresh_models(str(config["model"]))
+        self.provision_finished.emit(error is None, text)
+
+
+def _row(*widgets: QWidget, stretch: int) -> QHBoxLayout:
+    """Widgets side by side; the one at index `stretch` takes the spare width."""
+    layout = QHBoxLayout()
+    for index, widget in enumerate(widgets):
+        layout.addWidget(widget, 1 if index == stretch else 0)
+    return layout
+
+
+def _say(label: QLabel, text: str, error: bool = False) -> None:
+    label.setText(text)
+    label.setStyleSheet(ERROR_STYLE if error else "")
+
+
+def _dispose(relay: Any) -> None:
+    """A finished worker's relay: it sent its last signal."""
+    if relay is not None:
+        relay.deleteLater()

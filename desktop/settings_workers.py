@@ -1,0 +1,275 @@
+"""The settings view's helpers: one form row per config key, and the work it runs off the UI
+thread (the side API connection test, model provisioning).
+
+A worker is a plain Python thread; it reports through a `Relay` (a QObject living in the UI
+thread), so Qt queues every signal into the UI thread's event loop. Workers never call `tr`:
+their results are data, and the view words them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from memevo.core import config as config_mod
+from memevo.core.encoder.models import entry_for
+from memevo.core.side import judge
+from memevo.desktop.i18n import tr
+from memevo.desktop.qt import (
+    QCheckBox,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QObject,
+    QPushButton,
+    QSpinBox,
+    Signal,
+)
+
+PROBE_TIMEOUT_S = 10.0
+PROBE_SYSTEM = "Connection test. Answer with the single word OK."
+
+
+# -- the schema, as the form needs it ----------------------------------------------------------
+def _accepts(validate: Callable[[Any], Any], value: Any) -> bool:
+    try:
+        validate(value)
+    except ValueError:
+        return False
+    return True
+
+
+def kind_of(key: config_mod.Key) -> str:
+    """'bool', 'int', 'number' or 'text', read from what the key's validator accepts, so a new
+    key in the schema gets the right widget without a change here."""
+    if _accepts(key.validate, True):
+        return "bool"
+    if _accepts(key.validate, 0.5):
+        return "number"
+    if _accepts(key.validate, 1):
+        return "int"
+    return "text"
+
+
+def parse_text(kind: str, text: str) -> Any:
+    """A line edit's text as the value to validate: numbers are read as JSON, like the CLI."""
+    return config_mod.parse_cli_value(text.strip()) if kind == "number" else text
+
+
+def config_is_broken() -> str | None:
+    """The reason config.json cannot be written over (config refuses to), or None."""
+    from memevo.core import paths
+
+    try:
+        config_mod.read_raw(paths.config_path())
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+# -- one row of the form --------------------------------------------------------------------------
+ERROR_STYLE = "color: #b00020;"
+SCORE_KEYS = {"recallMinScore": "rule", "recallMinScoreProject": "project"}
+
+
+def key_texts() -> dict[str, tuple[str, str]]:
+    """Each key's label and explanation, translatable (the schema's help is for the CLI)."""
+    return {
+        "enabled": (
+            tr("Memory on"),
+            tr("Off: hooks inject nothing and learning stops (the CLI still works)."),
+        ),
+        "recallTopK": (tr("Memories per prompt"), tr("At most this many rules and this many project facts.")),
+        "recallMinScore": (tr("Rule recall minimum"), tr("0 to 1; empty: the model's value; -1: off.")),
+        "recallMinScoreProject": (
+            tr("Project recall minimum"),
+            tr("0 to 1; empty: the model's value; -1: off."),
+        ),
+        "recallMinMargin": (
+            tr("Lead of the top hit"),
+            tr("Its required lead over the second, 0 to 1; -1: off."),
+        ),
+        "showRecall": (tr("Show what was recalled"), tr("Claude Code: also show you what was recalled.")),
+        "confirm": (tr("Ask before remembering"), tr("Ask before writing what the side judge proposes.")),
+        "sideWaitMs": (tr("Side judge wait (ms)"), tr("How long the end of a turn waits, 0 to 60000 ms.")),
+        "decayDays": (tr("Idle days before decay"), tr("Idle days before a memory loses 0.05.")),
+        "model": (tr("Embedding model"), tr("A sentence-transformers model id, or a folder.")),
+        "sideApiBase": (tr("Base URL"), tr("An OpenAI-compatible endpoint, e.g. https://api.openai.com/v1")),
+        "sideApiModel": (tr("Model"), tr("The model name the side judge asks for.")),
+        "sideDailyLimit": (
+            tr("Side API calls per day"),
+            tr("At most this many calls per day (a cost guard)."),
+        ),
+        "sideContext": (
+            tr("Send the previous answer"),
+            tr("Also send the previous assistant message, redacted."),
+        ),
+    }
+
+
+def default_text(key: config_mod.Key, config: config_mod.Config) -> str:
+    if key.name in SCORE_KEYS and key.default is None:
+        entry = entry_for(str(config["model"]))
+        value = entry.recall_min_rule if SCORE_KEYS[key.name] == "rule" else entry.recall_min_project
+        return tr("default: {value} (the model's value)").format(value=value)
+    if key.default is None:
+        return tr("default: none")
+    if isinstance(key.default, bool):
+        return tr("default: on") if key.default else tr("default: off")
+    return tr("default: {value}").format(value=key.default)
+
+
+class FieldRow:
+    """One config key: its editor, its default, a reset button and an inline message."""
+
+    def __init__(self, key: config_mod.Key, view: Any) -> None:
+        self.key, self.kind = key, kind_of(key)
+        label, help_text = key_texts().get(key.name, (key.name, key.help))
+        self.label = QLabel(label)
+        self.editor: Any = {"bool": QCheckBox, "int": QSpinBox}.get(self.kind, QLineEdit)()
+        if self.kind == "int":
+            self.editor.setRange(0, 2_147_483_647)  # the schema's validator has the last word
+        for widget in (self.label, self.editor):
+            widget.setToolTip(f"{help_text}\n({key.name})")
+        self.default_label = QLabel()
+        self.reset_button = QPushButton(tr("Reset to default"))
+        self.reset_button.clicked.connect(lambda _=False: view.reset(self.key.name))
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.loaded: Any = None
+
+    def add_to(self, grid: QGridLayout) -> None:
+        row = grid.rowCount()
+        for column, widget in enumerate(
+            (self.label, self.editor, self.default_label, self.reset_button, self.message)
+        ):
+            grid.addWidget(widget, row, column)
+
+    def raw(self) -> Any:
+        if self.kind == "bool":
+            return self.editor.isChecked()
+        if self.kind == "int":
+            return self.editor.value()
+        return self.editor.text()
+
+    def value(self) -> Any:
+        raw = self.raw()
+        return parse_text(self.kind, raw) if isinstance(raw, str) else raw
+
+    def load(self, config: config_mod.Config, writable: bool) -> None:
+        value = config.values[self.key.name]
+        if self.kind == "bool":
+            self.editor.setChecked(bool(value))
+        elif self.kind == "int":
+            self.editor.setValue(int(value or 0))
+        else:
+            self.editor.setText("" if value is None else str(value))
+        self.loaded = self.raw()
+        self.default_label.setText(default_text(self.key, config))
+        self.reset_button.setEnabled(writable and self.key.name in config.user_set)
+        self.show_message("")
+
+    def changed(self) -> bool:
+        return bool(self.raw() != self.loaded)
+
+    def show_message(self, text: str, error: bool = False) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet(ERROR_STYLE if error else "")
+
+
+# -- threads that report back --------------------------------------------------------------------
+class Relay(QObject):
+    """Carries a worker's news into the UI thread."""
+
+    done = Signal(object)  # an Outcome
+    stage = Signal(str)
+    step = Signal(float, float)  # done, total (0: unknown)
+
+    def emit_safely(self, signal_name: str, *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the view (and this relay) closed while the work ran
+            getattr(self, signal_name).emit(*args)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    value: Any = None
+    error: str | None = None
+
+
+def run_in_thread(relay: Relay, work: Callable[[], Any], name: str) -> threading.Thread:
+    def target() -> None:
+        try:
+            outcome = Outcome(value=work())
+        except Exception as exc:  # reported to the user, never raised into Qt
+            outcome = Outcome(error=str(exc) or exc.__class__.__name__)
+        relay.emit_safely("done", outcome)
+
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+# -- the side API connection test ------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProbeResult:
+    ok: bool
+    latency_ms: int
+    error: str | None = None
+
+
+def probe(base: str, model: str, key: str, timeout_s: float = PROBE_TIMEOUT_S) -> ProbeResult:
+    """One small chat/completions call through the side judge's own `chat`, so a pass here
+    means the judge's requests and answer parsing work too."""
+    endpoint = judge.Endpoint(base, model, key, timeout_s)
+    started = time.monotonic()
+    try:
+        asyncio.run(_ask(endpoint))
+    except judge.JudgeError as exc:
+        return ProbeResult(False, _ms_since(started), str(exc))
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:
+        return ProbeResult(False, _ms_since(started), f"the base URL cannot be used: {exc}")
+    return ProbeResult(True, _ms_since(started))
+
+
+async def _ask(endpoint: judge.Endpoint) -> str:
+    async with httpx.AsyncClient() as client:
+        return await judge.chat(client, endpoint, PROBE_SYSTEM, "ping")
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
+# -- provisioning --------------------------------------------------------------------------------
+class RelayProgress:
+    """core.encoder.progress.Progress, forwarded to the UI thread."""
+
+    def __init__(self, relay: Relay) -> None:
+        self.relay = relay
+
+    def stage(self, text: str) -> None:
+        self.relay.emit_safely("stage", text)
+
+    def update(self, done: float, total: float | None = None) -> None:
+        self.relay.emit_safely("step", float(done), float(total or 0))
+
+
+def provision_work(model_id: str, relay: Relay) -> Callable[[], Any]:
+    def work() -> Any:
+        from memevo.core.encoder.provision import provision
+
+        return provision(model_id, RelayProgress(relay))
+
+    return work
+
+
+def is_provisioned(model_id: str) -> bool:
+    from memevo.core.encoder.provision import ready_folder
+
+    return ready_folder(model_id) is not None

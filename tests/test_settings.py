@@ -1,0 +1,446 @@
+"""The panel's Settings view (pytest-qt, offscreen) over a real host, config file, keyring,
+a local chat/completions server and the real provisioning code."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI
+from memevo.core import config as config_mod
+from memevo.core import memories, paths, secrets
+from memevo.core.clock import FakeClock
+from memevo.core.encoder import provision as provision_mod
+from memevo.core.encoder.models import DEFAULT_MODEL
+from memevo.core.service.host import ServiceHost
+from memevo.core.store import Store
+from memevo.desktop.i18n import tr
+from memevo.desktop.qt import QCheckBox, QLabel, QLineEdit, QSpinBox
+from memevo.desktop.settings import SettingsView
+from memevo.desktop.settings_workers import ERROR_STYLE, key_texts
+
+PUBLIC = {key.name for key in config_mod.SCHEMA if key.public}
+OTHER_MODEL = "BAAI/bge-base-zh-v1.5"
+
+
+def _keyring_works() -> bool:
+    try:
+        secrets._keyring()
+    except Exception:
+        return False
+    return True
+
+
+needs_keyring = pytest.mark.skipif(
+    not _keyring_works() and not os.environ.get("MEMEVO_TEST_KEYRING"),
+    reason="no Secret Service here; tests/setup-and-test.sh runs these under dbus-run-session with gnome-keyring",
+)
+
+
+@pytest.fixture(autouse=True)
+def no_key_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(secrets.ENV, raising=False)
+
+
+@pytest.fixture
+def clean_keyring() -> Iterator[None]:
+    secrets.clear_api_key()
+    yield
+    secrets.clear_api_key()
+
+
+@pytest.fixture
+def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
+    service = ServiceHost(store, clock)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def view(qtbot, host: ServiceHost) -> SettingsView:
+    settings = SettingsView(host)
+    qtbot.addWidget(settings)
+    return settings
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    fake = FakeOpenAI([])
+    yield fake
+    fake.close()
+
+
+def _config_file() -> dict[str, object]:
+    return json.loads(paths.config_path().read_text(encoding="utf-8"))
+
+
+def _matches(template: str, text: str, **patterns: str) -> bool:
+    """`text` is the translated `template` with each {name} matching its pattern."""
+    regex = re.escape(template)
+    for name, pattern in patterns.items():
+        regex = regex.replace(re.escape("{" + name + "}"), pattern)
+    return re.fullmatch(regex, text) is not None
+
+
+def _not_saved(reason: str) -> str:
+    return tr("Not saved: {reason}").format(reason=reason)
+
+
+def _texts(view: SettingsView) -> str:
+    return "\n".join(w.text() for w in view.findChildren(QLabel) + view.findChildren(QLineEdit))
+
+
+# -- the config form -----------------------------------------------------------------------------------
+def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host: ServiceHost) -> None:
+    for key, value in (("recallTopK", 5), ("showRecall", True), ("recallMinScore", 0.3)):
+        config_mod.set_key(key, value)
+    config_mod.set_key("sideApiBase", "https://api.example.com/v1/")
+    view = SettingsView(host)
+    qtbot.addWidget(view)
+    rows = view.rows
+    assert set(rows) == PUBLIC and "sideJudge" not in rows
+    assert set(key_texts()) == PUBLIC  # every key has a translatable label
+    kinds = {name: type(row.editor) for name, row in rows.items()}
+    assert {n for n, t in kinds.items() if t is QCheckBox} == {
+        "enabled",
+        "showRecall",
+        "confirm",
+        "sideContext",
+    }
+    assert {n for n, t in kinds.items() if t is QSpinBox} == {
+        "recallTopK",
+        "sideWaitMs",
+        "decayDays",
+        "sideDailyLimit",
+    }
+    assert rows["recallTopK"].editor.value() == 5 and rows["recallTopK"].default_label.text() == tr(
+        "default: {value}"
+    ).format(value=3)
+    assert rows["showRecall"].editor.isChecked() and rows["showRecall"].default_label.text() == tr(
+        "default: off"
+    )
+    assert rows["recallMinScore"].editor.text() == "0.3"
+    assert rows["recallMinScore"].default_label.text() == tr("default: {value} (the model's value)").format(
+        value=0.44
+    )
+    assert rows["recallMinScoreProject"].editor.text() == ""
+    assert rows["recallMinMargin"].editor.text() == "-1"
+    assert rows["sideApiBase"].editor.text() == "https://api.example.com/v1"
+    assert rows["sideApiModel"].default_label.text() == tr("default: none")
+    assert rows["model"].editor.text() == DEFAULT_MODEL
+    assert rows["recallTopK"].reset_button.isEnabled() and not rows["decayDays"].reset_button.isEnabled()
+    assert view.problem_label.isHidden()
+
+
+def test_save_writes_valid_changes_and_shows_why_the_others_were_not_written(
+    view: SettingsView, host: ServiceHost, clock: FakeClock, data_dir: Path
+) -> None:
+    memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    host.refresh_caches()
+    cache = data_dir / "cache" / "session-start-default.txt"
+    assert "回答问题时一律使用中文" in cache.read_text(encoding="utf-8")
+    rows = view.rows
+    rows["recallTopK"].editor.setValue(5)
+    rows["enabled"].editor.setChecked(False)
+    rows["recallMinScore"].editor.setText("0.5")
+    rows["sideWaitMs"].editor.setValue(70000)
+    rows["sideApiBase"].editor.setText("ftp://example.com")
+    rows["recallMinMargin"].editor.setText("lots")
+    view.save_button.click()
+    assert _config_file() == {"recallTopK": 5, "enabled": False, "recallMinScore": 0.5}
+    assert rows["sideWaitMs"].message.text() == _not_saved("must be a whole number from 0 to 60000")
+    assert rows["sideApiBase"].message.text() == _not_saved("must be an http:// or https:// URL")
+    assert rows["recallMinMargin"].message.text() == _not_saved(
+        "must be a number from 0 to 1, or -1 to switch it off"
+    )
+    assert rows["sideApiBase"].editor.text() == "ftp://example.com"  # kept, to be corrected
+    assert (
+        rows["sideWaitMs"].message.styleSheet() == ERROR_STYLE
+        and rows["recallTopK"].message.styleSheet() == ""
+    )
+    assert rows["recallTopK"].message.text() == tr("Saved.") and rows["recallTopK"].reset_button.isEnabled()
+    assert view.status_label.text() == tr(
+        "Saved {saved}, not saved {failed}: see the messages next to the fields."
+    ).format(saved=3, failed=3)
+    assert cache.read_text(encoding="utf-8") == ""  # the host's fallback texts were refreshed: memory off
+    rows["sideApiBase"].editor.setText("https://api.example.com/v1/")
+    rows["sideWaitMs"].editor.setValue(8000)
+    rows["recallMinMargin"].editor.setText("-1")  # what was loaded: not a change
+    view.save_button.click()
+    assert _config_file() == {
+        "recallTopK": 5,
+        "enabled": False,
+        "recallMinScore": 0.5,
+        "sideApiBase": "https://api.example.com/v1",
+        "sideWaitMs": 8000,
+    }
+    assert rows["sideApiBase"].editor.text() == "https://api.example.com/v1"  # shown as stored
+    assert view.status_label.text() == tr("Saved {n} settings.").format(n=2)
+    view.save_button.click()
+    assert view.status_label.text() == tr("No changes.")
+
+
+def test_reset_to_default_unsets_only_that_key(view: SettingsView) -> None:
+    config_mod.set_key("decayDays", 10)
+    config_mod.set_key("confirm", False)
+    view.reload()
+    row = view.rows["decayDays"]
+    assert row.editor.value() == 10
+    row.reset_button.click()
+    assert _config_file() == {"confirm": False}
+    assert row.editor.value() == 30 and row.message.text() == tr("Back to the default.")
+    assert not row.reset_button.isEnabled()
+    view.rows["confirm"].reset_button.click()
+    assert _config_file() == {} and view.rows["confirm"].editor.isChecked()
+
+
+def test_a_broken_config_file_is_shown_and_nothing_is_written_over_it(view: SettingsView) -> None:
+    path = paths.config_path()
+    path.write_text('{"recallTopK": 4,', encoding="utf-8")
+    view.reload()
+    assert "is not valid JSON" in view.problem_label.text()
+    assert tr("Settings cannot be saved until config.json is fixed or deleted.") in view.problem_label.text()
+    assert not view.save_button.isEnabled() and not view.provision_button.isEnabled()
+    assert not any(row.reset_button.isEnabled() for row in view.rows.values())
+    view.rows["recallTopK"].editor.setValue(7)
+    view.save()  # even when called directly
+    assert path.read_text(encoding="utf-8") == '{"recallTopK": 4,'
+    assert view.status_label.text() == tr("Nothing saved: config.json is broken.")
+    path.write_text('{"recallTopK": 0}', encoding="utf-8")  # valid JSON, one bad value: writable
+    view.reload_button.click()
+    assert "recallTopK=0 must be a positive whole number; using default" in view.problem_label.text()
+    assert view.save_button.isEnabled() and view.rows["recallTopK"].editor.value() == 3
+    view.rows["recallTopK"].editor.setValue(4)
+    view.save_button.click()
+    assert _config_file() == {"recallTopK": 4}
+    view.reload()
+    assert view.problem_label.isHidden()
+
+
+# -- the side API key ----------------------------------------------------------------------------------
+@needs_keyring
+@pytest.mark.usefixtures("clean_keyring")
+def test_key_is_saved_in_the_keyring_never_shown_and_cleared(
+    view: SettingsView, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    assert _keyring_works(), "the keyring backend must work here (gnome-keyring under dbus-run-session)"
+    assert view.key_status.text() == tr("Key: not set.")
+    assert view.key_edit.echoMode() == QLineEdit.EchoMode.Password
+    view.key_edit.setText("sk-settings-view-1234567890")
+    view.save_key_button.click()
+    assert secrets.get_api_key() == "sk-settings-view-1234567890"
+    assert secrets.status().source == "keyring"
+    assert view.key_edit.text() == "" and view.side_message.text() == tr("Key saved in the OS keyring.")
+    assert view.key_status.text() == tr("Key: set, in the OS keyring.")
+    assert "sk-settings-view" not in _texts(view)
+    for path in data_dir.rglob("*"):
+        if path.is_file():
+            assert b"sk-settings-view" not in path.read_bytes(), path
+    monkeypatch.setenv(secrets.ENV, "sk-from-env")
+    view.reload()
+    overrides = tr("Key: set, from the environment variable {env}, which overrides the keyring.")
+    assert view.key_status.text() == overrides.format(env="MEMEVO_SIDE_API_KEY")
+    monkeypatch.delenv(secrets.ENV)
+    view.clear_key_button.click()
+    assert secrets.get_api_key() is None and view.key_status.text() == tr("Key: not set.")
+    assert view.side_message.text() == tr("Key removed from the keyring.")
+    view.clear_key_button.click()
+    assert view.side_message.text() == tr("There was no key in the keyring.")
+
+
+def test_without_a_keyring_saving_the_key_says_why(view: SettingsView) -> None:
+    import keyring
+    from keyring.backends import fail
+
+    view.save_key_button.click()
+    assert view.side_message.text() == tr("Key not saved: the field is empty.")
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        view.key_edit.setText("sk-nowhere-to-go")
+        view.save_key_button.click()
+        reason = view.side_message.text()
+        assert _matches(
+            tr("Key not saved: {reason}"), reason, reason="no OS keyring is available .*MEMEVO_SIDE_API_KEY.*"
+        )
+        view.reload()
+        problem = tr("The keyring cannot be used: {problem}")
+        assert _matches(
+            tr("Key: not set.") + " " + problem, view.key_status.text(), problem="no OS keyring .*"
+        )
+    finally:
+        keyring.set_keyring(previous)
+    assert "sk-nowhere-to-go" not in "\n".join(w.text() for w in view.findChildren(QLabel))
+
+
+# -- the connection test -----------------------------------------------------------------------------------
+def _point_at(view: SettingsView, base: str, model: str = "judge-model") -> None:
+    view.rows["sideApiBase"].editor.setText(base)
+    view.rows["sideApiModel"].editor.setText(model)
+
+
+def test_connection_ok_uses_the_fields_and_the_typed_key_without_saving(
+    qtbot, view: SettingsView, server: FakeOpenAI
+) -> None:
+    server.script = [("text", "OK")]
+    _point_at(view, server.base)
+    view.key_edit.setText("sk-typed-not-saved-000")
+    with qtbot.waitSignal(view.connection_tested, timeout=15000) as result:
+        view.test_button.click()
+    assert result.args[0] is True
+    assert _matches(tr("Connection OK: answered in {ms} ms."), view.side_message.text(), ms=r"\d+")
+    assert server.requests[0]["model"] == "judge-model"
+    assert server.headers[0]["Authorization"] == "Bearer sk-typed-not-saved-000"
+    assert not paths.config_path().exists()  # testing writes nothing
+    assert view.test_button.isEnabled()
+
+
+@pytest.mark.parametrize(
+    ("step", "reason"),
+    [
+        (("status", 500), "the side API answered HTTP 500"),
+        (("status", 401), "the side API answered HTTP 401"),
+        (
+            ("garbage", "<html>a login page</html>"),
+            "the side API's answer is not a chat/completions response",
+        ),
+        (("sleep", 3), "the side API did not answer within 0.5 s"),
+    ],
+)
+def test_connection_failures_are_said_in_plain_words(
+    qtbot,
+    view: SettingsView,
+    server: FakeOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+    step: tuple[str, object],
+    reason: str,
+) -> None:
+    monkeypatch.setenv(secrets.ENV, "sk-env-key")
+    server.script = [step]
+    _point_at(view, server.base)
+    view.test_timeout_s = 0.5
+    started = time.monotonic()
+    with qtbot.waitSignal(view.connection_tested, timeout=15000) as result:
+        view.test_button.click()
+        clicked_in = time.monotonic() - started
+        assert not view.test_button.isEnabled()  # running, off the UI thread
+    assert clicked_in < 0.3
+    failed = tr("Connection failed: {reason}").format(reason=reason)
+    assert result.args == [False, failed] and view.side_message.text() == failed
+    assert server.headers[0]["Authorization"] == "Bearer sk-env-key"
+    assert view.test_button.isEnabled()
+    if step[0] == "sleep":
+        assert time.monotonic() - started < 2.5
+
+
+@pytest.mark.usefixtures("clean_keyring")
+def test_connection_test_refuses_without_a_url_or_key_and_reports_an_unreachable_host(
+    qtbot, view: SettingsView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _point_at(view, "not a url")
+    view.test_button.click()
+    reason = "must be an http:// or https:// URL"
+    assert view.side_message.text() == tr("Cannot test: {field} {reason}").format(
+        field=tr("Base URL"), reason=reason
+    )
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there
+    _point_at(view, f"http://127.0.0.1:{port}/v1")
+    view.test_button.click()
+    assert view.side_message.text() == tr("Cannot test: no API key is set.")
+    monkeypatch.setenv(secrets.ENV, "sk-env-key")
+    with qtbot.waitSignal(view.connection_tested, timeout=15000) as result:
+        view.test_button.click()
+    unreachable = "the side API could not be reached: ConnectError"
+    assert result.args == [False, tr("Connection failed: {reason}").format(reason=unreachable)]
+
+
+def test_closing_the_view_while_a_test_runs_is_harmless(qtbot, host: ServiceHost, server: FakeOpenAI) -> None:
+    server.script = [("sleep", 1)]
+    view = SettingsView(host)
+    _point_at(view, server.base)
+    view.key_edit.setText("sk-typed")
+    view.test_timeout_s = 0.5
+    view.test_button.click()
+    view.deleteLater()
+    qtbot.wait(50)
+    for thread in threading.enumerate():
+        if thread.name == "memevo-side-test":
+            thread.join(5)  # its late result goes nowhere; an exception here would fail the test
+    assert not any(t.name == "memevo-side-test" for t in threading.enumerate())
+
+
+# -- the embedding model ----------------------------------------------------------------------------------
+def test_provisioning_an_already_provisioned_model_fills_the_bar_and_sets_the_model(
+    qtbot, view: SettingsView, provisioned_model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = provision_mod.provision
+    calls: list[str] = []
+
+    def reported(model_id: str, progress: object) -> object:  # the real provisioning, plus progress
+        calls.append(threading.current_thread().name)
+        progress.stage("Checking the folder")  # type: ignore[attr-defined]
+        progress.update(1, 2)  # type: ignore[attr-defined]
+        return real(model_id, progress)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(provision_mod, "provision", reported)
+    combo = view.model_combo
+    assert (
+        combo.currentData() == DEFAULT_MODEL
+        and combo.currentText()
+        == f"{DEFAULT_MODEL} ({tr('{state}, in use').format(state=tr('provisioned'))})"
+    )
+    values: list[int] = []
+    view.progress.valueChanged.connect(values.append)
+    with qtbot.waitSignal(view.provision_finished, timeout=120000) as result:
+        view.provision_button.click()
+    assert calls == ["memevo-provision"]  # off the UI thread
+    assert result.args[0] is True
+    assert 50 in values and view.progress.value() == 100 and view.progress.maximum() == 100
+    assert _config_file() == {"model": DEFAULT_MODEL}
+    ready = tr("{model} is ready ({source}) and set as the model; it is used after memevo restarts.")
+    assert view.model_message.text() == ready.format(model=DEFAULT_MODEL, source=provisioned_model.source)
+    assert view.rows["model"].reset_button.isEnabled() and view.provision_button.isEnabled()
+
+
+def test_failed_provisioning_says_why_and_leaves_the_model_alone(
+    qtbot, view: SettingsView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVO_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)  # accepts the connection, never answers
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{silent.getsockname()[1]}")
+    monkeypatch.setattr(provision_mod, "HUB_PROBE_TIMEOUT_S", 1.0)
+    view.reload()
+    combo = view.model_combo
+    combo.setCurrentIndex(combo.findData(OTHER_MODEL))
+    assert combo.currentText() == f"{OTHER_MODEL} ({tr('not provisioned')})"
+    try:
+        with qtbot.waitSignal(view.provision_finished, timeout=30000) as result:
+            started = time.monotonic()
+            view.provision_button.click()
+            assert time.monotonic() - started < 0.5  # the probe waits on a worker, not here
+            assert view.progress.maximum() == 0 and not view.provision_button.isEnabled()
+            assert not combo.isEnabled()
+    finally:
+        silent.close()
+    reason = (
+        f"could not provision {OTHER_MODEL} (hub: not reachable within 1 s); the previous model is unchanged"
+    )
+    expected = tr("Provisioning {model} failed: {reason}").format(model=OTHER_MODEL, reason=reason)
+    assert result.args == [False, expected] and view.model_message.text() == expected
+    assert not paths.config_path().exists()
+    assert view.progress.value() == 0 and view.provision_button.isEnabled() and combo.isEnabled()
+    assert combo.currentData() == DEFAULT_MODEL  # still the model in use
+    assert not (tmp_path / "models" / "BAAI__bge-base-zh-v1.5").exists()
