@@ -64,9 +64,8 @@ class InjectionLogView(QWidget):
         self.model = RowsModel(
             [tr("Time"), tr("Client"), tr("Session"), tr("Event"), tr("Characters"), tr("Memories")]
         )
-        table = QTableView()
-        table.setModel(self.model)
-        layout.addWidget(table)
+        self.table = _table(self.model)
+        layout.addWidget(self.table)
         self.refresh()
 
     def refresh(self) -> None:
@@ -86,6 +85,7 @@ class InjectionLogView(QWidget):
                 if wanted is None or i["client"] == wanted
             ]
         )
+        self.table.resizeColumnsToContents()
 
 
 class ProposalsView(QWidget):
@@ -95,9 +95,8 @@ class ProposalsView(QWidget):
         self.confirmations = confirmations
         layout = QVBoxLayout(self)
         self.model = RowsModel([tr("Client"), tr("The user's words"), tr("Proposal"), tr("State")])
-        table = QTableView()
-        table.setModel(self.model)
-        layout.addWidget(table)
+        self.table = _table(self.model)
+        layout.addWidget(self.table)
         self.open_button = QPushButton(tr("Confirm one by one"))
         self.open_button.clicked.connect(self.open_dialogs)
         layout.addWidget(self.open_button)
@@ -108,10 +107,11 @@ class ProposalsView(QWidget):
 
         self.model.set_rows(
             [
-                [j.client, j.words or "", describe(j.proposal or {}), j.status]
+                [j.client, j.words or "", describe(j.proposal or {}), _job_state(j.status)]
                 for j in jobs.pending(self.host.store)
             ]
         )
+        self.table.resizeColumnsToContents()
 
     def open_dialogs(self) -> None:
         if self.confirmations is not None:
@@ -119,3 +119,15 @@ class ProposalsView(QWidget):
             self.confirmations.reopen_shown()
             self.confirmations.poll()
         self.refresh()
+
+
+def _table(model: RowsModel) -> QTableView:
+    table = QTableView()
+    table.setModel(model)
+    table.setWordWrap(False)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+def _job_state(status: str) -> str:
+    return {"ready": tr("waiting"), "shown": tr("shown, not answered")}.get(status, status)

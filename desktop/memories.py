@@ -49,8 +49,9 @@ class MemoriesView(QWidget):
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setItemDelegateForColumn(CONFIDENCE_COLUMN, ConfidenceDelegate(self.table))
-        self.table.setColumnWidth(0, 420)
-        self.table.setColumnWidth(CONFIDENCE_COLUMN, 110)
+        for column, width in enumerate((440, 90, 110, 130, 95, 80)):
+            self.table.setColumnWidth(column, width)
+        self.table.horizontalHeader().setStretchLastSection(True)
         layout.addWidget(self.table)
         layout.addLayout(self._action_bar())
         self.message = QLabel("")

@@ -64,7 +64,7 @@ class SettingsView(QWidget):
         self.problem_label.setWordWrap(True)
         self.problem_label.setStyleSheet(ERROR_STYLE)
         outer.addWidget(self.problem_label)
-        scroll = QScrollArea()
+        scroll = self.scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         body = QWidget()
         column = QVBoxLayout(body)

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # System packages for the real parts: a Secret Service for the keyring tests (gnome-keyring
 # under dbus), and a virtual X server with CJK fonts for GUI screenshots.
-APT_PACKAGES="gnome-keyring dbus dbus-x11 xvfb fonts-droid-fallback libxcb-icccm4 libxcb-keysyms1 \
+APT_PACKAGES="gnome-keyring dbus dbus-x11 xvfb trayer fonts-droid-fallback libxcb-icccm4 libxcb-keysyms1 \
   libxkbcommon-x11-0 libxcb-xinerama0 libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-shape0 libxcb-cursor0"
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && ! dpkg -s $APT_PACKAGES >/dev/null 2>&1; then
   (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $APT_PACKAGES) >/dev/null \

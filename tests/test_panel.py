@@ -174,7 +174,7 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     panel = Panel(host, queue)
     qtbot.addWidget(panel)
     assert panel.proposals.model.rows == [
-        ["cursor", "以后回答我都用中文", "新增规则「回答问题时一律使用中文」", "ready"]
+        ["cursor", "以后回答我都用中文", "新增规则「回答问题时一律使用中文」", "等待确认"]
     ]
     panel.proposals.open_button.click()
     assert queue.current is not None and queue.current.job.id == "p1"

@@ -224,6 +224,14 @@
         <translation>逐条确认</translation>
     </message>
     <message>
+        <source>waiting</source>
+        <translation>等待确认</translation>
+    </message>
+    <message>
+        <source>shown, not answered</source>
+        <translation>已弹出，未回答</translation>
+    </message>
+    <message>
         <source>Match</source>
         <translation>相似度</translation>
     </message>

@@ -1,0 +1,146 @@
+"""Screenshots of the tray menu and the panel's views on a real X server, for docs/.
+
+    dbus-run-session -- sh -c 'echo -n x | gnome-keyring-daemon --unlock --components=secrets >/dev/null;
+        xvfb-run -a -s "-screen 0 1280x800x24" python3 packaging/screenshots_desktop.py'
+
+Runs `trayer` so a system tray exists, loads the real model (MEMEVO_MODELS_DIR is honoured)
+into a throwaway MEMEVO_HOME with sample memories, and writes docs/tray-menu.png and
+docs/panel-*.png. MEMEVO_LANG=en gives the English UI (files get an -en suffix)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+SAMPLES = [
+    ("rule", "回答问题时请一律使用中文", 95),
+    ("rule", "改完代码不要自动 commit，等我确认后再提交", 88),
+    ("rule", "Always write commit messages in English (Conventional Commits)", 74),
+    ("rule", "新写的 Python 函数都要加类型注解", 61),
+    ("rule", "不要在回答里贴整个文件，只贴改动的部分", 52),
+    ("project", "支付页新流程的灰度开关是 pay_new_flow_v2", 90),
+    ("project", "ImageLoader 负责 App 内的图片加载与缓存，改它要跑 image_cache 的测试", 70),
+    ("project", "测试环境的数据库每周一早上 6 点重置", 57),
+    ("project", "订单服务的超时在 config/order.yaml 的 timeout_ms 里", 45),
+    ("project", "旧版结算页 legacy_checkout 已下线，不再维护", 38),
+]
+
+
+def populate(store, clock) -> None:  # type: ignore[no-untyped-def]
+    from memevo.core import memories
+    from memevo.core.side import jobs
+
+    for category, text, confidence in SAMPLES:
+        memory = memories.create(store, category, text, clock)
+        with store.transaction() as con:
+            con.execute(
+                "UPDATE memories SET confidence = ?, deprecated = ? WHERE id = ?",
+                [confidence, confidence <= 40, memory.id],
+            )
+    jobs.create(store, "shot", "cursor", "s1", None, "以后生成的 SQL 都用大写关键字", clock.now_ms())
+    proposal = {"text": "生成 SQL 时关键字一律大写", "category": "rule", "action": "create"}
+    jobs.update(store, "shot", clock.now_ms(), status="ready", proposal=proposal)
+
+
+def pump(app, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.02)
+
+
+def main() -> int:
+    os.environ["MEMEVO_HOME"] = tempfile.mkdtemp(prefix="memevo-shots-")
+    os.environ.pop("QT_QPA_PLATFORM", None)
+    os.environ.setdefault("MEMEVO_LANG", "zh_CN")
+    suffix = "-en" if os.environ.get("MEMEVO_LANG", "").startswith("en") else ""
+    trayer = subprocess.Popen(
+        ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28"]
+    )
+    try:
+        return shoot(suffix)
+    finally:
+        trayer.terminate()
+
+
+def shoot(suffix: str) -> int:
+    import asyncio
+
+    from memevo.core import config as config_mod
+    from memevo.core.clock import SystemClock
+    from memevo.core.service.host import ServiceHost
+    from memevo.core.store import Store
+    from memevo.desktop.i18n import install_translator
+    from memevo.desktop.qt import QApplication
+    from memevo.desktop.tray import Tray
+
+    app = QApplication(sys.argv[:1])
+    install_translator(app)
+    config_mod.set_key("sideApiBase", "https://api.example.com/v1")
+    config_mod.set_key("sideApiModel", "gpt-4o-mini")
+    try:  # the keyring when there is one (run under dbus-run-session with gnome-keyring)
+        from memevo.core import secrets
+
+        secrets.set_api_key("sk-screenshot-not-a-real-key")
+    except Exception:
+        os.environ["MEMEVO_SIDE_API_KEY"] = "sk-screenshot-not-a-real-key"
+    store = Store.open()
+    clock = SystemClock()
+    populate(store, clock)
+    host = ServiceHost(store, clock)
+    host.desktop = True
+    for client, event, ms in [
+        ("claude", "prompt", 31.0),
+        ("cursor", "session_start", 12.5),
+        ("codebuddy", "prompt", 28.0),
+    ]:
+        host.record_hook(client, event, ms)
+    host.log_injection("claude", "0f3c9a1e-5b2d", "prompt", "p1", ["a1", "b2"], 164)
+    host.flush_bookkeeping()
+    host.load_engine()
+    tray = Tray(host, asyncio.Event())
+    pump(app, 1.5)
+    DOCS.mkdir(exist_ok=True)
+    shot_tray_menu(app, tray, DOCS / f"tray-menu{suffix}.png")
+    panel = tray.open_panel()
+    panel.resize(1180, 640)
+    for view in ("memories", "proposals", "injections", "status", "settings"):
+        panel.show_view(view)
+        pump(app, 1.0)
+        target = DOCS / f"panel-{view}{suffix}.png"
+        panel.grab().save(str(target))
+        print(f"wrote {target}")
+    bar = panel.settings.scroll.verticalScrollBar()
+    bar.setValue(bar.maximum())  # the model section, below the fold
+    pump(app, 0.5)
+    target = DOCS / f"panel-settings-model{suffix}.png"
+    panel.grab().save(str(target))
+    print(f"wrote {target}")
+    host.close()
+    store.close()
+    return 0
+
+
+def shot_tray_menu(app, tray, target: Path) -> None:  # type: ignore[no-untyped-def]
+    """The whole top-right corner: trayer's icon and the menu open under it."""
+    from memevo.desktop.qt import QApplication
+
+    screen = QApplication.primaryScreen()
+    width = screen.geometry().width()
+    tray.refresh_menu()
+    tray.menu.popup(screen.geometry().topRight().__class__(width - 40, 30))
+    tray.menu.move(width - tray.menu.sizeHint().width() - 8, 30)
+    pump(app, 1.0)
+    region = screen.grabWindow(0, width - 760, 0, 760, tray.menu.sizeHint().height() + 44)
+    region.save(str(target))
+    tray.menu.hide()
+    print(f"wrote {target}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
