@@ -39,7 +39,7 @@ class MemoriesView(QWidget):
     def __init__(self, host: Any) -> None:
         super().__init__()
         self.host = host
-        self.worker = OffUi()
+        self.worker = OffUi(parent=self)
         self.model = MemoryTableModel(host, self.worker)
         self.undo_stack: list[Undo] = []
         self.last_message = ""

@@ -32,7 +32,7 @@ class TrashView(QWidget):
     def __init__(self, host: Any) -> None:
         super().__init__()
         self.host = host
-        self.worker = OffUi()
+        self.worker = OffUi(parent=self)
         layout = QVBoxLayout(self)
         self.list = QTableView()
         self.model = TrashModel(host)

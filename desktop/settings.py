@@ -41,6 +41,7 @@ from memevo.desktop.settings_workers import (
     provision_work,
     run_in_thread,
 )
+from memevo.desktop.worker import OffUi
 
 SIDE_KEYS = ("sideApiBase", "sideApiModel")
 MODEL_KEYS = ("model",)
@@ -55,6 +56,7 @@ class SettingsView(QWidget):
     def __init__(self, host: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
+        self.key_worker = OffUi("memevo-keyring", self)
         self.test_timeout_s = PROBE_TIMEOUT_S  # tests shorten it
         self.broken: str | None = None
         self._provisioning: str | None = None
@@ -213,7 +215,14 @@ class SettingsView(QWidget):
 
     # -- the side API key and the connection test -------------------------------------------------------------
     def refresh_key_status(self) -> None:
-        status = secrets.status()
+        """Asking the keyring can take a while (its backend loads on first use, a locked one
+        waits on D-Bus): the answer arrives from the worker thread."""
+        self.key_worker.run(secrets.status, self._show_key_status, self._show_key_failure)
+
+    def _show_key_failure(self, exc: Exception) -> None:
+        self.key_status.setText(tr("The keyring cannot be used: {problem}").format(problem=exc))
+
+    def _show_key_status(self, status: Any) -> None:
         if status.source == "environment":
             text = tr("Key: set, from the environment variable {env}, which overrides the keyring.").format(
                 env=secrets.ENV

@@ -99,7 +99,7 @@ class StatusView(QWidget):
     def __init__(self, host: Any) -> None:
         super().__init__()
         self.host = host
-        self.worker = OffUi()
+        self.worker = OffUi(parent=self)
         self.report: dict[str, Any] = {}
         layout = QVBoxLayout(self)
         self.label = QLabel()

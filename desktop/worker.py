@@ -18,8 +18,9 @@ log = logging.getLogger("memevo.desktop")
 class OffUi(QObject):
     _finished = Signal(object, object)  # (callback, value), delivered on the UI thread
 
-    def __init__(self, name: str = "memevo-ui-work") -> None:
-        super().__init__()
+    def __init__(self, name: str = "memevo-ui-work", parent: QObject | None = None) -> None:
+        # With a parent, the worker dies with its view and late answers are dropped.
+        super().__init__(parent)
         self._pool = ThreadPoolExecutor(1, name)
         self._pending = 0
         self._count_lock = threading.Lock()
@@ -45,9 +46,15 @@ class OffUi(QObject):
             value = work()
         except Exception as exc:  # reported to the user by `failed`, never lost in the thread
             log.warning("background work failed: %s", exc)
-            self._finished.emit(failed or _log_only, exc)
+            self._emit(failed or _log_only, exc)
             return
-        self._finished.emit(done, value)
+        self._emit(done, value)
+
+    def _emit(self, callback: Callable[[Any], None], value: Any) -> None:
+        try:
+            self._finished.emit(callback, value)
+        except RuntimeError:  # the view (and this worker's Qt half) was closed meanwhile
+            log.debug("answer dropped: its view is gone")
 
     def _deliver(self, callback: Callable[[Any], None], value: Any) -> None:
         try:

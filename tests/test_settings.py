@@ -228,17 +228,17 @@ def test_a_broken_config_file_is_shown_and_nothing_is_written_over_it(view: Sett
 @needs_keyring
 @pytest.mark.usefixtures("clean_keyring")
 def test_key_is_saved_in_the_keyring_never_shown_and_cleared(
-    view: SettingsView, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+    qtbot, view: SettingsView, monkeypatch: pytest.MonkeyPatch, data_dir: Path
 ) -> None:
     assert _keyring_works(), "the keyring backend must work here (gnome-keyring under dbus-run-session)"
-    assert view.key_status.text() == tr("Key: not set.")
+    qtbot.waitUntil(lambda: view.key_status.text() == tr("Key: not set."))
     assert view.key_edit.echoMode() == QLineEdit.EchoMode.Password
     view.key_edit.setText("sk-settings-view-1234567890")
     view.save_key_button.click()
     assert secrets.get_api_key() == "sk-settings-view-1234567890"
     assert secrets.status().source == "keyring"
     assert view.key_edit.text() == "" and view.side_message.text() == tr("Key saved in the OS keyring.")
-    assert view.key_status.text() == tr("Key: set, in the OS keyring.")
+    qtbot.waitUntil(lambda: view.key_status.text() == tr("Key: set, in the OS keyring."))
     assert "sk-settings-view" not in _texts(view)
     for path in data_dir.rglob("*"):
         if path.is_file():
@@ -246,16 +246,17 @@ def test_key_is_saved_in_the_keyring_never_shown_and_cleared(
     monkeypatch.setenv(secrets.ENV, "sk-from-env")
     view.reload()
     overrides = tr("Key: set, from the environment variable {env}, which overrides the keyring.")
-    assert view.key_status.text() == overrides.format(env="MEMEVO_SIDE_API_KEY")
+    qtbot.waitUntil(lambda: view.key_status.text() == overrides.format(env="MEMEVO_SIDE_API_KEY"))
     monkeypatch.delenv(secrets.ENV)
     view.clear_key_button.click()
-    assert secrets.get_api_key() is None and view.key_status.text() == tr("Key: not set.")
+    assert secrets.get_api_key() is None
+    qtbot.waitUntil(lambda: view.key_status.text() == tr("Key: not set."))
     assert view.side_message.text() == tr("Key removed from the keyring.")
     view.clear_key_button.click()
     assert view.side_message.text() == tr("There was no key in the keyring.")
 
 
-def test_without_a_keyring_saving_the_key_says_why(view: SettingsView) -> None:
+def test_without_a_keyring_saving_the_key_says_why(qtbot, view: SettingsView) -> None:
     import keyring
     from keyring.backends import fail
 
@@ -271,6 +272,7 @@ def test_without_a_keyring_saving_the_key_says_why(view: SettingsView) -> None:
             tr("Key not saved: {reason}"), reason, reason="no OS keyring is available .*MEMEVO_SIDE_API_KEY.*"
         )
         view.reload()
+        qtbot.waitUntil(lambda: not view.key_worker.busy)
         problem = tr("The keyring cannot be used: {problem}")
         assert _matches(
             tr("Key: not set.") + " " + problem, view.key_status.text(), problem="no OS keyring .*"
