@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--client", required=True, choices=["claude", "cursor", "codebuddy", "workbuddy"])
     p = command("secret", _cmd_secret, "the side API key: set (from a prompt or stdin), status, clear")
     p.add_argument("action", choices=["set", "status", "clear"])
+    from memevo.installer.cli_setup import add_commands
+
+    add_commands(command)
     p = command("bench", _cmd_bench, "measure the speed budgets (min/median/max)")
     p.add_argument("--quick", action="store_true", help="fewer runs, no million-memory pool")
     return parser

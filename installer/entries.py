@@ -1,0 +1,212 @@
+"""Our entries inside a client's JSON: hooks, the MCP server, the permission rule.
+
+Ours are recognised by markers — a hook whose command runs `memevo_hook.py`, an MCP entry
+that runs `memevo.core.cli mcp` — and the Node tool's by its script names, so setup can
+update ours in place, drop older ones and replace the Node tool's, while everyone else's
+entries keep their place and content. Every function edits the dict it is given and says
+whether anything changed."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from memevo.installer import registration
+from memevo.installer.clients import LEGACY_SERVER_NAMES, SERVER_NAME
+
+PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
+MCP_MARKER = "memevo.core.cli"
+
+
+def is_ours(command: Any) -> bool:
+    return isinstance(command, str) and registration.HOOK_FILE in command
+
+
+def is_node_tool(command: Any) -> bool:
+    """The Node tool's hooks: `memory.mjs hook --agent X` and its older tool scripts."""
+    if not isinstance(command, str):
+        return False
+    text = command.lower()
+    return (
+        ("memory.mjs" in text and "hook" in text)
+        or "dsh-memory" in text
+        or ("memory-self-evolution" in text and ".mjs" in text and "hook" in text)
+    )
+
+
+def _handler_command(handler: Any) -> Any:
+    return handler.get("command") if isinstance(handler, dict) else None
+
+
+# -- hooks ---------------------------------------------------------------------------------------------
+def set_hooks(client: str, data: dict[str, Any]) -> bool:
+    """Register our hook for each of the client's events; True when `data` changed."""
+    before = copy.deepcopy(data)
+    wanted = registration.snippet(client)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError("its `hooks` is not an object")
+    if client == "cursor":
+        data.setdefault("version", 1)
+    for event in list(hooks):
+        if event not in wanted["hooks"]:
+            _remove_from_event(hooks, event)  # an older version of ours registered this event
+    for event, entries in wanted["hooks"].items():
+        _place(hooks, event, entries[0], flat=client == "cursor")
+    return data != before
+
+
+def remove_hooks(data: dict[str, Any]) -> bool:
+    before = copy.deepcopy(data)
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            _remove_from_event(hooks, event)
+        if not hooks and before.get("hooks"):
+            del data["hooks"]
+    return data != before
+
+
+def hooks_status(client: str, data: dict[str, Any]) -> str:
+    """'ok', 'missing' (some event lacks ours) or 'stale' (ours, with another command or timeout)."""
+    wanted = registration.snippet(client)["hooks"]
+    hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+    status = "ok"
+    for event, entries in wanted.items():
+        found = [
+            h for h in _handlers(hooks.get(event), flat=client == "cursor") if is_ours(_handler_command(h))
+        ]
+        target = entries[0] if client == "cursor" else entries[0]["hooks"][0]
+        if not found:
+            return "missing"
+        if found[0] != target or len(found) > 1:
+            status = "stale"
+    return status
+
+
+def _handlers(event_entries: Any, flat: bool) -> list[Any]:
+    if not isinstance(event_entries, list):
+        return []
+    if flat:
+        return list(event_entries)
+    return [h for group in event_entries if isinstance(group, dict) for h in (group.get("hooks") or [])]
+
+
+def _place(hooks: dict[str, Any], event: str, entry: dict[str, Any], flat: bool) -> None:
+    """Ours replaces our first existing handler in place; the Node tool's and our duplicates go;
+    with none of ours present, our entry is appended after everyone else's."""
+    current = hooks.get(event)
+    if not isinstance(current, list):
+        hooks[event] = [entry]
+        return
+    handler = entry if flat else entry["hooks"][0]
+    placed = False
+    result: list[Any] = []
+    for item in current:
+        if flat:
+            command = _handler_command(item)
+            if is_ours(command) and not placed:
+                result.append(handler)
+                placed = True
+            elif not (is_ours(command) or is_node_tool(command)):
+                result.append(item)
+            continue
+        if not isinstance(item, dict) or not isinstance(item.get("hooks"), list):
+            result.append(item)
+            continue
+        kept = []
+        for h in item["hooks"]:
+            command = _handler_command(h)
+            if is_ours(command) and not placed:
+                kept.append(handler)
+                placed = True
+            elif not (is_ours(command) or is_node_tool(command)):
+                kept.append(h)
+        if kept or not item["hooks"]:
+            result.append({**item, "hooks": kept} if kept != item["hooks"] else item)
+    if not placed:
+        result.append(entry)
+    hooks[event] = result
+
+
+def _remove_from_event(hooks: dict[str, Any], event: str) -> None:
+    current = hooks.get(event)
+    if not isinstance(current, list):
+        return
+    result: list[Any] = []
+    for item in current:
+        if isinstance(item, dict) and isinstance(item.get("hooks"), list):
+            kept = [h for h in item["hooks"] if not _owned(h)]
+            if kept or not item["hooks"]:
+                result.append(item if len(kept) == len(item["hooks"]) else {**item, "hooks": kept})
+        elif not _owned(item):
+            result.append(item)
+    if result != current:
+        if result:
+            hooks[event] = result
+        else:
+            del hooks[event]
+
+
+def _owned(handler: Any) -> bool:
+    command = _handler_command(handler)
+    return is_ours(command) or is_node_tool(command)
+
+
+# -- the MCP server ------------------------------------------------------------------------------------
+def mcp_entry(client: str) -> dict[str, Any]:
+    return {
+        "type": "stdio",
+        "command": registration.interpreter(),
+        "args": ["-m", MCP_MARKER, "mcp", "--client", client],
+        "description": "memevo: long-term memory (memory-self-evolution)",
+    }
+
+
+def set_mcp(client: str, data: dict[str, Any]) -> bool:
+    before = copy.deepcopy(data)
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ValueError("its `mcpServers` is not an object")
+    for legacy in LEGACY_SERVER_NAMES:
+        servers.pop(legacy, None)
+    servers[SERVER_NAME] = mcp_entry(client)
+    return data != before
+
+
+def remove_mcp(data: dict[str, Any]) -> bool:
+    servers = data.get("mcpServers")
+    if not isinstance(servers, dict):
+        return False
+    removed = [name for name in (SERVER_NAME, *LEGACY_SERVER_NAMES) if servers.pop(name, None) is not None]
+    return bool(removed)
+
+
+def mcp_status(client: str, data: dict[str, Any]) -> str:
+    servers = data.get("mcpServers") if isinstance(data.get("mcpServers"), dict) else {}
+    entry = servers.get(SERVER_NAME)
+    if entry is None:
+        return "missing"
+    return "ok" if entry == mcp_entry(client) else "stale"
+
+
+# -- Claude Code's permission rule ---------------------------------------------------------------------
+def set_permission(data: dict[str, Any]) -> bool:
+    permissions = data.setdefault("permissions", {})
+    allow = permissions.setdefault("allow", [])
+    if PERMISSION in allow:
+        return False
+    allow.append(PERMISSION)
+    return True
+
+
+def remove_permission(data: dict[str, Any]) -> bool:
+    permissions = data.get("permissions")
+    if not isinstance(permissions, dict) or PERMISSION not in (permissions.get("allow") or []):
+        return False
+    permissions["allow"] = [p for p in permissions["allow"] if p != PERMISSION]
+    if not permissions["allow"]:
+        del permissions["allow"]
+    if not permissions:
+        del data["permissions"]
+    return True

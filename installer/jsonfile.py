@@ -1,0 +1,73 @@
+"""Reading and writing the clients' JSON files without ever losing a byte of theirs.
+
+A file that is not valid JSON is never touched (the caller reports it). A file we change is
+copied to `<name>.bak-<timestamp>` first and written atomically; a file whose content would
+not change is not written at all, so a second setup changes no byte."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memevo.core import atomic
+
+
+class ClientFileError(Exception):
+    """A client file we must leave alone (invalid JSON, not an object, unreadable)."""
+
+
+def load(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClientFileError(f"{path} cannot be read ({exc}); left untouched") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ClientFileError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "left untouched — fix it and run `memevo setup --repair`"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ClientFileError(f"{path} holds a JSON {type(data).__name__}, not an object; left untouched")
+    return data
+
+
+def dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass
+class Writer:
+    """Writes client files for one setup/uninstall run: backs each up once, before its first change."""
+
+    stamp: str = field(default_factory=lambda: time.strftime("%Y%m%d-%H%M%S"))
+    backed_up: dict[Path, Path] = field(default_factory=dict)
+    written: list[Path] = field(default_factory=list)
+
+    def save(self, path: Path, data: dict[str, Any]) -> bool:
+        """Write `data` if it differs from the file's content; True when written."""
+        if path.exists() and _same(path, data):
+            return False
+        if path.exists() and path not in self.backed_up:
+            backup = path.with_name(f"{path.name}.bak-{self.stamp}")
+            shutil.copy2(path, backup)
+            self.backed_up[path] = backup
+        atomic.write_text(path, dumps(data))
+        self.written.append(path)
+        return True
+
+
+def _same(path: Path, data: dict[str, Any]) -> bool:
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")) == data)
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,167 @@
+"""Register, check and remove memevo in one client: hooks, MCP server, skill, permission.
+
+Setup, `setup --repair`, `uninstall` and the tray's watcher all come through here, so a
+repair writes exactly what setup writes. Each step reports what it did as a line of text;
+a client file that is not valid JSON stops that client only, untouched, with the reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memevo.installer import claude_mcp, entries, jsonfile, skills
+from memevo.installer.clients import CLIENTS, ClientFiles, files, home, installed, skill_owner
+
+
+@dataclass
+class ClientResult:
+    client: str
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    changed: bool = False
+    manual_command: str | None = None  # Claude Code without a claude binary: run this by hand
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def register_client(
+    client: str, writer: jsonfile.Writer, permission: bool | None = None, present: list[str] | None = None
+) -> ClientResult:
+    """permission (Claude Code only): True adds the memory_resolve rule, False removes it, None keeps it."""
+    where = files(client)
+    result = ClientResult(client)
+    present = installed() if present is None else present
+    _edit(result, writer, where.hooks_file, lambda data: entries.set_hooks(client, data), "hooks")
+    if client == "claude" and permission is not None:
+        change = entries.set_permission if permission else entries.remove_permission
+        _edit(result, writer, where.hooks_file, change, "the memory_resolve permission")
+    if client == "claude":
+        _register_claude_mcp(result)
+    for mcp_file in where.mcp_files:
+        _edit(result, writer, mcp_file, lambda data: entries.set_mcp(client, data), "the MCP server")
+    _place_skill(result, where, present)
+    return result
+
+
+def unregister_client(client: str, writer: jsonfile.Writer, use_cli: bool = True) -> ClientResult:
+    where = files(client)
+    result = ClientResult(client)
+    if where.hooks_file.exists():
+        _edit(result, writer, where.hooks_file, entries.remove_hooks, "hooks")
+        if client == "claude":
+            _edit(
+                result, writer, where.hooks_file, entries.remove_permission, "the memory_resolve permission"
+            )
+    if client == "claude" and use_cli:
+        _unregister_claude_mcp(result)
+    for mcp_file in _all_mcp_files(client, where):
+        if mcp_file.exists():
+            _edit(result, writer, mcp_file, entries.remove_mcp, "the MCP server")
+    if skills.remove(where.skills_dir):
+        result.lines.append(f"removed the skill from {_tilde(where.skills_dir)}/")
+        result.changed = True
+    return result
+
+
+def client_status(client: str) -> dict[str, str]:
+    """Per part: 'ok', 'missing', 'stale', or 'broken: reason'."""
+    where = files(client)
+    report: dict[str, str] = {}
+    try:
+        report["hooks"] = entries.hooks_status(client, jsonfile.load(where.hooks_file))
+    except jsonfile.ClientFileError as exc:
+        report["hooks"] = f"broken: {exc}"
+    if client == "claude":
+        report["mcp"] = claude_mcp.status()
+    for mcp_file in where.mcp_files:
+        try:
+            report[f"mcp:{mcp_file.name}"] = entries.mcp_status(client, jsonfile.load(mcp_file))
+        except jsonfile.ClientFileError as exc:
+            report[f"mcp:{mcp_file.name}"] = f"broken: {exc}"
+    if skill_owner(client, installed()):
+        report["skill"] = skills.status(where.skills_dir)
+    return report
+
+
+def needs_repair(report: dict[str, str]) -> bool:
+    return any(value in ("missing", "stale") for value in report.values())
+
+
+# -- steps ---------------------------------------------------------------------------------------------
+def _edit(result: ClientResult, writer: jsonfile.Writer, path, change, what: str) -> None:  # type: ignore[no-untyped-def]
+    try:
+        data = jsonfile.load(path)
+        if change(data) and writer.save(path, data):
+            result.lines.append(f"{what}: {_tilde(path)}")
+            result.changed = True
+    except jsonfile.ClientFileError as exc:
+        result.problems.append(str(exc))
+    except (ValueError, TypeError, AttributeError) as exc:  # a file of an unexpected shape
+        result.problems.append(f"{path}: {exc}; left untouched")
+
+
+def _register_claude_mcp(result: ClientResult) -> None:
+    if claude_mcp.status() == "ok":
+        return
+    claude = claude_mcp.find_claude()
+    if claude is None:
+        result.manual_command = claude_mcp.printable(claude_mcp.add_command())
+        result.lines.append(
+            "MCP server: `claude` was not found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:"
+        )
+        result.lines.append(f"  {result.manual_command}")
+        return
+    reason = claude_mcp.register(claude)
+    if reason:
+        result.problems.append(f"claude mcp add failed: {reason}")
+        result.manual_command = claude_mcp.printable(claude_mcp.add_command(claude))
+    else:
+        result.lines.append("MCP server: claude mcp add --scope user (in ~/.claude.json)")
+        result.changed = True
+
+
+def _unregister_claude_mcp(result: ClientResult) -> None:
+    if claude_mcp.registered_entry() is None:
+        return
+    claude = claude_mcp.find_claude()
+    if claude is None:
+        result.manual_command = claude_mcp.printable(claude_mcp.remove_command())
+        result.lines.append(f"MCP server: `claude` was not found; run: {result.manual_command}")
+        return
+    reason = claude_mcp.unregister(claude)
+    if reason:
+        result.problems.append(f"claude mcp remove failed: {reason}")
+    else:
+        result.lines.append("MCP server: claude mcp remove")
+        result.changed = True
+
+
+def _place_skill(result: ClientResult, where: ClientFiles, present: list[str]) -> None:
+    try:
+        if skill_owner(where.name, present):
+            if skills.install(where.skills_dir):
+                result.lines.append(f"skill: {_tilde(where.skills_dir)}/")
+                result.changed = True
+        elif skills.remove(where.skills_dir):  # Cursor reads Claude Code's copy: ours here would be a second
+            result.lines.append(
+                f"skill: removed the copy in {_tilde(where.skills_dir)} (Cursor reads ~/.claude/skills)"
+            )
+            result.changed = True
+    except (skills.SkillNotOurs, OSError) as exc:
+        result.problems.append(str(exc))
+
+
+def _all_mcp_files(client: str, where: ClientFiles) -> list:  # type: ignore[type-arg]
+    if client != "codebuddy":
+        return list(where.mcp_files)
+    base = where.config_dir
+    return [base / "mcp.json", base / ".mcp.json", home() / ".codebuddy.json"]
+
+
+def _tilde(path) -> str:  # type: ignore[no-untyped-def]
+    text, root = str(path), str(home())
+    return "~" + text[len(root) :] if text.startswith(root + "/") else text
+
+
+__all__ = ["CLIENTS", "ClientResult", "client_status", "needs_repair", "register_client", "unregister_client"]

@@ -1,0 +1,181 @@
+"""The one setup engine behind `memevo setup` and the installer wizard.
+
+Order (the seed's): write the user's choices into the data dir; provision the model — if that
+fails, stop before registering anything, with one reason; register every installed client;
+autostart; then the notes and which clients to restart."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memevo.installer import jsonfile, state
+from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files, installed
+from memevo.installer.register import ClientResult, register_client
+
+Say = Callable[[str], None]
+
+NOTES = {
+    "claude": [
+        'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.',
+        "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).",
+    ],
+    "codebuddy": [
+        "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply."
+    ],
+}
+
+
+@dataclass
+class Choices:
+    """None means: ask nothing, change nothing (no terminal, no GUI, --only, --repair)."""
+
+    confirm: bool | None = None
+    side_base: str | None = None
+    side_model: str | None = None
+    side_key: str | None = None
+    allow_resolve: bool | None = None
+    autostart: bool | None = None
+
+
+@dataclass
+class SetupResult:
+    ok: bool = True
+    reason: str = ""
+    clients: list[ClientResult] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    restart: list[str] = field(default_factory=list)
+    backups: list[str] = field(default_factory=list)
+    legacy_found: bool = False
+
+
+class SetupStopped(Exception):
+    pass
+
+
+def run(
+    choices: Choices,
+    only: str | None = None,
+    repair: bool = False,
+    progress: Any = None,
+    say: Say = print,
+    provision_model: Callable[[Any], Any] | None = None,
+) -> SetupResult:
+    result = SetupResult()
+    if only is not None and only not in CLIENTS:
+        raise SetupStopped(f"unknown client {only!r}: one of {', '.join(CLIENTS)}")
+    if only is None and not repair:
+        write_choices(choices, say)
+    try:
+        say("Checking the embedding model…")
+        (provision_model or _provision)(progress)
+    except Exception as exc:
+        result.ok, result.reason = False, f"the embedding model could not be provisioned: {exc}"
+        say(f"Stopped before registering anything: {result.reason}")
+        return result
+    present = installed()
+    targets = [only] if only else _targets(present, repair)
+    result.skipped = [c for c in CLIENTS if c not in targets and only is None]
+    writer = jsonfile.Writer()
+    for client in targets:
+        if not files(client).installed:
+            say(f"{DISPLAY_NAMES[client]}: not installed ({files(client).config_dir} is missing); skipped")
+            result.skipped.append(client)
+            continue
+        outcome = register_client(client, writer, choices.allow_resolve, present)
+        result.clients.append(outcome)
+        _report(outcome, say)
+        if outcome.ok:
+            state.update_client(client, registered=True, removed=False, repair=True)
+        if outcome.changed:
+            result.restart.append(DISPLAY_NAMES[client])
+    _autostart(choices.autostart, repair, say)
+    result.backups = [str(p) for p in writer.backed_up.values()]
+    result.ok = all(c.ok for c in result.clients)
+    if not result.ok:
+        result.reason = "; ".join(p for c in result.clients for p in c.problems)
+    result.legacy_found = _legacy_waiting()
+    _closing_words(result, say)
+    return result
+
+
+def _targets(present: list[str], repair: bool) -> list[str]:
+    if not repair:
+        return present
+    removed = {name for name, entry in state.load()["clients"].items() if entry.get("removed")}
+    return [c for c in present if c not in removed]
+
+
+def write_choices(choices: Choices, say: Say) -> None:
+    from memevo.core import config as config_mod
+    from memevo.core import paths
+
+    paths.ensure_data_dir()
+    if choices.confirm is not None:
+        config_mod.set_key("confirm", choices.confirm)
+    if choices.side_base:
+        config_mod.set_key("sideApiBase", choices.side_base)
+    if choices.side_model:
+        config_mod.set_key("sideApiModel", choices.side_model)
+    if choices.side_key:
+        from memevo.core import secrets
+
+        try:
+            secrets.set_api_key(choices.side_key)
+            say("The side API key is in the OS keyring.")
+        except Exception as exc:  # no keyring: say how to set it, lose nothing else
+            say(f"The key was not saved: {exc}. Set it later with `memevo secret set`.")
+
+
+def _provision(progress: Any) -> Any:
+    from memevo.core.encoder.provision import provision
+    from memevo.core.runtime import configured_model
+
+    return provision(configured_model(), progress)
+
+
+def _autostart(wanted: bool | None, repair: bool, say: Say) -> None:
+    try:
+        from memevo.installer import autostart
+    except ImportError:  # pragma: no cover - shipped together
+        return
+    if wanted is True:
+        say(f"Start at login: {autostart.enable()}")
+    elif wanted is False and autostart.status()["ours"]:
+        autostart.disable()
+        say("Start at login: off")
+    elif repair and autostart.status().get("stale"):
+        say(f"Start at login: updated {autostart.enable()}")
+
+
+def _legacy_waiting() -> bool:
+    """The Node tool's files are here and memevo's store is not yet: offer the import."""
+    from memevo.core import legacy, paths
+
+    return legacy.legacy_files_present() and not paths.store_path().exists()
+
+
+def _report(outcome: ClientResult, say: Say) -> None:
+    name = DISPLAY_NAMES[outcome.client]
+    if outcome.problems:
+        for problem in outcome.problems:
+            say(f"{name}: {problem}")
+    if not outcome.changed and not outcome.problems and not outcome.manual_command:
+        say(f"{name}: already registered, nothing changed")
+        return
+    for line in outcome.lines:
+        say(f"{name}: {line}")
+
+
+def _closing_words(result: SetupResult, say: Say) -> None:
+    registered = {c.client for c in result.clients}
+    for client in CLIENTS:
+        for note in NOTES.get(client, []) if client in registered else []:
+            say(f"Note ({DISPLAY_NAMES[client]}): {note}")
+    if result.backups:
+        say("Backups of the changed client files: " + ", ".join(result.backups))
+    if result.legacy_found:
+        say("The Node tool's memories are in the data dir: `memevo import-legacy` imports them.")
+    if result.restart:
+        say("Restart " + ", ".join(result.restart) + " so they load the MCP server.")

@@ -1,0 +1,146 @@
+"""`memevo uninstall`: stop the tray app and service first (nothing re-registers, the store is
+closed), then remove what setup put in the clients and what only serves the install (model,
+config, secrets, pending side jobs, autostart). Memories, vectors, trash, memories.html,
+recall cases, maintenance state and logs stay, so a reinstall keeps every confidence.
+
+`--only CLIENT` removes that client's hooks, MCP entry, skill and permission rule, remembers
+the removal (the tray's watcher must not re-add it), and touches nothing else."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from memevo.installer import jsonfile, state
+from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files
+from memevo.installer.register import ClientResult, unregister_client
+
+Say = Callable[[str], None]
+
+
+@dataclass
+class UninstallResult:
+    ok: bool = True
+    clients: list[ClientResult] = field(default_factory=list)
+    restart: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def run(only: str | None = None, say: Say = print) -> UninstallResult:
+    if only is not None and only not in CLIENTS:
+        raise ValueError(f"unknown client {only!r}: one of {', '.join(CLIENTS)}")
+    result = UninstallResult()
+    if only is None:
+        stop_service(say)
+    writer = jsonfile.Writer()
+    for client in [only] if only else CLIENTS:
+        if not files(client).config_dir.exists():
+            continue
+        outcome = unregister_client(client, writer)
+        result.clients.append(outcome)
+        for line in outcome.lines:
+            say(f"{DISPLAY_NAMES[client]}: {line}")
+        for problem in outcome.problems:
+            say(f"{DISPLAY_NAMES[client]}: {problem}")
+        if outcome.changed:
+            result.restart.append(DISPLAY_NAMES[client])
+        if only:
+            state.update_client(client, registered=False, removed=True)
+    if only is None:
+        _remove_install_state(result, say)
+    result.problems = [p for c in result.clients for p in c.problems] + result.problems
+    result.ok = not result.problems
+    if writer.backed_up:
+        say("Backups of the changed client files: " + ", ".join(str(p) for p in writer.backed_up.values()))
+    if result.restart:
+        say("Restart " + ", ".join(result.restart) + " so the MCP server leaves their open sessions.")
+    return result
+
+
+def stop_service(say: Say, wait_s: float = 30.0) -> None:
+    """Ask the tray app or service to quit, then wait for its lock: the store is closed after."""
+    from memevo.core.service.client import ServiceUnavailable, call
+    from memevo.core.service.server import AlreadyRunning, InstanceLock
+
+    try:
+        call("shutdown", {}, timeout_s=5)
+        say("Stopped the memevo service.")
+    except ServiceUnavailable:
+        return
+    lock = InstanceLock()
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            lock.acquire(0.5)
+            lock.release()
+            return
+        except AlreadyRunning:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def _remove_install_state(result: UninstallResult, say: Say) -> None:
+    from memevo.core import paths, secrets
+    from memevo.core.encoder.models import models_dir
+    from memevo.core.side.sessionid import KEY_FILE
+
+    _autostart_off(say)
+    models = models_dir()
+    if models.exists() and _inside(models, paths.data_dir()):
+        shutil.rmtree(models)
+        say(f"Removed the embedding model ({models}).")
+    elif models.exists():
+        say(f"Kept the shared model cache {models} (MEMEVO_MODELS_DIR points there).")
+    for name in ("config.json", KEY_FILE, "cache"):
+        target = paths.data_dir() / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()
+    try:
+        if secrets.clear_api_key():
+            say("Removed the side API key from the OS keyring.")
+    except Exception as exc:  # no keyring here: nothing stored there either
+        say(f"The keyring was not reachable ({exc}); nothing removed from it.")
+    _drop_pending_jobs(result, say)
+    state.forget()
+    say(f"Kept your memories, trash, memories.html and logs in {paths.data_dir()}.")
+
+
+def _autostart_off(say: Say) -> None:
+    from memevo.installer import autostart
+
+    try:
+        if autostart.disable():
+            say("Start at login: removed.")
+    except Exception as exc:  # a file of the same name that is not ours stays
+        say(f"Start at login: {exc}")
+
+
+def _drop_pending_jobs(result: UninstallResult, say: Say) -> None:
+    from memevo.core import paths
+    from memevo.core.store import Store
+
+    if not paths.store_path().exists():
+        return
+    where = "FROM side_jobs WHERE status IN ('running', 'ready', 'shown')"
+    try:
+        with Store.open() as store, store.transaction() as con:
+            count = con.execute(f"SELECT count(*) {where}").fetchone()[0]
+            con.execute(f"DELETE {where}")
+    except Exception as exc:
+        result.problems.append(f"pending side jobs were not removed: {exc}")
+        return
+    if count:
+        say(f"Removed {count} pending side job(s).")
+
+
+def _inside(child, parent) -> bool:  # type: ignore[no-untyped-def]
+    try:
+        child.resolve().relative_to(parent.resolve())
+        return True
+    except ValueError:
+        return False

@@ -1,0 +1,240 @@
+"""Golden install/uninstall tests in a fake HOME with all four client folders: the exact files
+written and the text printed; a second run changes no byte; foreign hooks, MCP servers and
+skills survive setup and uninstall; an invalid client file is left alone.
+
+Regenerate the golden files with UPDATE_GOLDEN=1 and read the diff line by line."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memevo.installer import registration
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "install"
+NODE_HOOK = '"/usr/local/bin/node" "/opt/memory-self-evolution/bin/memory.mjs" hook --agent {client}'
+FOREIGN_HOOK = {"type": "command", "command": "/usr/local/bin/other-tool --hook", "timeout": 5}
+
+
+def _claude_style(client: str, event: str) -> dict[str, Any]:
+    return {
+        "hooks": {
+            event: [
+                {"matcher": "", "hooks": [FOREIGN_HOOK]},
+                {"matcher": "", "hooks": [{"type": "command", "command": NODE_HOOK.format(client=client)}]},
+            ]
+        },
+        "permissions": {"allow": ["Bash(ls:*)"]},
+        "theme": "dark",
+    }
+
+
+def seed_clients(home: Path) -> None:
+    """Four installed clients, each with someone else's entries and the Node tool's."""
+    files: dict[str, Any] = {
+        ".claude/settings.json": _claude_style("claude", "UserPromptSubmit"),
+        ".cursor/hooks.json": {
+            "version": 1,
+            "hooks": {
+                "beforeSubmitPrompt": [
+                    {"command": "/usr/local/bin/other-tool --cursor"},
+                    {"command": NODE_HOOK.format(client="cursor"), "timeout": 5},
+                ]
+            },
+        },
+        ".cursor/mcp.json": {
+            "mcpServers": {
+                "other": {"command": "/usr/local/bin/other-mcp", "args": []},
+                "dsh-memory": {"command": "node", "args": ["/opt/dsh/mcp.mjs"]},
+                "memory-self-evolution": {
+                    "command": "node",
+                    "args": ["/opt/memory-self-evolution/bin/mcp.mjs"],
+                },
+            }
+        },
+        ".codebuddy/settings.json": _claude_style("codebuddy", "Stop"),
+        ".codebuddy/.mcp.json": {"mcpServers": {"other": {"command": "/usr/local/bin/other-mcp"}}},
+        ".workbuddy/settings.json": {"language": "zh-CN"},
+    }
+    for relative, data in files.items():
+        path = home / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=4), encoding="utf-8")
+    other_skill = home / ".cursor" / "skills" / "other-skill" / "SKILL.md"
+    other_skill.parent.mkdir(parents=True)
+    other_skill.write_text("---\nname: other-skill\ndescription: not ours\n---\n", encoding="utf-8")
+
+
+def run_memevo(*args: str, home: Path, path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"HOME": str(home), "PATH": path, "MEMEVO_LANG": "en"}
+    env.pop("MEMEVO_CLAUDE_BIN", None)
+    env.pop("MEMORY_CLAUDE_BIN", None)
+    return subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def normalise(text: str, home: Path) -> str:
+    text = text.replace(str(registration.hook_script()), "$HOOK").replace(
+        registration.interpreter(), "$PYTHON"
+    )
+    text = text.replace(os.environ["MEMEVO_HOME"], "$MEMEVO_HOME").replace(
+        os.environ["MEMEVO_MODELS_DIR"], "$MODELS"
+    )
+    text = text.replace(str(home), "$HOME")
+    return re.sub(r"\.bak-\d{8}-\d{6}", ".bak-STAMP", text)
+
+
+def snapshot(home: Path) -> dict[str, str]:
+    """Every client file under HOME (not memevo's data dir), normalised."""
+    found = {}
+    for path in sorted(home.rglob("*")):
+        relative = str(path.relative_to(home))
+        if path.is_file() and not relative.startswith(".memory-self-evolution"):
+            found[normalise(relative, home)] = normalise(path.read_text(encoding="utf-8"), home)
+    return found
+
+
+def raw_bytes(home: Path) -> dict[str, bytes]:
+    return {
+        str(p): p.read_bytes()
+        for p in sorted(home.rglob("*"))
+        if p.is_file() and ".memory-self-evolution" not in str(p)
+    }
+
+
+def check_golden(name: str, actual: Any) -> None:
+    path = GOLDEN / f"{name}.json"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(actual, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert actual == json.loads(path.read_text(encoding="utf-8")), f"differs from {path}"
+
+
+@pytest.fixture
+def home(isolated_home: Path) -> Path:
+    root = Path(os.environ["HOME"])
+    seed_clients(root)
+    return root
+
+
+def test_setup_then_uninstall_golden(home: Path) -> None:
+    first = run_memevo("setup", "--no-input", home=home)
+    assert first.returncode == 0, first.stderr
+    check_golden("setup-files", snapshot(home))
+    check_golden("setup-output", normalise(first.stdout, home).splitlines())
+    written = raw_bytes(home)
+    again = run_memevo("setup", "--no-input", home=home)
+    assert again.returncode == 0 and raw_bytes(home) == written  # a second run changes no byte
+    check_golden("setup-again-output", normalise(again.stdout, home).splitlines())
+    gone = run_memevo("uninstall", home=home)
+    assert gone.returncode == 0, gone.stderr
+    check_golden("uninstall-files", snapshot(home))
+    check_golden("uninstall-output", normalise(gone.stdout, home).splitlines())
+
+
+def test_foreign_entries_survive_and_the_node_tool_is_replaced(home: Path) -> None:
+    assert run_memevo("setup", "--no-input", home=home).returncode == 0
+    claude = json.loads((home / ".claude" / "settings.json").read_text())
+    prompt_hooks = [h for group in claude["hooks"]["UserPromptSubmit"] for h in group["hooks"]]
+    assert prompt_hooks[0] == FOREIGN_HOOK and "memevo_hook.py" in prompt_hooks[1]["command"]
+    assert (
+        len(prompt_hooks) == 2
+        and claude["theme"] == "dark"
+        and claude["permissions"]["allow"] == ["Bash(ls:*)"]
+    )
+    servers = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    assert sorted(servers) == ["memory-self-evolution", "other"]
+    assert servers["memory-self-evolution"]["args"] == ["-m", "memevo.core.cli", "mcp", "--client", "cursor"]
+    for name in (".mcp.json", "mcp.json"):  # the CodeBuddy CLI reads .mcp.json first, the IDE mcp.json
+        assert "memory-self-evolution" in json.loads((home / ".codebuddy" / name).read_text())["mcpServers"]
+    assert (home / ".claude" / "skills" / "memory-self-evolution-manage" / "SKILL.md").exists()
+    assert not (
+        home / ".cursor" / "skills" / "memory-self-evolution-manage"
+    ).exists()  # Cursor reads Claude's
+    assert run_memevo("uninstall", home=home).returncode == 0
+    assert (home / ".cursor" / "skills" / "other-skill" / "SKILL.md").exists()
+    assert json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"] == {
+        "other": {"command": "/usr/local/bin/other-mcp", "args": []}
+    }
+    claude = json.loads((home / ".claude" / "settings.json").read_text())
+    assert claude["hooks"] == {"UserPromptSubmit": [{"matcher": "", "hooks": [FOREIGN_HOOK]}]}
+
+
+def test_an_invalid_client_file_is_left_alone(home: Path) -> None:
+    broken = home / ".workbuddy" / "settings.json"
+    broken.write_text('{"hooks": {', encoding="utf-8")
+    result = run_memevo("setup", "--no-input", home=home)
+    assert result.returncode == 1 and broken.read_text() == '{"hooks": {'
+    assert "settings.json is not valid JSON (line 1" in result.stderr and "left untouched" in result.stderr
+    assert "memevo_hook.py" in (home / ".cursor" / "hooks.json").read_text()  # the others were registered
+    assert not list(broken.parent.glob("settings.json.bak-*"))
+
+
+def test_only_one_client_reads_and_writes_nothing_else(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memevo.installer import jsonfile, setup
+
+    touched: list[Path] = []
+    real_load = jsonfile.load
+    monkeypatch.setattr(jsonfile, "load", lambda path: touched.append(path) or real_load(path))
+    before = raw_bytes(home)
+    result = setup.run(
+        setup.Choices(), only="cursor", say=lambda line: None, provision_model=lambda progress: None
+    )
+    assert result.ok and {p.parent.name for p in touched} == {".cursor"}
+    changed = {p for p, data in raw_bytes(home).items() if before.get(p) != data}
+    assert changed and all("/.cursor/" in p for p in changed)
+    assert not (Path(os.environ["MEMEVO_HOME"]) / "config.json").exists()  # no question, no choice written
+
+
+def test_uninstall_only_one_client_is_remembered_by_repair(home: Path) -> None:
+    assert run_memevo("setup", "--no-input", home=home).returncode == 0
+    config = Path(os.environ["MEMEVO_HOME"]) / "config.json"
+    config.write_text('{"confirm": false}\n', encoding="utf-8")
+    gone = run_memevo("uninstall", "--only", "cursor", home=home)
+    assert gone.returncode == 0 and "Cursor" in gone.stdout
+    assert "memevo_hook" not in (home / ".cursor" / "hooks.json").read_text()
+    assert "memevo_hook" in (home / ".claude" / "settings.json").read_text()
+    assert config.read_text() == '{"confirm": false}\n'  # config and the other clients untouched
+    repaired = run_memevo("setup", "--repair", home=home)
+    assert repaired.returncode == 0 and "memevo_hook" not in (home / ".cursor" / "hooks.json").read_text()
+    again = run_memevo("setup", "--only", "cursor", home=home)  # asked for by name: back
+    assert again.returncode == 0 and "memevo_hook" in (home / ".cursor" / "hooks.json").read_text()
+
+
+def test_setup_stops_before_registering_when_the_model_cannot_be_provisioned(
+    home: Path, tmp_path: Path
+) -> None:
+    config = Path(os.environ["MEMEVO_HOME"]) / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"model": str(tmp_path / "no-such-model")}), encoding="utf-8")
+    before = raw_bytes(home)
+    result = run_memevo("setup", "--no-input", home=home)
+    assert result.returncode == 1 and "could not be provisioned" in result.stderr
+    assert raw_bytes(home) == before
+
+
+def test_reinstalling_keeps_every_confidence(home: Path, run_cli) -> None:
+    assert run_memevo("setup", "--no-input", home=home).returncode == 0
+    assert run_cli("rule", "add", "回答问题时一律使用中文").returncode == 0
+    memory_id = json.loads(run_cli("read", "rule", "--json").stdout)["memories"][0]["id"]
+    from memevo.core.store import Store
+
+    with Store.open() as store, store.transaction() as con:
+        con.execute("UPDATE memories SET confidence = 87 WHERE id = ?", [memory_id])
+    assert run_memevo("uninstall", home=home).returncode == 0
+    assert not (Path(os.environ["MEMEVO_HOME"]) / "config.json").exists()
+    assert run_memevo("setup", "--no-input", home=home).returncode == 0
+    memories = json.loads(run_cli("read", "rule", "--json").stdout)["memories"]
+    assert [(m["id"], m["confidence"]) for m in memories] == [(memory_id, 0.87)]
