@@ -94,12 +94,19 @@ class Tray:
         self.confirm_action = self._action(tr("Confirm before writing"), self.toggle_confirm)
         self.confirm_action.setCheckable(True)
         self.settings_action = self._action(tr("Settings…"), lambda: self.open_panel("settings"))
+        self.setup_action = self._action(tr("Set up clients…"), lambda: self.open_wizard())
         self.clients_menu = QMenu(tr("Clients"))
         self.quit_action = self._action(tr("Quit memevo"), quit_event.set)
         self.panel: Any = None
+        self.wizard: Any = None
+        self.repairs = 0
+        self.last_repaired: str | None = None
+        from memevo.desktop.worker import OffUi
+
+        self.worker = OffUi("memevo-tray-work")
         for action in (self.status_action, None, self.panel_action, self.pending_action, None):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
-        for action in (self.pause_action, self.confirm_action, self.settings_action):
+        for action in (self.pause_action, self.confirm_action, self.settings_action, self.setup_action):
             self.menu.addAction(action)
         self.menu.addMenu(self.clients_menu)
         self.menu.addSeparator()
@@ -107,6 +114,7 @@ class Tray:
         self.menu.aboutToShow.connect(self.refresh_menu)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._on_activated)
+        self.icon.messageClicked.connect(self._on_message_clicked)
         self.state = "loading"
         self.refresh()
         if QSystemTrayIcon.isSystemTrayAvailable():
@@ -158,20 +166,83 @@ class Tray:
         self._refresh_clients()
 
     def _refresh_clients(self) -> None:
-        from memevo.core import ops
+        from memevo.desktop import clients_menu
 
-        self.clients_menu.clear()
-        activity = ops.dispatch(self.host.ctx, "hook_activity", {"limit": 1})["hooks"]
-        if not activity:
-            self.clients_menu.addAction(tr("No client hook has fired yet")).setEnabled(False)
-        for row in activity:
-            label = tr("{client} · {event}: {last} ({count} times)").format(
-                client=row["client"],
-                event=row["event"],
-                last=row["last"][:19].replace("T", " "),
-                count=row["count"],
-            )
-            self.clients_menu.addAction(label).setEnabled(False)
+        clients_menu.fill(self.clients_menu, self.host, self.repair_client, self.set_repairs)
+
+    # -- self-repair of the clients' registration ----------------------------------------------------------
+    def repair_client(self, client: str) -> None:
+        """Repair now (menu): the same code as setup, off the UI thread (it may run `claude`)."""
+        from memevo.installer import jsonfile, state
+        from memevo.installer.register import register_client
+
+        def work() -> Any:
+            outcome = register_client(client, jsonfile.Writer())
+            if outcome.ok:
+                state.update_client(client, registered=True, removed=False)
+            return outcome
+
+        def done(outcome: Any) -> None:
+            if outcome.problems:
+                self.on_repair_failed(client, "; ".join(outcome.problems))
+            else:
+                self.on_repaired(client, outcome.lines or [tr("nothing needed repairing")])
+
+        self.worker.run(work, done, lambda exc: self.on_repair_failed(client, str(exc)))
+
+    def set_repairs(self, client: str, on: bool) -> None:
+        from memevo.installer import watcher
+
+        (watcher.resume_repairing if on else watcher.stop_repairing)(client)
+
+    def on_repaired(self, client: str, lines: list[str]) -> None:
+        from memevo.installer.clients import DISPLAY_NAMES
+
+        self.repairs += 1
+        self.last_repaired = client
+        name = DISPLAY_NAMES[client]
+        message = tr(
+            "memevo restored its registration in {client} ({what}). Click to stop repairing {client}."
+        )
+        self.notifier.notify(
+            f"repair:{client}:{self.repairs}",
+            tr("memevo repaired {client}").format(client=name),
+            message.format(client=name, what="; ".join(lines)),
+        )
+
+    def on_repair_failed(self, client: str, why: str) -> None:
+        from memevo.installer.clients import DISPLAY_NAMES
+
+        name = DISPLAY_NAMES[client]
+        self.notifier.notify(
+            f"repair-failed:{client}:{why}", tr("memevo could not repair {client}").format(client=name), why
+        )
+
+    def _on_message_clicked(self) -> None:
+        """The repair notification offers "stop repairing this client": a click takes it."""
+        from memevo.installer.clients import DISPLAY_NAMES
+
+        client, self.last_repaired = self.last_repaired, None
+        if client is None:
+            return
+        self.set_repairs(client, False)
+        self.notifier.notify(
+            f"stopped:{client}:{self.repairs}",
+            "memevo",
+            tr(
+                "memevo will leave {client}'s files alone. Turn repairs back on from Clients in this menu."
+            ).format(client=DISPLAY_NAMES[client]),
+        )
+
+    def open_wizard(self) -> Any:
+        from memevo.desktop.wizard import SetupWizard
+
+        if self.wizard is None or not self.wizard.isVisible():
+            self.wizard = SetupWizard()
+        self.wizard.show()
+        self.wizard.raise_()
+        self.wizard.activateWindow()
+        return self.wizard
 
     def check_side_failures(self) -> None:
         """A side API that refuses the key or cannot be reached needs the user: say so once."""
@@ -296,6 +367,9 @@ async def _run(self_test: bool) -> int:
             lambda job, message: tray.notifier.notify(f"job:{job}", "memevo", message)
         )
         queue_task = asyncio.ensure_future(run_queue(confirmations, quit_event))
+        repairs = start_watcher(tray, loop)
+        if not self_test and first_run():
+            loop.call_later(1.0, tray.open_wizard)
         loader = threading.Thread(target=host.load_engine, name="memevo-model", daemon=True)
         loader.start()
         assert server.stopping is not None
@@ -311,11 +385,36 @@ async def _run(self_test: bool) -> int:
                 break
             await asyncio.wait({stop_task, quit_task}, timeout=1.0)
         host.ui_request = None
+        if repairs is not None:
+            repairs.stop()
         for task in (stop_task, quit_task, queue_task):
             task.cancel()
         if self_test:
             return await _self_test_report(tray, endpoint)
         return 0
+
+
+def start_watcher(tray: Tray, loop: asyncio.AbstractEventLoop) -> Any:
+    """Keep the clients' registration repaired while the tray app runs (never fatal)."""
+    from memevo.installer.watcher import RegistrationWatcher
+
+    watcher = RegistrationWatcher(
+        lambda client, lines: loop.call_soon_threadsafe(tray.on_repaired, client, lines),
+        lambda client, why: loop.call_soon_threadsafe(tray.on_repair_failed, client, why),
+    )
+    try:
+        watcher.start()
+    except Exception as exc:  # e.g. the inotify watch limit: say so, keep running
+        tray.notifier.notify("watcher", tr("memevo cannot watch the clients' files"), str(exc))
+        return None
+    return watcher
+
+
+def first_run() -> bool:
+    """No setup has run yet (no install.json): the tray app opens the wizard."""
+    from memevo.installer import state
+
+    return not state.path().exists()
 
 
 async def _self_test_report(tray: Tray, endpoint: str) -> int:

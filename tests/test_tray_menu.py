@@ -87,12 +87,48 @@ def test_pending_count_and_reopening_a_closed_proposal(
 
 def test_clients_menu_shows_when_each_hook_last_fired(qtbot, host: ServiceHost) -> None:
     tray, _ = _tray(host)
-    assert [a.text() for a in tray.clients_menu.actions()] == ["还没有客户端的 hook 触发过"]
+    assert _activity(tray) == ["还没有客户端的 hook 触发过"]
     host.record_hook("cursor", "prompt", 12.5)
     host.flush_bookkeeping()
     tray.refresh()
-    labels = [a.text() for a in tray.clients_menu.actions()]
+    labels = _activity(tray)
     assert len(labels) == 1 and labels[0].startswith("cursor · prompt：") and "（1 次）" in labels[0]
+
+
+def _activity(tray: Tray) -> list[str]:
+    return [a.text() for a in tray.clients_menu.actions() if not a.menu() and not a.isSeparator()]
+
+
+def test_clients_menu_shows_registration_and_repairs(
+    qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import os
+    from pathlib import Path
+
+    from memevo.installer import setup, state
+    from test_installer import seed_clients
+
+    home = Path(os.environ["HOME"])
+    seed_clients(home)
+    (home / ".claude").rename(home / ".claude-gone")  # three clients: no `claude` binary involved
+    setup.run(setup.Choices(), say=lambda line: None, provision_model=lambda progress: None)
+    tray, _ = _tray(host)
+    shown: list[tuple[str, str]] = []
+    tray.notifier._show = lambda title, message: shown.append((title, message))
+    titles = [a.text() for a in tray.clients_menu.actions() if a.menu()]
+    assert titles == ["Claude Code：未安装", "Cursor：已注册", "CodeBuddy：已注册", "WorkBuddy：已注册"]
+    hooks = home / ".cursor" / "hooks.json"
+    hooks.write_text(json.dumps({"version": 1, "hooks": {}}), encoding="utf-8")
+    tray.refresh_menu()
+    assert "Cursor：注册信息缺失" in [a.text() for a in tray.clients_menu.actions() if a.menu()]
+    tray.repair_client("cursor")
+    qtbot.waitUntil(lambda: not tray.worker.busy)
+    assert "memevo_hook.py" in hooks.read_text() and shown and "Cursor" in shown[-1][0]
+    tray._on_message_clicked()  # "click to stop repairing Cursor"
+    assert state.client("cursor")["repair"] is False
+    tray.refresh_menu()
+    assert "Cursor：已注册，已停止自动修复" in [a.text() for a in tray.clients_menu.actions() if a.menu()]
 
 
 def test_open_panel_from_the_menu(qtbot, host: ServiceHost, clock: FakeClock) -> None:

@@ -608,6 +608,10 @@
         <translation>设置…</translation>
     </message>
     <message>
+        <source>Set up clients…</source>
+        <translation>设置客户端…</translation>
+    </message>
+    <message>
         <source>Clients</source>
         <translation>客户端</translation>
     </message>
@@ -626,6 +630,30 @@
     <message>
         <source>Pending proposals ({count})</source>
         <translation>待确认的记忆 ({count})</translation>
+    </message>
+    <message>
+        <source>nothing needed repairing</source>
+        <translation>没有需要修复的</translation>
+    </message>
+    <message>
+        <source>memevo restored its registration in {client} ({what}). Click to stop repairing {client}.</source>
+        <translation>memevo 恢复了它在 {client} 里的注册（{what}）。点这里可停止自动修复 {client}。</translation>
+    </message>
+    <message>
+        <source>memevo repaired {client}</source>
+        <translation>memevo 修复了 {client}</translation>
+    </message>
+    <message>
+        <source>memevo could not repair {client}</source>
+        <translation>memevo 没能修复 {client}</translation>
+    </message>
+    <message>
+        <source>memevo will leave {client}&apos;s files alone. Turn repairs back on from Clients in this menu.</source>
+        <translation>memevo 不再改动 {client} 的文件。可在本菜单的“客户端”里重新开启自动修复。</translation>
+    </message>
+    <message>
+        <source>memevo cannot watch the clients&apos; files</source>
+        <translation>memevo 无法监视客户端的配置文件</translation>
     </message>
     <message>
         <source>&lt;b&gt;Memories&lt;/b&gt;: {rules} rules ({rules_old} deprecated), {facts} project facts ({facts_old} deprecated)</source>
@@ -666,6 +694,50 @@
     <message>
         <source>{client} · {event}: last {last}, service time {ms} ms, {count} times</source>
         <translation>{client} · {event}：最近 {last}，服务端耗时 {ms} ms，共 {count} 次</translation>
+    </message>
+    <message>
+        <source>registered</source>
+        <translation>已注册</translation>
+    </message>
+    <message>
+        <source>registration missing</source>
+        <translation>注册信息缺失</translation>
+    </message>
+    <message>
+        <source>registration out of date</source>
+        <translation>注册信息过期</translation>
+    </message>
+    <message>
+        <source>removed (uninstall --only)</source>
+        <translation>已移除（uninstall --only）</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>not registered — run setup</source>
+        <translation>未注册——请运行设置</translation>
+    </message>
+    <message>
+        <source>registered; repairs stopped</source>
+        <translation>已注册，已停止自动修复</translation>
+    </message>
+    <message>
+        <source>{client}: {state}</source>
+        <translation>{client}：{state}</translation>
+    </message>
+    <message>
+        <source>Repair now</source>
+        <translation>立即修复</translation>
+    </message>
+    <message>
+        <source>Stop repairing this client</source>
+        <translation>停止自动修复这个客户端</translation>
+    </message>
+    <message>
+        <source>Repair it again when it changes</source>
+        <translation>文件变动时重新自动修复</translation>
     </message>
     <message>
         <source>No client hook has fired yet</source>

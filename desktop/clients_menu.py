@@ -1,0 +1,77 @@
+"""The tray's Clients submenu: per client, its registration status (with repair and
+stop-repairing) and when each of its hooks last fired; and the repair notifications."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memevo.desktop.i18n import tr
+
+
+def registration_state(client: str) -> str:
+    from memevo.installer import state
+    from memevo.installer.clients import files
+    from memevo.installer.register import client_status, needs_repair
+
+    if not files(client).installed:
+        return "not-installed"
+    entry = state.client(client)
+    if entry.get("removed"):
+        return "removed"
+    if not entry.get("registered"):
+        return "not-registered"
+    report = client_status(client)
+    if any(v.startswith("broken") for v in report.values()):
+        return "missing"
+    if needs_repair(report):
+        return "stale" if "missing" not in report.values() else "missing"
+    return "ok" if entry.get("repair", True) else "not-repairing"
+
+
+def status_label(client: str, state_name: str) -> str:
+    from memevo.installer.clients import DISPLAY_NAMES
+
+    # tr() needs literal strings for extraction: spell each one out.
+    texts = {
+        "ok": tr("registered"),
+        "missing": tr("registration missing"),
+        "stale": tr("registration out of date"),
+        "removed": tr("removed (uninstall --only)"),
+        "not-installed": tr("not installed"),
+        "not-registered": tr("not registered — run setup"),
+        "not-repairing": tr("registered; repairs stopped"),
+    }
+    return tr("{client}: {state}").format(client=DISPLAY_NAMES[client], state=texts[state_name])
+
+
+def fill(menu: Any, host: Any, repair: Any, toggle_repairs: Any) -> None:
+    """Rebuild the submenu (called when the tray menu is about to show)."""
+    from memevo.core import ops
+    from memevo.installer.clients import CLIENTS
+
+    menu.clear()
+    for client in CLIENTS:
+        state_name = registration_state(client)
+        sub = menu.addMenu(status_label(client, state_name))
+        if state_name in ("missing", "stale", "not-registered", "ok"):
+            sub.addAction(tr("Repair now")).triggered.connect(lambda _c=False, c=client: repair(c))
+        if state_name == "ok":
+            sub.addAction(tr("Stop repairing this client")).triggered.connect(
+                lambda _c=False, c=client: toggle_repairs(c, False)
+            )
+        if state_name == "not-repairing":
+            sub.addAction(tr("Repair it again when it changes")).triggered.connect(
+                lambda _c=False, c=client: toggle_repairs(c, True)
+            )
+    menu.addSeparator()
+    activity = ops.dispatch(host.ctx, "hook_activity", {"limit": 1})["hooks"]
+    if not activity:
+        menu.addAction(tr("No client hook has fired yet")).setEnabled(False)
+    for row in activity:
+        label = tr("{client} · {event}: {last} ({count} times)").format(
+            client=row["client"],
+            event=row["event"],
+            last=row["last"][:19].replace("T", " "),
+            count=row["count"],
+        )
+        menu.addAction(label).setEnabled(False)

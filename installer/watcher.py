@@ -1,0 +1,137 @@
+"""Self-repair: keep memevo's registration in the clients' files while the tray app runs.
+
+Clients and their updates rewrite their config files; when our hooks, MCP entry or skill
+disappear or go stale, they are put back — debounced, through the same code setup uses, so
+only our entries change. We react to a file being closed after writing or moved into place
+(atomic replace), never to the first modify, so a half-written file is never read; on
+platforms without close events a modify starts the same debounce. A client removed with
+`uninstall --only`, or whose repairs the user stopped, is left alone."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from memevo.installer import jsonfile, state
+from memevo.installer.clients import CLIENTS, files, home
+from memevo.installer.register import client_status, needs_repair, register_client
+
+log = logging.getLogger("memevo.watcher")
+DEBOUNCE_S = 0.4
+Repaired = Callable[[str, list[str]], None]  # client, what was restored
+Failed = Callable[[str, str], None]  # client, why it could not be restored
+
+
+def watched_files(client: str) -> list[Path]:
+    where = files(client)
+    paths = [where.hooks_file, *where.mcp_files]
+    if client == "claude":
+        paths.append(home() / ".claude.json")
+    return paths
+
+
+class RegistrationWatcher(FileSystemEventHandler):
+    def __init__(self, on_repaired: Repaired, on_failed: Failed, debounce_s: float = DEBOUNCE_S) -> None:
+        self.on_repaired = on_repaired
+        self.on_failed = on_failed
+        self.debounce_s = debounce_s
+        self._observer = Observer()
+        self._timers: dict[str, threading.Timer] = {}
+        self._lock = threading.Lock()
+        self._files: dict[Path, str] = {}
+        self.repairs = 0
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+    def start(self) -> None:
+        folders: set[Path] = set()
+        for client in CLIENTS:
+            for path in watched_files(client):
+                self._files[path] = client
+                if path.parent.is_dir():
+                    folders.add(path.parent)
+        for folder in folders:
+            self._observer.schedule(self, str(folder), recursive=False)
+        self._observer.start()
+        for client in state.registered_clients():  # changed while the tray app was not running
+            self._schedule(client)
+
+    def stop(self) -> None:
+        with self._lock:
+            for timer in self._timers.values():
+                timer.cancel()
+            self._timers.clear()
+        self._observer.stop()
+        self._observer.join(timeout=5)
+
+    # -- events ----------------------------------------------------------------------------------------
+    def on_closed(self, event: FileSystemEvent) -> None:
+        self._touched(event.src_path)
+
+    def on_moved(self, event: FileSystemEvent) -> None:
+        self._touched(event.dest_path)  # an atomic replace lands here
+
+    def on_deleted(self, event: FileSystemEvent) -> None:
+        self._touched(event.src_path)
+
+    def on_modified(self, event: FileSystemEvent) -> None:
+        if not _has_close_events():
+            self._touched(event.src_path)
+
+    def _touched(self, raw: str | bytes) -> None:
+        path = Path(raw.decode() if isinstance(raw, bytes) else raw)
+        client = self._files.get(path)
+        if client is not None:
+            self._schedule(client)
+
+    def _schedule(self, client: str) -> None:
+        with self._lock:
+            previous = self._timers.pop(client, None)
+            if previous is not None:
+                previous.cancel()
+            timer = threading.Timer(self.debounce_s, self.check, args=(client,))
+            timer.daemon = True
+            self._timers[client] = timer
+            timer.start()
+
+    # -- the repair ------------------------------------------------------------------------------------
+    def check(self, client: str) -> bool:
+        """Restore the client's registration if it is ours to keep and it needs it; True if repaired."""
+        if client not in state.registered_clients() or not files(client).installed:
+            return False
+        try:
+            report = client_status(client)
+            if not needs_repair(report):
+                return False
+            outcome = register_client(client, jsonfile.Writer())
+        except Exception as exc:  # never kill the watcher thread
+            log.exception("repair of %s failed", client)
+            self.on_failed(client, str(exc))
+            return False
+        if outcome.problems:
+            self.on_failed(client, "; ".join(outcome.problems))
+            return False
+        if outcome.changed:
+            self.repairs += 1
+            log.info("repaired %s: %s", client, outcome.lines)
+            self.on_repaired(client, outcome.lines)
+        return outcome.changed
+
+
+def _has_close_events() -> bool:
+    import sys
+
+    return sys.platform.startswith("linux")  # inotify reports IN_CLOSE_WRITE; others do not
+
+
+def stop_repairing(client: str) -> None:
+    """The user did not want a repair: leave this client's files alone from now on."""
+    state.update_client(client, repair=False)
+
+
+def resume_repairing(client: str) -> None:
+    state.update_client(client, repair=True)

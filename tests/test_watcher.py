@@ -1,0 +1,137 @@
+"""Self-repair with a real watchdog observer on real files: a client rewriting its file without
+our hook gets it back (atomic replace and in-place write), foreign entries untouched; a client
+removed with `uninstall --only`, or whose repairs were stopped, is left alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from memevo.installer import jsonfile, setup, uninstall, watcher
+from test_installer import FOREIGN_HOOK, seed_clients
+
+
+def _quiet(_line: str) -> None:
+    pass
+
+
+@pytest.fixture
+def home(isolated_home: Path) -> Path:
+    root = Path(os.environ["HOME"])
+    seed_clients(root)
+    assert setup.run(setup.Choices(), say=_quiet, provision_model=lambda progress: None).clients
+    return root
+
+
+@pytest.fixture
+def running(home: Path) -> Iterator[tuple[watcher.RegistrationWatcher, list[str], list[str]]]:
+    repaired: list[str] = []
+    failed: list[str] = []
+    observer = watcher.RegistrationWatcher(
+        lambda c, lines: repaired.append(c), lambda c, why: failed.append(why), 0.2
+    )
+    observer.start()
+    time.sleep(0.3)  # the startup check of every registered client finds nothing to do
+    assert repaired == []
+    yield observer, repaired, failed
+    observer.stop()
+
+
+def _client_rewrites(path: Path, data: dict, atomic: bool = True) -> None:  # type: ignore[type-arg]
+    text = json.dumps(data, indent=2)
+    if atomic:  # what most editors and clients do: write a temp file, rename it over
+        tmp = path.with_name(path.name + ".tmp-client")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    else:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def _wait_for(predicate, timeout_s: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _has_ours(path: Path) -> bool:
+    return "memevo_hook.py" in path.read_text(encoding="utf-8")
+
+
+def test_a_rewritten_file_gets_our_hook_back(home: Path, running) -> None:  # type: ignore[no-untyped-def]
+    _observer, repaired, failed = running
+    settings = home / ".claude" / "settings.json"
+    data = jsonfile.load(settings)
+    data["hooks"] = {"UserPromptSubmit": [{"matcher": "", "hooks": [FOREIGN_HOOK]}]}
+    data["newKeyFromAnUpdate"] = True
+    _client_rewrites(settings, data)
+    assert _wait_for(lambda: _has_ours(settings)), "the hook was not restored"
+    restored = jsonfile.load(settings)
+    assert restored["newKeyFromAnUpdate"] is True  # the client's change is kept
+    assert restored["hooks"]["UserPromptSubmit"][0] == {"matcher": "", "hooks": [FOREIGN_HOOK]}
+    assert repaired == ["claude"] and failed == []
+    cursor = home / ".cursor" / "hooks.json"
+    _client_rewrites(cursor, {"version": 1, "hooks": {}}, atomic=False)
+    assert _wait_for(lambda: _has_ours(cursor))
+    mcp = home / ".cursor" / "mcp.json"
+    _client_rewrites(mcp, {"mcpServers": {"other": {"command": "x"}}})
+    assert _wait_for(lambda: "memory-self-evolution" in jsonfile.load(mcp)["mcpServers"])
+    assert jsonfile.load(mcp)["mcpServers"]["other"] == {"command": "x"}
+
+
+def test_removed_on_purpose_or_stopped_is_left_alone(home: Path, running) -> None:  # type: ignore[no-untyped-def]
+    _observer, repaired, _failed = running
+    uninstall.run(only="cursor", say=_quiet)
+    cursor = home / ".cursor" / "hooks.json"
+    _client_rewrites(cursor, {"version": 1, "hooks": {"stop": [{"command": "other"}]}})
+    watcher.stop_repairing("workbuddy")
+    workbuddy = home / ".workbuddy" / "settings.json"
+    _client_rewrites(workbuddy, {"language": "en"})
+    codebuddy = home / ".codebuddy" / "settings.json"  # a control: this one is still repaired
+    _client_rewrites(codebuddy, {})
+    assert _wait_for(lambda: _has_ours(codebuddy))
+    time.sleep(1.0)  # well past the debounce of the other two
+    assert not _has_ours(cursor) and not _has_ours(workbuddy) and repaired == ["codebuddy"]
+
+
+def test_the_tray_app_repairs_while_it_runs(home: Path) -> None:
+    env = os.environ | {"QT_QPA_PLATFORM": "offscreen", "MEMEVO_LANG": "en"}
+    tray = subprocess.Popen(
+        [sys.executable, "-m", "memevo.core.cli", "tray"], env=env, stderr=subprocess.DEVNULL
+    )
+    settings = home / ".claude" / "settings.json"
+    try:
+        from memevo.core.service.client import call
+
+        assert _wait_for(lambda: _answers(call), timeout_s=120)
+        time.sleep(1.0)
+        _client_rewrites(settings, {"hooks": {}})
+        assert _wait_for(lambda: _has_ours(settings), timeout_s=10)
+        uninstall.run(only="cursor", say=_quiet)  # the tray app must not re-add it
+        cursor = home / ".cursor" / "hooks.json"
+        _client_rewrites(cursor, {"version": 1, "hooks": {}})
+        time.sleep(1.5)
+        assert not _has_ours(cursor)
+        call("shutdown", {}, timeout_s=10)
+        assert tray.wait(timeout=60) == 0
+    finally:
+        if tray.poll() is None:
+            tray.kill()
+            tray.wait()
+
+
+def _answers(call) -> bool:  # type: ignore[no-untyped-def]
+    try:
+        call("ping", {}, timeout_s=2)
+        return True
+    except Exception:
+        return False
