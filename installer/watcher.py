@@ -14,12 +14,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers import Observer
-
 from memevo.installer import jsonfile, state
 from memevo.installer.clients import CLIENTS, files, home
 from memevo.installer.register import client_status, needs_repair, register_client
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
 
 log = logging.getLogger("memevo.watcher")
 DEBOUNCE_S = 0.4

@@ -20,7 +20,9 @@ from test_service import RULES, _populate
 
 pytestmark = [
     pytest.mark.usefixtures("provisioned_model"),
-    pytest.mark.skipif(CLAUDE is None, reason="the Claude Code CLI is not installed (.ci/run installs it with npm)"),
+    pytest.mark.skipif(
+        CLAUDE is None, reason="the Claude Code CLI is not installed (.ci/run installs it with npm)"
+    ),
 ]
 
 
@@ -61,7 +63,9 @@ def test_setup_only_claude_registers_mcp_and_hooks_for_real(memevo_home: Path, t
     assert setup.returncode == 0, setup.stdout + setup.stderr
     assert "MCP server: claude mcp add --scope user" in setup.stdout
     assert _servers(home)["memory-self-evolution"]["args"][-2:] == ["--client", "claude"]  # type: ignore[index]
-    listed = subprocess.run([str(CLAUDE), "mcp", "list"], env=env, capture_output=True, text=True, timeout=120)
+    listed = subprocess.run(
+        [str(CLAUDE), "mcp", "list"], env=env, capture_output=True, text=True, timeout=120
+    )
     line = next(line for line in listed.stdout.splitlines() if "memory-self-evolution" in line)
     assert "Connected" in line, listed.stdout + listed.stderr
 
