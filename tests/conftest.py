@@ -39,6 +39,27 @@ def _fingerprint() -> dict[str, str]:
     return prints
 
 
+def _stop_strays(data: Path) -> None:
+    """A hook with no service starts one (as in real use); in a test's temp data dir it would
+    outlive the test and hold ~1.5 GB. Stop every memevo process that still uses this dir."""
+    import signal
+
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    wanted = f"MEMEVO_HOME={data}".encode()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            if b"memevo" not in cmdline or wanted not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            os.kill(int(entry.name), signal.SIGTERM)
+        except (OSError, ValueError):
+            continue
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     before = _fingerprint()
@@ -50,6 +71,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     for var in ("CLAUDE_CONFIG_DIR", "CODEBUDDY_CONFIG_DIR"):
         monkeypatch.delenv(var, raising=False)
     yield data
+    _stop_strays(data)
     after = _fingerprint()
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     assert not changed, f"test wrote to the real home: {changed}"

@@ -238,3 +238,26 @@ def test_reinstalling_keeps_every_confidence(home: Path, run_cli) -> None:
     assert run_memevo("setup", "--no-input", home=home).returncode == 0
     memories = json.loads(run_cli("read", "rule", "--json").stdout)["memories"]
     assert [(m["id"], m["confidence"]) for m in memories] == [(memory_id, 0.87)]
+
+
+def test_uninstall_stops_the_running_service_first_and_drops_pending_jobs(home: Path, run_cli) -> None:
+    import servicerun
+    from memevo.core.side import jobs
+    from memevo.core.store import Store
+
+    data = Path(os.environ["MEMEVO_HOME"])
+    assert run_memevo("setup", "--no-input", home=home).returncode == 0
+    assert run_cli("rule", "add", "回答问题时一律使用中文").returncode == 0
+    with Store.open() as store:
+        jobs.create(store, "pending-1", "claude", "s", None, "以后回答我都用中文", 1)
+    (data / "session-secret").write_text("k" * 64, encoding="utf-8")
+    with servicerun.service(data) as proc:
+        gone = run_memevo("uninstall", home=home)
+        assert gone.returncode == 0, gone.stderr
+        assert "Stopped the memevo service." in gone.stdout and proc.wait(timeout=30) == 0
+    assert "Removed 1 pending side job(s)." in gone.stdout
+    assert not (data / "session-secret").exists() and not (data / "config.json").exists()
+    assert (
+        json.loads(run_cli("read", "rule", "--json").stdout)["memories"][0]["text"]
+        == "回答问题时一律使用中文"
+    )
