@@ -12,7 +12,7 @@ from PySide6.QtCore import (  # noqa: F401
     QTranslator,
     Signal,
 )
-from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap  # noqa: F401
+from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap, QTextOption  # noqa: F401
 from PySide6.QtWidgets import (  # noqa: F401
     QAbstractItemView,
     QApplication,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (  # noqa: F401
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QRadioButton,
     QScrollArea,
     QSpinBox,
     QStyledItemDelegate,
@@ -40,4 +41,6 @@ from PySide6.QtWidgets import (  # noqa: F401
     QTabWidget,
     QVBoxLayout,
     QWidget,
+    QWizard,
+    QWizardPage,
 )

@@ -791,5 +791,265 @@
         <source>Not written: {error}</source>
         <translation>没有写入：{error}</translation>
     </message>
+    <message>
+        <source>Welcome to memevo</source>
+        <translation>欢迎使用 memevo</translation>
+    </message>
+    <message>
+        <source>memevo gives your AI coding clients a long-term memory: rules and project facts you state once are handed back at the right moment. After four short questions this wizard:</source>
+        <translation>memevo 给你的 AI 编程客户端加上长期记忆：你说过一次的规则和项目事实，会在合适的时候交还给它。回答四个简短的问题后，这个向导会：</translation>
+    </message>
+    <message>
+        <source>saves your choices in memevo&apos;s settings;</source>
+        <translation>把你的选择存进 memevo 的设置；</translation>
+    </message>
+    <message>
+        <source>checks the local embedding model (the first time, it is downloaded: about 240 MB);</source>
+        <translation>检查本地向量模型（第一次会下载，约 240 MB）；</translation>
+    </message>
+    <message>
+        <source>registers memevo&apos;s hooks, MCP server and skill in every client found below (their other entries are kept, and each changed file is backed up first);</source>
+        <translation>在下面找到的每个客户端里注册 memevo 的 hook、MCP 服务和 skill（它们已有的其他条目保持不变，改动前先备份文件）；</translation>
+    </message>
+    <message>
+        <source>starts memevo at login, if you want.</source>
+        <translation>按你的意愿，登录时启动 memevo。</translation>
+    </message>
+    <message>
+        <source>Found {count} of the four supported clients:</source>
+        <translation>在支持的四个客户端中找到了 {count} 个：</translation>
+    </message>
+    <message>
+        <source>No supported client was found. memevo still sets up the model and your choices; run the setup again after installing a client.</source>
+        <translation>没有找到支持的客户端。memevo 仍会准备模型并保存你的选择；装好客户端后再运行一次设置即可。</translation>
+    </message>
+    <message>
+        <source>✓ {client} ({folder})</source>
+        <translation>✓ {client}（{folder}）</translation>
+    </message>
+    <message>
+        <source>✗ {client}: not found, skipped ({folder} is missing)</source>
+        <translation>✗ {client}：未找到，跳过（没有 {folder}）</translation>
+    </message>
+    <message>
+        <source>memevo&apos;s settings file cannot be read, so your choices cannot be saved until it is fixed or deleted: {problem}</source>
+        <translation>memevo 的设置文件无法读取，修好或删除之前无法保存你的选择：{problem}</translation>
+    </message>
+    <message>
+        <source>Before a learned memory is written</source>
+        <translation>写入学到的记忆之前</translation>
+    </message>
+    <message>
+        <source>When the side judge proposes a memory from what you said, memevo can:</source>
+        <translation>旁路模型从你说的话里提议一条记忆时，memevo 可以：</translation>
+    </message>
+    <message>
+        <source>Ask me in a native dialog (recommended)</source>
+        <translation>弹出原生对话框问我（推荐）</translation>
+    </message>
+    <message>
+        <source>Write it directly</source>
+        <translation>直接写入</translation>
+    </message>
+    <message>
+        <source>A small window shows the proposed text; you save it, edit it or skip it. It never takes the keyboard focus from your editor.</source>
+        <translation>一个小窗口显示提议的正文，你可以保存、修改或跳过。它不会抢走编辑器的键盘焦点。</translation>
+    </message>
+    <message>
+        <source>The memory is written at once and a notification says what was written; you can edit or delete it in the panel.</source>
+        <translation>记忆立即写入，并用通知告诉你写了什么；可以在面板里修改或删除。</translation>
+    </message>
+    <message>
+        <source>You can change this later in the tray menu or in Settings.</source>
+        <translation>之后可以在托盘菜单或“设置”里更改。</translation>
+    </message>
+    <message>
+        <source>Side API: learning new memories</source>
+        <translation>旁路接口：学习新记忆</translation>
+    </message>
+    <message>
+        <source>memevo learns by asking an OpenAI-compatible chat/completions endpoint whether what you said is worth keeping. Prompts are filtered first: code and logs are removed and key-like strings are hidden. Without it, memevo still recalls the memories you add by hand.</source>
+        <translation>memevo 通过询问一个 OpenAI 兼容的 chat/completions 接口来判断你说的话值不值得记住。发送前会先过滤：去掉代码和日志，隐藏像密钥的字符串。不配置它，memevo 仍会召回你手动添加的记忆。</translation>
+    </message>
+    <message>
+        <source>e.g. gpt-4o-mini</source>
+        <translation>例如 gpt-4o-mini</translation>
+    </message>
+    <message>
+        <source>not shown; stored in the OS keyring</source>
+        <translation>不显示；存在系统钥匙串里</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>The key goes to the OS keyring (Keychain, Credential Manager or the Secret Service), never to a file. Leave it empty to keep a key you saved before.</source>
+        <translation>密钥存进系统钥匙串（Keychain、凭据管理器或 Secret Service），从不写入文件。留空则保留之前保存的密钥。</translation>
+    </message>
+    <message>
+        <source>Skip for now (set it up later in Settings)</source>
+        <translation>暂时跳过（之后在“设置”里配置）</translation>
+    </message>
+    <message>
+        <source>Fill in the base URL and the model, or tick Skip for now.</source>
+        <translation>请填写接口地址和模型，或勾选“暂时跳过”。</translation>
+    </message>
+    <message>
+        <source>The base URL must start with http:// or https://.</source>
+        <translation>接口地址必须以 http:// 或 https:// 开头。</translation>
+    </message>
+    <message>
+        <source>Fill in the model, or tick Skip for now.</source>
+        <translation>请填写模型，或勾选“暂时跳过”。</translation>
+    </message>
+    <message>
+        <source>Claude Code</source>
+        <translation>Claude Code</translation>
+    </message>
+    <message>
+        <source>Let memory_resolve run without asking each time</source>
+        <translation>允许 memory_resolve 直接运行，不再每次询问</translation>
+    </message>
+    <message>
+        <source>Claude Code calls memevo&apos;s memory_resolve tool to save your answer to a memory question; ticked, a permission rule in ~/.claude/settings.json stops it from asking you to allow each call.</source>
+        <translation>Claude Code 用 memevo 的 memory_resolve 工具保存你对记忆提问的回答；勾选后，~/.claude/settings.json 里会加一条权限规则，不再每次请你批准。</translation>
+    </message>
+    <message>
+        <source>Start at login</source>
+        <translation>登录时启动</translation>
+    </message>
+    <message>
+        <source>Start memevo at login</source>
+        <translation>登录时启动 memevo</translation>
+    </message>
+    <message>
+        <source>memevo lives in the system tray. Started at login, it is ready before your first prompt; otherwise the first hook starts it, and that prompt goes without recall.</source>
+        <translation>memevo 常驻系统托盘。登录时启动，它会在你第一次提问前准备好；否则由第一次 hook 启动它，那一次提问没有召回。</translation>
+    </message>
+    <message>
+        <source>Login entry: {path}</source>
+        <translation>登录启动项：{path}</translation>
+    </message>
+    <message>
+        <source>Click Set up to save your choices and register memevo.</source>
+        <translation>点“开始设置”保存你的选择并注册 memevo。</translation>
+    </message>
+    <message>
+        <source>Set up</source>
+        <translation>开始设置</translation>
+    </message>
+    <message>
+        <source>Setting up</source>
+        <translation>正在设置</translation>
+    </message>
+    <message>
+        <source>Saving your choices and checking the embedding model…</source>
+        <translation>正在保存你的选择并检查向量模型…</translation>
+    </message>
+    <message>
+        <source>Setup stopped.</source>
+        <translation>设置已停止。</translation>
+    </message>
+    <message>
+        <source>Setup stopped: {reason}</source>
+        <translation>设置已停止：{reason}</translation>
+    </message>
+    <message>
+        <source>Click Back, then Set up, to try again.</source>
+        <translation>点“上一步”，再点“开始设置”重试。</translation>
+    </message>
+    <message>
+        <source>Nothing was registered in your clients.</source>
+        <translation>没有在任何客户端里注册。</translation>
+    </message>
+    <message>
+        <source>Setup finished.</source>
+        <translation>设置完成。</translation>
+    </message>
+    <message>
+        <source>Setup finished with problems; the next page lists them.</source>
+        <translation>设置完成，但有问题；下一页列出了它们。</translation>
+    </message>
+    <message>
+        <source>memevo is set up</source>
+        <translation>memevo 已设置好</translation>
+    </message>
+    <message>
+        <source>memevo is set up, with problems</source>
+        <translation>memevo 已设置好，但有问题</translation>
+    </message>
+    <message>
+        <source>Registered in: {clients}.</source>
+        <translation>已注册到：{clients}。</translation>
+    </message>
+    <message>
+        <source>No client was registered.</source>
+        <translation>没有注册任何客户端。</translation>
+    </message>
+    <message>
+        <source>Not installed, skipped: {clients}.</source>
+        <translation>未安装，已跳过：{clients}。</translation>
+    </message>
+    <message>
+        <source>{client}: {problem}</source>
+        <translation>{client}：{problem}</translation>
+    </message>
+    <message>
+        <source>Problems:</source>
+        <translation>问题：</translation>
+    </message>
+    <message>
+        <source>To finish {clients}, run this in a terminal:</source>
+        <translation>要完成 {clients} 的设置，请在终端运行：</translation>
+    </message>
+    <message>
+        <source>memevo starts at login.</source>
+        <translation>memevo 会在登录时启动。</translation>
+    </message>
+    <message>
+        <source>memevo does not start at login; start it from the menu.</source>
+        <translation>memevo 不会在登录时启动；请从菜单启动它。</translation>
+    </message>
+    <message>
+        <source>Restart {clients} so they load the MCP server.</source>
+        <translation>请重启 {clients}，让它们加载 MCP 服务。</translation>
+    </message>
+    <message>
+        <source>The Node tool&apos;s memories were found in the data dir: run memevo import-legacy in a terminal to import them.</source>
+        <translation>在数据目录里找到了旧版 Node 工具的记忆：在终端运行 memevo import-legacy 导入。</translation>
+    </message>
+    <message>
+        <source>The side API key comes from the environment variable {env}, which overrides the keyring.</source>
+        <translation>旁路接口密钥来自环境变量 {env}（优先于钥匙串）。</translation>
+    </message>
+    <message>
+        <source>The side API key is in the OS keyring.</source>
+        <translation>旁路接口密钥已存入系统钥匙串。</translation>
+    </message>
+    <message>
+        <source>The side API key was not saved: {problem}. Set it later in Settings or with memevo secret set.</source>
+        <translation>旁路接口密钥没有保存：{problem}。之后可在“设置”里或用 memevo secret set 设置。</translation>
+    </message>
+    <message>
+        <source>Set up memevo</source>
+        <translation>设置 memevo</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; 上一步(&amp;B)</translation>
+    </message>
+    <message>
+        <source>&amp;Next &gt;</source>
+        <translation>下一步(&amp;N) &gt;</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&amp;Finish</source>
+        <translation>完成(&amp;F)</translation>
+    </message>
 </context>
 </TS>

@@ -1,0 +1,669 @@
+"""The setup wizard: the GUI face of the one setup engine (`installer.setup.run`), asking what
+`memevo setup` asks on a terminal (`installer.prompts`).
+
+Pages: welcome (which clients were found) → confirmation mode → side API → Claude Code's
+memory_resolve permission (only when Claude Code is installed) → start at login → progress (the
+engine runs on a worker thread; its progress and lines come back through queued signals) →
+summary. A failed run names its one reason and the user goes Back and tries again.
+
+    wizard = SetupWizard(parent=None, provision_model=None)
+    wizard.finished_setup.connect(...)  # the SetupResult of every run that ended
+    wizard.show()
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memevo.core import config as config_mod
+from memevo.desktop.i18n import tr
+from memevo.desktop.qt import (
+    QCheckBox,
+    QFont,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QRadioButton,
+    QScrollArea,
+    Qt,
+    QTextOption,
+    QTimer,
+    QVBoxLayout,
+    QWidget,
+    QWizard,
+    QWizardPage,
+    Signal,
+)
+from memevo.desktop.settings_workers import ERROR_STYLE, Relay, RelayProgress, config_is_broken
+from memevo.desktop.worker import OffUi
+from memevo.installer import setup as engine
+from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files, home, installed
+
+log = logging.getLogger("memevo.desktop")
+
+PAGE_WELCOME, PAGE_CONFIRM, PAGE_SIDE, PAGE_CLAUDE, PAGE_AUTOSTART, PAGE_PROGRESS, PAGE_DONE = range(7)
+Provision = Callable[[Any], Any]
+
+
+# -- the run, off the UI thread ------------------------------------------------------------------------
+class SetupRelay(Relay):
+    """The engine's progress (stage, step) and its `say` lines, carried into the UI thread."""
+
+    line = Signal(str)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    result: engine.SetupResult
+    crashed: bool  # the engine raised; result.reason holds the exception's text
+    key_status: Any  # core.secrets.KeyStatus after the run when a key was given, else None
+
+    @property
+    def stopped(self) -> bool:
+        """The run did not get through: a raise, or the engine stopped before registering."""
+        return self.crashed or (not self.result.ok and not self.result.clients)
+
+
+def run_setup(choices: engine.Choices, relay: SetupRelay, provision_model: Provision | None) -> RunOutcome:
+    """The worker thread's job. Never raises: a failure becomes a result with its reason."""
+
+    def say(line: str) -> None:
+        relay.emit_safely("line", line)
+
+    crashed = False
+    try:
+        result = engine.run(choices, progress=RelayProgress(relay), say=say, provision_model=provision_model)
+    except Exception as exc:  # e.g. a broken config.json, an autostart file that is not ours
+        log.warning("setup failed: %s", exc)
+        result = engine.SetupResult(ok=False, reason=str(exc) or exc.__class__.__name__)
+        crashed = True
+    key_status = None
+    if choices.side_key:
+        from memevo.core import secrets
+
+        key_status = secrets.status()  # asks the keyring: on this thread, never the UI's
+    return RunOutcome(result, crashed, key_status)
+
+
+# -- small helpers -------------------------------------------------------------------------------------
+def _label(text: str = "", style: str = "", selectable: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    if style:
+        label.setStyleSheet(style)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _help(text: str, indent: int = 0) -> QLabel:
+    label = _label(text)
+    label.setContentsMargins(indent, 0, 0, 0)
+    return label
+
+
+def _text_box(lines: int, fixed: bool = False) -> QPlainTextEdit:
+    """Read-only monospace text; long tokens (paths, commands) wrap anywhere, never clipped."""
+    box = QPlainTextEdit()
+    box.setReadOnly(True)
+    box.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    font = QFont("monospace")
+    font.setStyleHint(QFont.StyleHint.TypeWriter)
+    box.setFont(font)
+    height = box.fontMetrics().lineSpacing() * lines + 16
+    box.setMinimumHeight(height)
+    if fixed:
+        box.setMaximumHeight(height)
+    return box
+
+
+def tilde(path: Path | str) -> str:
+    text, root = str(path), str(home())
+    return "~" + text[len(root) :] if text.startswith(root + "/") else text
+
+
+def _names(clients: list[str]) -> str:
+    return ", ".join(DISPLAY_NAMES[c] for c in clients)
+
+
+# -- the pages -----------------------------------------------------------------------------------------
+class WelcomePage(QWizardPage):
+    def __init__(self, owner: SetupWizard) -> None:
+        super().__init__()
+        self.owner = owner
+        self.setTitle(tr("Welcome to memevo"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            _label(
+                tr(
+                    "memevo gives your AI coding clients a long-term memory: rules and project facts you state once are handed back at the right moment. After four short questions this wizard:"
+                )
+            )
+        )
+        for step in (
+            tr("saves your choices in memevo's settings;"),
+            tr("checks the local embedding model (the first time, it is downloaded: about 240 MB);"),
+            tr(
+                "registers memevo's hooks, MCP server and skill in every client found below (their other entries are kept, and each changed file is backed up first);"
+            ),
+            tr("starts memevo at login, if you want."),
+        ):
+            layout.addWidget(_label("• " + step))
+        layout.addSpacing(8)
+        self.found_label = _label()
+        layout.addWidget(self.found_label)
+        self.client_labels: dict[str, QLabel] = {}
+        for client in CLIENTS:
+            self.client_labels[client] = label = _label()
+            label.setContentsMargins(16, 0, 0, 0)
+            layout.addWidget(label)
+        self.problem_label = _label(style=ERROR_STYLE)
+        layout.addWidget(self.problem_label)
+        layout.addStretch(1)
+        self.refresh()
+
+    def initializePage(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Look again: a client installed meanwhile is found, and the Claude page follows."""
+        present = self.owner.present = installed()
+        if present:
+            self.found_label.setText(
+                tr("Found {count} of the four supported clients:").format(count=len(present))
+            )
+        else:
+            self.found_label.setText(
+                tr(
+                    "No supported client was found. memevo still sets up the model and your choices; run the setup again after installing a client."
+                )
+            )
+        for client, label in self.client_labels.items():
+            folder = tilde(files(client).config_dir)
+            if client in present:
+                label.setText(tr("✓ {client} ({folder})").format(client=DISPLAY_NAMES[client], folder=folder))
+            else:
+                label.setText(
+                    tr("✗ {client}: not found, skipped ({folder} is missing)").format(
+                        client=DISPLAY_NAMES[client], folder=folder
+                    )
+                )
+        broken = config_is_broken()
+        self.problem_label.setText(
+            tr(
+                "memevo's settings file cannot be read, so your choices cannot be saved until it is fixed or deleted: {problem}"
+            ).format(problem=broken)
+            if broken
+            else ""
+        )
+        self.problem_label.setVisible(bool(broken))
+
+
+class ConfirmPage(QWizardPage):
+    def __init__(self, config: config_mod.Config) -> None:
+        super().__init__()
+        self.setTitle(tr("Before a learned memory is written"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(_label(tr("When the side judge proposes a memory from what you said, memevo can:")))
+        layout.addSpacing(4)
+        self.ask_radio = QRadioButton(tr("Ask me in a native dialog (recommended)"))
+        self.direct_radio = QRadioButton(tr("Write it directly"))
+        layout.addWidget(self.ask_radio)
+        layout.addWidget(
+            _help(
+                tr(
+                    "A small window shows the proposed text; you save it, edit it or skip it. It never takes the keyboard focus from your editor."
+                ),
+                indent=24,
+            )
+        )
+        layout.addSpacing(8)
+        layout.addWidget(self.direct_radio)
+        layout.addWidget(
+            _help(
+                tr(
+                    "The memory is written at once and a notification says what was written; you can edit or delete it in the panel."
+                ),
+                indent=24,
+            )
+        )
+        layout.addSpacing(12)
+        layout.addWidget(_help(tr("You can change this later in the tray menu or in Settings.")))
+        layout.addStretch(1)
+        asks = not ("confirm" in config.user_set and config["confirm"] is False)
+        (self.ask_radio if asks else self.direct_radio).setChecked(True)
+
+
+class SidePage(QWizardPage):
+    def __init__(self, owner: SetupWizard, config: config_mod.Config) -> None:
+        super().__init__()
+        self.owner = owner
+        self.setTitle(tr("Side API: learning new memories"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            _label(
+                tr(
+                    "memevo learns by asking an OpenAI-compatible chat/completions endpoint whether what you said is worth keeping. Prompts are filtered first: code and logs are removed and key-like strings are hidden. Without it, memevo still recalls the memories you add by hand."
+                )
+            )
+        )
+        grid = QGridLayout()
+        self.base_edit = QLineEdit(config["sideApiBase"] or "")
+        self.base_edit.setPlaceholderText("https://api.openai.com/v1")
+        self.model_edit = QLineEdit(config["sideApiModel"] or "")
+        self.model_edit.setPlaceholderText(tr("e.g. gpt-4o-mini"))
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText(tr("not shown; stored in the OS keyring"))
+        self.field_labels = [QLabel(tr("Base URL")), QLabel(tr("Model")), QLabel(tr("API key"))]
+        for row, (label, edit) in enumerate(
+            zip(self.field_labels, (self.base_edit, self.model_edit, self.key_edit), strict=True)
+        ):
+            label.setBuddy(edit)
+            grid.addWidget(label, row, 0)
+            grid.addWidget(edit, row, 1)
+        layout.addLayout(grid)
+        self.key_note = _help(
+            tr(
+                "The key goes to the OS keyring (Keychain, Credential Manager or the Secret Service), never to a file. Leave it empty to keep a key you saved before."
+            )
+        )
+        layout.addWidget(self.key_note)
+        self.skip_check = QCheckBox(tr("Skip for now (set it up later in Settings)"))
+        layout.addWidget(self.skip_check)
+        self.message_label = _label()
+        layout.addWidget(self.message_label)
+        layout.addStretch(1)
+        for edit in (self.base_edit, self.model_edit):
+            edit.textChanged.connect(self._changed)
+        self.skip_check.toggled.connect(self._changed)
+        self._changed()
+
+    def nextId(self) -> int:
+        return PAGE_CLAUDE if "claude" in self.owner.present else PAGE_AUTOSTART
+
+    def _changed(self, *_: Any) -> None:
+        skipped = self.skip_check.isChecked()
+        for widget in (*self.field_labels, self.base_edit, self.model_edit, self.key_edit):
+            widget.setEnabled(not skipped)
+        problem, is_error = self.problem()
+        self.message_label.setText(problem or "")
+        self.message_label.setStyleSheet(ERROR_STYLE if is_error else "")
+        self.completeChanged.emit()
+
+    def problem(self) -> tuple[str | None, bool]:
+        """Why Next is blocked (None: it is not), and whether that is a mistake or just empty."""
+        if self.skip_check.isChecked():
+            return None, False
+        base = self.base_edit.text().strip()
+        if not base:
+            return tr("Fill in the base URL and the model, or tick Skip for now."), False
+        try:
+            config_mod.BY_NAME["sideApiBase"].validate(base)
+        except ValueError:
+            return tr("The base URL must start with http:// or https://."), True
+        if not self.model_edit.text().strip():
+            return tr("Fill in the model, or tick Skip for now."), False
+        return None, False
+
+    def isComplete(self) -> bool:
+        return self.problem()[0] is None
+
+    def validatePage(self) -> bool:  # also guards a programmatic next()
+        return self.isComplete()
+
+    def values(self) -> tuple[str | None, str | None, str | None]:
+        """(base, model, key) as the engine takes them; None: leave that one as it is."""
+        if self.skip_check.isChecked() or not self.isComplete():
+            return None, None, None
+        base = config_mod.BY_NAME["sideApiBase"].validate(self.base_edit.text())
+        return base, self.model_edit.text().strip() or None, self.key_edit.text().strip() or None
+
+
+class ClaudePage(QWizardPage):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTitle(tr("Claude Code"))
+        layout = QVBoxLayout(self)
+        self.allow_check = QCheckBox(tr("Let memory_resolve run without asking each time"))
+        layout.addWidget(self.allow_check)
+        layout.addWidget(
+            _help(
+                tr(
+                    "Claude Code calls memevo's memory_resolve tool to save your answer to a memory question; ticked, a permission rule in ~/.claude/settings.json stops it from asking you to allow each call."
+                ),
+                indent=24,
+            )
+        )
+        layout.addStretch(1)
+
+
+class AutostartPage(QWizardPage):
+    def __init__(self) -> None:
+        super().__init__()
+        from memevo.installer import autostart
+
+        self.setTitle(tr("Start at login"))
+        layout = QVBoxLayout(self)
+        self.check = QCheckBox(tr("Start memevo at login"))
+        self.check.setChecked(True)
+        layout.addWidget(self.check)
+        layout.addWidget(
+            _help(
+                tr(
+                    "memevo lives in the system tray. Started at login, it is ready before your first prompt; otherwise the first hook starts it, and that prompt goes without recall."
+                ),
+                indent=24,
+            )
+        )
+        self.path_label = _help(
+            tr("Login entry: {path}").format(path=tilde(autostart.entry_path())), indent=24
+        )
+        layout.addWidget(self.path_label)
+        layout.addSpacing(12)
+        layout.addWidget(_label(tr("Click Set up to save your choices and register memevo.")))
+        layout.addStretch(1)
+        self.setButtonText(QWizard.WizardButton.NextButton, tr("Set up"))
+
+
+class ProgressPage(QWizardPage):
+    """Runs the engine; complete only when it got through (a failure keeps Next disabled)."""
+
+    def __init__(self, owner: SetupWizard) -> None:
+        super().__init__()
+        self.owner = owner
+        self.state = "idle"  # idle, running, failed, done
+        self.setTitle(tr("Setting up"))
+        layout = QVBoxLayout(self)
+        self.stage_label = _label()
+        layout.addWidget(self.stage_label)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 100)
+        self.bar.setValue(0)
+        layout.addWidget(self.bar)
+        self.reason_label = _label(style=ERROR_STYLE, selectable=True)
+        self.reason_label.hide()
+        layout.addWidget(self.reason_label)
+        self.hint_label = _label()
+        self.hint_label.hide()
+        layout.addWidget(self.hint_label)
+        self.log = _text_box(lines=8)
+        layout.addWidget(self.log, 1)
+
+    def initializePage(self) -> None:
+        self.start()
+
+    def cleanupPage(self) -> None:  # Back was clicked
+        if self.state != "running":
+            self.state = "idle"
+
+    def isComplete(self) -> bool:
+        return self.state == "done"
+
+    def start(self) -> None:
+        if self.state == "running":  # already under way: keep showing it
+            return
+        self.state = "running"
+        self.log.clear()
+        self.reason_label.hide()
+        self.hint_label.hide()
+        self.bar.setRange(0, 0)  # busy until provisioning reports a fraction
+        self.stage_label.setText(tr("Saving your choices and checking the embedding model…"))
+        relay = SetupRelay(self)
+        relay.stage.connect(self.stage_label.setText)
+        relay.step.connect(self._on_step)
+        relay.line.connect(self._on_line)
+        choices, provision = self.owner.choices(), self.owner.provision_model
+        self.owner.lines = []
+        self.owner.worker.run(
+            lambda: run_setup(choices, relay, provision),
+            lambda outcome: self._finished(outcome, relay),
+            lambda exc: self._finished(_crash(exc), relay),
+        )
+        self.completeChanged.emit()
+        QTimer.singleShot(0, self.sync_buttons)  # the wizard updates its buttons after this method
+
+    def sync_buttons(self) -> None:
+        """No Back and no Cancel while the engine runs: it is not interrupted halfway."""
+        running = self.state == "running" and self.owner.currentPage() is self
+        for which in (QWizard.WizardButton.BackButton, QWizard.WizardButton.CancelButton):
+            button = self.owner.button(which)
+            if running:
+                button.setEnabled(False)
+            elif which == QWizard.WizardButton.CancelButton:
+                button.setEnabled(True)  # Back is the wizard's own business again
+
+    def _on_step(self, done: float, total: float) -> None:
+        if total > 0:
+            self.bar.setRange(0, 100)
+            self.bar.setValue(max(0, min(100, int(100 * done / total))))
+
+    def _on_line(self, line: str) -> None:
+        self.owner.lines.append(line)
+        self.log.appendPlainText(line)
+
+    def _finished(self, outcome: RunOutcome, relay: SetupRelay) -> None:
+        relay.deleteLater()
+        self.owner.outcome, self.owner.result = outcome, outcome.result
+        self.bar.setRange(0, 100)
+        if outcome.stopped:
+            self.state = "failed"
+            self.stage_label.setText(tr("Setup stopped."))
+            self.reason_label.setText(tr("Setup stopped: {reason}").format(reason=outcome.result.reason))
+            hint = tr("Click Back, then Set up, to try again.")
+            if not outcome.crashed:
+                hint = tr("Nothing was registered in your clients.") + " " + hint
+            self.hint_label.setText(hint)
+            self.reason_label.show()
+            self.hint_label.show()
+        else:
+            self.state = "done"
+            self.bar.setValue(100)
+            self.stage_label.setText(
+                tr("Setup finished.")
+                if outcome.result.ok
+                else tr("Setup finished with problems; the next page lists them.")
+            )
+            self.owner.side_page.key_edit.clear()  # stored (or said why not): not kept in the form
+        self.completeChanged.emit()
+        self.sync_buttons()
+        self.owner.finished_setup.emit(outcome.result)
+
+
+def _crash(exc: Exception) -> RunOutcome:
+    return RunOutcome(engine.SetupResult(ok=False, reason=str(exc) or exc.__class__.__name__), True, None)
+
+
+class DonePage(QWizardPage):
+    def __init__(self, owner: SetupWizard) -> None:
+        super().__init__()
+        self.owner = owner
+        self.setTitle(tr("memevo is set up"))
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        self.clients_label = _label(selectable=True)
+        self.skipped_label = _label()
+        self.problems_label = _label(style=ERROR_STYLE, selectable=True)
+        self.commands_label = _label()
+        self.commands_edit = _text_box(lines=4, fixed=True)
+        self.key_label = _label(selectable=True)
+        self.autostart_label = _label()
+        self.restart_label = _label()
+        bold = self.restart_label.font()
+        bold.setBold(True)
+        self.restart_label.setFont(bold)
+        self.legacy_label = _label(selectable=True)
+        for widget in (
+            self.clients_label,
+            self.skipped_label,
+            self.problems_label,
+            self.commands_label,
+            self.commands_edit,
+            self.key_label,
+            self.autostart_label,
+            self.restart_label,
+            self.legacy_label,
+        ):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        scroll.setWidget(body)
+        outer.addWidget(scroll)
+
+    def initializePage(self) -> None:
+        outcome, choices = self.owner.outcome, self.owner.choices()
+        if outcome is None:  # pragma: no cover - the progress page lets no one here without a run
+            return
+        result = outcome.result
+        self.setTitle(tr("memevo is set up") if result.ok else tr("memevo is set up, with problems"))
+        registered = [c.client for c in result.clients if c.ok]
+        self.clients_label.setText(
+            tr("Registered in: {clients}.").format(clients=_names(registered))
+            if registered
+            else tr("No client was registered.")
+        )
+        skipped = [c for c in CLIENTS if c in result.skipped]
+        self._show(
+            self.skipped_label,
+            tr("Not installed, skipped: {clients}.").format(clients=_names(skipped)) if skipped else "",
+        )
+        problems = [
+            tr("{client}: {problem}").format(client=DISPLAY_NAMES[c.client], problem=p)
+            for c in result.clients
+            for p in c.problems
+        ]
+        self._show(self.problems_label, "\n".join([tr("Problems:"), *problems]) if problems else "")
+        manual = [c for c in result.clients if c.manual_command]
+        self._show(
+            self.commands_label,
+            tr("To finish {clients}, run this in a terminal:").format(
+                clients=_names([c.client for c in manual])
+            )
+            if manual
+            else "",
+        )
+        self.commands_edit.setPlainText("\n".join(c.manual_command or "" for c in manual))
+        self.commands_edit.setVisible(bool(manual))
+        self._show(self.key_label, self._key_text(outcome.key_status))
+        if choices.autostart:
+            self._show(self.autostart_label, tr("memevo starts at login."))
+        else:
+            self._show(self.autostart_label, tr("memevo does not start at login; start it from the menu."))
+        self._show(
+            self.restart_label,
+            tr("Restart {clients} so they load the MCP server.").format(clients=", ".join(result.restart))
+            if result.restart
+            else "",
+        )
+        self._show(
+            self.legacy_label,
+            tr(
+                "The Node tool's memories were found in the data dir: run memevo import-legacy in a terminal to import them."
+            )
+            if result.legacy_found
+            else "",
+        )
+
+    @staticmethod
+    def _show(label: QLabel, text: str) -> None:
+        label.setText(text)
+        label.setVisible(bool(text))
+
+    @staticmethod
+    def _key_text(status: Any) -> str:
+        if status is None:
+            return ""
+        from memevo.core import secrets
+
+        if status.source == "environment":
+            return tr(
+                "The side API key comes from the environment variable {env}, which overrides the keyring."
+            ).format(env=secrets.ENV)
+        if status.present:
+            return tr("The side API key is in the OS keyring.")
+        return tr(
+            "The side API key was not saved: {problem}. Set it later in Settings or with memevo secret set."
+        ).format(problem=(status.keyring_problem or "").rstrip(". "))
+
+
+# -- the wizard ----------------------------------------------------------------------------------------
+class SetupWizard(QWizard):
+    """SetupWizard(parent=None, provision_model=None): provision_model is passed to the engine
+    (None: the real provisioning of the configured model)."""
+
+    finished_setup = Signal(object)  # the SetupResult of every run that ended, good or not
+
+    def __init__(self, parent: QWidget | None = None, provision_model: Provision | None = None) -> None:
+        super().__init__(parent)
+        self.provision_model = provision_model
+        self.result: engine.SetupResult | None = None  # the last run's (shadows QDialog.result())
+        self.outcome: RunOutcome | None = None
+        self.lines: list[str] = []  # what the engine said in the last run
+        self.present: list[str] = installed()
+        self.worker = OffUi("memevo-setup", self)
+        config = config_mod.load()
+        self.setWindowTitle(tr("Set up memevo"))
+        for which, text in (  # Qt's own words stay English unless its catalogue is installed
+            (QWizard.WizardButton.BackButton, tr("< &Back")),
+            (QWizard.WizardButton.NextButton, tr("&Next >")),
+            (QWizard.WizardButton.CancelButton, tr("Cancel")),
+            (QWizard.WizardButton.FinishButton, tr("&Finish")),
+        ):
+            self.setButtonText(which, text)
+        for option in (
+            QWizard.WizardOption.NoBackButtonOnStartPage,
+            QWizard.WizardOption.DisabledBackButtonOnLastPage,
+            QWizard.WizardOption.NoCancelButtonOnLastPage,
+        ):
+            self.setOption(option, True)
+        self.welcome_page = WelcomePage(self)
+        self.confirm_page = ConfirmPage(config)
+        self.side_page = SidePage(self, config)
+        self.claude_page = ClaudePage()
+        self.autostart_page = AutostartPage()
+        self.progress_page = ProgressPage(self)
+        self.done_page = DonePage(self)
+        for page_id, page in (
+            (PAGE_WELCOME, self.welcome_page),
+            (PAGE_CONFIRM, self.confirm_page),
+            (PAGE_SIDE, self.side_page),
+            (PAGE_CLAUDE, self.claude_page),
+            (PAGE_AUTOSTART, self.autostart_page),
+            (PAGE_PROGRESS, self.progress_page),
+            (PAGE_DONE, self.done_page),
+        ):
+            self.setPage(page_id, page)
+        self.setStartId(PAGE_WELCOME)
+        self.resize(760, 580)
+
+    @property
+    def running(self) -> bool:
+        return self.progress_page.state == "running"
+
+    def choices(self) -> engine.Choices:
+        """What the pages say, as the engine takes it."""
+        base, model, key = self.side_page.values()
+        return engine.Choices(
+            confirm=self.confirm_page.ask_radio.isChecked(),
+            side_base=base,
+            side_model=model,
+            side_key=key,
+            allow_resolve=self.claude_page.allow_check.isChecked() if "claude" in self.present else None,
+            autostart=self.autostart_page.check.isChecked(),
+        )
+
+    def reject(self) -> None:
+        """Cancel, Escape and the close button wait while the engine runs."""
+        if self.running:
+            return
+        super().reject()
