@@ -1,0 +1,308 @@
+"""The wizard's question pages (welcome, confirmation, side API, Claude Code, start at login)
+and the small layout helpers every page uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memevo.core import config as config_mod
+from memevo.desktop.i18n import tr
+from memevo.desktop.qt import (
+    QCheckBox,
+    QFont,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QRadioButton,
+    Qt,
+    QTextOption,
+    QVBoxLayout,
+    QWizard,
+    QWizardPage,
+)
+from memevo.desktop.settings_workers import ERROR_STYLE, config_is_broken
+from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files, home, installed
+
+PAGE_WELCOME, PAGE_CONFIRM, PAGE_SIDE, PAGE_CLAUDE, PAGE_AUTOSTART, PAGE_PROGRESS, PAGE_DONE = range(7)
+
+
+def _label(text: str = "", style: str = "", selectable: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    if style:
+        label.setStyleSheet(style)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _help(text: str, indent: int = 0) -> QLabel:
+    label = _label(text)
+    label.setContentsMargins(indent, 0, 0, 0)
+    return label
+
+
+def _text_box(lines: int, fixed: bool = False) -> QPlainTextEdit:
+    """Read-only monospace text; long tokens (paths, commands) wrap anywhere, never clipped."""
+    box = QPlainTextEdit()
+    box.setReadOnly(True)
+    box.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    font = QFont("monospace")
+    font.setStyleHint(QFont.StyleHint.TypeWriter)
+    box.setFont(font)
+    height = box.fontMetrics().lineSpacing() * lines + 16
+    box.setMinimumHeight(height)
+    if fixed:
+        box.setMaximumHeight(height)
+    return box
+
+
+def tilde(path: Path | str) -> str:
+    text, root = str(path), str(home())
+    return "~" + text[len(root) :] if text.startswith(root + "/") else text
+
+
+def _names(clients: list[str]) -> str:
+    return ", ".join(DISPLAY_NAMES[c] for c in clients)
+
+
+# -- the pages -----------------------------------------------------------------------------------------
+class WelcomePage(QWizardPage):
+    def __init__(self, owner: Any) -> None:
+        super().__init__()
+        self.owner = owner
+        self.setTitle(tr("Welcome to memevo"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            _label(
+                tr(
+                    "memevo gives your AI coding clients a long-term memory: rules and project facts you state once are handed back at the right moment. After four short questions this wizard:"
+                )
+            )
+        )
+        for step in (
+            tr("saves your choices in memevo's settings;"),
+            tr("checks the local embedding model (the first time, it is downloaded: about 240 MB);"),
+            tr(
+                "registers memevo's hooks, MCP server and skill in every client found below (their other entries are kept, and each changed file is backed up first);"
+            ),
+            tr("starts memevo at login, if you want."),
+        ):
+            layout.addWidget(_label("• " + step))
+        layout.addSpacing(8)
+        self.found_label = _label()
+        layout.addWidget(self.found_label)
+        self.client_labels: dict[str, QLabel] = {}
+        for client in CLIENTS:
+            self.client_labels[client] = label = _label()
+            label.setContentsMargins(16, 0, 0, 0)
+            layout.addWidget(label)
+        self.problem_label = _label(style=ERROR_STYLE)
+        layout.addWidget(self.problem_label)
+        layout.addStretch(1)
+        self.refresh()
+
+    def initializePage(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Look again: a client installed meanwhile is found, and the Claude page follows."""
+        present = self.owner.present = installed()
+        if present:
+            self.found_label.setText(
+                tr("Found {count} of the four supported clients:").format(count=len(present))
+            )
+        else:
+            self.found_label.setText(
+                tr(
+                    "No supported client was found. memevo still sets up the model and your choices; run the setup again after installing a client."
+                )
+            )
+        for client, label in self.client_labels.items():
+            folder = tilde(files(client).config_dir)
+            if client in present:
+                label.setText(tr("✓ {client} ({folder})").format(client=DISPLAY_NAMES[client], folder=folder))
+            else:
+                label.setText(
+                    tr("✗ {client}: not found, skipped ({folder} is missing)").format(
+                        client=DISPLAY_NAMES[client], folder=folder
+                    )
+                )
+        broken = config_is_broken()
+        self.problem_label.setText(
+            tr(
+                "memevo's settings file cannot be read, so your choices cannot be saved until it is fixed or deleted: {problem}"
+            ).format(problem=broken)
+            if broken
+            else ""
+        )
+        self.problem_label.setVisible(bool(broken))
+
+
+class ConfirmPage(QWizardPage):
+    def __init__(self, config: config_mod.Config) -> None:
+        super().__init__()
+        self.setTitle(tr("Before a learned memory is written"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(_label(tr("When the side judge proposes a memory from what you said, memevo can:")))
+        layout.addSpacing(4)
+        self.ask_radio = QRadioButton(tr("Ask me in a native dialog (recommended)"))
+        self.direct_radio = QRadioButton(tr("Write it directly"))
+        layout.addWidget(self.ask_radio)
+        layout.addWidget(
+            _help(
+                tr(
+                    "A small window shows the proposed text; you save it, edit it or skip it. It never takes the keyboard focus from your editor."
+                ),
+                indent=24,
+            )
+        )
+        layout.addSpacing(8)
+        layout.addWidget(self.direct_radio)
+        layout.addWidget(
+            _help(
+                tr(
+                    "The memory is written at once and a notification says what was written; you can edit or delete it in the panel."
+                ),
+                indent=24,
+            )
+        )
+        layout.addSpacing(12)
+        layout.addWidget(_help(tr("You can change this later in the tray menu or in Settings.")))
+        layout.addStretch(1)
+        asks = not ("confirm" in config.user_set and config["confirm"] is False)
+        (self.ask_radio if asks else self.direct_radio).setChecked(True)
+
+
+class SidePage(QWizardPage):
+    def __init__(self, owner: Any, config: config_mod.Config) -> None:
+        super().__init__()
+        self.owner = owner
+        self.setTitle(tr("Side API: learning new memories"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            _label(
+                tr(
+                    "memevo learns by asking an OpenAI-compatible chat/completions endpoint whether what you said is worth keeping. Prompts are filtered first: code and logs are removed and key-like strings are hidden. Without it, memevo still recalls the memories you add by hand."
+                )
+            )
+        )
+        grid = QGridLayout()
+        self.base_edit = QLineEdit(config["sideApiBase"] or "")
+        self.base_edit.setPlaceholderText("https://api.openai.com/v1")
+        self.model_edit = QLineEdit(config["sideApiModel"] or "")
+        self.model_edit.setPlaceholderText(tr("e.g. gpt-4o-mini"))
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText(tr("not shown; stored in the OS keyring"))
+        self.field_labels = [QLabel(tr("Base URL")), QLabel(tr("Model")), QLabel(tr("API key"))]
+        for row, (label, edit) in enumerate(
+            zip(self.field_labels, (self.base_edit, self.model_edit, self.key_edit), strict=True)
+        ):
+            label.setBuddy(edit)
+            grid.addWidget(label, row, 0)
+            grid.addWidget(edit, row, 1)
+        layout.addLayout(grid)
+        self.key_note = _help(
+            tr(
+                "The key goes to the OS keyring (Keychain, Credential Manager or the Secret Service), never to a file. Leave it empty to keep a key you saved before."
+            )
+        )
+        layout.addWidget(self.key_note)
+        self.skip_check = QCheckBox(tr("Skip for now (set it up later in Settings)"))
+        layout.addWidget(self.skip_check)
+        self.message_label = _label()
+        layout.addWidget(self.message_label)
+        layout.addStretch(1)
+        for edit in (self.base_edit, self.model_edit):
+            edit.textChanged.connect(self._changed)
+        self.skip_check.toggled.connect(self._changed)
+        self._changed()
+
+    def nextId(self) -> int:
+        return PAGE_CLAUDE if "claude" in self.owner.present else PAGE_AUTOSTART
+
+    def _changed(self, *_: Any) -> None:
+        skipped = self.skip_check.isChecked()
+        for widget in (*self.field_labels, self.base_edit, self.model_edit, self.key_edit):
+            widget.setEnabled(not skipped)
+        problem, is_error = self.problem()
+        self.message_label.setText(problem or "")
+        self.message_label.setStyleSheet(ERROR_STYLE if is_error else "")
+        self.completeChanged.emit()
+
+    def problem(self) -> tuple[str | None, bool]:
+        """Why Next is blocked (None: it is not), and whether that is a mistake or just empty."""
+        if self.skip_check.isChecked():
+            return None, False
+        base = self.base_edit.text().strip()
+        if not base:
+            return tr("Fill in the base URL and the model, or tick Skip for now."), False
+        try:
+            config_mod.BY_NAME["sideApiBase"].validate(base)
+        except ValueError:
+            return tr("The base URL must start with http:// or https://."), True
+        if not self.model_edit.text().strip():
+            return tr("Fill in the model, or tick Skip for now."), False
+        return None, False
+
+    def isComplete(self) -> bool:
+        return self.problem()[0] is None
+
+    def validatePage(self) -> bool:  # also guards a programmatic next()
+        return self.isComplete()
+
+    def values(self) -> tuple[str | None, str | None, str | None]:
+        """(base, model, key) as the engine takes them; None: leave that one as it is."""
+        if self.skip_check.isChecked() or not self.isComplete():
+            return None, None, None
+        base = config_mod.BY_NAME["sideApiBase"].validate(self.base_edit.text())
+        return base, self.model_edit.text().strip() or None, self.key_edit.text().strip() or None
+
+
+class ClaudePage(QWizardPage):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTitle(tr("Claude Code"))
+        layout = QVBoxLayout(self)
+        self.allow_check = QCheckBox(tr("Let memory_resolve run without asking each time"))
+        layout.addWidget(self.allow_check)
+        layout.addWidget(
+            _help(
+                tr(
+                    "Claude Code calls memevo's memory_resolve tool to save your answer to a memory question; ticked, a permission rule in ~/.claude/settings.json stops it from asking you to allow each call."
+                ),
+                indent=24,
+            )
+        )
+        layout.addStretch(1)
+
+
+class AutostartPage(QWizardPage):
+    def __init__(self) -> None:
+        super().__init__()
+        from memevo.installer import autostart
+
+        self.setTitle(tr("Start at login"))
+        layout = QVBoxLayout(self)
+        self.check = QCheckBox(tr("Start memevo at login"))
+        self.check.setChecked(True)
+        layout.addWidget(self.check)
+        layout.addWidget(
+            _help(
+                tr(
+                    "memevo lives in the system tray. Started at login, it is ready before your first prompt; otherwise the first hook starts it, and that prompt goes without recall."
+                ),
+                indent=24,
+            )
+        )
+        self.path_label = _help(
+            tr("Login entry: {path}").format(path=tilde(autostart.entry_path())), indent=24
+        )
+        layout.addWidget(self.path_label)
+        layout.addSpacing(12)
+        layout.addWidget(_label(tr("Click Set up to save your choices and register memevo.")))
+        layout.addStretch(1)
+        self.setButtonText(QWizard.WizardButton.NextButton, tr("Set up"))
