@@ -43,9 +43,17 @@ def hook_script() -> Path:
     return Path(memevo.hooks.__file__).resolve().parent / HOOK_FILE
 
 
+def hook_runner() -> str:
+    """What runs a hook: the real interpreter, or in the packaged program its small
+    `memevo-hook` executable (about 55 ms faster than the full program)."""
+    if getattr(sys, "frozen", False):
+        return str(Path(sys.executable).with_name("memevo-hook.exe" if os.name == "nt" else "memevo-hook"))
+    return interpreter()
+
+
 def command(client: str, event: str) -> str:
     # The whole command line goes in `command`: the CodeBuddy IDE and WorkBuddy drop `args`.
-    return f'"{interpreter()}" -I -S "{hook_script()}" {client} {event}'
+    return f'"{hook_runner()}" -I -S "{hook_script()}" {client} {event}'
 
 
 def snippet(client: str) -> dict[str, Any]:
