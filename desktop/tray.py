@@ -101,6 +101,7 @@ class Tray:
         self.wizard: Any = None
         self.repairs = 0
         self.last_repaired: str | None = None
+        self.registration_problems: dict[str, str] = {}  # client display name → why (the icon shows it)
         from memevo.desktop.worker import OffUi
 
         self.worker = OffUi("memevo-tray-work")
@@ -146,6 +147,12 @@ class Tray:
     def refresh_icon(self) -> None:
         """Cheap: the config file and the host's attributes, no store query."""
         state, tooltip = tray_state(self.host)
+        if self.registration_problems and state not in ("problem", "paused"):
+            client, why = next(iter(self.registration_problems.items()))
+            state = "problem"
+            tooltip = tr(
+                "memevo: {client}'s registration is broken: {why}. Fix it, then choose Repair now under Clients."
+            ).format(client=client, why=why)
         if state != self.state:
             self.icon.setIcon(_icon(STATE_COLORS[state]))
         self.state = state
@@ -201,6 +208,7 @@ class Tray:
         self.repairs += 1
         self.last_repaired = client
         name = DISPLAY_NAMES[client]
+        self.registration_problems.pop(name, None)
         message = tr(
             "memevo restored its registration in {client} ({what}). Click to stop repairing {client}."
         )
@@ -214,6 +222,8 @@ class Tray:
         from memevo.installer.clients import DISPLAY_NAMES
 
         name = DISPLAY_NAMES[client]
+        self.registration_problems[name] = why
+        self.refresh_icon()
         self.notifier.notify(
             f"repair-failed:{client}:{why}", tr("memevo could not repair {client}").format(client=name), why
         )

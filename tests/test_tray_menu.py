@@ -125,6 +125,16 @@ def test_clients_menu_shows_registration_and_repairs(
     tray.repair_client("cursor")
     qtbot.waitUntil(lambda: not tray.worker.busy)
     assert "memevo_hook.py" in hooks.read_text() and shown and "Cursor" in shown[-1][0]
+    tray.on_repair_failed("codebuddy", "settings.json is not valid JSON; left untouched")
+    assert (
+        tray.state == "problem"
+        and "CodeBuddy" in tray.icon.toolTip()
+        and "not valid JSON" in tray.icon.toolTip()
+    )
+    tray.on_repaired("codebuddy", ["hooks"])
+    tray.refresh_icon()
+    assert tray.state != "problem"
+    tray.last_repaired = "cursor"
     tray._on_message_clicked()  # "click to stop repairing Cursor"
     assert state.client("cursor")["repair"] is False
     tray.refresh_menu()

@@ -620,6 +620,10 @@
         <translation>退出 memevo</translation>
     </message>
     <message>
+        <source>memevo: {client}&apos;s registration is broken: {why}. Fix it, then choose Repair now under Clients.</source>
+        <translation>memevo：{client} 的注册坏了：{why}。修好后，在“客户端”里选“立即修复”。</translation>
+    </message>
+    <message>
         <source>memevo needs attention</source>
         <translation>memevo 需要处理</translation>
     </message>
