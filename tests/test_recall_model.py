@@ -54,6 +54,26 @@ def test_encoder_agrees_with_the_reference_engine(encoder) -> None:
     assert np.min(np.sum(got * expected, axis=1)) > 0.999
 
 
+def test_float16_word_embeddings_give_bit_identical_vectors(encoder) -> None:
+    """The service keeps the word-embedding table in float16 (~190 MB less); the weights ship
+    as float16, so every vector must be exactly what the float32 table gives."""
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    table = encoder._model[0].auto_model.embeddings.word_embeddings
+    assert str(table.weight.dtype) == "torch.float16"
+    plain = SentenceTransformer(str(encoder.folder), device="cpu", local_files_only=True)
+    assert str(plain[0].auto_model.embeddings.word_embeddings.weight.dtype) == "torch.float32"
+    texts = [
+        "query: 回答问题时请一律使用中文",
+        "query: payment page gray switch",
+        "query: 改完代码不要自动 commit",
+    ]
+    ours = encoder.encode([t.removeprefix("query: ") for t in texts])
+    theirs = plain.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.array_equal(ours, theirs.astype(np.float32))
+
+
 def test_verify_set_regression_with_shipped_thresholds(
     store: Store, clock: FakeClock, engine: RecallEngine
 ) -> None:
