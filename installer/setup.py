@@ -91,6 +91,7 @@ def run(
         if outcome.changed:
             result.restart.append(DISPLAY_NAMES[client])
     _autostart(choices.autostart, repair, say)
+    state.mark_setup_run()
     result.backups = [str(p) for p in writer.backed_up.values()]
     result.ok = all(c.ok for c in result.clients)
     if not result.ok:

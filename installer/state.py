@@ -50,5 +50,14 @@ def registered_clients() -> list[str]:
     ]
 
 
+def mark_setup_run() -> None:
+    """Setup ran (even with no client installed): the tray app stops offering the wizard."""
+    import time
+
+    data = load()
+    data["setup_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+    save(data)
+
+
 def forget() -> None:
     path().unlink(missing_ok=True)

@@ -261,3 +261,18 @@ def test_uninstall_stops_the_running_service_first_and_drops_pending_jobs(home: 
         json.loads(run_cli("read", "rule", "--json").stdout)["memories"][0]["text"]
         == "回答问题时一律使用中文"
     )
+
+
+def test_setup_with_no_client_installed_still_counts_as_run(isolated_home: Path) -> None:
+    from memevo.desktop.tray import first_run
+    from memevo.installer import setup
+
+    assert first_run()  # the tray app would open the wizard
+    lines: list[str] = []
+    result = setup.run(setup.Choices(), say=lines.append, provision_model=lambda progress: None)
+    assert (
+        result.ok
+        and result.clients == []
+        and sorted(result.skipped) == ["claude", "codebuddy", "cursor", "workbuddy"]
+    )
+    assert not first_run()  # ran once: the wizard is not pushed at every start
