@@ -168,6 +168,10 @@ def _cmd_start(args: argparse.Namespace) -> int:
         return int(tray_main())
     status = _cmd_overview(args)
     print("No desktop here: hooks start `memevo serve` on demand; `memevo tray` needs a display.")
+    from . import paths
+
+    if not (paths.data_dir() / "install.json").exists():
+        print("Next: `memevo setup` registers memevo in your clients (Claude Code, Cursor, CodeBuddy, WorkBuddy).")
     return status
 
 

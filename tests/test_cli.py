@@ -217,3 +217,4 @@ def test_version_and_overview(run_cli) -> None:
     assert overview.returncode == 0 and "0 rule" in overview.stdout
     alone = run_cli(env={"DISPLAY": "", "WAYLAND_DISPLAY": ""})  # `memevo` on a terminal with no desktop
     assert alone.returncode == 0 and "0 rule" in alone.stdout and "memevo tray" in alone.stdout
+    assert "Next: `memevo setup`" in alone.stdout
