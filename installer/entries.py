@@ -23,14 +23,13 @@ def is_ours(command: Any) -> bool:
 
 
 def is_node_tool(command: Any) -> bool:
-    """The Node tool's hooks: `memory.mjs hook --agent X` and its older tool scripts."""
+    """The Node tool's hooks: `memory.mjs hook --agent X`, and the scripts of its older
+    versions (e.g. the blocking mode's after-tool hooks) — anything running its .mjs files."""
     if not isinstance(command, str):
         return False
-    text = command.lower()
+    text = command.lower().replace("\\", "/")
     return (
-        ("memory.mjs" in text and "hook" in text)
-        or "dsh-memory" in text
-        or ("memory-self-evolution" in text and ".mjs" in text and "hook" in text)
+        "memory.mjs" in text or "dsh-memory" in text or ("memory-self-evolution/" in text and ".mjs" in text)
     )
 
 

@@ -35,10 +35,20 @@ def _claude_style(client: str, event: str) -> dict[str, Any]:
     }
 
 
+def _node_after_tool() -> dict[str, Any]:
+    """An after-tool hook an older version of the Node tool left behind (blocking mode)."""
+    command = '"/usr/local/bin/node" "/opt/memory-self-evolution/tools/after-tool.mjs" --agent claude'
+    return {"matcher": "memory_persist", "hooks": [{"type": "command", "command": command}]}
+
+
 def seed_clients(home: Path) -> None:
     """Four installed clients, each with someone else's entries and the Node tool's."""
     files: dict[str, Any] = {
-        ".claude/settings.json": _claude_style("claude", "UserPromptSubmit"),
+        ".claude/settings.json": _claude_style("claude", "UserPromptSubmit")
+        | {
+            "hooks": _claude_style("claude", "UserPromptSubmit")["hooks"]
+            | {"PostToolUse": [_node_after_tool()]}
+        },
         ".cursor/hooks.json": {
             "version": 1,
             "hooks": {
