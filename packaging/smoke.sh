@@ -166,6 +166,26 @@ if [ "${SMOKE_TRAY:-1}" = 1 ]; then
   fi
 fi
 
+# 8. setup from the packaged program registers memevo-hook, and the registered command runs
+mkdir -p "$HOME/.cursor"
+if out="$("$MEMEVO" setup --only cursor 2>&1)"; then
+  registered="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hooks"]["beforeSubmitPrompt"][-1]["command"])' "$HOME/.cursor/hooks.json")"
+  case "$registered" in
+    *"/memevo-hook\" -I -S "*memevo_hook.py*) pass "setup --only cursor registered: $registered" ;;
+    *) fail "setup --only cursor registered an unexpected command: $registered" ;;
+  esac
+  answer="$(printf '%s' '{"conversation_id":"c1","generation_id":"g1","prompt":"帮我看看支付页","hook_event_name":"beforeSubmitPrompt"}' \
+    | sh -c "$registered" 2>&1)"; rc=$?
+  if [ $rc -eq 0 ] && printf '%s' "$answer" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null; then
+    pass "the registered Cursor hook ran: exit 0, JSON answer"
+  else
+    fail "the registered Cursor hook: exit $rc: $answer"
+  fi
+  "$MEMEVO" service stop >/dev/null 2>&1
+else
+  fail "setup --only cursor: $out"
+fi
+
 if [ -s "$MEMEVO_HOME/logs/hooks.log" ]; then
   echo "-- hooks.log:"; sed 's/^/   /' "$MEMEVO_HOME/logs/hooks.log"
 fi
