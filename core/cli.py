@@ -171,7 +171,9 @@ def _cmd_start(args: argparse.Namespace) -> int:
     from . import paths
 
     if not (paths.data_dir() / "install.json").exists():
-        print("Next: `memevo setup` registers memevo in your clients (Claude Code, Cursor, CodeBuddy, WorkBuddy).")
+        print(
+            "Next: `memevo setup` registers memevo in your clients (Claude Code, Cursor, CodeBuddy, WorkBuddy)."
+        )
     return status
 
 
