@@ -66,8 +66,8 @@ def _run(command: list[str], timeout_s: float = 60) -> subprocess.CompletedProce
 def register(claude: str) -> str | None:
     """Remove an existing entry of ours, then add (versions differ on re-adding a name).
     Returns None on success, else the reason."""
-    _run(remove_command(claude))  # absent is fine
     try:
+        _run(remove_command(claude))  # absent is fine
         result = _run(add_command(claude))
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{claude} could not run: {exc}"
@@ -82,16 +82,22 @@ def unregister(claude: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{claude} could not run: {exc}"
     text = (result.stderr + result.stdout).lower()
-    if result.returncode != 0 and "no" not in text and "not found" not in text:
-        return (result.stderr or result.stdout).strip()
+    if result.returncode != 0 and not ("no mcp server" in text or "not found" in text):
+        return (result.stderr or result.stdout).strip() or f"exit code {result.returncode}"
     return None
+
+
+def claude_json() -> Path:
+    """Claude Code's own file: ~/.claude.json, or inside CLAUDE_CONFIG_DIR when that is set."""
+    override = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return (Path(override).expanduser() if override else home()) / ".claude.json"
 
 
 def registered_entry() -> dict[str, object] | None:
     """Our entry in ~/.claude.json as Claude Code wrote it (read only), or None."""
     import json
 
-    path = Path(os.environ.get("CLAUDE_CONFIG_DIR", "").strip() or home()) / ".claude.json"
+    path = claude_json()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

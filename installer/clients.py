@@ -53,7 +53,19 @@ def claude_dir() -> Path:
 
 
 def codebuddy_dir() -> Path:
-    return _override("CODEBUDDY_CONFIG_DIR", home() / ".codebuddy")
+    """CODEBUDDY_CONFIG_DIR, except when it points at WorkBuddy's folder: WorkBuddy sets it for
+    the CLI it launches, and CodeBuddy and WorkBuddy must never share one file."""
+    chosen = _override("CODEBUDDY_CONFIG_DIR", home() / ".codebuddy")
+    if _same_dir(chosen, home() / ".workbuddy"):
+        return home() / ".codebuddy"
+    return chosen
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b
 
 
 def codebuddy_mcp_files(config_dir: Path) -> tuple[Path, ...]:
@@ -90,7 +102,11 @@ def installed() -> list[str]:
     return [c for c in CLIENTS if files(c).installed]
 
 
-def skill_owner(client: str, present: list[str]) -> bool:
-    """Cursor also reads ~/.claude/skills: when Claude Code is installed the skill lives there
-    only, so Cursor sees it once."""
-    return not (client == "cursor" and "claude" in present)
+def skill_owner(client: str, present: list[str] | None = None) -> bool:
+    """Cursor also reads ~/.claude/skills (that literal folder): when our copy is there, Cursor
+    must not get a second one in ~/.cursor/skills."""
+    return not (client == "cursor" and cursor_reads_claude_copy())
+
+
+def cursor_reads_claude_copy() -> bool:
+    return (home() / ".claude" / "skills" / SKILL_NAME / ".memevo-owned").exists()

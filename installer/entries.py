@@ -9,6 +9,7 @@ whether anything changed."""
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from memevo.installer import registration
@@ -22,15 +23,17 @@ def is_ours(command: Any) -> bool:
     return isinstance(command, str) and registration.HOOK_FILE in command
 
 
+_NODE_HOOK = re.compile(r"""(^|[/\\"' ])memory\.mjs["']?\s+hook\b""")
+_NODE_SCRIPT = re.compile(r"""(^|[/\\"' ])(memory-self-evolution|dsh-memory)[/\\][^"' ]*\.mjs\b""")
+
+
 def is_node_tool(command: Any) -> bool:
-    """The Node tool's hooks: `memory.mjs hook --agent X`, and the scripts of its older
-    versions (e.g. the blocking mode's after-tool hooks) — anything running its .mjs files."""
+    """The Node tool's hooks: its entry point `…/memory.mjs" hook --agent X`, and any .mjs
+    script inside its own repository folder (`memory-self-evolution/` or `dsh-memory/`: the
+    after-tool hooks of its older versions). Another tool's `team-memory.mjs` is not it."""
     if not isinstance(command, str):
         return False
-    text = command.lower().replace("\\", "/")
-    return (
-        "memory.mjs" in text or "dsh-memory" in text or ("memory-self-evolution/" in text and ".mjs" in text)
-    )
+    return bool(_NODE_HOOK.search(command) or _NODE_SCRIPT.search(command))
 
 
 def _handler_command(handler: Any) -> Any:
@@ -169,8 +172,18 @@ def set_mcp(client: str, data: dict[str, Any]) -> bool:
         raise ValueError("its `mcpServers` is not an object")
     for legacy in LEGACY_SERVER_NAMES:
         servers.pop(legacy, None)
-    servers[SERVER_NAME] = mcp_entry(client)
+    current = servers.get(SERVER_NAME)
+    # We own type/command/args; keys the user added to our entry (env, disabled…) stay.
+    extra = {k: v for k, v in current.items() if k not in OWNED_KEYS} if _is_our_entry(current) else {}
+    servers[SERVER_NAME] = {**mcp_entry(client), **extra}
     return data != before
+
+
+OWNED_KEYS = ("type", "command", "args", "description")
+
+
+def _is_our_entry(entry: Any) -> bool:
+    return isinstance(entry, dict) and MCP_MARKER in (entry.get("args") or [])
 
 
 def remove_mcp(data: dict[str, Any]) -> bool:
@@ -184,9 +197,11 @@ def remove_mcp(data: dict[str, Any]) -> bool:
 def mcp_status(client: str, data: dict[str, Any]) -> str:
     servers = data.get("mcpServers") if isinstance(data.get("mcpServers"), dict) else {}
     entry = servers.get(SERVER_NAME)
-    if entry is None:
+    if not isinstance(entry, dict):
         return "missing"
-    return "ok" if entry == mcp_entry(client) else "stale"
+    wanted = mcp_entry(client)
+    same = all(entry.get(k) == wanted[k] for k in ("type", "command", "args"))
+    return "ok" if same else "stale"
 
 
 # -- Claude Code's permission rule ---------------------------------------------------------------------

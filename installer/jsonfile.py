@@ -7,6 +7,7 @@ not change is not written at all, so a second setup changes no byte."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -54,16 +55,27 @@ class Writer:
     written: list[Path] = field(default_factory=list)
 
     def save(self, path: Path, data: dict[str, Any]) -> bool:
-        """Write `data` if it differs from the file's content; True when written."""
+        """Write `data` if it differs from the file's content; True when written. A symlinked
+        file (dotfiles) is written through the link, so the link stays a link."""
         if path.exists() and _same(path, data):
             return False
-        if path.exists() and path not in self.backed_up:
-            backup = path.with_name(f"{path.name}.bak-{self.stamp}")
-            shutil.copy2(path, backup)
-            self.backed_up[path] = backup
-        atomic.write_text(path, dumps(data))
+        target = Path(os.path.realpath(path))
+        if target.exists() and target not in self.backed_up:
+            self.backed_up[target] = _backup(target, self.stamp)
+        atomic.write_text(target, dumps(data))
         self.written.append(path)
         return True
+
+
+def _backup(path: Path, stamp: str) -> Path:
+    """`<name>.bak-<stamp>`, never overwriting an earlier backup (a second run in the same second)."""
+    candidate = path.with_name(f"{path.name}.bak-{stamp}")
+    counter = 1
+    while candidate.exists():
+        counter += 1
+        candidate = path.with_name(f"{path.name}.bak-{stamp}-{counter}")
+    shutil.copy2(path, candidate)
+    return candidate
 
 
 def _same(path: Path, data: dict[str, Any]) -> bool:

@@ -9,7 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memevo.installer import claude_mcp, entries, jsonfile, skills
-from memevo.installer.clients import CLIENTS, ClientFiles, files, home, installed, skill_owner
+from memevo.installer.clients import (
+    CLIENTS,
+    ClientFiles,
+    cursor_reads_claude_copy,
+    files,
+    home,
+    installed,
+    skill_owner,
+)
 
 
 @dataclass
@@ -18,6 +26,7 @@ class ClientResult:
     lines: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     changed: bool = False
+    hooks_ok: bool = False  # our hooks are in place: the client counts as registered
     manual_command: str | None = None  # Claude Code without a claude binary: run this by hand
 
     @property
@@ -33,6 +42,7 @@ def register_client(
     result = ClientResult(client)
     present = installed() if present is None else present
     _edit(result, writer, where.hooks_file, lambda data: entries.set_hooks(client, data), "hooks")
+    result.hooks_ok = not result.problems
     if client == "claude" and permission is not None:
         change = entries.set_permission if permission else entries.remove_permission
         _edit(result, writer, where.hooks_file, change, "the memory_resolve permission")
@@ -148,8 +158,27 @@ def _place_skill(result: ClientResult, where: ClientFiles, present: list[str]) -
                 f"skill: removed the copy in {_tilde(where.skills_dir)} (Cursor reads ~/.claude/skills)"
             )
             result.changed = True
+        if (
+            where.name == "claude"
+            and cursor_reads_claude_copy()
+            and skills.remove(files("cursor").skills_dir)
+        ):
+            result.lines.append("skill: removed Cursor's own copy (Cursor reads ~/.claude/skills)")
     except (skills.SkillNotOurs, OSError) as exc:
         result.problems.append(str(exc))
+
+
+def place_cursor_skill_after_claude_left(lines: list[str]) -> None:
+    """`uninstall --only claude` took the copy Cursor was reading: give Cursor its own."""
+    from memevo.installer import state
+
+    cursor = files("cursor")
+    if cursor.installed and state.client("cursor").get("registered") and not cursor_reads_claude_copy():
+        try:
+            if skills.install(cursor.skills_dir):
+                lines.append(f"Cursor: skill: {_tilde(cursor.skills_dir)}/ (it read Claude Code's copy)")
+        except (skills.SkillNotOurs, OSError) as exc:
+            lines.append(f"Cursor: {exc}")
 
 
 def _all_mcp_files(client: str, where: ClientFiles) -> list:  # type: ignore[type-arg]

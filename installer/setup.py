@@ -86,7 +86,7 @@ def run(
         outcome = register_client(client, writer, choices.allow_resolve, present)
         result.clients.append(outcome)
         _report(outcome, say)
-        if outcome.ok:
+        if outcome.hooks_ok:  # a skill or MCP problem is reported, but the hooks are ours to keep
             state.update_client(client, registered=True, removed=False, repair=True)
         if outcome.changed:
             result.restart.append(DISPLAY_NAMES[client])
@@ -141,13 +141,16 @@ def _autostart(wanted: bool | None, repair: bool, say: Say) -> None:
         from memevo.installer import autostart
     except ImportError:  # pragma: no cover - shipped together
         return
-    if wanted is True:
-        say(f"Start at login: {autostart.enable()}")
-    elif wanted is False and autostart.status()["ours"]:
-        autostart.disable()
-        say("Start at login: off")
-    elif repair and autostart.status().get("stale"):
-        say(f"Start at login: updated {autostart.enable()}")
+    try:
+        if wanted is True:
+            say(f"Start at login: {autostart.enable()}")
+        elif wanted is False and autostart.status()["ours"]:
+            autostart.disable()
+            say("Start at login: off")
+        elif repair and autostart.status().get("stale"):
+            say(f"Start at login: updated {autostart.enable()}")
+    except (autostart.AutostartNotOurs, OSError) as exc:  # someone else's file of that name stays
+        say(f"Start at login: not changed — {exc}")
 
 
 def _legacy_waiting() -> bool:

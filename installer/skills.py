@@ -33,10 +33,13 @@ class SkillNotOurs(Exception):
 
 
 def install(skills_dir: Path) -> bool:
-    """True when anything was written."""
+    """True when anything was written. The Node tool's copy (same name, no marker) is moved
+    to the data dir's backups first; anything else of that name is left alone."""
     target = skills_dir / SKILL_NAME
     if target.exists() and not (target / MARKER).exists():
-        raise SkillNotOurs(f"{target} exists and is not memevo's; left untouched")
+        if not is_node_tool_copy(target):
+            raise SkillNotOurs(f"{target} exists and is not memevo's; left untouched")
+        _move_aside(target)
     changed = False
     wanted = _wanted()
     for relative, data in wanted.items():
@@ -48,6 +51,30 @@ def install(skills_dir: Path) -> bool:
         stale.unlink()  # a file an older version of ours shipped
         changed = True
     return changed
+
+
+def is_node_tool_copy(folder: Path) -> bool:
+    """The Node tool installed this very skill name; its SKILL.md names it in the front matter."""
+    try:
+        head = (folder / "SKILL.md").read_text(encoding="utf-8")[:400]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return f"name: {SKILL_NAME}" in head
+
+
+def _move_aside(folder: Path) -> Path:
+    import time
+
+    from memevo.core import paths
+
+    backup = paths.backups_dir() / "skills" / f"{folder.parent.parent.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    backup.parent.mkdir(parents=True, exist_ok=True)
+    counter = 1
+    while backup.exists():
+        counter += 1
+        backup = backup.with_name(f"{backup.name}-{counter}")
+    shutil.move(str(folder), str(backup))
+    return backup
 
 
 def remove(skills_dir: Path) -> bool:

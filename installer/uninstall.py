@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from memevo.installer import jsonfile, state
 from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files
-from memevo.installer.register import ClientResult, unregister_client
+from memevo.installer.register import ClientResult, place_cursor_skill_after_claude_left, unregister_client
 
 Say = Callable[[str], None]
 
@@ -38,6 +38,8 @@ def run(only: str | None = None, say: Say = print) -> UninstallResult:
     for client in [only] if only else CLIENTS:
         if not files(client).config_dir.exists():
             continue
+        if only:  # first, so a running tray app's watcher does not restore what we remove
+            state.update_client(client, registered=False, removed=True)
         outcome = unregister_client(client, writer)
         result.clients.append(outcome)
         for line in outcome.lines:
@@ -46,8 +48,11 @@ def run(only: str | None = None, say: Say = print) -> UninstallResult:
             say(f"{DISPLAY_NAMES[client]}: {problem}")
         if outcome.changed:
             result.restart.append(DISPLAY_NAMES[client])
-        if only:
-            state.update_client(client, registered=False, removed=True)
+    if only == "claude":
+        lines: list[str] = []
+        place_cursor_skill_after_claude_left(lines)
+        for line in lines:
+            say(line)
     if only is None:
         _remove_install_state(result, say)
     result.problems = [p for c in result.clients for p in c.problems] + result.problems

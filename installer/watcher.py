@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from memevo.installer import jsonfile, state
-from memevo.installer.clients import CLIENTS, files, home
+from memevo.installer.clients import CLIENTS, files
 from memevo.installer.register import client_status, needs_repair, register_client
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 log = logging.getLogger("memevo.watcher")
 DEBOUNCE_S = 0.4
+MAX_REPAIRS = 3  # within REPAIR_WINDOW_S, then give up: something keeps undoing us
+REPAIR_WINDOW_S = 600.0
 Repaired = Callable[[str, list[str]], None]  # client, what was restored
 Failed = Callable[[str, str], None]  # client, why it could not be restored
 
@@ -30,7 +33,9 @@ def watched_files(client: str) -> list[Path]:
     where = files(client)
     paths = [where.hooks_file, *where.mcp_files]
     if client == "claude":
-        paths.append(home() / ".claude.json")
+        from memevo.installer.claude_mcp import claude_json
+
+        paths.append(claude_json())
     return paths
 
 
@@ -43,6 +48,12 @@ class RegistrationWatcher(FileSystemEventHandler):
         self._timers: dict[str, threading.Timer] = {}
         self._lock = threading.Lock()
         self._files: dict[Path, str] = {}
+        self._running: set[str] = (
+            set()
+        )  # a repair in flight (it may run `claude`, which writes a watched file)
+        self._again: set[str] = set()  # events that arrived meanwhile: one re-check afterwards
+        self._recent: dict[str, list[float]] = {}
+        self.given_up: set[str] = set()
         self.repairs = 0
 
     # -- lifecycle -------------------------------------------------------------------------------------
@@ -70,6 +81,9 @@ class RegistrationWatcher(FileSystemEventHandler):
     # -- events ----------------------------------------------------------------------------------------
     def on_closed(self, event: FileSystemEvent) -> None:
         self._touched(event.src_path)
+
+    def on_created(self, event: FileSystemEvent) -> None:
+        self._touched(event.src_path)  # an atomic replace from a temp file in another folder
 
     def on_moved(self, event: FileSystemEvent) -> None:
         self._touched(event.dest_path)  # an atomic replace lands here
@@ -100,11 +114,31 @@ class RegistrationWatcher(FileSystemEventHandler):
     # -- the repair ------------------------------------------------------------------------------------
     def check(self, client: str) -> bool:
         """Restore the client's registration if it is ours to keep and it needs it; True if repaired."""
-        if client not in state.registered_clients() or not files(client).installed:
+        with self._lock:
+            if client in self._running:
+                self._again.add(client)
+                return False
+            self._running.add(client)
+        try:
+            return self._check(client)
+        finally:
+            with self._lock:
+                self._running.discard(client)
+                again = client in self._again
+                self._again.discard(client)
+            if again:
+                self._schedule(client)
+
+    def _check(self, client: str) -> bool:
+        if client in self.given_up or client not in state.registered_clients() or not files(client).installed:
             return False
         try:
             report = client_status(client)
             if not needs_repair(report):
+                return False
+            if self._too_often(client):
+                return False
+            if client not in state.registered_clients():  # removed on purpose meanwhile
                 return False
             outcome = register_client(client, jsonfile.Writer())
         except Exception as exc:  # never kill the watcher thread
@@ -119,6 +153,21 @@ class RegistrationWatcher(FileSystemEventHandler):
             log.info("repaired %s: %s", client, outcome.lines)
             self.on_repaired(client, outcome.lines)
         return outcome.changed
+
+    def _too_often(self, client: str) -> bool:
+        """Something keeps removing our entries: stop fighting it (until the tray restarts) and say so once."""
+        now = time.monotonic()
+        recent = [t for t in self._recent.get(client, []) if now - t < REPAIR_WINDOW_S]
+        if len(recent) >= MAX_REPAIRS:
+            self.given_up.add(client)
+            self.on_failed(
+                client,
+                f"its file lost memevo's entries {MAX_REPAIRS} times within {REPAIR_WINDOW_S // 60:.0f} minutes; "
+                "memevo stopped repairing it until the tray app restarts (Clients → Repair now to try again)",
+            )
+            return True
+        self._recent[client] = [*recent, now]
+        return False
 
 
 def _has_close_events() -> bool:

@@ -20,6 +20,11 @@ from memevo.installer import registration
 GOLDEN = Path(__file__).resolve().parent / "golden" / "install"
 NODE_HOOK = '"/usr/local/bin/node" "/opt/memory-self-evolution/bin/memory.mjs" hook --agent {client}'
 FOREIGN_HOOK = {"type": "command", "command": "/usr/local/bin/other-tool --hook", "timeout": 5}
+# Another tool's script whose name merely ends in memory.mjs: never ours to remove.
+FOREIGN_MJS = {
+    "matcher": "Write",
+    "hooks": [{"type": "command", "command": "node /opt/team/team-memory.mjs --save"}],
+}
 
 
 def _claude_style(client: str, event: str) -> dict[str, Any]:
@@ -47,7 +52,7 @@ def seed_clients(home: Path) -> None:
         ".claude/settings.json": _claude_style("claude", "UserPromptSubmit")
         | {
             "hooks": _claude_style("claude", "UserPromptSubmit")["hooks"]
-            | {"PostToolUse": [_node_after_tool()]}
+            | {"PostToolUse": [_node_after_tool(), FOREIGN_MJS]}
         },
         ".cursor/hooks.json": {
             "version": 1,
@@ -103,7 +108,7 @@ def normalise(text: str, home: Path) -> str:
         os.environ["MEMEVO_MODELS_DIR"], "$MODELS"
     )
     text = text.replace(str(home), "$HOME")
-    return re.sub(r"\.bak-\d{8}-\d{6}", ".bak-STAMP", text)
+    return re.sub(r"\.bak-\d{8}-\d{6}(-\d+)?", ".bak-STAMP", text)
 
 
 def snapshot(home: Path) -> dict[str, str]:
@@ -111,7 +116,7 @@ def snapshot(home: Path) -> dict[str, str]:
     found = {}
     for path in sorted(home.rglob("*")):
         relative = str(path.relative_to(home))
-        if path.is_file() and not relative.startswith(".memory-self-evolution"):
+        if path.is_file() and not relative.startswith(".memory-self-evolution") and ".bak-" not in relative:
             found[normalise(relative, home)] = normalise(path.read_text(encoding="utf-8"), home)
     return found
 
@@ -143,6 +148,7 @@ def test_setup_then_uninstall_golden(home: Path) -> None:
     first = run_memevo("setup", "--no-input", home=home)
     assert first.returncode == 0, first.stderr
     check_golden("setup-files", snapshot(home))
+    assert len(list(home.rglob("*.bak-*"))) == 6  # each changed file that existed, once
     check_golden("setup-output", normalise(first.stdout, home).splitlines())
     written = raw_bytes(home)
     again = run_memevo("setup", "--no-input", home=home)
@@ -151,6 +157,7 @@ def test_setup_then_uninstall_golden(home: Path) -> None:
     gone = run_memevo("uninstall", home=home)
     assert gone.returncode == 0, gone.stderr
     check_golden("uninstall-files", snapshot(home))
+    assert len(list(home.rglob("*.bak-*"))) == 6 + 8  # never overwriting an earlier backup
     check_golden("uninstall-output", normalise(gone.stdout, home).splitlines())
 
 
@@ -179,7 +186,10 @@ def test_foreign_entries_survive_and_the_node_tool_is_replaced(home: Path) -> No
         "other": {"command": "/usr/local/bin/other-mcp", "args": []}
     }
     claude = json.loads((home / ".claude" / "settings.json").read_text())
-    assert claude["hooks"] == {"UserPromptSubmit": [{"matcher": "", "hooks": [FOREIGN_HOOK]}]}
+    assert claude["hooks"] == {
+        "UserPromptSubmit": [{"matcher": "", "hooks": [FOREIGN_HOOK]}],
+        "PostToolUse": [FOREIGN_MJS],  # the Node tool's after-tool hook went, the other tool's stayed
+    }
 
 
 def test_an_invalid_client_file_is_left_alone(home: Path) -> None:
@@ -286,3 +296,36 @@ def test_setup_with_no_client_installed_still_counts_as_run(isolated_home: Path)
         and sorted(result.skipped) == ["claude", "codebuddy", "cursor", "workbuddy"]
     )
     assert not first_run()  # ran once: the wizard is not pushed at every start
+
+
+def test_symlinked_files_stay_links_and_the_node_tools_skill_is_moved_aside(home: Path) -> None:
+    dotfiles = home / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude-settings.json"
+    (home / ".claude" / "settings.json").rename(real)
+    (home / ".claude" / "settings.json").symlink_to(real)
+    node_skill = home / ".claude" / "skills" / "memory-self-evolution-manage" / "SKILL.md"
+    node_skill.parent.mkdir(parents=True)
+    node_skill.write_text(
+        "---\nname: memory-self-evolution-manage\ndescription: the Node tool's\n---\n", encoding="utf-8"
+    )
+    result = run_memevo("setup", "--no-input", home=home)
+    assert result.returncode == 0, result.stderr
+    link = home / ".claude" / "settings.json"
+    assert link.is_symlink() and "memevo_hook.py" in real.read_text(encoding="utf-8")
+    assert list(dotfiles.glob("claude-settings.json.bak-*"))  # the backup sits next to the real file
+    assert (node_skill.parent / ".memevo-owned").exists()
+    moved = list((Path(os.environ["MEMEVO_HOME"]) / "backups" / "skills").glob("*/SKILL.md"))
+    assert [p.read_text(encoding="utf-8") for p in moved] == [
+        "---\nname: memory-self-evolution-manage\ndescription: the Node tool's\n---\n"
+    ]
+
+
+def test_codebuddy_never_shares_workbuddys_folder(home: Path) -> None:
+    from memevo.installer.clients import files
+
+    os.environ["CODEBUDDY_CONFIG_DIR"] = str(home / ".workbuddy")  # as WorkBuddy sets it for its CLI
+    try:
+        assert files("codebuddy").hooks_file == home / ".codebuddy" / "settings.json"
+    finally:
+        del os.environ["CODEBUDDY_CONFIG_DIR"]

@@ -153,3 +153,27 @@ def test_index_matches_brute_force_and_stays_in_sync() -> None:
     assert index.ranked(query, 1)["rule"][0][0] == "new"
     assert index.text("new") == "new text" and index.text(top_rule) is None
     assert len(index) == 50
+
+
+def test_concurrent_writers_lose_no_vector() -> None:
+    """The panel's worker, request threads and the side runner upsert at the same time."""
+    import threading
+
+    dim = 8
+    index = MemoryIndex(dim, np.zeros(dim, dtype=np.float32), capacity=16)  # forces growth under contention
+    rng = np.random.default_rng(7)
+
+    def writer(prefix: str) -> None:
+        for i in range(500):
+            vector = rng.standard_normal((1, dim)).astype(np.float32)
+            index.upsert([f"{prefix}{i}"], ["rule"], [f"text {prefix}{i}"], np.array([False]), vector)
+            if i % 50 == 0:
+                index.ranked(vector[0], 3)
+
+    threads = [threading.Thread(target=writer, args=(f"t{n}-",)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(index) == 4000 and index.live_count() == 4000
+    assert all(index.text(f"t{n}-{i}") == f"text t{n}-{i}" for n in range(8) for i in range(500))

@@ -9,6 +9,7 @@ slots reused, so keeping the index in sync with the store costs no full copy.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -33,6 +34,9 @@ class MemoryIndex:
         self._row: dict[str, int] = {}
         self._free: list[int] = []
         self._used = 0
+        # Writers (the panel's worker, request threads, the side runner, maintenance) and
+        # searches run on different threads: one lock keeps slots, growth and reads consistent.
+        self._lock = threading.RLock()
 
     def __len__(self) -> int:
         return len(self._row)
@@ -43,8 +47,9 @@ class MemoryIndex:
     # -- keeping in sync -------------------------------------------------------------------------
     def reserve(self, rows: int) -> None:
         """Size the buffers once for a known pool, instead of growing by doubling."""
-        while len(self._ids) < rows:
-            self._grow(max(rows, 1024))
+        with self._lock:
+            while len(self._ids) < rows:
+                self._grow(max(rows, 1024))
 
     def upsert_pool(self, pool: Pool) -> None:
         self.upsert(pool.ids, pool.categories, pool.texts, pool.deprecated, pool.matrix)
@@ -52,36 +57,40 @@ class MemoryIndex:
     def upsert(
         self, ids: list[str], categories: list[str], texts: list[str], deprecated: np.ndarray, raw: np.ndarray
     ) -> None:
-        if not ids:
-            return
-        centred = center(raw, self.background)
-        rows = [self._slot(memory_id) for memory_id in ids]
-        index = np.asarray(rows, dtype=np.int64)
-        self._matrix[index] = centred
-        self._category[index] = [CATEGORY_CODES[c] for c in categories]
-        self._live[index] = ~np.asarray(deprecated, dtype=bool)
-        for row, text in zip(rows, texts, strict=True):
-            self._texts[row] = text
+        with self._lock:
+            if not ids:
+                return
+            centred = center(raw, self.background)
+            rows = [self._slot(memory_id) for memory_id in ids]
+            index = np.asarray(rows, dtype=np.int64)
+            self._matrix[index] = centred
+            self._category[index] = [CATEGORY_CODES[c] for c in categories]
+            self._live[index] = ~np.asarray(deprecated, dtype=bool)
+            for row, text in zip(rows, texts, strict=True):
+                self._texts[row] = text
 
     def remove(self, ids: list[str]) -> None:
-        for memory_id in ids:
-            row = self._row.pop(memory_id, None)
-            if row is not None:
-                self._live[row] = False
-                self._ids[row] = None
-                self._texts[row] = None
-                self._free.append(row)
+        with self._lock:
+            for memory_id in ids:
+                row = self._row.pop(memory_id, None)
+                if row is not None:
+                    self._live[row] = False
+                    self._ids[row] = None
+                    self._texts[row] = None
+                    self._free.append(row)
 
     def set_deprecated(self, ids: list[str], deprecated: bool) -> None:
-        for memory_id in ids:
-            row = self._row.get(memory_id)
-            if row is not None:
-                self._live[row] = not deprecated
+        with self._lock:
+            for memory_id in ids:
+                row = self._row.get(memory_id)
+                if row is not None:
+                    self._live[row] = not deprecated
 
     def set_category(self, memory_id: str, category: str) -> None:
-        row = self._row.get(memory_id)
-        if row is not None:
-            self._category[row] = CATEGORY_CODES[category]
+        with self._lock:
+            row = self._row.get(memory_id)
+            if row is not None:
+                self._category[row] = CATEGORY_CODES[category]
 
     def _slot(self, memory_id: str) -> int:
         row = self._row.get(memory_id)
@@ -109,20 +118,24 @@ class MemoryIndex:
         self._ids += [None] * (capacity - len(self._ids))
 
     def text(self, memory_id: str) -> str | None:
-        row = self._row.get(memory_id)
-        return None if row is None else self._texts[row]
+        with self._lock:
+            row = self._row.get(memory_id)
+            return None if row is None else self._texts[row]
 
     def category_of(self, memory_id: str) -> str | None:
-        row = self._row.get(memory_id)
-        if row is None:
-            return None
-        return "rule" if self._category[row] == CATEGORY_CODES["rule"] else "project"
+        with self._lock:
+            row = self._row.get(memory_id)
+            if row is None:
+                return None
+            return "rule" if self._category[row] == CATEGORY_CODES["rule"] else "project"
 
     def score(self, raw_query: np.ndarray, memory_id: str) -> float | None:
-        row = self._row.get(memory_id)
-        return None if row is None else float(self._matrix[row] @ self.centre_query(raw_query))
+        with self._lock:
+            row = self._row.get(memory_id)
+            return None if row is None else float(self._matrix[row] @ self.centre_query(raw_query))
 
-    # -- searching ---------------------------------------------------------------------------------
+        # -- searching ---------------------------------------------------------------------------------
+
     def centre_query(self, raw_query: np.ndarray) -> np.ndarray:
         return np.asarray(center(raw_query.reshape(1, -1), self.background)[0], dtype=np.float32)
 
@@ -139,18 +152,19 @@ class MemoryIndex:
 
     def ranked(self, raw_query: np.ndarray, limit: int) -> dict[str, list[tuple[str, float]]]:
         """Per category, the best `limit` live memories as (id, score), best first."""
-        used = self._used
-        scores = self._scores(self.centre_query(raw_query), used)
-        result: dict[str, list[tuple[str, float]]] = {}
-        for category, code in CATEGORY_CODES.items():
-            mask = self._live[:used] & (self._category[:used] == code)
-            candidates = np.flatnonzero(mask)
-            if candidates.size == 0:
-                result[category] = []
-                continue
-            cat_scores = scores[candidates]
-            k = min(limit, candidates.size)
-            top = np.argpartition(-cat_scores, k - 1)[:k]
-            top = top[np.argsort(-cat_scores[top], kind="stable")]
-            result[category] = [(str(self._ids[candidates[t]]), float(cat_scores[t])) for t in top]
-        return result
+        with self._lock:
+            used = self._used
+            scores = self._scores(self.centre_query(raw_query), used)
+            result: dict[str, list[tuple[str, float]]] = {}
+            for category, code in CATEGORY_CODES.items():
+                mask = self._live[:used] & (self._category[:used] == code)
+                candidates = np.flatnonzero(mask)
+                if candidates.size == 0:
+                    result[category] = []
+                    continue
+                cat_scores = scores[candidates]
+                k = min(limit, candidates.size)
+                top = np.argpartition(-cat_scores, k - 1)[:k]
+                top = top[np.argsort(-cat_scores[top], kind="stable")]
+                result[category] = [(str(self._ids[candidates[t]]), float(cat_scores[t])) for t in top]
+            return result

@@ -67,6 +67,7 @@ class ServiceHost:
         self.desktop = False  # the tray app sets it: native dialogs instead of the in-chat flow
         self._answers: dict[tuple[str, str], str] = {}
         self.load_progress = LoadProgress()
+        self._snapshot_lock = threading.Lock()
         # The tray app sets this: runs a UI request ("panel", "settings") on the UI thread.
         self.ui_request: Callable[[str], None] | None = None
         threading.Thread(target=self._bookkeeper, name="memevo-books", daemon=True).start()
@@ -207,10 +208,13 @@ class ServiceHost:
             )
 
     def _refresh_snapshot(self) -> None:
+        """One render at a time: a render that read the store before a purge must not land
+        after the purge's own render (it would put the purged text back)."""
         from .. import snapshot
 
         try:
-            snapshot.write(self.store)
+            with self._snapshot_lock:
+                snapshot.write(self.store)
         except Exception:
             log.warning("could not rewrite memories.html", exc_info=True)
 
