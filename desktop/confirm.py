@@ -27,6 +27,7 @@ from memevo.desktop.qt import (
     QVBoxLayout,
     Signal,
 )
+from memevo.desktop.worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
 
@@ -124,6 +125,8 @@ class ConfirmQueue(QObject):
         self.waiting: deque[str] = deque()
         self.current: ConfirmDialog | None = None
         self.dismissed_ids: set[str] = set()
+        self.worker = OffUi("memevo-confirm", self)
+        self.resolving: set[str] = set()
 
     def poll(self) -> None:
         """Pick up proposals that became ready since the last look, and announce results
@@ -159,7 +162,7 @@ class ConfirmQueue(QObject):
             return
         now = self.host.clock.now_ms()
         for stale in jobs.of_session(self.host.store, job.client, job.session, ("shown",)):
-            if stale.id != job.id:
+            if stale.id != job.id and stale.id not in self.resolving:  # answered, being written
                 jobs.update(self.host.store, stale.id, now, status="voided")  # the seed's rule
         jobs.update(self.host.store, job.id, now, status="shown", shown_ms=now)
         job.status = "shown"
@@ -178,12 +181,20 @@ class ConfirmQueue(QObject):
             "text": text,
             "from_dialog": True,
         }
-        try:
-            result = self.host.handle("side.resolve", params)
+
+        # Writing a memory rewrites memories.html and re-syncs the index (about a second at
+        # 100k memories): on the worker, so the UI — and the service loop it hosts — never wait.
+        def done(result: dict[str, Any]) -> None:
+            self.resolving.discard(job_id)
             self.resolved.emit(job_id, str(result.get("message", "")))
-        except Exception as exc:
+
+        def failed(exc: Exception) -> None:
+            self.resolving.discard(job_id)
             log.warning("resolve of %s failed: %s", job_id[:8], exc)
             self.resolved.emit(job_id, tr("Not written: {error}").format(error=exc))
+
+        self.resolving.add(job_id)
+        self.worker.run(lambda: self.host.handle("side.resolve", params), done, failed)
         self._show_next()
 
     def _on_dismissed(self, job_id: str) -> None:

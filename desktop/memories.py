@@ -33,6 +33,13 @@ from memevo.desktop.worker import OffUi
 class Undo:
     label: str
     steps: list[tuple[str, dict[str, Any]]]  # service ops that put things back, in order
+    # (memory id, field, value) as the action left it: if the memory changed since (the side
+    # judge merged into it, another edit), undoing would overwrite that change — refuse instead.
+    expect: list[tuple[str, str, str]] | None = None
+
+
+class ChangedSince(Exception):
+    pass
 
 
 class MemoriesView(QWidget):
@@ -57,6 +64,7 @@ class MemoriesView(QWidget):
         self.message = QLabel("")
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
+        self.model.on_error = lambda error: self.say(tr("Search failed: {error}").format(error=error))
 
     def _search_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -129,6 +137,9 @@ class MemoriesView(QWidget):
 
     # -- actions ---------------------------------------------------------------------------------------------
     def act(self, key: str) -> None:
+        if self.worker.busy and key != "refresh":  # one change at a time: undo must know what it undoes
+            self.say(tr("Still working on the last change…"))
+            return
         if key == "refresh":
             self.model.reload()
             return
@@ -150,25 +161,57 @@ class MemoriesView(QWidget):
         handlers[key](chosen)
 
     def _submit(
-        self, steps: list[tuple[str, dict[str, Any]]], done: Callable[[list[dict[str, Any]]], None]
+        self,
+        steps: list[tuple[str, dict[str, Any]]],
+        done: Callable[[list[dict[str, Any]]], None],
+        expect: list[tuple[str, str, str]] | None = None,
     ) -> None:
-        """Run service ops in order off the UI thread; report, record undo, reload."""
+        """Run service ops in order off the UI thread; report, record undo, reload. The action
+        buttons wait meanwhile, so an undo never pops an action that has not finished."""
 
         def work() -> list[dict[str, Any]]:
+            self._check_unchanged(expect or [])
             return [self.host.handle(op, params) for op, params in steps]
 
         def finished(results: list[dict[str, Any]]) -> None:
+            self._set_busy(False)
             done(results)
             self.model.reload()
 
         def failed(exc: Exception) -> None:
+            self._set_busy(False)
             self.say(tr("Not done: {error}").format(error=exc))
             self.model.reload()
 
+        self._set_busy(True)
         self.worker.run(work, finished, failed)
 
-    def _remember(self, label: str, steps: list[tuple[str, dict[str, Any]]]) -> None:
-        self.undo_stack = [*self.undo_stack[-19:], Undo(label, steps)]
+    def _set_busy(self, busy: bool) -> None:
+        for key, button in self.buttons.items():
+            if key == "undo":
+                button.setEnabled(not busy and bool(self.undo_stack))
+            elif key != "refresh":
+                button.setEnabled(not busy)
+
+    def _check_unchanged(self, expect: list[tuple[str, str, str]]) -> None:
+        from memevo.core import memories
+
+        for memory_id, field_name, value in expect:
+            current = memories.get(self.host.store, memory_id)
+            if current is None or getattr(current, field_name) != value:
+                raise ChangedSince(
+                    tr(
+                        "#{id} changed since, so undoing would overwrite that change; nothing was undone"
+                    ).format(id=memory_id)
+                )
+
+    def _remember(
+        self,
+        label: str,
+        steps: list[tuple[str, dict[str, Any]]],
+        expect: list[tuple[str, str, str]] | None = None,
+    ) -> None:
+        self.undo_stack = [*self.undo_stack[-19:], Undo(label, steps, expect)]
         self.buttons["undo"].setEnabled(True)
         self.buttons["undo"].setToolTip(tr("Undo: {what}").format(what=label))
 
@@ -188,7 +231,11 @@ class MemoriesView(QWidget):
                     id=memory["id"], group=group_name(category)
                 )
             )
-            self._remember(tr("add #{id}").format(id=memory["id"]), [("delete", {"ids": [memory["id"]]})])
+            self._remember(
+                tr("add #{id}").format(id=memory["id"]),
+                [("delete", {"ids": [memory["id"]]})],
+                [(memory["id"], "text", memory["text"])],
+            )
 
         self._submit([("add", {"category": category, "text": text})], done)
 
@@ -200,10 +247,12 @@ class MemoriesView(QWidget):
         if text is None or text == memory.text:
             return
 
-        def done(_results: list[dict[str, Any]]) -> None:
+        def done(results: list[dict[str, Any]]) -> None:
             self.say(tr("Edited #{id}").format(id=memory.id))
             self._remember(
-                tr("edit #{id}").format(id=memory.id), [("replace", {"id": memory.id, "text": memory.text})]
+                tr("edit #{id}").format(id=memory.id),
+                [("replace", {"id": memory.id, "text": memory.text})],
+                [(memory.id, "text", results[0]["memory"]["text"])],
             )
 
         self._submit([("replace", {"id": memory.id, "text": text})], done)
@@ -223,10 +272,11 @@ class MemoriesView(QWidget):
         if text is None:
             return
 
-        def done(_results: list[dict[str, Any]]) -> None:
+        def done(results: list[dict[str, Any]]) -> None:
             self.say(tr("Merged #{other} into #{keep}").format(other=other.id, keep=keep.id))
             undo = [("replace", {"id": keep.id, "text": keep.text}), ("restore", {"id": other.id})]
-            self._remember(tr("merge into #{id}").format(id=keep.id), undo)
+            merged = results[0]["memory"]["text"]
+            self._remember(tr("merge into #{id}").format(id=keep.id), undo, [(keep.id, "text", merged)])
 
         self._submit([("merge", {"id": keep.id, "id2": other.id, "text": text})], done)
 
@@ -244,7 +294,11 @@ class MemoriesView(QWidget):
         def done(_results: list[dict[str, Any]]) -> None:
             names = " ".join(f"#{m.id} → {group_name(_other(m.category))}" for m in chosen)
             self.say(tr("Moved {names}").format(names=names))
-            self._remember(tr("move"), [("move", {"id": m.id, "category": m.category}) for m in chosen])
+            self._remember(
+                tr("move"),
+                [("move", {"id": m.id, "category": m.category}) for m in chosen],
+                [(m.id, "category", _other(m.category)) for m in chosen],
+            )
 
         self._submit(steps, done)
 
@@ -270,8 +324,9 @@ class MemoriesView(QWidget):
         if not self.undo_stack:
             return
         undo = self.undo_stack.pop()
-        self.buttons["undo"].setEnabled(bool(self.undo_stack))
-        self._submit(undo.steps, lambda _r: self.say(tr("Undone: {what}").format(what=undo.label)))
+        self._submit(
+            undo.steps, lambda _r: self.say(tr("Undone: {what}").format(what=undo.label)), undo.expect
+        )
 
 
 def _other(category: str) -> str:

@@ -82,6 +82,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._generation = 0  # answers to an older query are dropped
         self._fetching = False
         self._headers = headers()
+        self.on_error: Any = None
         self.reload()
 
     @property
@@ -93,7 +94,9 @@ class MemoryTableModel(QAbstractTableModel):
         self._generation += 1
         generation, query = self._generation, self.query
         self.worker.run(
-            lambda: self._first_page(query), lambda answer: self._reset(generation, answer), self._fail
+            lambda: self._first_page(query),
+            lambda answer: self._reset(generation, answer),
+            lambda exc: self._fail(generation, exc),
         )
 
     def _first_page(self, query: Query) -> tuple[int, list[Memory], dict[str, float]]:
@@ -103,15 +106,21 @@ class MemoryTableModel(QAbstractTableModel):
             return len(rows), rows, scores
         where, params = query.where()
         total = int(self.host.store.query(f"SELECT count(*) FROM memories WHERE {where}", params)[0][0])
-        return total, self._page(query, PAGE, 0), {}
+        return total, self._page(query, PAGE, None), {}
 
-    def _page(self, query: Query, count: int, offset: int) -> list[Memory]:
+    def _page(self, query: Query, count: int, after: Memory | None) -> list[Memory]:
+        """The next page after the last row shown (keyset, not OFFSET: a recall award moves
+        memories while the user scrolls, and an offset would then skip or repeat rows)."""
         where, params = query.where()
-        sql = (
-            f"SELECT {_COLUMNS} FROM memories WHERE {where} "
-            "ORDER BY confidence DESC, last_seen_ms DESC, id LIMIT ? OFFSET ?"
-        )
-        return [Memory.from_row(r) for r in self.host.store.query(sql, [*params, count, offset])]
+        if after is not None:
+            where += (
+                " AND (confidence < ? OR (confidence = ? AND last_seen_ms < ?)"
+                " OR (confidence = ? AND last_seen_ms = ? AND id > ?))"
+            )
+            c, seen = after.confidence, after.last_seen_ms
+            params = [*params, c, c, seen, c, seen, after.id]
+        sql = f"SELECT {_COLUMNS} FROM memories WHERE {where} ORDER BY confidence DESC, last_seen_ms DESC, id LIMIT ?"
+        return [Memory.from_row(r) for r in self.host.store.query(sql, [*params, count])]
 
     def _semantic_scores(self, query: Query) -> dict[str, float]:
         answer = self.host.handle("search", {"text": query.semantic, "limit": SEMANTIC_LIMIT})
@@ -138,10 +147,13 @@ class MemoryTableModel(QAbstractTableModel):
         self._fetching = False
         self.endResetModel()
 
-    def _fail(self, exc: Exception) -> None:
-        self.error = str(exc)
+    def _fail(self, generation: int, exc: Exception) -> None:
         self._fetching = False
-        self.layoutChanged.emit()
+        if generation != self._generation:
+            return
+        self.error = str(exc)
+        if self.on_error is not None:  # the view says it (semantic search before the model loaded…)
+            self.on_error(self.error)
 
     def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: B008 - Qt's API
         return not self._fetching and len(self.rows) < self.total
@@ -151,14 +163,22 @@ class MemoryTableModel(QAbstractTableModel):
         if count <= 0 or self._fetching:
             return
         self._fetching = True
-        generation, query, offset = self._generation, self.query, len(self.rows)
+        generation, query, last = self._generation, self.query, self.rows[-1] if self.rows else None
         self.worker.run(
-            lambda: self._page(query, count, offset), lambda page: self._append(generation, page), self._fail
+            lambda: self._page(query, count, last),
+            lambda page: self._append(generation, page, count),
+            lambda exc: self._fail(generation, exc),
         )
 
-    def _append(self, generation: int, page: list[Memory]) -> None:
+    def _append(self, generation: int, page: list[Memory], asked: int) -> None:
         self._fetching = False
-        if generation != self._generation or not page:
+        if generation != self._generation:
+            return
+        if len(page) < asked:  # the end: rows that moved up while scrolling are not counted twice
+            self.total = len(self.rows) + len(page)
+        shown = {m.id for m in self.rows[-PAGE:]}
+        page = [m for m in page if m.id not in shown]  # a memory that decayed past the edge
+        if not page:
             return
         start = len(self.rows)
         self.beginInsertRows(QModelIndex(), start, start + len(page) - 1)

@@ -236,27 +236,38 @@ class SettingsView(QWidget):
         self.key_status.setText(text)
 
     def save_key(self) -> None:
-        try:
-            secrets.set_api_key(self.key_edit.text())
-        except ValueError:
+        """The keyring can prompt or wait on D-Bus: it is asked on the worker thread."""
+        key = self.key_edit.text()
+        if not key.strip():
             _say(self.side_message, tr("Key not saved: the field is empty."), error=True)
             return
-        except Exception as exc:  # no keyring, a locked one, dbus down: said, never raised
+
+        def saved(_none: Any) -> None:
+            self.key_edit.clear()
+            self.host.forget_key_check()  # learning turns on now, not in 30 s
+            _say(self.side_message, tr("Key saved in the OS keyring."))
+            self.refresh_key_status()
+
+        def refused(exc: Exception) -> None:  # no keyring, a locked one, dbus down: said, never raised
             _say(self.side_message, tr("Key not saved: {reason}").format(reason=exc), error=True)
-            return
-        self.key_edit.clear()
-        self.host.forget_key_check()  # learning turns on now, not in 30 s
-        _say(self.side_message, tr("Key saved in the OS keyring."))
-        self.refresh_key_status()
+
+        self.key_worker.run(lambda: secrets.set_api_key(key), saved, refused)
 
     def clear_key(self) -> None:
-        removed = secrets.clear_api_key()
-        self.host.forget_key_check()
-        _say(
-            self.side_message,
-            tr("Key removed from the keyring.") if removed else tr("There was no key in the keyring."),
-        )
-        self.refresh_key_status()
+        def cleared(removed: bool) -> None:
+            self.host.forget_key_check()
+            message = (
+                tr("Key removed from the keyring.") if removed else tr("There was no key in the keyring.")
+            )
+            _say(self.side_message, message)
+            self.refresh_key_status()
+
+        def refused(exc: Exception) -> None:
+            _say(
+                self.side_message, tr("The keyring cannot be used: {problem}").format(problem=exc), error=True
+            )
+
+        self.key_worker.run(secrets.clear_api_key, cleared, refused)
 
     def test_connection(self) -> None:
         """Uses the fields as they are (saved or not) and the typed key, else the stored one."""

@@ -71,7 +71,7 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
             stage=host.load_progress.describe()
         )
     count = len(host.engine.index)
-    if not learning.state(config, host.has_api_key()).active:
+    if not learning.state(config, host.known_api_key()).active:
         return "learning-off", tr(
             "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
         ).format(count=count)
@@ -101,6 +101,7 @@ class Tray:
         self.wizard: Any = None
         self.repairs = 0
         self.last_repaired: str | None = None
+        self._showing_repair = False
         self.registration_problems: dict[str, str] = {}  # client display name → why (the icon shows it)
         from memevo.desktop.worker import OffUi
 
@@ -131,6 +132,10 @@ class Tray:
         return action
 
     def _show_message(self, title: str, message: str) -> None:
+        # A click means "stop repairing" only on the repair notification itself: any other
+        # notification shown since takes that meaning away (Qt reports clicks on the last one).
+        if not self._showing_repair:
+            self.last_repaired = None
         self.icon.showMessage(title, message)
 
     def _on_activated(self, reason: Any) -> None:
@@ -158,7 +163,7 @@ class Tray:
         self.state = state
         self.status_action.setText(tooltip)
         self.icon.setToolTip(tooltip)
-        if state == "problem":  # the user must act: one notification per distinct problem
+        if state == "problem" and not self.registration_problems:  # those notify from on_repair_failed
             self.notifier.notify(f"problem:{tooltip}", tr("memevo needs attention"), tooltip)
 
     def refresh_menu(self) -> None:
@@ -206,17 +211,21 @@ class Tray:
         from memevo.installer.clients import DISPLAY_NAMES
 
         self.repairs += 1
-        self.last_repaired = client
         name = DISPLAY_NAMES[client]
         self.registration_problems.pop(name, None)
         message = tr(
             "memevo restored its registration in {client} ({what}). Click to stop repairing {client}."
         )
-        self.notifier.notify(
-            f"repair:{client}:{self.repairs}",
-            tr("memevo repaired {client}").format(client=name),
-            message.format(client=name, what="; ".join(lines)),
-        )
+        self._showing_repair = True
+        self.last_repaired = client
+        try:
+            self.notifier.notify(
+                f"repair:{client}:{self.repairs}",
+                tr("memevo repaired {client}").format(client=name),
+                message.format(client=name, what="; ".join(lines)),
+            )
+        finally:
+            self._showing_repair = False
 
     def on_repair_failed(self, client: str, why: str) -> None:
         from memevo.installer.clients import DISPLAY_NAMES
@@ -369,8 +378,9 @@ async def _run(self_test: bool) -> int:
     async with hosted_service() as (host, server, endpoint):
         host.desktop = True
         confirmations = ConfirmQueue(host)
-        tray = Tray(host, quit_event, confirmations)
         loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, host.has_api_key)  # the keyring may prompt: never on the UI thread
+        tray = Tray(host, quit_event, confirmations)
         loop.call_later(2.0, tray.prepare_panel)
         host.ui_request = lambda view: loop.call_soon_threadsafe(tray.open_panel, view)
         confirmations.resolved.connect(
@@ -391,6 +401,7 @@ async def _run(self_test: bool) -> int:
             ticks += 1
             if ticks % 10 == 0:
                 tray.check_side_failures()
+                loop.run_in_executor(None, host.has_api_key)  # keeps known_api_key() fresh
             if self_test and (host.engine is not None or host.engine_error):
                 break
             await asyncio.wait({stop_task, quit_task}, timeout=1.0)

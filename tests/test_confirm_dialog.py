@@ -97,6 +97,7 @@ def test_the_queue_shows_each_proposal_and_writes_the_answer(
     queue.current.editor.setPlainText("支付页新流程的灰度开关是 pay_new_flow_v3")
     queue.current.buttons["create_project"].click()
     assert queue.current is None
+    qtbot.waitUntil(lambda: len(messages) == 2, timeout=30_000)  # written on the worker thread
     assert [m.text for m in memories.ranked(store, "rule")] == ["回答问题时一律使用中文"]
     assert [m.text for m in memories.ranked(store, "project")] == ["支付页新流程的灰度开关是 pay_new_flow_v3"]
     assert messages[0].endswith("归类：rule（规则与偏好）") and messages[1].endswith(

@@ -146,3 +146,69 @@ def test_no_store_work_on_the_ui_thread_at_100k(
     _click(qtbot, view, "undo")
     assert view.model.total == 11
     assert on_ui == []
+
+
+def test_undo_refuses_when_the_memory_changed_since(
+    qtbot, host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    monkeypatch.setattr(view, "ask_text", lambda *args: "回答问题时一律使用简体中文")
+    _select(view, [0])
+    _click(qtbot, view, "edit")
+    memories.replace_text(host.store, memory.id, "回答和注释都用简体中文")  # the side judge, meanwhile
+    _click(qtbot, view, "undo")
+    assert "#" + memory.id in view.last_message and "撤销" in view.last_message
+    assert memories.get(host.store, memory.id).text == "回答和注释都用简体中文"  # not overwritten
+
+
+def test_one_change_at_a_time(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    _select(view, [0])
+    view.act("delete")
+    assert not view.buttons["undo"].isEnabled() and not view.buttons["delete"].isEnabled()
+    view.act("undo")  # clicked before the delete finished: refused, nothing popped
+    assert "还在处理" in view.last_message
+    _settle(qtbot, view)
+    assert view.buttons["undo"].isEnabled() and len(view.undo_stack) == 1
+
+
+def test_semantic_search_before_the_model_says_why(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    view.semantic.setChecked(True)
+    view.search.setText("用什么语言回答")
+    view.apply_filters()
+    _settle(qtbot, view)
+    assert "搜索失败" in view.last_message and "model" in view.last_message
+
+
+def test_paging_neither_repeats_nor_skips_when_a_memory_moves(
+    qtbot, host: ServiceHost, clock: FakeClock
+) -> None:
+    from memevo.desktop.memtable import PAGE
+
+    with host.store.transaction() as con:
+        con.execute(
+            "INSERT INTO memories (id, category, text, confidence, created_ms, last_seen_ms, deprecated) "
+            "SELECT printf('m%05d', i), 'rule', printf('generated rule number %05d', i), 50 + (i % 40), 0, i, FALSE "
+            "FROM range(1200) t(i)"
+        )
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    moving = view.model.memory_at(PAGE - 1)  # the last row of page 1 decays below page 2
+    with host.store.transaction() as con:
+        con.execute("UPDATE memories SET confidence = 41 WHERE id = ?", [moving.id])
+    while view.model.canFetchMore():
+        view.model.fetchMore()
+        _settle(qtbot, view)
+    ids = [m.id for m in view.model.rows]
+    assert len(ids) == len(set(ids)) == 1200

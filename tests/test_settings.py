@@ -235,6 +235,7 @@ def test_key_is_saved_in_the_keyring_never_shown_and_cleared(
     assert view.key_edit.echoMode() == QLineEdit.EchoMode.Password
     view.key_edit.setText("sk-settings-view-1234567890")
     view.save_key_button.click()
+    qtbot.waitUntil(lambda: view.side_message.text() == tr("Key saved in the OS keyring."))
     assert secrets.get_api_key() == "sk-settings-view-1234567890"
     assert secrets.status().source == "keyring"
     assert view.key_edit.text() == "" and view.side_message.text() == tr("Key saved in the OS keyring.")
@@ -249,11 +250,12 @@ def test_key_is_saved_in_the_keyring_never_shown_and_cleared(
     qtbot.waitUntil(lambda: view.key_status.text() == overrides.format(env="MEMEVO_SIDE_API_KEY"))
     monkeypatch.delenv(secrets.ENV)
     view.clear_key_button.click()
+    qtbot.waitUntil(lambda: view.side_message.text() == tr("Key removed from the keyring."))
     assert secrets.get_api_key() is None
     qtbot.waitUntil(lambda: view.key_status.text() == tr("Key: not set."))
     assert view.side_message.text() == tr("Key removed from the keyring.")
     view.clear_key_button.click()
-    assert view.side_message.text() == tr("There was no key in the keyring.")
+    qtbot.waitUntil(lambda: view.side_message.text() == tr("There was no key in the keyring."))
 
 
 def test_without_a_keyring_saving_the_key_says_why(qtbot, view: SettingsView) -> None:
@@ -267,6 +269,7 @@ def test_without_a_keyring_saving_the_key_says_why(qtbot, view: SettingsView) ->
     try:
         view.key_edit.setText("sk-nowhere-to-go")
         view.save_key_button.click()
+        qtbot.waitUntil(lambda: not view.key_worker.busy)
         reason = view.side_message.text()
         assert _matches(
             tr("Key not saved: {reason}"), reason, reason="no OS keyring is available .*MEMEVO_SIDE_API_KEY.*"

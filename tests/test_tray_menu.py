@@ -181,3 +181,21 @@ def test_notifications_once_per_event(qtbot, host: ServiceHost, clock: FakeClock
     tray.check_side_failures()
     tray.check_side_failures()
     assert [m for _t, m in shown[1:]] == ["the side API answered HTTP 401"]  # a 500 is routine: no alert
+
+
+def test_a_click_stops_repairs_only_on_the_repair_notification(qtbot, host: ServiceHost) -> None:
+    from memevo.installer import state
+
+    tray, _ = _tray(host)
+    shown: list[tuple[str, str]] = []
+    tray.icon.showMessage = lambda title, message: shown.append((title, message))  # type: ignore[method-assign]
+    state.update_client("cursor", registered=True, repair=True)
+    tray.on_repaired("cursor", ["hooks"])
+    tray.notifier.notify("job:x", "memevo", "新增记忆 #x")  # shown after it: the click is about this one
+    tray._on_message_clicked()
+    assert state.client("cursor")["repair"] is True
+    tray.on_repaired("cursor", ["hooks"])
+    tray._on_message_clicked()
+    assert state.client("cursor")["repair"] is False
+    tray.on_repair_failed("codebuddy", "settings.json is not valid JSON")
+    assert sum("codebuddy" in (t + m).lower() for t, m in shown) == 1  # one notification for one event

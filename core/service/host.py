@@ -233,6 +233,12 @@ class ServiceHost:
             self._key_checked = (time.monotonic(), value)
         return value
 
+    def known_api_key(self) -> bool:
+        """The last answer, without asking the keyring (a locked one prompts and blocks): for the
+        tray's UI thread. The tray refreshes it on a worker; only the very first call asks."""
+        checked_at, value = self._key_checked
+        return self.has_api_key() if checked_at < 0 else value
+
     def forget_key_check(self) -> None:
         """The key was just set or cleared (settings, `memevo secret`): look again next time."""
         self._key_checked = (-1e9, False)

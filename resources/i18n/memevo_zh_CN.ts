@@ -4,6 +4,10 @@
 <context>
     <name></name>
     <message>
+        <source>Search failed: {error}</source>
+        <translation>搜索失败：{error}</translation>
+    </message>
+    <message>
         <source>Search text or id — Enter</source>
         <translation>搜索正文或 id（回车）</translation>
     </message>
@@ -68,12 +72,20 @@
         <translation>刷新</translation>
     </message>
     <message>
+        <source>Still working on the last change…</source>
+        <translation>还在处理上一个改动…</translation>
+    </message>
+    <message>
         <source>Select a memory first.</source>
         <translation>请先选中一条记忆。</translation>
     </message>
     <message>
         <source>Not done: {error}</source>
         <translation>没有完成：{error}</translation>
+    </message>
+    <message>
+        <source>#{id} changed since, so undoing would overwrite that change; nothing was undone</source>
+        <translation>#{id} 之后又被改过，撤销会覆盖那次改动；没有撤销任何东西</translation>
     </message>
     <message>
         <source>Undo: {what}</source>
