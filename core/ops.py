@@ -95,7 +95,7 @@ def op_trash(ctx: Context) -> dict[str, Any]:
 
 
 @operation("hook_activity")
-def op_hook_activity(ctx: Context, limit: int = 20) -> dict[str, Any]:
+def op_hook_activity(ctx: Context, limit: int = 20, client: str | None = None) -> dict[str, Any]:
     """When each client's hooks last fired, and the latest injections (for health and the panel)."""
     store = ctx.reader()
     if store is None:
@@ -104,8 +104,9 @@ def op_hook_activity(ctx: Context, limit: int = 20) -> dict[str, Any]:
         "SELECT client, event, last_ms, count, last_service_ms FROM hook_events ORDER BY client, event"
     )
     injections = store.query(
-        "SELECT ts_ms, client, session, event, prompt_id, memory_ids, chars FROM injections ORDER BY seq DESC LIMIT ?",
-        [limit],
+        "SELECT ts_ms, client, session, event, prompt_id, memory_ids, chars FROM injections "
+        "WHERE ? IS NULL OR client = ? ORDER BY seq DESC LIMIT ?",
+        [client, client, limit],
     )
     return {
         "hooks": [

@@ -70,7 +70,7 @@ class InjectionLogView(QWidget):
 
     def refresh(self) -> None:
         wanted = None if self.client.currentIndex() == 0 else self.client.currentText()
-        log = ops.dispatch(self.host.ctx, "hook_activity", {"limit": 500})["injections"]
+        log = ops.dispatch(self.host.ctx, "hook_activity", {"limit": 500, "client": wanted})["injections"]
         self.model.set_rows(
             [
                 [

@@ -20,7 +20,8 @@ from memevo.desktop.worker import OffUi
 def status_report(host: Any) -> dict[str, Any]:
     store, clock = host.store, host.clock
     config = config_mod.load()
-    model = str(config["model"])
+    # The model in use is the loaded one: a model chosen in Settings applies after a restart.
+    model = host.engine.encoder.model_id if host.engine is not None else str(config["model"])
     gate = GateSettings.from_config(config.values, entry_for(model))
     histogram = store.query(
         "SELECT least(floor(confidence / 10), 10)::INTEGER AS bin, count(*) FROM memories WHERE NOT deprecated GROUP BY bin ORDER BY bin"

@@ -182,3 +182,16 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     panel.injections.client.setCurrentIndex(1)  # claude only
     assert [r[1] for r in panel.injections.model.rows] == ["claude"]
     assert panel.injections.model.rows[0][4:] == ["120", "m1 m2"]
+
+
+def test_the_injection_log_filters_by_client_before_its_limit(qtbot, host: ServiceHost) -> None:
+    from memevo.desktop.logview import InjectionLogView
+
+    host.log_injection("workbuddy", "quiet", "prompt", "p0", ["w1"], 40)
+    for i in range(600):  # a busy client fills the newest 500
+        host.log_injection("claude", "busy", "prompt", f"p{i}", ["c1"], 80)
+    host.flush_bookkeeping()
+    view = InjectionLogView(host)
+    qtbot.addWidget(view)
+    view.client.setCurrentIndex(4)  # workbuddy
+    assert [r[1] for r in view.model.rows] == ["workbuddy"]
