@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memevo.installer import claude_mcp, entries, jsonfile, skills
+from memevo.installer import claude_mcp, codebuddy_legacy, entries, jsonfile, skills
 from memevo.installer.clients import (
     CLIENTS,
     ClientFiles,
@@ -49,9 +49,25 @@ def register_client(
     if client == "claude":
         _register_claude_mcp(result)
     for mcp_file in where.mcp_files:
-        _edit(result, writer, mcp_file, lambda data: entries.set_mcp(client, data), "the MCP server")
+        _edit(
+            result,
+            writer,
+            mcp_file,
+            lambda data, f=mcp_file: _set_mcp(client, f, data, result),
+            "the MCP server",
+        )
     _place_skill(result, where, present)
     return result
+
+
+def _set_mcp(client: str, mcp_file, data: dict, result: ClientResult) -> bool:  # type: ignore[no-untyped-def,type-arg]
+    copied = codebuddy_legacy.seed_new_mcp_file(mcp_file, data) if client == "codebuddy" else []
+    if copied:
+        result.lines.append(
+            f"copied {', '.join(copied)} from ~/.codebuddy.json into {_tilde(mcp_file)}: the CodeBuddy CLI reads "
+            "that file first once it exists"
+        )
+    return entries.set_mcp(client, data) or bool(copied)
 
 
 def unregister_client(client: str, writer: jsonfile.Writer, use_cli: bool = True) -> ClientResult:
@@ -68,6 +84,8 @@ def unregister_client(client: str, writer: jsonfile.Writer, use_cli: bool = True
     for mcp_file in _all_mcp_files(client, where):
         if mcp_file.exists():
             _edit(result, writer, mcp_file, entries.remove_mcp, "the MCP server")
+        if client == "codebuddy" and codebuddy_legacy.remove_seeded_file(mcp_file):
+            result.lines.append(f"removed {_tilde(mcp_file)} (it held only the copy of ~/.codebuddy.json)")
     if skills.remove(where.skills_dir):
         result.lines.append(f"removed the skill from {_tilde(where.skills_dir)}/")
         result.changed = True

@@ -329,3 +329,24 @@ def test_codebuddy_never_shares_workbuddys_folder(home: Path) -> None:
         assert files("codebuddy").hooks_file == home / ".codebuddy" / "settings.json"
     finally:
         del os.environ["CODEBUDDY_CONFIG_DIR"]
+
+
+def test_codebuddy_legacy_layout_keeps_the_clis_servers(isolated_home: Path) -> None:
+    """Only ~/.codebuddy.json holds the CLI's servers: creating mcp.json for the IDE must not hide them."""
+    home = Path(os.environ["HOME"])
+    (home / ".codebuddy").mkdir()
+    legacy = home / ".codebuddy.json"
+    original = {
+        "mcpServers": {"github": {"command": "gh-mcp", "args": ["--stdio"]}},
+        "projects": {"/p": {"x": 1}},
+    }
+    legacy.write_text(json.dumps(original), encoding="utf-8")
+    assert run_memevo("setup", "--no-input", home=home).returncode == 0
+    created = json.loads((home / ".codebuddy" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert (
+        sorted(created) == ["github", "memory-self-evolution"]
+        and created["github"] == original["mcpServers"]["github"]
+    )
+    gone = run_memevo("uninstall", home=home)
+    assert gone.returncode == 0 and not (home / ".codebuddy" / "mcp.json").exists()
+    assert json.loads(legacy.read_text(encoding="utf-8")) == original
