@@ -13,6 +13,7 @@ class Notifier:
         self._seen: dict[str, None] = {}  # insertion-ordered, so the oldest keys go first
         self._remember = remember
         self.shown: list[tuple[str, str]] = []  # (title, message), newest last — the panel and tests read it
+        self.last_key: str | None = None  # the notification on screen: a click is about this one
 
     def notify(self, key: str, title: str, message: str) -> bool:
         if key in self._seen:
@@ -21,6 +22,7 @@ class Notifier:
         if len(self._seen) > self._remember:
             self._seen.pop(next(iter(self._seen)))
         self.shown = [*self.shown[-49:], (title, message)]
+        self.last_key = key
         self._show(title, message)
         return True
 

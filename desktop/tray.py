@@ -100,8 +100,6 @@ class Tray:
         self.panel: Any = None
         self.wizard: Any = None
         self.repairs = 0
-        self.last_repaired: str | None = None
-        self._showing_repair = False
         self.registration_problems: dict[str, str] = {}  # client display name → why (the icon shows it)
         from memevo.desktop.worker import OffUi
 
@@ -132,10 +130,6 @@ class Tray:
         return action
 
     def _show_message(self, title: str, message: str) -> None:
-        # A click means "stop repairing" only on the repair notification itself: any other
-        # notification shown since takes that meaning away (Qt reports clicks on the last one).
-        if not self._showing_repair:
-            self.last_repaired = None
         self.icon.showMessage(title, message)
 
     def _on_activated(self, reason: Any) -> None:
@@ -216,16 +210,11 @@ class Tray:
         message = tr(
             "memevo restored its registration in {client} ({what}). Click to stop repairing {client}."
         )
-        self._showing_repair = True
-        self.last_repaired = client
-        try:
-            self.notifier.notify(
-                f"repair:{client}:{self.repairs}",
-                tr("memevo repaired {client}").format(client=name),
-                message.format(client=name, what="; ".join(lines)),
-            )
-        finally:
-            self._showing_repair = False
+        self.notifier.notify(
+            f"repair:{client}:{self.repairs}",
+            tr("memevo repaired {client}").format(client=name),
+            message.format(client=name, what="; ".join(lines)),
+        )
 
     def on_repair_failed(self, client: str, why: str) -> None:
         from memevo.installer.clients import DISPLAY_NAMES
@@ -238,12 +227,14 @@ class Tray:
         )
 
     def _on_message_clicked(self) -> None:
-        """The repair notification offers "stop repairing this client": a click takes it."""
+        """The repair notification offers "stop repairing this client": a click takes it. Qt
+        reports clicks on the last message shown, so only a repair notification on screen counts."""
         from memevo.installer.clients import DISPLAY_NAMES
 
-        client, self.last_repaired = self.last_repaired, None
-        if client is None:
+        kind, _, rest = (self.notifier.last_key or "").partition(":")
+        if kind != "repair":
             return
+        client = rest.split(":")[0]
         self.set_repairs(client, False)
         self.notifier.notify(
             f"stopped:{client}:{self.repairs}",

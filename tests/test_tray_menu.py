@@ -134,7 +134,7 @@ def test_clients_menu_shows_registration_and_repairs(
     tray.on_repaired("codebuddy", ["hooks"])
     tray.refresh_icon()
     assert tray.state != "problem"
-    tray.last_repaired = "cursor"
+    tray.on_repaired("cursor", ["hooks"])
     tray._on_message_clicked()  # "click to stop repairing Cursor"
     assert state.client("cursor")["repair"] is False
     tray.refresh_menu()
