@@ -42,7 +42,6 @@ from memevo.desktop.wizard_pages import (  # noqa: F401 - the pages are part of 
     _label,
     _names,
     _text_box,
-    tilde,
 )
 from memevo.desktop.worker import OffUi
 from memevo.installer import setup as engine

@@ -3,7 +3,6 @@ and the small layout helpers every page uses."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from memevo.core import config as config_mod
@@ -23,7 +22,7 @@ from memevo.desktop.qt import (
     QWizardPage,
 )
 from memevo.desktop.settings_workers import ERROR_STYLE, config_is_broken
-from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files, home, installed
+from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files, installed, tilde
 
 PAGE_WELCOME, PAGE_CONFIRM, PAGE_SIDE, PAGE_CLAUDE, PAGE_AUTOSTART, PAGE_PROGRESS, PAGE_DONE = range(7)
 
@@ -57,11 +56,6 @@ def _text_box(lines: int, fixed: bool = False) -> QPlainTextEdit:
     if fixed:
         box.setMaximumHeight(height)
     return box
-
-
-def tilde(path: Path | str) -> str:
-    text, root = str(path), str(home())
-    return "~" + text[len(root) :] if text.startswith(root + "/") else text
 
 
 def _names(clients: list[str]) -> str:

@@ -43,6 +43,12 @@ def home() -> Path:
     return Path(os.environ.get("HOME") or Path.home())
 
 
+def tilde(path: Path | str) -> str:
+    """A path under HOME as ~/…, for messages."""
+    text, root = str(path), str(home())
+    return "~" + text[len(root) :] if text.startswith(root + "/") else text
+
+
 def _override(variable: str, default: Path) -> Path:
     value = os.environ.get(variable, "").strip()
     return Path(value).expanduser() if value else default

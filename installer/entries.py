@@ -102,33 +102,34 @@ def _place(hooks: dict[str, Any], event: str, entry: dict[str, Any], flat: bool)
         hooks[event] = [entry]
         return
     handler = entry if flat else entry["hooks"][0]
-    placed = False
-    result: list[Any] = []
-    for item in current:
-        if flat:
-            command = _handler_command(item)
-            if is_ours(command) and not placed:
-                result.append(handler)
-                placed = True
-            elif not (is_ours(command) or is_node_tool(command)):
+    if flat:
+        result, placed = _swap_handlers(current, handler, False)
+    else:
+        result, placed = [], False
+        for item in current:
+            if not isinstance(item, dict) or not isinstance(item.get("hooks"), list):
                 result.append(item)
-            continue
-        if not isinstance(item, dict) or not isinstance(item.get("hooks"), list):
-            result.append(item)
-            continue
-        kept = []
-        for h in item["hooks"]:
-            command = _handler_command(h)
-            if is_ours(command) and not placed:
-                kept.append(handler)
-                placed = True
-            elif not (is_ours(command) or is_node_tool(command)):
-                kept.append(h)
-        if kept or not item["hooks"]:
-            result.append({**item, "hooks": kept} if kept != item["hooks"] else item)
+                continue
+            kept, placed = _swap_handlers(item["hooks"], handler, placed)
+            if kept or not item["hooks"]:
+                result.append({**item, "hooks": kept} if kept != item["hooks"] else item)
     if not placed:
         result.append(entry)
     hooks[event] = result
+
+
+def _swap_handlers(handlers: list[Any], ours: dict[str, Any], placed: bool) -> tuple[list[Any], bool]:
+    """One list of handlers with our first one replaced by `ours` (unless already placed) and
+    every other one of ours or the Node tool's dropped; says whether ours is now placed."""
+    kept: list[Any] = []
+    for handler in handlers:
+        command = _handler_command(handler)
+        if is_ours(command) and not placed:
+            kept.append(ours)
+            placed = True
+        elif not (is_ours(command) or is_node_tool(command)):
+            kept.append(handler)
+    return kept, placed
 
 
 def _remove_from_event(hooks: dict[str, Any], event: str) -> None:

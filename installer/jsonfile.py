@@ -69,12 +69,17 @@ class Writer:
 
 def _backup(path: Path, stamp: str) -> Path:
     """`<name>.bak-<stamp>`, never overwriting an earlier backup (a second run in the same second)."""
-    candidate = path.with_name(f"{path.name}.bak-{stamp}")
-    counter = 1
+    candidate = unused_path(path.with_name(f"{path.name}.bak-{stamp}"))
+    shutil.copy2(path, candidate)
+    return candidate
+
+
+def unused_path(path: Path) -> Path:
+    """`path`, or `path-2`, `path-3`… when it is taken: a backup never replaces an earlier one."""
+    candidate, counter = path, 1
     while candidate.exists():
         counter += 1
-        candidate = path.with_name(f"{path.name}.bak-{stamp}-{counter}")
-    shutil.copy2(path, candidate)
+        candidate = path.with_name(f"{path.name}-{counter}")
     return candidate
 
 

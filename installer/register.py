@@ -17,6 +17,7 @@ from memevo.installer.clients import (
     home,
     installed,
     skill_owner,
+    tilde,
 )
 
 
@@ -64,7 +65,7 @@ def _set_mcp(client: str, mcp_file, data: dict, result: ClientResult) -> bool:  
     copied = codebuddy_legacy.seed_new_mcp_file(mcp_file, data) if client == "codebuddy" else []
     if copied:
         result.lines.append(
-            f"copied {', '.join(copied)} from ~/.codebuddy.json into {_tilde(mcp_file)}: the CodeBuddy CLI reads "
+            f"copied {', '.join(copied)} from ~/.codebuddy.json into {tilde(mcp_file)}: the CodeBuddy CLI reads "
             "that file first once it exists"
         )
     return entries.set_mcp(client, data) or bool(copied)
@@ -85,9 +86,9 @@ def unregister_client(client: str, writer: jsonfile.Writer, use_cli: bool = True
         if mcp_file.exists():
             _edit(result, writer, mcp_file, entries.remove_mcp, "the MCP server")
         if client == "codebuddy" and codebuddy_legacy.remove_seeded_file(mcp_file):
-            result.lines.append(f"removed {_tilde(mcp_file)} (it held only the copy of ~/.codebuddy.json)")
+            result.lines.append(f"removed {tilde(mcp_file)} (it held only the copy of ~/.codebuddy.json)")
     if skills.remove(where.skills_dir):
-        result.lines.append(f"removed the skill from {_tilde(where.skills_dir)}/")
+        result.lines.append(f"removed the skill from {tilde(where.skills_dir)}/")
         result.changed = True
     return result
 
@@ -121,7 +122,7 @@ def _edit(result: ClientResult, writer: jsonfile.Writer, path, change, what: str
     try:
         data = jsonfile.load(path)
         if change(data) and writer.save(path, data):
-            result.lines.append(f"{what}: {_tilde(path)}")
+            result.lines.append(f"{what}: {tilde(path)}")
             result.changed = True
     except jsonfile.ClientFileError as exc:
         result.problems.append(str(exc))
@@ -169,11 +170,11 @@ def _place_skill(result: ClientResult, where: ClientFiles, present: list[str]) -
     try:
         if skill_owner(where.name, present):
             if skills.install(where.skills_dir):
-                result.lines.append(f"skill: {_tilde(where.skills_dir)}/")
+                result.lines.append(f"skill: {tilde(where.skills_dir)}/")
                 result.changed = True
         elif skills.remove(where.skills_dir):  # Cursor reads Claude Code's copy: ours here would be a second
             result.lines.append(
-                f"skill: removed the copy in {_tilde(where.skills_dir)} (Cursor reads ~/.claude/skills)"
+                f"skill: removed the copy in {tilde(where.skills_dir)} (Cursor reads ~/.claude/skills)"
             )
             result.changed = True
         if (
@@ -194,7 +195,7 @@ def place_cursor_skill_after_claude_left(lines: list[str]) -> None:
     if cursor.installed and state.client("cursor").get("registered") and not cursor_reads_claude_copy():
         try:
             if skills.install(cursor.skills_dir):
-                lines.append(f"Cursor: skill: {_tilde(cursor.skills_dir)}/ (it read Claude Code's copy)")
+                lines.append(f"Cursor: skill: {tilde(cursor.skills_dir)}/ (it read Claude Code's copy)")
         except (skills.SkillNotOurs, OSError) as exc:
             lines.append(f"Cursor: {exc}")
 
@@ -204,11 +205,6 @@ def _all_mcp_files(client: str, where: ClientFiles) -> list:  # type: ignore[typ
         return list(where.mcp_files)
     base = where.config_dir
     return [base / "mcp.json", base / ".mcp.json", home() / ".codebuddy.json"]
-
-
-def _tilde(path) -> str:  # type: ignore[no-untyped-def]
-    text, root = str(path), str(home())
-    return "~" + text[len(root) :] if text.startswith(root + "/") else text
 
 
 __all__ = ["CLIENTS", "ClientResult", "client_status", "needs_repair", "register_client", "unregister_client"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memevo.core import atomic
 from memevo.installer.clients import SKILL_NAME
+from memevo.installer.jsonfile import unused_path
 
 MARKER = ".memevo-owned"
 
@@ -67,12 +68,9 @@ def _move_aside(folder: Path) -> Path:
 
     from memevo.core import paths
 
-    backup = paths.backups_dir() / "skills" / f"{folder.parent.parent.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup = unused_path(paths.backups_dir() / "skills" / f"{folder.parent.parent.name}-{stamp}")
     backup.parent.mkdir(parents=True, exist_ok=True)
-    counter = 1
-    while backup.exists():
-        counter += 1
-        backup = backup.with_name(f"{backup.name}-{counter}")
     shutil.move(str(folder), str(backup))
     return backup
 
