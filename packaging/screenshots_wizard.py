@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from screenshots_desktop import pump  # this folder is on sys.path when run as a script
+
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 CLIENT_FILES = {
@@ -42,13 +44,6 @@ def fake_home() -> Path:
     for variable in ("CLAUDE_CONFIG_DIR", "CODEBUDDY_CONFIG_DIR", "MEMEVO_SIDE_API_KEY"):
         os.environ.pop(variable, None)
     return home
-
-
-def pump(app, seconds: float) -> None:  # type: ignore[no-untyped-def]
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.02)
 
 
 def main() -> int:

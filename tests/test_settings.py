@@ -4,7 +4,6 @@ a local chat/completions server and the real provisioning code."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import threading
@@ -25,23 +24,10 @@ from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QCheckBox, QLabel, QLineEdit, QSpinBox
 from memevo.desktop.settings import SettingsView
 from memevo.desktop.settings_workers import ERROR_STYLE, key_texts
+from test_secrets import _keyring_works, needs_keyring
 
 PUBLIC = {key.name for key in config_mod.SCHEMA if key.public}
 OTHER_MODEL = "BAAI/bge-base-zh-v1.5"
-
-
-def _keyring_works() -> bool:
-    try:
-        secrets._keyring()
-    except Exception:
-        return False
-    return True
-
-
-needs_keyring = pytest.mark.skipif(
-    not _keyring_works() and not os.environ.get("MEMEVO_TEST_KEYRING"),
-    reason="no Secret Service here; tests/setup-and-test.sh runs these under dbus-run-session with gnome-keyring",
-)
 
 
 @pytest.fixture(autouse=True)

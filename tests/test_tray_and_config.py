@@ -6,10 +6,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+import servicerun
 from memevo.core.service import protocol
 from memevo.installer.registration import CLIENT_EVENTS, hook_script, interpreter, snippet
 
@@ -20,29 +20,21 @@ REPO = Path(__file__).resolve().parents[1]
 def test_tray_hosts_the_service_offscreen(data_dir: Path, run_cli) -> None:
     assert run_cli("rule", "add", "回答问题时一律使用中文").returncode == 0
     assert run_cli("project", "add", "支付页新流程的灰度开关是 pay_new_flow_v2").returncode == 0
-    env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
-    result = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "tray", "--self-test"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    result = _self_test()
     assert result.returncode == 0, result.stdout + result.stderr
     assert "model ready: True" in result.stdout and "panel shows 2 memories" in result.stdout
     assert not (data_dir / "memevo.sock").exists()  # removed on a clean quit
 
 
+def _self_test() -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
+    command = [sys.executable, "-m", "memevo.core.cli", "tray", "--self-test"]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+
+
 def test_self_test_fails_with_the_reason(data_dir: Path, tmp_path: Path, run_cli) -> None:
     assert run_cli("config", "model", str(tmp_path / "no-such-model")).returncode == 0
-    env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
-    result = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "tray", "--self-test"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    result = _self_test()
     assert result.returncode == 1 and "self-test FAILED: the model is not ready" in result.stderr
     assert "no-such-model is not a sentence-transformers folder" in result.stderr
 
@@ -55,12 +47,7 @@ def test_a_second_start_brings_the_first_to_front(data_dir: Path) -> None:
         [sys.executable, "-m", "memevo.core.cli", "tray"], env=env, stderr=subprocess.DEVNULL
     )
     try:
-        for _ in range(300):
-            try:
-                call("ping", {}, timeout_s=2)
-                break
-            except Exception:
-                time.sleep(0.2)
+        servicerun.wait_for(data_dir, timeout=60, model=False)
         second = subprocess.run(
             [sys.executable, "-m", "memevo.core.cli", "tray"],
             capture_output=True,

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import servicerun
 from memevo.installer import jsonfile, setup, uninstall, watcher
 from test_installer import FOREIGN_HOOK, seed_clients
 
@@ -112,7 +113,7 @@ def test_the_tray_app_repairs_while_it_runs(home: Path) -> None:
     try:
         from memevo.core.service.client import call
 
-        assert _wait_for(lambda: _answers(call), timeout_s=120)
+        servicerun.wait_for(Path(os.environ["MEMEVO_HOME"]), timeout=120, model=False)
         time.sleep(1.0)
         _client_rewrites(settings, {"hooks": {}})
         assert _wait_for(lambda: _has_ours(settings), timeout_s=10)
@@ -127,11 +128,3 @@ def test_the_tray_app_repairs_while_it_runs(home: Path) -> None:
         if tray.poll() is None:
             tray.kill()
             tray.wait()
-
-
-def _answers(call) -> bool:  # type: ignore[no-untyped-def]
-    try:
-        call("ping", {}, timeout_s=2)
-        return True
-    except Exception:
-        return False
