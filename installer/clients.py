@@ -108,7 +108,7 @@ def installed() -> list[str]:
     return [c for c in CLIENTS if files(c).installed]
 
 
-def skill_owner(client: str, present: list[str] | None = None) -> bool:
+def skill_owner(client: str) -> bool:
     """Cursor also reads ~/.claude/skills (that literal folder): when our copy is there, Cursor
     must not get a second one in ~/.cursor/skills."""
     return not (client == "cursor" and cursor_reads_claude_copy())

@@ -15,7 +15,6 @@ from memevo.installer.clients import (
     cursor_reads_claude_copy,
     files,
     home,
-    installed,
     skill_owner,
     tilde,
 )
@@ -35,13 +34,10 @@ class ClientResult:
         return not self.problems
 
 
-def register_client(
-    client: str, writer: jsonfile.Writer, permission: bool | None = None, present: list[str] | None = None
-) -> ClientResult:
+def register_client(client: str, writer: jsonfile.Writer, permission: bool | None = None) -> ClientResult:
     """permission (Claude Code only): True adds the memory_resolve rule, False removes it, None keeps it."""
     where = files(client)
     result = ClientResult(client)
-    present = installed() if present is None else present
     _edit(result, writer, where.hooks_file, lambda data: entries.set_hooks(client, data), "hooks")
     result.hooks_ok = not result.problems
     if client == "claude" and permission is not None:
@@ -57,7 +53,7 @@ def register_client(
             lambda data, f=mcp_file: _set_mcp(client, f, data, result),
             "the MCP server",
         )
-    _place_skill(result, where, present)
+    _place_skill(result, where)
     return result
 
 
@@ -108,7 +104,7 @@ def client_status(client: str) -> dict[str, str]:
             report[f"mcp:{mcp_file.name}"] = entries.mcp_status(client, jsonfile.load(mcp_file))
         except jsonfile.ClientFileError as exc:
             report[f"mcp:{mcp_file.name}"] = f"broken: {exc}"
-    if skill_owner(client, installed()):
+    if skill_owner(client):
         report["skill"] = skills.status(where.skills_dir)
     return report
 
@@ -166,9 +162,9 @@ def _unregister_claude_mcp(result: ClientResult) -> None:
         result.changed = True
 
 
-def _place_skill(result: ClientResult, where: ClientFiles, present: list[str]) -> None:
+def _place_skill(result: ClientResult, where: ClientFiles) -> None:
     try:
-        if skill_owner(where.name, present):
+        if skill_owner(where.name):
             if skills.install(where.skills_dir):
                 result.lines.append(f"skill: {tilde(where.skills_dir)}/")
                 result.changed = True

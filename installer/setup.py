@@ -83,7 +83,7 @@ def run(
             say(f"{DISPLAY_NAMES[client]}: not installed ({files(client).config_dir} is missing); skipped")
             result.skipped.append(client)
             continue
-        outcome = register_client(client, writer, choices.allow_resolve, present)
+        outcome = register_client(client, writer, choices.allow_resolve)
         result.clients.append(outcome)
         _report(outcome, say)
         if outcome.hooks_ok:  # a skill or MCP problem is reported, but the hooks are ours to keep
