@@ -9,7 +9,6 @@ the removal (the tray's watcher must not re-add it), and touches nothing else.""
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -67,7 +66,7 @@ def run(only: str | None = None, say: Say = print) -> UninstallResult:
 def stop_service(say: Say, wait_s: float = 30.0) -> None:
     """Ask the tray app or service to quit, then wait for its lock: the store is closed after."""
     from memevo.core.service.client import ServiceUnavailable, call
-    from memevo.core.service.server import AlreadyRunning, InstanceLock
+    from memevo.core.service.server import InstanceLock
 
     try:
         call("shutdown", {}, timeout_s=5)
@@ -75,16 +74,8 @@ def stop_service(say: Say, wait_s: float = 30.0) -> None:
     except ServiceUnavailable:
         return
     lock = InstanceLock()
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            lock.acquire(0.5)
-            lock.release()
-            return
-        except AlreadyRunning:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+    lock.acquire(wait_s)  # waits for the lock to be free; raises AlreadyRunning after wait_s
+    lock.release()
 
 
 def _remove_install_state(result: UninstallResult, say: Say) -> None:
