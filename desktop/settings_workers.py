@@ -8,7 +8,6 @@ their results are data, and the view words them.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 import time
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from memevo.core import aioloop
 from memevo.core import config as config_mod
 from memevo.core.encoder.models import entry_for
 from memevo.core.side import judge
@@ -229,7 +229,7 @@ def probe(base: str, model: str, key: str, timeout_s: float = PROBE_TIMEOUT_S) -
     endpoint = judge.Endpoint(base, model, key, timeout_s)
     started = time.monotonic()
     try:
-        asyncio.run(_ask(endpoint))
+        aioloop.run_private(_ask(endpoint))  # a worker thread under qasync: see aioloop
     except judge.JudgeError as exc:
         return ProbeResult(False, _ms_since(started), str(exc))
     except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:

@@ -8,6 +8,7 @@ the menu is about to open, so the UI loop never waits on the database."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import threading
@@ -17,6 +18,7 @@ from typing import Any
 from memevo.core.cli import has_display
 from memevo.core.service.host import ServiceHost
 from memevo.core.service.server import AlreadyRunning, InstanceLock, hosted_service, setup_logging
+from memevo.desktop import testhook
 from memevo.desktop.i18n import install_translator, tr
 from memevo.desktop.notify import Notifier
 
@@ -60,6 +62,10 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
         return "problem", tr(
             "memevo: {error}. Run `memevo model provision` in a terminal to see why."
         ).format(error=host.engine_error)
+    if host.side_error:
+        return "problem", tr("memevo: nothing can be learned: {error}. Quit and start memevo again.").format(
+            error=host.side_error
+        )
     if config.problems:
         return "problem", tr("memevo: config.json has a problem: {problem}").format(
             problem=config.problems[0]
@@ -372,6 +378,11 @@ async def _run(self_test: bool) -> int:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, host.has_api_key)  # the keyring may prompt: never on the UI thread
         tray = Tray(host, quit_event, confirmations)
+        # The learning worker starts now, off the UI thread: a failure shows on the icon at
+        # once (tray_state reads host.side_error) instead of at the first prompt.
+        learning = loop.run_in_executor(None, _start_learning, host)
+        if testhook.enabled():
+            testhook.install(host, tray, confirmations, loop)
         loop.call_later(2.0, tray.prepare_panel)
         host.ui_request = lambda view: loop.call_soon_threadsafe(tray.open_panel, view)
         confirmations.resolved.connect(
@@ -397,6 +408,8 @@ async def _run(self_test: bool) -> int:
                 break
             await asyncio.wait({stop_task, quit_task}, timeout=1.0)
         host.ui_request = None
+        host.ui_test = None
+        await learning
         if repairs is not None:
             repairs.stop()
         for task in (stop_task, quit_task, queue_task):
@@ -404,6 +417,13 @@ async def _run(self_test: bool) -> int:
         if self_test:
             return await _self_test_report(tray, endpoint)
         return 0
+
+
+def _start_learning(host: ServiceHost) -> None:
+    from memevo.core.side.learn import SideUnavailable
+
+    with contextlib.suppress(SideUnavailable):  # kept in host.side_error: the icon says it
+        host.start_learning()
 
 
 def start_watcher(tray: Tray, loop: asyncio.AbstractEventLoop) -> Any:

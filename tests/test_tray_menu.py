@@ -199,3 +199,32 @@ def test_a_click_stops_repairs_only_on_the_repair_notification(qtbot, host: Serv
     assert state.client("cursor")["repair"] is False
     tray.on_repair_failed("codebuddy", "settings.json is not valid JSON")
     assert sum("codebuddy" in (t + m).lower() for t, m in shown) == 1  # one notification for one event
+
+
+class _DeadLoop(asyncio.SelectorEventLoop):
+    """A loop that cannot run on a worker thread, like a Qt loop off the main thread."""
+
+    def run_forever(self) -> None:
+        raise RuntimeError("QApplication::exec: Must be called from the main thread")
+
+
+def test_a_learning_worker_that_cannot_start_turns_the_icon_red_and_notifies(
+    qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.core import aioloop
+    from memevo.core.side import learn
+
+    monkeypatch.setattr(aioloop, "new_private_loop", _DeadLoop)
+    monkeypatch.setattr(learn, "START_TIMEOUT_S", 1.0)
+    tray, _ = _tray(host)
+    host.engine = _Engine()  # type: ignore[assignment]
+    with pytest.raises(learn.SideUnavailable):
+        host.start_learning()
+    tray.refresh()
+    assert tray.state == "problem" and "无法学习" in tray.icon.toolTip()
+    assert host.status()["learning_error"] == host.side_error
+    [(title, message)] = tray.notifier.shown
+    assert title == "memevo 需要处理" and "learning worker did not start" in message
+    # A prompt does not hide it: learning says so instead of silently dropping the analysis.
+    with pytest.raises(learn.SideUnavailable):
+        host.learn({"client": "claude", "session": "s"}, "记住：回答问题都用中文")

@@ -64,12 +64,16 @@ class ServiceHost:
         self._books: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue()
         self._closing = threading.Event()
         self.side: Any = None
+        self.side_error: str | None = None  # the learning worker could not start: shown, never silent
+        self._side_lock = threading.Lock()
         self.desktop = False  # the tray app sets it: native dialogs instead of the in-chat flow
         self._answers: dict[tuple[str, str], str] = {}
         self.load_progress = LoadProgress()
         self._snapshot_lock = threading.Lock()
         # The tray app sets this: runs a UI request ("panel", "settings") on the UI thread.
         self.ui_request: Callable[[str], None] | None = None
+        # The tray app's test hook (desktop/testhook.py), set only when it is switched on.
+        self.ui_test: Callable[[dict[str, Any]], dict[str, Any]] | None = None
         threading.Thread(target=self._bookkeeper, name="memevo-books", daemon=True).start()
 
     # -- the model, loaded off the request path -------------------------------------------------------
@@ -96,6 +100,10 @@ class ServiceHost:
             return self._search(params)
         if op == "ui.show":
             return self._show_ui(str(params.get("view", "panel")))
+        if op == "ui.test":
+            if self.ui_test is None:
+                raise InvalidInput("the tray app's test hook is off (MEMEVO_TRAY_TEST_HOOK=1 at its start)")
+            return self.ui_test(params)
         if op == "recall":
             return self._recall(params)
         if op == "side.resolve":
@@ -111,6 +119,8 @@ class ServiceHost:
             "build": protocol.BUILD,
             "model_ready": self.engine is not None,
             "model_error": self.engine_error,
+            "learning_error": self.side_error,
+            "desktop": self.desktop,
             "memories_indexed": len(self.engine.index) if self.engine else None,
             "uptime_s": round(time.monotonic() - self.started, 1),
             "ready_after_s": self.ready_after_s,
@@ -168,13 +178,33 @@ class ServiceHost:
         self._refresh_snapshot()
 
     # -- learning ---------------------------------------------------------------------------------------
+    def start_learning(self) -> None:
+        """Start the learning worker now (the tray app does, so a failure shows at once rather
+        than at the first prompt). A failure is kept in `side_error` for the icon and status."""
+        from ..side.learn import SideRunner, SideUnavailable
+
+        with self._side_lock:
+            if self.side is not None:
+                return
+            try:
+                self.side = SideRunner(self)
+                self.side_error = None
+            except SideUnavailable as exc:
+                self.side_error = str(exc)
+                log.error("learning is unavailable: %s", exc)
+                raise
+
     def learn(self, ask: dict[str, Any], prompt: str, context: str | None = None) -> str | None:
         """Start the background analysis of the user's words; returns its sessionID."""
-        if self.side is None:
-            from ..side.learn import SideRunner
+        from ..side.learn import SideUnavailable
 
-            self.side = SideRunner(self)
-        job_id: str | None = self.side.start(ask, prompt, context)
+        self.start_learning()
+        try:
+            job_id: str | None = self.side.start(ask, prompt, context)
+        except SideUnavailable as exc:
+            self.side_error = str(exc)
+            log.error("learning is unavailable: %s", exc)
+            raise
         return job_id
 
     def remember_answer(self, client: str, session: str | None, text: Any, enabled: bool) -> None:

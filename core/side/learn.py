@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from .. import aioloop, memories, secrets
 from .. import config as config_mod
-from .. import memories, secrets
 from ..errors import InvalidInput
 from ..recall.textfilter import judge_input
 from . import jobs, judge, resolve, sessionid
@@ -29,16 +29,46 @@ if TYPE_CHECKING:
 log = logging.getLogger("memevo.side")
 
 
+class SideUnavailable(Exception):
+    """The background worker that runs the side analyses could not be started."""
+
+
+START_TIMEOUT_S = 10.0
+
+
 class SideRunner:
-    """Its own thread and event loop, so side jobs run the same under `serve` and the tray."""
+    """Its own thread and event loop, so side jobs run the same under `serve` and the tray.
+
+    The loop comes from `aioloop.new_private_loop()`, never from the installed policy: under
+    the tray app that policy is qasync's, whose loops cannot run off the main thread (every
+    analysis was silently dropped). Construction proves the loop runs by creating the HTTP
+    client on it, and raises SideUnavailable when it does not."""
 
     def __init__(self, host: ServiceHost) -> None:
         self.host = host
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="memevo-side", daemon=True)
+        self.loop = aioloop.new_private_loop()
+        self.thread = threading.Thread(target=self._run_loop, name="memevo-side", daemon=True)
         self.thread.start()
-        self.client = httpx.AsyncClient()
         self.futures: dict[str, Future[None]] = {}
+        first = _new_client()
+        try:
+            self.client: httpx.AsyncClient = asyncio.run_coroutine_threadsafe(first, self.loop).result(
+                START_TIMEOUT_S
+            )
+        except Exception as exc:
+            first.close()  # never started: the loop did not run
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(1)
+            if not self.thread.is_alive():
+                self.loop.close()
+            raise SideUnavailable(f"the learning worker did not start: {exc or type(exc).__name__}") from exc
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_forever()
+        except Exception:  # seen in the log; the next start() finds the loop dead and says so
+            log.exception("the learning worker's event loop stopped")
 
     def start(self, ask: dict[str, Any], prompt: str, context: str | None = None) -> str | None:
         """Create the job (exclusively) and schedule its analysis. Returns the sessionID."""
@@ -53,6 +83,8 @@ class SideRunner:
         except ValueError as exc:
             log.warning("%s: no side analysis: %s", ask["client"], exc)  # fail closed
             return None
+        if not self.thread.is_alive() or self.loop.is_closed():
+            raise SideUnavailable("the learning worker has stopped; restart memevo")
         if not jobs.create(
             store, job_id, ask["client"], ask["session"], ask.get("prompt_id"), words, clock.now_ms()
         ):
@@ -118,10 +150,17 @@ class SideRunner:
             future.result(timeout_s)
 
     def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.client.aclose(), self.loop).result(5)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-        self.loop.close()
+        if self.thread.is_alive():
+            asyncio.run_coroutine_threadsafe(self.client.aclose(), self.loop).result(5)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(5)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+async def _new_client() -> httpx.AsyncClient:
+    """Made on the worker's own loop: proof that the loop runs, and the client's home."""
+    return httpx.AsyncClient()
 
 
 def _endpoint(config: config_mod.Config) -> judge.Endpoint:

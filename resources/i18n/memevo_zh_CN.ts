@@ -580,6 +580,10 @@
         <translation>memevo：{error}。在终端运行 `memevo model provision` 查看原因。</translation>
     </message>
     <message>
+        <source>memevo: nothing can be learned: {error}. Quit and start memevo again.</source>
+        <translation>memevo：无法学习新记忆：{error}。请退出并重新启动 memevo。</translation>
+    </message>
+    <message>
         <source>memevo: config.json has a problem: {problem}</source>
         <translation>memevo：config.json 有问题：{problem}</translation>
     </message>

@@ -1,0 +1,98 @@
+"""The tray app's test hook: lets a test (or a support script) in another process see what
+the tray shows and answer a confirmation dialog the way a user would, by filling its editor
+and clicking its button. Off unless MEMEVO_TRAY_TEST_HOOK=1 was set when the tray started;
+reached through the service's `ui.test` operation, and always run on the UI thread."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+from typing import Any
+
+from memevo.core.errors import InvalidInput
+
+ENV = "MEMEVO_TRAY_TEST_HOOK"
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV) == "1"
+
+
+def install(host: Any, tray: Any, confirmations: Any, loop: asyncio.AbstractEventLoop) -> None:
+    """Route `ui.test` requests (they arrive on the service's worker threads) to the UI thread."""
+
+    def on_request(params: dict[str, Any]) -> dict[str, Any]:
+        answer: concurrent.futures.Future[dict[str, Any]] = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                answer.set_result(handle(tray, confirmations, params))
+            except Exception as exc:
+                answer.set_exception(exc)
+
+        loop.call_soon_threadsafe(run)
+        return answer.result(10)
+
+    host.ui_test = on_request
+
+
+def handle(tray: Any, confirmations: Any, params: dict[str, Any]) -> dict[str, Any]:
+    action = str(params.get("action", "state"))
+    if action == "state":
+        return state(tray, confirmations)
+    if action == "answer":
+        return answer(confirmations, str(params.get("job", "")), str(params.get("decision", "")), params)
+    raise InvalidInput(f"unknown test hook action {action!r}")
+
+
+def state(tray: Any, confirmations: Any) -> dict[str, Any]:
+    dialog = confirmations.current
+    shown = None
+    if dialog is not None:
+        shown = {
+            "job": dialog.job.id,
+            "visible": bool(dialog.isVisible()),
+            "title": dialog.windowTitle(),
+            "labels": [label.text() for label in _labels(dialog)],
+            "text": dialog.text(),
+            "buttons": {name: button.text() for name, button in dialog.buttons.items()},
+            "enabled": {name: bool(button.isEnabled()) for name, button in dialog.buttons.items()},
+            "geometry": _geometry(dialog),
+        }
+    return {
+        "tray_state": tray.state,
+        "tooltip": tray.icon.toolTip(),
+        "dialog": shown,
+        "waiting": list(confirmations.waiting),
+        "notifications": [{"title": t, "message": m} for t, m in tray.notifier.shown],
+    }
+
+
+def answer(confirmations: Any, job_id: str, decision: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Fill the editor (when a text is given) and click the decision's button: the same path
+    a user's click takes."""
+    dialog = confirmations.current
+    if dialog is None or dialog.job.id != job_id:
+        raise InvalidInput(f"no confirmation dialog for {job_id} is on screen")
+    button = dialog.buttons.get(decision)
+    if button is None:
+        raise InvalidInput(f"the dialog offers no {decision!r} (it offers {', '.join(dialog.buttons)})")
+    if isinstance(params.get("text"), str):
+        dialog.editor.setPlainText(params["text"])
+    if not button.isEnabled():
+        raise InvalidInput(f"the {decision!r} button is disabled: {dialog.counter.text()}")
+    button.click()
+    return {"clicked": decision}
+
+
+def _labels(dialog: Any) -> list[Any]:
+    from memevo.desktop.qt import QLabel
+
+    return list(dialog.findChildren(QLabel))
+
+
+def _geometry(dialog: Any) -> list[int]:
+    """Where the dialog's frame is on screen: x, y, width, height (a screenshot crops to it)."""
+    frame = dialog.frameGeometry()
+    return [frame.x(), frame.y(), frame.width(), frame.height()]
