@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("delete", _cmd_delete, "move memories to the trash (restorable for 30 days)")
     p.add_argument("ids", nargs="+", metavar="ID")
     command("trash", _cmd_trash, "list the trash")
+    command("pending", _cmd_pending, "list the learned proposals waiting for your confirmation")
     p = command("restore", _cmd_restore, "bring a memory back from the trash")
     p.add_argument("id")
     p = command("purge", _cmd_purge, "remove a memory's text everywhere memevo keeps it (irreversible)")
@@ -273,6 +274,34 @@ def _cmd_trash(args: argparse.Namespace) -> int:
     for item in result["trash"]:
         print(f"{_memory_line(item)}  ({item['category']}, {item['reason']} {item['deleted'][:10]})")
     return 0
+
+
+def _cmd_pending(args: argparse.Namespace) -> int:
+    result = _call("pending")
+    if args.json:
+        return _emit_json(result)
+    waiting = result["pending"]
+    if not waiting:
+        print("no proposals are waiting for confirmation")
+        return 0
+    for item in waiting:
+        print(f"{item['sessionID']}  {item['client']}  session {item['session']}  ({item['created'][:16]})")
+        print(f"  you said:  {item['words']}")
+        print(f"  proposal:  {item['action']} {item['category']}: {item['text']}")
+        if item["target"]:
+            print(f"  about:     #{item['target']}")
+    where = (
+        "the tray app's dialog (menu: pending proposals)" if _tray_hosts_service() else "your client's chat"
+    )
+    print(f"{len(waiting)} waiting; answer them in {where}.")
+    return 0
+
+
+def _tray_hosts_service() -> bool:
+    from .service.server import ping
+
+    status = ping(timeout_s=0.5)
+    return bool(status and status.get("desktop"))
 
 
 def _cmd_restore(args: argparse.Namespace) -> int:

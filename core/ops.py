@@ -128,6 +128,40 @@ def op_hook_activity(ctx: Context, limit: int = 20, client: str | None = None) -
     }
 
 
+@operation("pending")
+def op_pending(ctx: Context) -> dict[str, Any]:
+    """Learned proposals waiting for the user's confirmation, oldest first (`memevo pending`)."""
+    from .side import jobs
+    from .side.stop import describe
+
+    store = ctx.reader()
+    waiting = jobs.pending(store) if store else []
+    return {
+        "pending": [
+            {
+                "sessionID": job.id,
+                "client": job.client,
+                "session": job.session,
+                "status": job.status,
+                "created": iso(job.created_ms),
+                "words": job.words,
+                "action": (job.proposal or {}).get("action"),
+                "category": (job.proposal or {}).get("category"),
+                "text": _proposed_text(job.proposal or {}),
+                "target": (job.proposal or {}).get("target"),
+                "describe": describe(job.proposal or {}),
+                "options": list((job.proposal or {}).get("options") or []),
+            }
+            for job in waiting
+        ]
+    }
+
+
+def _proposed_text(proposal: dict[str, Any]) -> str:
+    """The text the memory would have: the merged or replacing text where there is one."""
+    return str(proposal.get("merged_text") or proposal.get("replace_text") or proposal.get("text") or "")
+
+
 # -- writing -----------------------------------------------------------------------------------
 @operation("add", writes=True)
 def op_add(ctx: Context, category: str, text: str) -> dict[str, Any]:

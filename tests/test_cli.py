@@ -218,3 +218,11 @@ def test_version_and_overview(run_cli) -> None:
     alone = run_cli(env={"DISPLAY": "", "WAYLAND_DISPLAY": ""})  # `memevo` on a terminal with no desktop
     assert alone.returncode == 0 and "0 rule" in alone.stdout and "memevo tray" in alone.stdout
     assert "Next: `memevo setup`" in alone.stdout
+
+
+def test_pending_lists_nothing_without_a_store_or_service(run_cli) -> None:
+    done = run_cli("pending")
+    assert done.returncode == 0, done.stderr
+    assert "no proposals are waiting" in done.stdout
+    as_json = run_cli("pending", "--json")
+    assert json.loads(as_json.stdout) == {"pending": []}

@@ -247,3 +247,23 @@ def test_loopback_tcp_transport_with_a_token(data_dir: Path, monkeypatch: pytest
             cols[1] for cols in listening if cols[1].endswith(f":{endpoint['port']:04X}") and cols[3] == "0A"
         ]
         assert ours == [f"0100007F:{endpoint['port']:04X}"]  # 127.0.0.1 only
+
+
+def test_a_caller_that_leaves_before_its_reply_is_routine_not_an_error(data_dir: Path) -> None:
+    """`memevo service status | grep -q …` and hooks killed at their deadline hang up early:
+    one debug line at most, never an ERROR with a traceback in service.log."""
+    import socket
+    import struct
+
+    from memevo.core.service import protocol
+
+    with servicerun.service(data_dir):
+        for _ in range(20):
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.connect(str(protocol.socket_path()))
+            conn.sendall(protocol.request("read", {"category": "rule", "limit": None}, None))
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()  # a reset, before reading a byte
+        assert servicerun.ping(data_dir) is not None  # still serving
+    log = (data_dir / "logs" / "service.log").read_text()
+    assert "ERROR" not in log and "Traceback" not in log, log

@@ -152,6 +152,10 @@ class Server:
             line = await reader.readline()
             writer.write(await self._answer(line))
             await writer.drain()
+        except (ConnectionResetError, BrokenPipeError) as exc:
+            # Routine: a caller that stopped reading (`memevo service status | grep -q …`, a
+            # hook its client killed at the deadline). Nothing was lost on our side.
+            log.debug("a client left before reading its reply (%s)", type(exc).__name__)
         except Exception:
             log.exception("a request failed")
         finally:
