@@ -16,22 +16,28 @@ fi
 # torch first and pinned: the CPU build; a bare requirement could pull a multi-GB CUDA build.
 python3 -m pip install torch==2.13.0 -e '.[test]'
 
-# The real Claude Code CLI for the end-to-end hook tests, kept inside the repo (.cache/).
+# The real Claude Code CLI for the end-to-end hook tests, kept inside the repo (.cache/), and
+# npm's own cache and logs with it (never ~/.npm).
 # If npm cannot install it, those tests report themselves skipped with the reason.
 if command -v npm >/dev/null 2>&1; then
-  npm install --no-audit --no-fund --prefix .cache/npm @anthropic-ai/claude-code@2.1.332 >/dev/null 2>&1 \
+  npm install --no-audit --no-fund --no-update-notifier --cache "$PWD/.cache/npm-cache" \
+    --prefix .cache/npm @anthropic-ai/claude-code@2.1.332 >/dev/null 2>&1 \
     || echo "setup: could not install the Claude Code CLI with npm; its tests will be skipped"
 else
   echo "setup: npm not found; the Claude Code CLI tests will be skipped"
 fi
 
 # Run inside a private D-Bus session with an unlocked gnome-keyring (its files in a temp
-# XDG_DATA_HOME, never the real home), so the keyring tests use the real keyring API.
+# XDG_DATA_HOME, never the real home, removed afterwards), so the keyring tests use the real
+# keyring API. The script exits with pytest's code (5, "no tests ran", is a failure too).
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
   keyring_home=$(mktemp -d)
+  trap 'rm -rf "$keyring_home"' EXIT
   export MEMEVO_TEST_KEYRING=1
-  exec env XDG_DATA_HOME="$keyring_home" dbus-run-session -- bash -c \
+  status=0
+  env XDG_DATA_HOME="$keyring_home" dbus-run-session -- bash -c \
     'echo -n "memevo-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; python3 -m pytest "$@"' \
-    pytest "$@" 2> >(grep -v "Failed to set fd limit" >&2)
+    pytest "$@" 2> >(grep -v "Failed to set fd limit" >&2) || status=$?
+  exit "$status"
 fi
 python3 -m pytest "$@"

@@ -28,7 +28,32 @@ def test_core_never_imports_qt() -> None:
     assert offenders == []
 
 
-def test_wheel_holds_one_memevo_package(tmp_path: Path) -> None:
+# The source folders and the package each one is installed as (pyproject.toml maps memevo to
+# the repo root; setup.py finds every package under these folders).
+SOURCE_FOLDERS = ("core", "desktop", "hooks", "installer", "resources")
+# What a build never sees in a fresh clone: VCS data, caches, earlier build output.
+NOT_IN_A_CLONE = shutil.ignore_patterns(
+    ".git", ".cache", "build", "dist", "*.egg-info", ".venv", "node_modules", ".*_cache"
+)
+
+
+def _shipped_source(tree: Path) -> set[str]:
+    """What must ship, as wheel paths: every module of the five folders, every resource file."""
+    wanted = set()
+    for folder in SOURCE_FOLDERS:
+        for path in (tree / folder).rglob("*"):
+            if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            if path.suffix == ".py" or folder == "resources":
+                wanted.add("memevo/" + path.relative_to(tree).as_posix())
+    return wanted
+
+
+def test_wheel_holds_the_whole_program_and_nothing_else(tmp_path: Path) -> None:
+    """Build the wheel as `pip install .` does, from a copy of the tree (a fresh clone: no
+    build/ left from an earlier build to leak stale files), bytecode and all, and compare."""
+    tree = tmp_path / "src"
+    shutil.copytree(REPO, tree, ignore=NOT_IN_A_CLONE)
     built = subprocess.run(
         [
             sys.executable,
@@ -39,25 +64,48 @@ def test_wheel_holds_one_memevo_package(tmp_path: Path) -> None:
             "--no-build-isolation",
             "-q",
             "-w",
-            str(tmp_path),
-            str(REPO),
+            "dist",
+            str(tree),
         ],
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=tmp_path,
     )
-    assert built.returncode == 0, built.stderr
-    wheel = next(tmp_path.glob("memory_self_evolution-*.whl"))
-    names = zipfile.ZipFile(wheel).namelist()
-    top = {n.split("/")[0] for n in names}
-    assert top == {"memevo", next(t for t in top if t.endswith(".dist-info"))}
-    for package in ("core", "desktop", "hooks", "installer", "resources"):
-        assert f"memevo/{package}/__init__.py" in names
-    assert "memevo/core/cli.py" in names
-    entry_points = (
-        zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    wheel = zipfile.ZipFile(next((tmp_path / "dist").glob("memory_self_evolution-*.whl")))
+    names = set(wheel.namelist())
+    dist_info = {n for n in names if n.split("/")[0].endswith(".dist-info")}
+    shipped = names - dist_info
+    wanted = _shipped_source(tree)
+    assert not wanted - shipped, f"missing from the wheel: {sorted(wanted - shipped)}"
+    assert not shipped - wanted, f"in the wheel but not in the source folders: {sorted(shipped - wanted)}"
+    assert len({n.split("/")[0] for n in dist_info}) == 1, sorted(dist_info)
+    for module in ("core/encoder/provision.py", "core/recall/engine.py", "core/service/server.py"):
+        assert f"memevo/{module}" in shipped
+    assert "memevo/hooks/clients/claude.py" in shipped and "memevo/core/side/learn.py" in shipped
+    entry_points = wheel.read(next(n for n in dist_info if n.endswith("entry_points.txt"))).decode()
     assert "memevo = memevo.core.cli:main" in entry_points
+
+
+def test_every_module_imports_as_memevo_from_this_install(tmp_path: Path) -> None:
+    """The install the suite runs against (editable here) finds every module under memevo.*,
+    from any folder (not only from the repo root)."""
+    modules = sorted(
+        ".".join(["memevo", *Path(name).with_suffix("").parts[1:]]).removesuffix(".__init__")
+        for name in _shipped_source(REPO)
+        if name.endswith(".py")
+    )
+    probe = (
+        "import importlib.util, sys\n"
+        "missing = [m for m in sys.argv[1:] if importlib.util.find_spec(m) is None]\n"
+        "print(missing)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, *modules], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", f"not importable: {result.stdout}"
 
 
 def test_bare_generic_names_are_not_importable(tmp_path: Path) -> None:
