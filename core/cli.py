@@ -152,8 +152,10 @@ def _log_traceback() -> str:
     try:
         log = paths.log_dir() / "cli.log"
         log.parent.mkdir(parents=True, exist_ok=True)
+        from .redaction import redact_secrets
+
         with log.open("a", encoding="utf-8") as handle:
-            handle.write(traceback.format_exc() + "\n")
+            handle.write(redact_secrets(traceback.format_exc()) + "\n")
         return str(log)
     except OSError:
         return "stderr"

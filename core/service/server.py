@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from .. import atomic, paths
 from ..errors import MemevoError
+from ..redaction import RedactingFilter
 from . import protocol
 from .host import ServiceHost
 
@@ -223,6 +224,7 @@ def setup_logging(name: str) -> Path:
     log_file.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(log_file, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())  # a prompt or key quoted in a message never reaches the file
     root = logging.getLogger("memevo")
     root.setLevel(logging.INFO)
     root.addHandler(handler)

@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from ..redaction import redact_secrets
+
 JUDGE_SYSTEM = """你是一个长期记忆的判别器。用户正在和编程助手对话，你只看到用户当前这一句话（已去掉代码和日志，密钥已隐去）。判断这句话是否包含值得跨会话长期保存的内容。
 
 应当记住（remember=true）：
@@ -146,13 +148,21 @@ async def chat(client: httpx.AsyncClient, endpoint: Endpoint, system: str, user:
 async def judge(
     client: httpx.AsyncClient, endpoint: Endpoint, words: str, context: str | None = None
 ) -> Verdict:
-    user = words if not context else f"（上一条助手回复，仅供理解指代）\n{context}\n\n（用户这一句）\n{words}"
+    """Everything sent is redacted here, whatever the caller did (redacting twice is harmless)."""
+    words = redact_secrets(words)
+    user = (
+        words
+        if not context
+        else f"（上一条助手回复，仅供理解指代）\n{redact_secrets(context)}\n\n（用户这一句）\n{words}"
+    )
     return verdict_from(await chat(client, endpoint, JUDGE_SYSTEM, user))
 
 
 async def decide(
     client: httpx.AsyncClient, endpoint: Endpoint, new_text: str, nearest: list[tuple[str, str]]
 ) -> Decision:
-    listing = "\n".join(f"- id={memory_id}: {text}" for memory_id, text in nearest)
-    user = f"新记忆：{new_text}\n\n已有的相近记忆：\n{listing}"
+    """The stored memories compared with are redacted like the user's words: a secret the user
+    kept in a memory stays on the machine (a merged or replacing text then holds the marker)."""
+    listing = "\n".join(f"- id={memory_id}: {redact_secrets(text)}" for memory_id, text in nearest)
+    user = f"新记忆：{redact_secrets(new_text)}\n\n已有的相近记忆：\n{listing}"
     return decision_from(await chat(client, endpoint, DECIDE_SYSTEM, user), [i for i, _ in nearest])

@@ -1,0 +1,154 @@
+"""Redaction a reviewer can check: a corpus of realistic secrets and ordinary developer sentences,
+the logs, and everything the side API is sent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from memevo.core.recall.textfilter import REDACTED, judge_input, redact_secrets
+from memevo.core.redaction import RedactingFilter
+from memevo.core.side import judge
+
+CORPUS = json.loads((Path(__file__).parent / "data" / "redaction-corpus.json").read_text(encoding="utf-8"))
+
+
+def _leaked(text: str, secret: str, redacted: str) -> bool:
+    """The secret, or any 8 characters of it not found elsewhere in the text, survived."""
+    if secret in redacted:
+        return True
+    elsewhere = text.replace(secret, "\0")
+    return any(
+        secret[i : i + 8] in redacted and secret[i : i + 8] not in elsewhere
+        for i in range(max(1, len(secret) - 7))
+    )
+
+
+def test_the_corpus_is_big_and_varied() -> None:
+    secrets = [secret for entry in CORPUS["secrets"] for secret in entry["secrets"]]
+    assert len(secrets) >= 60
+    assert len({entry["kind"] for entry in CORPUS["secrets"]}) >= 30
+    assert len(CORPUS["ordinary"]) >= 60
+    assert any("密码" in entry["text"] for entry in CORPUS["secrets"])
+    assert sum(any("\u4e00" <= ch <= "\u9fff" for ch in text) for text in CORPUS["ordinary"]) >= 20
+
+
+def test_no_secret_leaks_and_no_ordinary_sentence_is_damaged() -> None:
+    leaks = [
+        f"{entry['kind']}: {redact_secrets(entry['text'])!r}"
+        for entry in CORPUS["secrets"]
+        for secret in entry["secrets"]
+        if _leaked(entry["text"], secret, redact_secrets(entry["text"]))
+    ]
+    damaged = [
+        f"{text!r} -> {redact_secrets(text)!r}" for text in CORPUS["ordinary"] if redact_secrets(text) != text
+    ]
+    report = "\n".join(["leaked:", *leaks, "damaged:", *damaged])
+    assert (len(leaks), len(damaged)) == (0, 0), report
+
+
+def test_the_judge_is_never_sent_a_corpus_secret() -> None:
+    for entry in CORPUS["secrets"]:
+        judged = judge_input(entry["text"]) or ""
+        for secret in entry["secrets"]:
+            assert not _leaked(entry["text"], secret, judged), entry["kind"]
+
+
+def test_only_the_secret_goes() -> None:
+    assert (
+        redact_secrets("DB_USER=app DB_PASS=Xk9mq2Lp ./run.sh") == f"DB_USER=app DB_PASS={REDACTED} ./run.sh"
+    )
+    assert (
+        redact_secrets("postgres://payments:S3cr3tPw@db.internal:5432/pay")
+        == f"postgres://payments:{REDACTED}@db.internal:5432/pay"
+    )
+    assert redact_secrets("跳板机密码 Jump@2024x 记一下") == f"跳板机密码 {REDACTED} 记一下"
+    assert redact_secrets('{"api_key": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"}') == f'{{"api_key": "{REDACTED}"}}'
+
+
+def test_private_key_blocks_closed_or_cut_off() -> None:
+    block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n-----END OPENSSH PRIVATE KEY-----"
+    assert redact_secrets(f"key:\n{block}\nthanks") == f"key:\n{REDACTED}\nthanks"
+    assert (
+        redact_secrets("half a key -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq") == f"half a key {REDACTED}"
+    )
+    certificate = "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIE\n-----END CERTIFICATE-----"
+    assert redact_secrets(certificate) == certificate  # public
+
+
+def test_redacting_twice_changes_nothing() -> None:
+    for entry in CORPUS["secrets"]:
+        once = redact_secrets(entry["text"])
+        assert redact_secrets(once) == once
+
+
+# -- the logs --------------------------------------------------------------------------------------------------
+def test_log_records_are_redacted(tmp_path: Path) -> None:
+    logger = logging.getLogger("memevo.test-redaction")
+    handler = logging.FileHandler(tmp_path / "service.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    handler.addFilter(RedactingFilter())
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("connecting with %s", "postgres://app:Pg7Secret99@db/pay")
+        logger.info("side job: %(words)s", {"words": "测试库的密码是 Pa55w0rd! 记一下"})
+        try:
+            raise RuntimeError("token: ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8")
+        except RuntimeError:
+            logger.exception("failed with a key in the exception")
+        logger.warning("%s %s", "one argument short")  # a broken record is still written, redacted
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    written = (tmp_path / "service.log").read_text(encoding="utf-8")
+    for secret in ("Pg7Secret99", "Pa55w0rd!", "ghp_A1b2", "A1b2C3d4E5f6G7h8I9j0"):
+        assert secret not in written
+    assert written.count(REDACTED) >= 3 and "Traceback" in written and "one argument short" in written
+
+
+# -- what the side API is sent ------------------------------------------------------------------------------
+def _capture(answer: dict[str, Any]) -> tuple[httpx.AsyncClient, list[str]]:
+    sent: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request.content.decode("utf-8"))
+        return httpx.Response(200, json={"choices": [{"message": {"content": json.dumps(answer)}}]})
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler)), sent
+
+
+ENDPOINT = judge.Endpoint("http://side.invalid/v1", "model", "sk-test-local-only-0000000000")
+
+
+@pytest.mark.parametrize("secret", ["Pg7Secret99", "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"])
+def test_decide_sends_the_nearest_memories_redacted(secret: str) -> None:
+    client, sent = _capture({"action": "create", "target": None, "text": None})
+    stored = f"预发库连接串是 postgres://app:{secret}@db/pay" if "_" not in secret else f"对账用 {secret}"
+
+    async def call() -> judge.Decision:
+        async with client:
+            return await judge.decide(client, ENDPOINT, f"新的说法：DB_PASS={secret}", [("m1", stored)])
+
+    assert asyncio.run(call()).action == "create"
+    body = json.loads(sent[0])
+    user = body["messages"][1]["content"]
+    assert secret not in sent[0] and REDACTED in user and "id=m1" in user
+
+
+def test_judge_sends_words_and_context_redacted() -> None:
+    client, sent = _capture({"remember": False, "text": "", "category": "rule"})
+
+    async def call() -> judge.Verdict:
+        async with client:
+            return await judge.judge(
+                client, ENDPOINT, "token 是 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "密码：Zq8vN2pLx"
+            )
+
+    assert not asyncio.run(call()).remember
+    assert "9f8e7d6c5b4a" not in sent[0] and "Zq8vN2pLx" not in sent[0]
