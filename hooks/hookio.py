@@ -13,6 +13,9 @@ import time
 PROTOCOL_VERSION = 1  # the service's core/service/protocol.py holds the same number
 MAX_STDIN = 32 * 1024 * 1024
 SPAWN_GUARD_S = 15.0
+MAX_JUNK = 4096  # characters a payload may be preceded by (a BOM is dropped by utf-8-sig already)
+TRANSCRIPT_TAIL = 256 * 1024  # bytes of a transcript read to find the last answer
+ANSWER_CHARS = 4000  # of the previous answer sent to the service (it keeps 2,000 after redaction)
 
 
 def data_dir():
@@ -48,7 +51,10 @@ def log(message):
 
 
 def read_payload():
-    """The JSON object on stdin, or (None, reason)."""
+    """The JSON object on stdin, or (None, reason).
+
+    Tolerant of what Windows puts before it — a UTF-8 BOM (Cursor's Windows builds), a stray
+    banner — as long as the object starts within the first 4,096 characters; one pass, no retry."""
     try:
         raw = sys.stdin.buffer.read(MAX_STDIN + 1)
     except (OSError, ValueError) as exc:
@@ -57,13 +63,85 @@ def read_payload():
         return None, f"stdin larger than {MAX_STDIN} bytes"
     if not raw.strip():
         return None, "empty stdin"
+    text = raw.decode("utf-8-sig", errors="replace")
+    start = text.find("{", 0, MAX_JUNK)
+    if start < 0:
+        return None, "stdin holds no JSON object"
     try:
-        payload = json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError as exc:
+        payload, end = json.JSONDecoder().raw_decode(text, start)
+    except (ValueError, RecursionError) as exc:
         return None, f"stdin is not JSON: {exc}"
-    if not isinstance(payload, dict):
-        return None, "stdin JSON is not an object"
+    if not isinstance(payload, dict) or text[end:].strip():
+        return None, "stdin is not one JSON object"
+    if start:
+        log(f"skipped {start} characters before the JSON payload")
     return payload, None
+
+
+# -- the previous answer (sideContext) -----------------------------------------------------------------
+def bounded_answer(text):
+    """The end of an assistant message, cut where a word starts: the service redacts it and keeps
+    its last 2,000 characters, so a little more than that crosses the socket, never a whole log."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    if len(text) <= ANSWER_CHARS:
+        return text
+    tail = text[-ANSWER_CHARS:]
+    for index, char in enumerate(tail[:200]):
+        if char.isspace():
+            return tail[index + 1 :]
+    return tail
+
+
+def answer_in_transcript(path):
+    """The last assistant text in a JSONL transcript (Claude Code, Cursor, the CodeBuddy engine),
+    read from the file's last 256 KB only: a transcript grows to many megabytes."""
+    if not isinstance(path, str) or not path.endswith(".jsonl") or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            start = max(0, handle.seek(0, os.SEEK_END) - TRANSCRIPT_TAIL)
+            handle.seek(start)
+            lines = handle.read(TRANSCRIPT_TAIL).split(b"\n")
+    except OSError:
+        return None
+    if start:
+        lines = lines[1:]  # cut in the middle
+    for line in reversed(lines):
+        if b'"assistant"' not in line:
+            continue
+        try:
+            text = _assistant_text(json.loads(line))
+        except (ValueError, RecursionError):
+            continue
+        if text:
+            return text
+    return None
+
+
+def _assistant_text(entry):
+    """Claude Code: {type: assistant, message: {role, content: [{type: text, text}]}};
+    Cursor: {role: assistant, message: {content: [...]}}; the CodeBuddy engine: {type: message,
+    role: assistant, content: [...]}. Tool calls, thinking, subagents and meta rows are not text."""
+    if not isinstance(entry, dict) or entry.get("isSidechain") or entry.get("isMeta"):
+        return None
+    message = entry.get("message") if isinstance(entry.get("message"), dict) else entry
+    if (message.get("role") or entry.get("role") or entry.get("type")) != "assistant":
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return content.strip() or None
+    if not isinstance(content, list):
+        return None
+    parts = [
+        item["text"]
+        for item in content
+        if isinstance(item, dict)
+        and item.get("type") in ("text", "output_text")
+        and isinstance(item.get("text"), str)
+        and item["text"].strip()
+    ]
+    return "\n".join(parts) or None
 
 
 class Unavailable(Exception):
@@ -96,16 +174,19 @@ def _connect(timeout_s):
 
 
 def ask(op, params, timeout_s):
-    """One request to the service. Raises Unavailable (not running) or Stale (old version)."""
+    """One request to the service, all of it within timeout_s (a service that answers a byte at
+    a time cannot stretch it). Raises Unavailable (not running), Stale (old version), TimeoutError."""
+    deadline = time.monotonic() + timeout_s
     conn, token = _connect(timeout_s)
-    conn.settimeout(timeout_s)
     try:
         body = {"v": PROTOCOL_VERSION, "build": build(), "op": op, "params": params}
         if token:
             body["token"] = token
+        conn.settimeout(_remaining(deadline))
         conn.sendall((json.dumps(body) + "\n").encode("utf-8"))
         chunks = []
         while True:
+            conn.settimeout(_remaining(deadline))
             chunk = conn.recv(65536)
             if not chunk:
                 break
@@ -120,6 +201,13 @@ def ask(op, params, timeout_s):
     if reply.get("code") == "stale":
         raise Stale(reply.get("service_build"))
     raise RuntimeError(reply.get("error"))
+
+
+def _remaining(deadline):
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("timed out")
+    return left
 
 
 def start_service():

@@ -37,7 +37,8 @@ def main(argv):
         return 0
     out = answer(adapter, kind, payload)
     if out:
-        sys.stdout.write(out)
+        # UTF-8 whatever the locale (-I ignores PYTHONIOENCODING; Windows pipes use the ANSI code page)
+        sys.stdout.buffer.write(out.encode("utf-8"))
         sys.stdout.flush()
     if os.environ.get("MEMEVO_HOOK_TIMING"):
         hookio.log(f"{client} {kind} took {(time.perf_counter() - started) * 1000:.1f} ms")
@@ -58,6 +59,11 @@ def answer(adapter, kind, payload):
         params["kind"] = adapter.prompt_kind(payload, text)
     if kind == "stop":
         params.update(adapter.stop_flags(payload))
+        # sideContext: the answer the user just read (a subagent's is not it). The service keeps
+        # it, redacted, only while sideContext is on.
+        answered = None if params["subagent"] else adapter.previous_answer(payload, os.environ)
+        if answered:
+            params["last_assistant_message"] = answered
     try:
         result = hookio.ask(f"hook.{kind}", params, adapter.timeouts[kind])
     except (hookio.Unavailable, hookio.Stale) as exc:
@@ -65,11 +71,16 @@ def answer(adapter, kind, payload):
             f"{adapter.name} {kind}: service unavailable ({exc.__class__.__name__}: {exc}); falling back"
         )
         hookio.start_service()
-        return adapter.render(kind, fallback(adapter, kind, params))
-    except (TimeoutError, OSError, ValueError, RuntimeError) as exc:
+        return adapter.render(kind, fallback(adapter, kind, params), payload)
+    except (TimeoutError, OSError) as exc:
+        # A service that is there but does not answer in time (busy, hung, stopped): the
+        # cached texts still carry the rules. It is not started again: it holds the store.
+        hookio.log(f"{adapter.name} {kind}: {exc.__class__.__name__}: {exc}; answering from cache")
+        return adapter.render(kind, fallback(adapter, kind, params), payload)
+    except (ValueError, RuntimeError) as exc:
         hookio.log(f"{adapter.name} {kind}: {exc.__class__.__name__}: {exc}; nothing injected")
         return ""
-    return adapter.render(kind, result)
+    return adapter.render(kind, result, payload)
 
 
 def fallback(adapter, kind, params):
@@ -82,6 +93,7 @@ def fallback(adapter, kind, params):
 
 
 if __name__ == "__main__":
+    os.umask(0o077)  # the hook's log and spawn guard are the user's alone, like all of memevo's files
     try:
         code = main(sys.argv)
     except BaseException as exc:

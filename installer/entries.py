@@ -41,10 +41,11 @@ def _handler_command(handler: Any) -> Any:
 
 
 # -- hooks ---------------------------------------------------------------------------------------------
-def set_hooks(client: str, data: dict[str, Any]) -> bool:
-    """Register our hook for each of the client's events; True when `data` changed."""
+def set_hooks(client: str, data: dict[str, Any], platform: str | None = None) -> bool:
+    """Register our hook for each of the client's events; True when `data` changed. `platform`
+    (sys.platform's value; this machine's by default) picks Cursor's command form."""
     before = copy.deepcopy(data)
-    wanted = registration.snippet(client)
+    wanted = registration.snippet(client, platform)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError("its `hooks` is not an object")
@@ -69,9 +70,9 @@ def remove_hooks(data: dict[str, Any]) -> bool:
     return data != before
 
 
-def hooks_status(client: str, data: dict[str, Any]) -> str:
+def hooks_status(client: str, data: dict[str, Any], platform: str | None = None) -> str:
     """'ok', 'missing' (some event lacks ours) or 'stale' (ours, with another command or timeout)."""
-    wanted = registration.snippet(client)["hooks"]
+    wanted = registration.snippet(client, platform)["hooks"]
     hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
     status = "ok"
     for event, entries in wanted.items():

@@ -20,12 +20,14 @@ CLIENT_EVENTS = {
 }
 # Seconds. Session start 10 and stop 20 as the Node tool; prompt 5 on Cursor, 10 elsewhere.
 # Claude Code's own default for a prompt hook is 30 s; 10 s bounds a hung service while our
-# hook gives up on the service after 6 s and always answers well inside it.
+# hook gives up on the service after 6 s and always answers well inside it. WorkBuddy blocks
+# the user's prompt when a hook times out ("operation blocked by hook"): 30 s for every event,
+# as others settled on, while our hook gives up on the service after 5 s (18 s at Stop).
 TIMEOUTS = {
     "claude": {"session_start": 10, "prompt": 10, "stop": 20},
     "cursor": {"session_start": 10, "prompt": 5, "stop": 20},
     "codebuddy": {"session_start": 10, "prompt": 10, "stop": 20},
-    "workbuddy": {"session_start": 10, "prompt": 10, "stop": 20},
+    "workbuddy": {"session_start": 30, "prompt": 30, "stop": 30},
 }
 
 
@@ -51,17 +53,28 @@ def hook_runner() -> str:
     return interpreter()
 
 
-def command(client: str, event: str) -> str:
-    # The whole command line goes in `command`: the CodeBuddy IDE and WorkBuddy drop `args`.
+def command(client: str, event: str, platform: str | None = None) -> str:
+    """The whole command line goes in `command`: the CodeBuddy IDE and WorkBuddy drop `args`.
+
+    Cursor on Windows runs each hook inside PowerShell (`… & { $input | <command> }`), where a
+    line that starts with a quoted path is a string followed by stray words — a parse error, and
+    no hook runs. There the call operator `&` starts it. `platform` is sys.platform's value."""
+    if client == "cursor" and (platform or sys.platform) == "win32":
+        return f"& {_powershell_quoted(hook_runner())} -I -S {_powershell_quoted(hook_script())} {client} {event}"
     return f'"{hook_runner()}" -I -S "{hook_script()}" {client} {event}'
 
 
-def snippet(client: str) -> dict[str, Any]:
+def _powershell_quoted(path: str | Path) -> str:
+    """A double-quoted PowerShell string: its escape character ` and $ (a variable) escaped."""
+    return '"' + str(path).replace("`", "``").replace("$", "`$") + '"'
+
+
+def snippet(client: str, platform: str | None = None) -> dict[str, Any]:
     events = CLIENT_EVENTS[client]
     timeouts = TIMEOUTS[client]
     if client == "cursor":
         hooks = {
-            name: [{"command": command(client, name), "timeout": timeouts[kind]}]
+            name: [{"command": command(client, name, platform), "timeout": timeouts[kind]}]
             for name, kind in events.items()
         }
         return {"version": 1, "hooks": hooks}
@@ -69,7 +82,9 @@ def snippet(client: str) -> dict[str, Any]:
         name: [
             {
                 "matcher": "",
-                "hooks": [{"type": "command", "command": command(client, name), "timeout": timeouts[kind]}],
+                "hooks": [
+                    {"type": "command", "command": command(client, name, platform), "timeout": timeouts[kind]}
+                ],
             }
         ]
         for name, kind in events.items()

@@ -350,3 +350,79 @@ def test_codebuddy_legacy_layout_keeps_the_clis_servers(isolated_home: Path) -> 
     gone = run_memevo("uninstall", home=home)
     assert gone.returncode == 0 and not (home / ".codebuddy" / "mcp.json").exists()
     assert json.loads(legacy.read_text(encoding="utf-8")) == original
+
+
+# -- Cursor on Windows: PowerShell runs each hook ---------------------------------------------------------
+WIN_PYTHON = r"C:\Users\Ann\AppData\Local\Programs\Python\Python312\python.exe"
+WIN_HOOK = (
+    r"C:\Users\Ann\AppData\Local\Programs\Python\Python312\Lib\site-packages\memevo\hooks\memevo_hook.py"
+)
+
+
+@pytest.fixture
+def windows_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registration, "hook_runner", lambda: WIN_PYTHON)
+    monkeypatch.setattr(registration, "hook_script", lambda: WIN_HOOK)
+
+
+def test_cursor_on_windows_gets_powershells_call_operator(windows_paths: None) -> None:
+    """Cursor wraps each hook as `& { $input | <command> }` in PowerShell: a line that starts with
+    a quoted path is a parse error there (client-protocols.md, Appendix B)."""
+    assert registration.command("cursor", "beforeSubmitPrompt", platform="win32") == (
+        r'& "C:\Users\Ann\AppData\Local\Programs\Python\Python312\python.exe" -I -S '
+        r'"C:\Users\Ann\AppData\Local\Programs\Python\Python312\Lib\site-packages\memevo\hooks\memevo_hook.py"'
+        " cursor beforeSubmitPrompt"
+    )
+    snippet = registration.snippet("cursor", platform="win32")
+    assert [(event, entry[0]["command"].split('" ')[-1]) for event, entry in snippet["hooks"].items()] == [
+        ("sessionStart", "cursor sessionStart"),
+        ("beforeSubmitPrompt", "cursor beforeSubmitPrompt"),
+        ("stop", "cursor stop"),
+    ]
+    assert all(entry[0]["command"].startswith('& "') for entry in snippet["hooks"].values())
+    # everything else is as on Linux and macOS (WorkBuddy and the CodeBuddy CLI use Git Bash there)
+    for client, event in (("claude", "Stop"), ("codebuddy", "UserPromptSubmit"), ("workbuddy", "Stop")):
+        assert (
+            registration.command(client, event, platform="win32")
+            == f'"{WIN_PYTHON}" -I -S "{WIN_HOOK}" {client} {event}'
+        )
+    for platform in ("linux", "darwin"):
+        assert (
+            registration.command("cursor", "stop", platform=platform)
+            == f'"{WIN_PYTHON}" -I -S "{WIN_HOOK}" cursor stop'
+        )
+
+
+def test_powershell_quoting_keeps_dollar_and_backtick_literal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registration, "hook_runner", lambda: r"D:\tools$x\py`3\python.exe")
+    monkeypatch.setattr(registration, "hook_script", lambda: r"D:\tools$x\hooks\memevo_hook.py")
+    assert registration.command("cursor", "stop", platform="win32") == (
+        r'& "D:\tools`$x\py``3\python.exe" -I -S "D:\tools`$x\hooks\memevo_hook.py" cursor stop'
+    )
+
+
+def test_a_posix_form_cursor_entry_on_windows_is_stale_and_replaced_in_place(windows_paths: None) -> None:
+    from memevo.installer import entries
+
+    posix = registration.snippet("cursor", platform="linux")
+    data = {"version": 1, "hooks": {e: [{"command": "other-tool"}, *h] for e, h in posix["hooks"].items()}}
+    assert entries.hooks_status("cursor", data, platform="linux") == "ok"
+    assert entries.hooks_status("cursor", data, platform="win32") == "stale"
+    assert entries.set_hooks("cursor", data, platform="win32")
+    assert entries.hooks_status("cursor", data, platform="win32") == "ok"
+    assert [h["command"] for h in data["hooks"]["stop"]] == [
+        "other-tool",
+        f'& "{WIN_PYTHON}" -I -S "{WIN_HOOK}" cursor stop',
+    ]
+    assert not entries.set_hooks("cursor", data, platform="win32")  # a second run changes nothing
+
+
+def test_workbuddy_hooks_get_thirty_seconds() -> None:
+    """A WorkBuddy hook that times out blocks the user's prompt (Appendix B): 30 s each, while the
+    hook itself gives up on the service after 5 s (18 s at Stop)."""
+    groups = registration.snippet("workbuddy")["hooks"]
+    assert {event: g[0]["hooks"][0]["timeout"] for event, g in groups.items()} == {
+        "SessionStart": 30,
+        "UserPromptSubmit": 30,
+        "Stop": 30,
+    }

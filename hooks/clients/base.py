@@ -2,6 +2,9 @@
 
 import json
 import re
+import sys
+
+import hookio
 
 CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
 PLUGIN_NOTICE = "memory-self-evolution 捕捉到了新的记忆"
@@ -56,16 +59,28 @@ class Adapter:
             "subagent": bool(payload.get("agent_id")),
         }
 
+    def previous_answer(self, payload, environ):
+        """The assistant's message that ended this turn (sideContext): the Stop payload's
+        `last_assistant_message` (Claude Code; the CodeBuddy engine when it has one), else the
+        end of the JSONL transcript at `transcript_path`. Bounded; the service redacts it."""
+        text = payload.get("last_assistant_message")
+        if not isinstance(text, str) or not text.strip():
+            text = hookio.answer_in_transcript(payload.get("transcript_path"))
+        return hookio.bounded_answer(text)
+
     # -- writing the answer --------------------------------------------------------------------------
-    def render(self, kind, result):
+    def render(self, kind, result, payload=None):
         context = result.get("context")
         if not context:
             return ""  # CodeBuddy's CLI would inject a literal "{}"; nothing is safest everywhere
         if kind == "stop":
-            # The CodeBuddy IDE passes only `reason` to the model on this turn: all of it goes there.
-            return _json({"decision": "block", "reason": context})
+            return self.render_stop(context, payload or {})
         event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit"}[kind]
         return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+
+    def render_stop(self, context, payload):
+        """One more turn for the model, with all of the instruction in `reason`."""
+        return _json({"decision": "block", "reason": context})
 
 
 def _text(value):
@@ -73,4 +88,5 @@ def _text(value):
 
 
 def _json(data):
-    return json.dumps(data, ensure_ascii=False)
+    # Windows: hooks run under PowerShell or Git Bash and code pages; \u escapes survive them all.
+    return json.dumps(data, ensure_ascii=sys.platform == "win32")

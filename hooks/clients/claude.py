@@ -18,12 +18,12 @@ class Claude(Adapter):
             return "running under Cursor"
         return None
 
-    def render(self, kind, result):
+    def render(self, kind, result, payload=None):
         context = result.get("context")
         if not context:
             return ""
         if kind == "stop":
-            return _json({"decision": "block", "reason": context})
+            return self.render_stop(context, payload or {})
         event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit"}[kind]
         body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
         if kind == "prompt" and result.get("system_message"):

@@ -1,6 +1,6 @@
 """CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json. The IDE sends `user_prompt`, the CLI `prompt`."""
 
-from clients.base import Adapter
+from clients.base import Adapter, _json
 
 
 class CodeBuddy(Adapter):
@@ -12,6 +12,28 @@ class CodeBuddy(Adapter):
             if isinstance(payload.get(key), str) and payload[key].strip():
                 return payload[key]
         return ""
+
+    def render_stop(self, context, payload):
+        # The CLI documents `continue: false` with `reason` (v1.16+) and calls `decision: "block"`
+        # deprecated (it still honours it, with a warning). The IDE's Stop continuation is known
+        # to work with `decision: "block"`, and it passes only `reason` to the model: the whole
+        # instruction goes there either way. Unknown which: the form both accept.
+        if engine(payload) == "cli":
+            return _json({"continue": False, "reason": context})
+        return super().render_stop(context, payload)
+
+
+def engine(payload):
+    """'ide', 'cli' or None: payloads carry `client` ("CodeBuddyIDE" / "cli"); the CLI's
+    transcript is one JSONL file (the IDE keeps a folder per conversation)."""
+    client = payload.get("client")
+    client = client.strip().lower() if isinstance(client, str) else ""
+    if "ide" in client:
+        return "ide"
+    transcript = payload.get("transcript_path")
+    if client == "cli" or (isinstance(transcript, str) and transcript.endswith(".jsonl")):
+        return "cli"
+    return None
 
 
 ADAPTER = CodeBuddy()

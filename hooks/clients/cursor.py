@@ -1,7 +1,8 @@
 """Cursor: ~/.cursor/hooks.json, sessionStart / beforeSubmitPrompt / stop.
 
-beforeSubmitPrompt documents no injection field; like the Node tool we answer with
-`additional_context`, which the Node tool reports works (see README, client table).
+beforeSubmitPrompt documents only `continue` and `user_message`; current builds (3.20) also
+honour `additional_context` there, injected as a system reminder (client-protocols.md,
+Appendix B). We answer both, so a build that checks the documented fields lets the prompt on.
 """
 
 from clients.base import Adapter, _json, _text
@@ -19,17 +20,34 @@ class Cursor(Adapter):
         return _text(payload.get("generation_id"))
 
     def stop_flags(self, payload):
-        return {"continuation": bool(payload.get("loop_count")), "subagent": False}
+        # After a turn the user aborted or that failed nothing follows: the service holds back
+        # as after a follow-up of ours, and its results wait for the next completed turn.
+        return {"continuation": bool(payload.get("loop_count")) or unfinished(payload), "subagent": False}
 
-    def render(self, kind, result):
+    def previous_answer(self, payload, environ):
+        # No answer field on `stop`; the transcript (JSONL) is in the payload or the environment.
+        path = payload.get("transcript_path") or environ.get("CURSOR_TRANSCRIPT_PATH")
+        return super().previous_answer({"transcript_path": path}, environ)
+
+    def render(self, kind, result, payload=None):
         context = result.get("context")
         if not context:
             return ""
         if kind == "stop":
+            if unfinished(payload or {}):
+                return ""
             # Shown to the user as their own message: a short line; the instruction waits in a
             # file that the next prompt hook hands to the model.
             return _json({"followup_message": result.get("notice") or context})
+        if kind == "prompt":
+            return _json({"continue": True, "additional_context": context})
         return _json({"additional_context": context})
+
+
+def unfinished(payload):
+    """`stop` carries `status`: completed, aborted or error. None (older builds): as before."""
+    status = payload.get("status")
+    return status is not None and status != "completed"
 
 
 ADAPTER = Cursor()
