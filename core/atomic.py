@@ -34,6 +34,13 @@ def write_text(path: Path, text: str, mode: int | None = None) -> None:
 
 
 def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
+    """The process's umask, read without changing it: os.umask(0) to peek would leave a window
+    in which another thread's new file is world-writable."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o077  # memevo's entry points set this umask (paths.user_only)

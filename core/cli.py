@@ -16,6 +16,9 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .paths import user_only
+
+    user_only()  # before anything is created: the service, tray and MCP server start here too
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
@@ -29,6 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("memevo: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `memevo read … | head`: the reader had enough; not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit would fail again
+        return 141
     except Exception as exc:  # one line for the user, the traceback for the log
         where = _log_traceback()
         print(f"memevo: internal error: {exc} (details in {where})", file=sys.stderr)
@@ -89,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also move side-secret.json's key into the keyring, without asking",
     )
+    command("repair", _cmd_repair, "bring a damaged store back; keeps a copy of the damaged files first")
     p = command("maintenance", _cmd_maintenance, "run today's maintenance (decay, trash expiry) if due")
     p.add_argument("--force", action="store_true", help="run even if it already ran today")
     p = command("model", _cmd_model, "show the embedding model, or provision it")
@@ -141,7 +149,16 @@ def _points(value: float) -> str:
 
 def _memory_line(memory: dict[str, Any]) -> str:
     flag = "  [deprecated]" if memory["deprecated"] else ""
-    return f"{memory['id']}  {_points(memory['confidence']):>4}  {memory['text']}{flag}"
+    return f"{memory['id']}  {_points(memory['confidence']):>4}  {_shown(memory['text'])}{flag}"
+
+
+def _shown(text: Any) -> str:
+    """Text for a terminal: anything non-printable (ESC sequences, bidi overrides, NUL, a
+    newline inside a one-line listing) is written as an escape instead of acting on the screen."""
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for ch in str(text)
+    )
 
 
 def _log_traceback() -> str:
@@ -181,9 +198,9 @@ def _cmd_start(args: argparse.Namespace) -> int:
 
 
 def has_display() -> bool:
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    from .service.spawn import has_display as display_here
+
+    return display_here()
 
 
 def _cmd_overview(args: argparse.Namespace) -> int:
@@ -203,11 +220,13 @@ def _cmd_overview(args: argparse.Namespace) -> int:
 
 
 def _counts_text(counts: dict[str, dict[str, int]]) -> str:
+    names = {"rule": ("rule", "rules"), "project": ("project fact", "project facts")}
     parts = []
     for category in ("rule", "project"):
         c = counts[category]
         extra = f" (+{c['deprecated']} deprecated)" if c["deprecated"] else ""
-        parts.append(f"{c['live']} {category}{extra}")
+        one, many = names[category]
+        parts.append(f"{c['live']} {one if c['live'] == 1 else many}{extra}")
     return ", ".join(parts)
 
 
@@ -288,8 +307,8 @@ def _cmd_pending(args: argparse.Namespace) -> int:
         return 0
     for item in waiting:
         print(f"{item['sessionID']}  {item['client']}  session {item['session']}  ({item['created'][:16]})")
-        print(f"  you said:  {item['words']}")
-        print(f"  proposal:  {item['action']} {item['category']}: {item['text']}")
+        print(f"  you said:  {_shown(item['words'])}")
+        print(f"  proposal:  {item['action']} {item['category']}: {_shown(item['text'])}")
         if item["target"]:
             print(f"  about:     #{item['target']}")
     where = (
@@ -311,7 +330,7 @@ def _cmd_restore(args: argparse.Namespace) -> int:
     if args.json:
         return _emit_json(result)
     memory = result["memory"]
-    print(f"restored {memory['category']} {memory['id']}: {memory['text']}")
+    print(f"restored {memory['category']} {memory['id']}: {_shown(memory['text'])}")
     return 0
 
 
@@ -371,12 +390,25 @@ def _show_config(shown: dict[str, Any], as_json: bool) -> int:
         print(f"memevo: config problem: {problem}", file=sys.stderr)
     if as_json:
         return _emit_json(shown)
+    model_minimums = _model_minimums()
     for name, entry in shown["config"].items():
-        value = "(model default)" if entry["value"] is None and "recallMinScore" in name else entry["value"]
-        value_text = value if isinstance(value, str) and value.startswith("(") else json.dumps(value)
+        value_text = json.dumps(entry["value"], ensure_ascii=False)
         marker = "" if entry["set_by_user"] else "  (default)"
+        if entry["value"] is None and name in model_minimums:
+            value_text, marker = f"{model_minimums[name]:g}", "  (the model's calibrated default)"
         print(f"{name:<22} {value_text}{marker}")
     return 0
+
+
+def _model_minimums() -> dict[str, float]:
+    """recallMinScore / recallMinScoreProject left unset mean the model's calibrated values."""
+    from .encoder.models import entry_for
+    from .runtime import configured_model
+
+    entry = entry_for(configured_model())
+    if not entry.calibrated:
+        return {}
+    return {"recallMinScore": entry.recall_min_rule, "recallMinScoreProject": entry.recall_min_project}
 
 
 def _cmd_import_legacy(args: argparse.Namespace) -> int:
@@ -412,8 +444,14 @@ def _offer_key_move(without_asking: bool) -> None:
     from . import legacy, secrets
 
     key = legacy.node_api_key()
-    if key is None or secrets.status().source == "keyring":
+    if key is None:
         return
+    if secrets.keyring_api_key() == key:  # moved before: the plain-text copy is all that is left
+        legacy.node_key_file().unlink()
+        print("the side API key is already in the keyring; deleted side-secret.json")
+        return
+    if secrets.status().source == "keyring":
+        return  # another key is in the keyring: the user's choice stands, their file stays
     if not without_asking:
         if not sys.stdin.isatty():
             print(
@@ -428,9 +466,22 @@ def _offer_key_move(without_asking: bool) -> None:
     except secrets.KeyringUnavailable as exc:
         print(f"memevo: the key was not moved: {exc}", file=sys.stderr)
         return
-    print(
-        "moved the side API key into the keyring (side-secret.json is left as it was; delete it when you like)"
-    )
+    if secrets.keyring_api_key() != key.strip():  # never delete the only copy
+        print("memevo: the keyring did not give the key back; side-secret.json is kept", file=sys.stderr)
+        return
+    legacy.node_key_file().unlink()  # a plain-text key must not outlive its move
+    print("moved the side API key into the keyring and deleted side-secret.json")
+
+
+def _cmd_repair(args: argparse.Namespace) -> int:
+    from .repair import repair
+
+    report = repair()
+    if args.json:
+        return _emit_json(report.as_json())
+    for line in report.lines():
+        print(line)
+    return 0
 
 
 def _cmd_maintenance(args: argparse.Namespace) -> int:
@@ -477,8 +528,19 @@ def _cmd_model(args: argparse.Namespace) -> int:
     if args.json:
         return _emit_json(result)
     for key, value in result.items():
-        print(f"{key:<20} {value}")
+        print(f"{key.replace('_', ' '):<20} {_plain(value)}")
     return 0
+
+
+def _plain(value: Any) -> str:
+    """A value as a person reads it: yes/no, "rule 0.44, project 0.5", not Python's repr."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items())
+    return str(value)
 
 
 def _with_engine(work: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
@@ -489,14 +551,38 @@ def _with_engine(work: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
         return work(open_engine(store, _progress()))
 
 
+def _service_holds_store() -> bool:
+    """A running (or starting) service owns the store and the loaded model: model work goes
+    through it instead of refusing with "the store is in use"."""
+    from .service.spawn import lock_held
+
+    return os.environ.get("MEMEVO_NO_SERVICE") != "1" and lock_held()
+
+
+def _through_service(op: str, params: dict[str, Any]) -> dict[str, Any]:
+    from .service.client import call_service
+
+    print(f"memevo: {op.replace('_', '-')} runs in the memevo service (it holds the store)…", file=sys.stderr)
+    return call_service(op, params, timeout_s=3600)
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import paths
     from .recall import verify
 
-    cases = verify.load_cases(Path(args.cases) if args.cases else paths.data_dir() / "recall-cases.json")
-    report = _with_engine(lambda engine: verify.run(engine, cases))
+    path = Path(args.cases) if args.cases else paths.data_dir() / "recall-cases.json"
+    case_file = verify.load_file(path)  # errors in the file are the user's to see at once
+    if _service_holds_store():
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        report = _through_service("verify", {"file": raw, "where": str(path)})
+    elif case_file.pool is not None:  # its own memories: the user's store is never opened
+        from .runtime import load_encoder
+
+        report = verify.run_with_pool(load_encoder(_progress()), case_file)
+    else:
+        report = _with_engine(lambda engine: verify.run(engine, case_file.cases))
     if args.json:
         return _emit_json(report)
     _print_verify(report)
@@ -526,9 +612,20 @@ def _print_verify(report: dict[str, Any]) -> None:
 
 
 def _cmd_rebuild_index(args: argparse.Namespace) -> int:
+    result = _through_service("rebuild_index", {}) if _service_holds_store() else _rebuild_index_here()
+    if args.json:
+        return _emit_json(result)
+    print(f"re-encoded {result['encoded']} memories with {result['model']} in {result['seconds']} s")
+    if result["backup"]:
+        print(f"previous vectors backed up to {result['backup']}")
+    return 0
+
+
+def _rebuild_index_here() -> dict[str, Any]:
     import time
 
     from . import vectors
+    from .recall.engine import RecallEngine
     from .runtime import load_encoder
     from .store import Store
 
@@ -536,35 +633,30 @@ def _cmd_rebuild_index(args: argparse.Namespace) -> int:
     with Store.open() as store:
         backup = vectors.backup(store)
         vectors.clear(store)
-        from .recall.engine import RecallEngine
-
         started = time.perf_counter()
         engine = RecallEngine(store, encoder)
         seconds = time.perf_counter() - started
-    result = {
+    return {
         "model": encoder.model_id,
         "encoded": len(engine.index),
         "seconds": round(seconds, 2),
         "backup": str(backup) if backup else None,
     }
-    if args.json:
-        return _emit_json(result)
-    print(f"re-encoded {result['encoded']} memories with {result['model']} in {result['seconds']} s")
-    if backup:
-        print(f"previous vectors backed up to {backup}")
-    return 0
 
 
 def _cmd_build_background(args: argparse.Namespace) -> int:
-    from .encoder import background
-    from .runtime import load_encoder
+    if _service_holds_store():
+        result = _through_service("build_background", {})
+    else:
+        from .encoder import background
+        from .runtime import load_encoder
 
-    encoder = load_encoder(_progress())
-    target = background.build(encoder)
-    result = {"model": encoder.model_id, "path": str(target), "sentences": len(background.sentences())}
+        encoder = load_encoder(_progress())
+        target = background.build(encoder)
+        result = {"model": encoder.model_id, "path": str(target), "sentences": len(background.sentences())}
     if args.json:
         return _emit_json(result)
-    print(f"background mean for {encoder.model_id} from {result['sentences']} sentences: {target}")
+    print(f"background mean for {result['model']} from {result['sentences']} sentences: {result['path']}")
     print("thresholds depend on it: run `memevo verify` on your cases")
     return 0
 
@@ -577,13 +669,28 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     log_file = setup_logging("service")
     print(f"memevo service: log in {log_file}", flush=True)
     asyncio.run(run_headless(lambda text: print(text, flush=True), wait_lock_s=args.wait_lock))
+    _exit_now(0)
     return 0
 
 
 def _cmd_tray(args: argparse.Namespace) -> int:
     from memevo.desktop.tray import main as tray_main
 
-    return int(tray_main(self_test=args.self_test, wait_lock_s=args.wait_lock))
+    _exit_now(int(tray_main(self_test=args.self_test, wait_lock_s=args.wait_lock)))
+    return 0
+
+
+def _exit_now(code: int) -> None:
+    """The service has closed the store and released its lock; end the process here. A model
+    still loading on its thread (a quit during start-up) must not be torn down by the
+    interpreter's exit: the inference runtime's C++ threads then abort the process
+    ("terminate called without an active exception"), a crash report for a clean quit."""
+    import logging
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)
 
 
 def _cmd_service(args: argparse.Namespace) -> int:
@@ -602,7 +709,7 @@ def _cmd_service(args: argparse.Namespace) -> int:
     if args.json:
         return _emit_json(result)
     for key, value in result.items():
-        print(f"{key:<18} {value}")
+        print(f"{key.replace('_', ' '):<18} {_plain(value)}")
     return 0
 
 

@@ -189,6 +189,10 @@ def set_key(name: str, value: Any, path: Path | None = None) -> Any:
         raise InvalidInput(f"{name} {exc}; config unchanged") from exc
     raw = _writable_raw(path)
     raw[name] = normalised
+    if name in ("sideApiBase", "sideApiModel") and raw.get("sideJudge") is False:
+        # The Node tool's blocking mode, kept by import-legacy: configuring the side API (setup,
+        # the wizard, the panel, `memevo config`) is the user turning learning on.
+        del raw["sideJudge"]
     _write(path, raw)
     return normalised
 

@@ -244,10 +244,14 @@ def node_hook_files() -> list[str]:
     return found
 
 
+def node_key_file() -> Path:
+    return paths.data_dir() / "side-secret.json"
+
+
 def node_api_key() -> str | None:
     """The apiKey in the Node tool's side-secret.json, if any."""
     try:
-        data = json.loads((paths.data_dir() / "side-secret.json").read_text(encoding="utf-8"))
+        data = json.loads(node_key_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     key = data.get("apiKey") if isinstance(data, dict) else None

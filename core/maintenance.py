@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from . import applied, backups
 from . import confidence as conf
 from . import config as config_mod
 from .clock import Clock
@@ -73,7 +74,9 @@ def run(store: Store, clock: Clock, config: config_mod.Config) -> Report:
         deprecated += _deprecate_low(con)
         purged = purge_expired_trash(con, now)
         side = side_jobs.daily_cleanup(con, now, today, clock.local_day)
+        applied.cleanup(con, now)
         store.set_state(con, STATE_KEY, today)
+    backups.take_daily_quietly(store, today)  # the copy `memevo repair` restores from (7 kept)
     if side["never_shown"]:
         log.info(
             "%d proposals from earlier days were never shown; kept for their session's next answer",

@@ -8,8 +8,8 @@ tool list answer at once: nothing here loads the model.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import logging
+import threading
 import webbrowser
 from typing import Any, Literal
 
@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from .errors import MemevoError
-from .service.client import ServiceUnavailable, call, call_or_local
+from .service.client import ServiceUnavailable, call_or_local, call_service
 
 INSTRUCTIONS = (
     "Tools of the memory-self-evolution plugin. Use them only for this plugin's memories and only "
@@ -99,6 +99,12 @@ def build(client: str) -> MCPServer:
             )
         if value is None:
             raise ToolError("give a value to change it, or no key to see everything")
+        if key in MODEL_READ_ONLY:
+            # Where the user's prompts and key go is the user's choice, never a model's: a
+            # prompt-injected model could otherwise send them to any server.
+            raise ToolError(
+                f"{key} can't be changed from here: change it with `memevo config {key} …` or the panel"
+            )
         from .config import parse_cli_value
 
         parsed = parse_cli_value(value) if isinstance(value, str) else value
@@ -108,34 +114,42 @@ def build(client: str) -> MCPServer:
     return server
 
 
+MODEL_READ_ONLY = ("sideApiBase", "sideApiModel", "sideContext")
+CALL_WAIT_S = 30.0  # within the clients' own tool-call timeouts (60 s and more)
+
+
 def _call(op: str, params: dict[str, Any], service_only: bool = False) -> dict[str, Any]:
+    """Waits for a starting or taking-over service and retries, rather than failing the tool."""
     try:
         if service_only:
-            return call(op, params)
-        return call_or_local(op, params)
+            return call_service(op, params, wait_s=CALL_WAIT_S)
+        return call_or_local(op, params, wait_s=CALL_WAIT_S)
     except ServiceUnavailable as exc:
-        raise ToolError(
-            "the memevo service is not running; it is starting, try again in a few seconds"
-        ) from exc
+        raise ToolError(f"the memevo service is not answering: {exc}") from exc
     except MemevoError as exc:
         raise ToolError(str(exc)) from exc
 
 
 def start_service_if_needed() -> None:
-    """Like the hooks: a client that starts us may be the first thing the user runs."""
-    from .service.server import ping
+    """Like the hooks: a client that starts us may be the first thing the user runs. On a
+    desktop that is the tray app (its native dialogs need it), else `memevo serve`. Runs on a
+    thread, so initialize and the tool list never wait for it, whatever state the service is in."""
+    from .service import spawn
 
-    if ping(timeout_s=0.5) is None:
-        subprocess.Popen(
-            [sys.executable, "-m", "memevo.core.cli", "serve", "--wait-lock", "15"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+    def check() -> None:
+        try:
+            if not spawn.lock_held():
+                spawn.start_detached()
+        except Exception:  # never costs the client its tools
+            logging.getLogger("memevo.mcp").warning("could not start the service", exc_info=True)
+
+    threading.Thread(target=check, name="memevo-mcp-start", daemon=True).start()
 
 
 def main(client: str) -> int:
+    from . import mcp_stdin
+
+    mcp_stdin.install()  # every request answered, even one the SDK cannot parse
     start_service_if_needed()
     build(client).run()  # stdio
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 import unicodedata
 from dataclasses import asdict, dataclass
@@ -81,9 +82,32 @@ def text_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+# C0/C1 controls but newline and tab, DEL, bidi overrides and isolates, lone surrogates: they
+# would ride along into every injected prompt and terminal (ESC sequences, U+202E reversal).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def first_unsafe(text: str) -> str | None:
+    """A description of the first character a memory may not hold, or None."""
+    found = _UNSAFE.search(text)
+    return None if found is None else f"U+{ord(found.group()):04X} at position {found.start() + 1}"
+
+
+def remove_unsafe(text: str) -> str:
+    """For text that is not the user's own typing (learned, or stored before these rules)."""
+    return _UNSAFE.sub("", text.replace("\r\n", "\n"))
+
+
 def check_text(text: str) -> str:
     """6–400: at least 6 columns (「回答用中文」 is a whole rule in five wide characters), at most
-    400 characters. Checked on every create, merge and replace."""
+    400 characters, and no control or direction-changing characters. Checked on every create,
+    merge and replace, from every surface (CLI, panel, MCP, learned)."""
+    text = text.replace("\r\n", "\n")
+    unsafe = first_unsafe(text)
+    if unsafe is not None:
+        raise InvalidInput(
+            f"memory text may not contain control or text-direction characters ({unsafe}); nothing written"
+        )
     cleaned = text.strip()
     if text_width(cleaned) < MIN_TEXT or len(cleaned) > MAX_TEXT:
         raise InvalidInput(

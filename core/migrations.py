@@ -73,6 +73,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE side_calls (day VARCHAR PRIMARY KEY, count INTEGER NOT NULL)",
         ),
     ),
+    Migration(
+        5,
+        "ids of applied write requests, for exactly-once writes across lost connections",
+        ("CREATE TABLE applied_requests (id VARCHAR PRIMARY KEY, ts_ms BIGINT NOT NULL, result VARCHAR)",),
+    ),
 )
 
 

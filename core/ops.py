@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import applied, legacy, maintenance, memories, purge
 from . import confidence as conf
 from . import config as config_mod
-from . import legacy, maintenance, memories, purge
 from .clock import Clock, SystemClock, iso
 from .errors import InvalidInput
 from .store import Store
@@ -58,10 +58,40 @@ def dispatch(ctx: Context, name: str, params: dict[str, Any]) -> dict[str, Any]:
     func = OPERATIONS.get(name)
     if func is None:
         raise InvalidInput(f"unknown operation {name!r}")
+    params = dict(params)
+    request_id = params.pop(applied.PARAM, None)
+    if name in WRITES and isinstance(request_id, str) and request_id:
+        return _apply_once(ctx, name, func, params, request_id)
+    return _run(name, func, ctx, params)
+
+
+def _run(name: str, func: Operation, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     try:
         return func(ctx, **params)
     except TypeError as exc:
         raise InvalidInput(f"bad parameters for {name}: {exc}") from exc
+
+
+def _apply_once(
+    ctx: Context, name: str, func: Operation, params: dict[str, Any], request_id: str
+) -> dict[str, Any]:
+    """A repeated write request (the caller lost the first reply) answers with the first
+    result and changes nothing; the id is committed with the change itself."""
+    import duckdb
+
+    store = ctx.writer()
+    first = applied.lookup(store, request_id)
+    if first is not None:
+        return first
+    try:
+        with store.recording(request_id, ctx.clock.now_ms()):
+            result = _run(name, func, ctx, params)
+    except duckdb.ConstraintException:
+        if not store.query("SELECT 1 FROM applied_requests WHERE id = ?", [request_id]):
+            raise  # a constraint of the change itself
+        return applied.wait_for_result(store, request_id)  # the same id, applied by a twin meanwhile
+    applied.save_result(store, request_id, ctx.clock.now_ms(), result)
+    return result
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -75,8 +105,9 @@ def op_counts(ctx: Context) -> dict[str, Any]:
 @operation("read")
 def op_read(ctx: Context, category: str, offset: int = 0, limit: int | None = 50) -> dict[str, Any]:
     cat = memories.check_category(category)
-    if offset < 0 or (limit is not None and limit <= 0):
-        raise InvalidInput("offset must be 0 or more and limit positive")
+    _check_count("offset", offset, minimum=0)
+    if limit is not None:
+        _check_count("limit", limit, minimum=1)
     store = ctx.reader()
     rows = memories.ranked(store, cat, offset=offset, limit=limit) if store else []
     total = sum(memories.counts(store)[cat].values()) if store else 0
@@ -86,6 +117,16 @@ def op_read(ctx: Context, category: str, offset: int = 0, limit: int | None = 50
         "offset": offset,
         "memories": [m.as_json() for m in rows],
     }
+
+
+MAX_COUNT = 1_000_000_000
+
+
+def _check_count(name: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_COUNT:
+        raise InvalidInput(
+            f"{name} must be a whole number from {minimum} to {MAX_COUNT:,}, got {value!r}"[:200]
+        )
 
 
 @operation("trash")
@@ -300,6 +341,14 @@ class LocalAccess(StoreAccess):
 def call_local(name: str, params: dict[str, Any], clock: Clock | None = None) -> dict[str, Any]:
     access = LocalAccess()
     try:
-        return dispatch(Context(access, clock or SystemClock()), name, params)
+        result = dispatch(Context(access, clock or SystemClock()), name, params)
+        if name in WRITES or name.startswith("config_"):
+            # No service keeps the hooks' fallback texts current: this writer does, so the next
+            # session start has the rules even before any service runs.
+            from . import secrets
+            from .service import caches
+
+            caches.write(access.get(write=False), secrets.has_api_key())
+        return result
     finally:
         access.close()

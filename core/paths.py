@@ -32,7 +32,40 @@ def log_dir() -> Path:
     return data_dir() / "logs"
 
 
+USER_ONLY_UMASK = 0o077
+
+
+def user_only() -> None:
+    """Every file and folder memevo creates from here on is the user's alone (0600 / 0700):
+    prompts, learned words and memories sit in the store, its WAL and the logs. Called first
+    thing by every entry point (CLI, service, tray, MCP server, hooks)."""
+    os.umask(USER_ONLY_UMASK)
+
+
 def ensure_data_dir() -> Path:
     path = data_dir()
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
+
+
+def tighten_data_dir() -> int:
+    """An install made before these rules (0755 folder, 0644 files) becomes user-only: run at
+    each service start. Returns how many entries were changed. Links are not followed."""
+    root = data_dir()
+    if not root.is_dir():
+        return 0
+    changed = 0
+    for entry in [root, *root.rglob("*")]:
+        try:
+            info = entry.lstat()
+        except OSError:
+            continue
+        if entry.is_symlink() or not info.st_mode & 0o077:
+            continue
+        wanted = info.st_mode & 0o700 | (0o700 if entry.is_dir() else 0)
+        try:
+            os.chmod(entry, wanted & 0o777)
+            changed += 1
+        except OSError:
+            continue
+    return changed

@@ -7,15 +7,20 @@ in TEXT_HOLDERS so purge reaches them too.
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import atomic, paths
+from . import applied, atomic, paths
 from .errors import NotFound
 from .store import Store, one
 
+log = logging.getLogger("memevo.purge")
+# The folders under backups/ where `memevo repair` keeps the damaged files (core/repair.py).
+DAMAGED_PREFIX = "damaged-"
 # (connection, memory id, text) -> rows removed; run inside purge's transaction.
 TextHolder = Callable[[Any, str, str], int]
 TEXT_HOLDERS: list[TextHolder] = []
@@ -50,33 +55,41 @@ class PurgeReport:
 def purge(store: Store, memory_id: str) -> PurgeReport:
     with store.transaction() as con:
         text = _find_text(con, memory_id)
-        removed = 0
-        for table in ("memories", "trash"):
-            row = one(con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]))
-            removed += int(row[0]) if row else 0
-            con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
-        for table in ("vectors", "trash_vectors"):
-            con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
-        # learning jobs keep the user's words, proposals and results: any that hold the text go
-        row = one(
-            con.execute(
-                "SELECT count(*) FROM side_jobs WHERE contains(concat(words, proposal, result), ?) "
-                "OR contains(coalesce(proposal, ''), ?)",
-                [text, f'"{memory_id}"'],
-            )
-        )
-        removed += int(row[0]) if row else 0
-        con.execute(
-            "DELETE FROM side_jobs WHERE contains(concat(words, proposal, result), ?) OR contains(coalesce(proposal, ''), ?)",
-            [text, f'"{memory_id}"'],
-        )
-        for holder in TEXT_HOLDERS:
-            removed += holder(con, memory_id, text)
+        removed = _remove(con, memory_id, text)
     store.compact()
     report = PurgeReport(memory_id, text, removed)
-    report.scrubbed_files = _scrub_backups(memory_id, text)
+    daily = _scrub_daily_backups(store.path.parent, memory_id, text)
+    report.scrubbed_files = daily + _scrub_backups(memory_id, text)
     report.legacy_files_with_text = _legacy_files_holding(text)
     return report
+
+
+def _remove(con: Any, memory_id: str, text: str) -> int:
+    """Every row of this store that holds the memory or its text goes (inside a transaction)."""
+    removed = 0
+    for table in ("memories", "trash"):
+        row = one(con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]))
+        removed += int(row[0]) if row else 0
+        con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
+    for table in ("vectors", "trash_vectors"):
+        con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
+    # learning jobs keep the user's words, proposals and results: any that hold the text go
+    row = one(
+        con.execute(
+            "SELECT count(*) FROM side_jobs WHERE contains(concat(words, proposal, result), ?) "
+            "OR contains(coalesce(proposal, ''), ?)",
+            [text, f'"{memory_id}"'],
+        )
+    )
+    removed += int(row[0]) if row else 0
+    con.execute(
+        "DELETE FROM side_jobs WHERE contains(concat(words, proposal, result), ?) OR contains(coalesce(proposal, ''), ?)",
+        [text, f'"{memory_id}"'],
+    )
+    applied.scrub(con, memory_id, text)  # results kept for repeated write requests (bookkeeping)
+    for holder in TEXT_HOLDERS:
+        removed += holder(con, memory_id, text)
+    return removed
 
 
 def _find_text(con: Any, memory_id: str) -> str:
@@ -87,16 +100,61 @@ def _find_text(con: Any, memory_id: str) -> str:
     raise NotFound(f"no memory with id {memory_id} (neither live nor in the trash)")
 
 
+def _scrub_daily_backups(data: Path, memory_id: str, text: str) -> list[str]:
+    """The daily copies of the store (core/backups.py) lose the memory as the live store did,
+    and are rewritten so no freed block keeps its text. One that cannot be opened has the
+    text's bytes overwritten instead."""
+    from . import backups
+
+    scrubbed: list[str] = []
+    for daily in backups.daily_backups(data):
+        taken = daily.path.stat()  # when it was taken: repair reports it, so the rewrite keeps it
+        try:
+            with Store.open(daily.path, lock_wait_s=0) as copy:
+                with copy.transaction() as con:
+                    _remove(con, memory_id, text)
+                copy.compact()
+        except Exception:
+            log.warning("could not open the daily backup %s; overwriting the text's bytes", daily.path)
+            _overwrite(daily.path, memory_id, text)
+            _overwrite(daily.path.with_name(daily.path.name + ".wal"), memory_id, text)
+        backups.private_file(daily.path)
+        os.utime(daily.path, ns=(taken.st_atime_ns, taken.st_mtime_ns))
+        scrubbed.append(str(daily.path))
+    return scrubbed
+
+
 def _scrub_backups(memory_id: str, text: str) -> list[str]:
-    """Backups memevo made (text files, one record a line) lose every line that names the memory."""
+    """Backups memevo made (text files, one record a line) lose every line that names the memory.
+    The damaged files `memevo repair` keeps (binary, and unreadable by design) have the text's
+    bytes overwritten in place."""
     root = paths.backups_dir()
     if not root.is_dir():
         return []
     scrubbed: list[str] = []
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        if _scrub_file(path, memory_id, text):
+        parts = path.relative_to(root).parts
+        if parts[0] == "daily":
+            continue  # _scrub_daily_backups
+        damaged = parts[0].startswith(DAMAGED_PREFIX)
+        if (_overwrite if damaged else _scrub_file)(path, memory_id, text):
             scrubbed.append(str(path))
     return scrubbed
+
+
+def _overwrite(path: Path, memory_id: str, text: str) -> bool:
+    """Zero every occurrence of the text (and the quoted id) where it lies, keeping offsets."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    changed = data
+    for needle in (text.encode("utf-8"), f'"{memory_id}"'.encode()):
+        changed = changed.replace(needle, b"\0" * len(needle)) if needle else changed
+    if changed == data:
+        return False
+    atomic.write_bytes(path, changed, mode=0o600)
+    return True
 
 
 def _scrub_file(path: Path, memory_id: str, text: str) -> bool:

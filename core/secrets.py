@@ -55,6 +55,15 @@ def get_api_key() -> str | None:
     return value or None
 
 
+def keyring_api_key() -> str | None:
+    """What the keyring itself holds (the environment variable not consulted)."""
+    try:
+        value = _keyring().get_password(SERVICE, USER)
+    except Exception:
+        return None
+    return value or None
+
+
 def has_api_key() -> bool:
     return get_api_key() is not None
 

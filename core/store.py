@@ -18,11 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
-from .errors import StoreBusy
+from .errors import StoreBusy, StoreDamaged
 from .migrations import MIGRATIONS, latest_version
 
 DEFAULT_LOCK_WAIT_S = 5.0
 _PID = re.compile(r"held in (?P<holder>.+?) \(PID (?P<pid>\d+)\)")
+# DuckDB keeps three 4 KiB headers before the first block (Storage::BLOCK_START).
+HEADER_BYTES = 3 * 4096
+# Read whole at every open (a few ms for 10k memories), so a command meets damage to what the
+# user sees as StoreDamaged; the service reads every table once more when it starts.
+OPEN_CHECKED = ("memories", "trash", "state")
 
 
 class Store:
@@ -31,6 +36,7 @@ class Store:
         self.path = path
         self.read_only = read_only
         self._lock = threading.RLock()
+        self._local = threading.local()  # the write request whose id the next commit records
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -47,6 +53,11 @@ class Store:
         if not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
         connection = _connect_with_retry(path, read_only, wait)
+        try:
+            check_size(connection, path)
+        except StoreDamaged:
+            connection.close()
+            raise
         store = cls(connection, path, read_only)
         if read_only:
             if store.schema_version() < latest_version():
@@ -54,7 +65,36 @@ class Store:
                 return cls.open(path, read_only=False, lock_wait_s=wait)
         else:
             store.migrate()
+        try:
+            store.verify(OPEN_CHECKED)
+        except StoreDamaged:
+            store.close()
+            raise
         return store
+
+    @classmethod
+    def unusable(cls, path: Path, damage: StoreDamaged) -> Store:
+        """A store that could not be opened: every use raises `damage` (the service keeps
+        running with it, so the tray and the commands can say what is wrong)."""
+        return cls(DamagedConnection(damage), path, read_only=True)
+
+    def verify(self, only: tuple[str, ...] | None = None) -> dict[str, int]:
+        """Read every row of every table (or of `only`) once; rows per table. A damaged block
+        shows now as StoreDamaged, rather than in the middle of a later request."""
+        counts: dict[str, int] = {}
+        with self._lock:
+            tables = [t for t in table_names(self.con) if only is None or t in only]
+        for table in tables:
+            try:
+                with self._lock:  # table by table: requests wait for one table's scan at most
+                    row = one(self.con.execute(f'SELECT count(*), max(hash(COLUMNS(*))) FROM "{table}"'))
+            except Exception as exc:
+                detail = damage_detail(str(exc), self.path)
+                if detail is None:
+                    raise
+                raise StoreDamaged(f"table {table}: {detail}") from exc
+            counts[table] = int(row[0]) if row else 0
+        return counts
 
     def close(self) -> None:
         with self._lock:
@@ -76,12 +116,26 @@ class Store:
             self.con.execute("BEGIN TRANSACTION")
             try:
                 yield self.con
+                request = getattr(self._local, "request", None)
+                if request is not None:  # in the change's own transaction: see applied.py
+                    self.con.execute("INSERT INTO applied_requests (id, ts_ms) VALUES (?, ?)", list(request))
+                    self._local.request = None
             except BaseException:
                 self.con.execute("ROLLBACK")
                 raise
             self.con.execute("COMMIT")
         finally:
             self._lock.release()
+
+    @contextmanager
+    def recording(self, request_id: str, now_ms: int) -> Iterator[None]:
+        """The first transaction this thread commits inside the block also records the write
+        request's id (exactly-once writes, core/applied.py)."""
+        self._local.request = (request_id, now_ms)
+        try:
+            yield
+        finally:
+            self._local.request = None
 
     @contextmanager
     def reading(self, lock_wait_s: float | None = None) -> Iterator[Any]:
@@ -190,14 +244,91 @@ def _connect_with_retry(path: Path, read_only: bool, wait_s: float) -> Any:
     while True:
         try:
             return duckdb.connect(str(path), read_only=read_only)
-        except duckdb.IOException as exc:
+        except duckdb.Error as exc:
             message = str(exc)
-            if "lock" not in message.lower():
+            detail = damage_detail(message, path)
+            if detail is not None:
+                raise StoreDamaged(detail) from exc
+            if not isinstance(exc, duckdb.IOException) or "lock" not in message.lower():
                 raise
             if time.monotonic() >= deadline:
                 raise StoreBusy(_busy_message(message, wait_s)) from exc
             time.sleep(delay)
             delay = min(delay * 2, 0.2)
+
+
+# -- damage ----------------------------------------------------------------------------------
+# What DuckDB (1.2 – 2.0) says when the file or its WAL is damaged, found by corrupting real
+# stores (tests/test_repair.py): a flipped byte in the WAL, in a header, in a data block; a
+# file cut short; garbage where the file should be.
+_WAL_CORRUPT = re.compile(r"Corrupt WAL file: entry at byte position (\d+)")
+_BLOCK_CHECKSUM = re.compile(r"Corrupt database file: .*? in block at location (\d+)", re.S)
+_SHORT_READ = re.compile(
+    r"Could not read enough bytes from file .*?: attempted to read (\d+) bytes from location (\d+)"
+)
+
+
+def damage_detail(message: str, path: Path) -> str | None:
+    """A short account of the damage DuckDB's error message reports, or None: not damage
+    (a lock, a version mismatch, a bug of ours)."""
+    name, wal = path.name, f"{path.name}.wal"
+    replaying = "Failure while replaying WAL file" in message
+    if match := _WAL_CORRUPT.search(message):
+        return f"its write-ahead log {wal} is corrupt from byte {match[1]} on"
+    if replaying and "WAL does not match database file" in message:
+        return f"its write-ahead log {wal} does not belong to {name}"
+    if match := _SHORT_READ.search(message):
+        where = " (found while replaying the write-ahead log)" if replaying else ""
+        return f"{name} is cut short: {match[1]} bytes at byte {match[2]} are missing{where}"
+    if match := _BLOCK_CHECKSUM.search(message):
+        part = "a header" if int(match[1]) < HEADER_BYTES else "a data block"
+        return f"{part} of {name} (at byte {match[1]}) fails its checksum"
+    if "not a valid DuckDB database file" in message:
+        return f"{name} is not a valid DuckDB database file (its header is damaged)"
+    if replaying:
+        return f"its write-ahead log {wal} cannot be replayed: {message.split(': ', 1)[-1][:200]}"
+    if "Corrupt database file" in message or "Corrupt WAL file" in message:
+        return message[:200]
+    return None
+
+
+def check_size(connection: Any, path: Path) -> None:
+    """StoreDamaged when the file is too short to hold the blocks its header says are in use
+    (a copy or a write cut short): DuckDB itself notices only when it reads a missing block.
+    (Not total_blocks: DuckDB cuts free blocks off the end of the file and still counts them.)"""
+    row = one(connection.execute("SELECT used_blocks, block_size FROM pragma_database_size()"))
+    if not row or row[0] is None or row[1] is None:
+        return
+    needed = HEADER_BYTES + int(row[0]) * int(row[1])
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    if size < needed:
+        raise StoreDamaged(
+            f"{path.name} is cut short: {size} bytes, too few for the {needed} its blocks need"
+        )
+
+
+def table_names(connection: Any) -> list[str]:
+    rows = connection.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'main' ORDER BY table_name"
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+class DamagedConnection:
+    """Stands in for the DuckDB connection of a store that could not be opened."""
+
+    def __init__(self, damage: StoreDamaged) -> None:
+        self.damage = damage
+
+    def close(self) -> None:
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        raise StoreDamaged(self.damage.detail)
 
 
 def _busy_message(duckdb_message: str, wait_s: float) -> str:

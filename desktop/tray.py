@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from memevo.core.cli import has_display
+from memevo.core.errors import StoreDamaged
 from memevo.core.service.host import ServiceHost
 from memevo.core.service.server import AlreadyRunning, InstanceLock, hosted_service, setup_logging
 from memevo.desktop import testhook
@@ -58,6 +59,11 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     from memevo.core import learning
 
     config = config_mod.load()
+    if host.store_error:  # before engine_error, which then says the same: the model is not to blame
+        return "problem", tr(
+            "memevo: the memory store is damaged. Run `memevo repair` in a terminal: it stops memevo, "
+            "keeps a copy of the damaged files and brings back everything that can be saved."
+        )
     if host.engine_error:
         return "problem", tr(
             "memevo: {error}. Run `memevo model provision` in a terminal to see why."
@@ -173,9 +179,12 @@ class Tray:
         config = config_mod.load()
         self.pause_action.setText(tr("Resume memory") if not config["enabled"] else tr("Pause memory"))
         self.confirm_action.setChecked(bool(config["confirm"]))
-        pending = len(jobs.pending(self.host.store))
-        self.pending_action.setText(tr("Pending proposals ({count})").format(count=pending))
-        self._refresh_clients()
+        try:
+            pending = len(jobs.pending(self.host.store))
+            self.pending_action.setText(tr("Pending proposals ({count})").format(count=pending))
+            self._refresh_clients()
+        except StoreDamaged:  # the icon and its notification say what is wrong, and the remedy
+            pass
 
     def _refresh_clients(self) -> None:
         from memevo.desktop import clients_menu
@@ -262,13 +271,20 @@ class Tray:
 
     def check_side_failures(self) -> None:
         """A side API that refuses the key or cannot be reached needs the user: say so once."""
-        for error in recent_side_failures(self.host):
+        try:
+            failures = recent_side_failures(self.host)
+        except StoreDamaged:  # the icon says it
+            return
+        for error in failures:
             self.notifier.notify(f"side:{error}", tr("memevo could not learn"), error)
 
     # -- actions -------------------------------------------------------------------------------------------
     def open_panel(self, view: str = "memories") -> Any:
         from memevo.desktop.panel import Panel
 
+        if self.host.store_error:  # the panel has nothing to show: say again what to do
+            self._show_message(tr("memevo needs attention"), tray_state(self.host)[1])
+            return None
         if self.panel is None:
             self.panel = Panel(self.host, self.confirmations)
         else:
@@ -284,7 +300,7 @@ class Tray:
         out a lot (~0.2 s), better spent before the user clicks than after."""
         from memevo.desktop.panel import Panel
 
-        if self.panel is None:
+        if self.panel is None and not self.host.store_error:
             self.panel = Panel(self.host, self.confirmations)
 
     def toggle_pause(self) -> None:
@@ -339,9 +355,11 @@ def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
     setup_logging("service")
     lock = InstanceLock()
     try:
-        lock.acquire(wait_lock_s)
+        lock.acquire(max(wait_lock_s, 2.0))  # a caller probing the lock holds it for an instant
     except AlreadyRunning as exc:
-        return bring_first_to_front(str(exc))
+        if not take_over_headless(lock):
+            # Started on demand (a hook, an MCP server) while a tray app runs: nothing to show.
+            return 0 if wait_lock_s > 0 else bring_first_to_front(str(exc))
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
     install_translator(app)
@@ -349,6 +367,30 @@ def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
         return int(qasync.run(_run(self_test)))
     finally:
         lock.release()
+
+
+HANDOVER_WAIT_S = 60.0
+
+
+def take_over_headless(lock: InstanceLock) -> bool:
+    """A headless service (started by a hook, an MCP server or `memevo serve`) holds the store:
+    on a desktop the tray app hosts the service, so ask it to finish its requests and hand
+    over, then take the lock. Hooks answer from cache meanwhile. False: a tray app (or a
+    service that does not answer) holds it."""
+    from memevo.core.service.client import ServiceUnavailable, call
+
+    try:
+        status = call("ping", {}, timeout_s=5)
+        if status.get("desktop"):
+            return False
+        call("shutdown", {"handover": True}, timeout_s=10)
+    except (ServiceUnavailable, Exception):
+        return False
+    try:
+        lock.acquire(HANDOVER_WAIT_S)
+    except AlreadyRunning:
+        return False
+    return True
 
 
 def bring_first_to_front(why: str) -> int:
@@ -458,6 +500,9 @@ async def _self_test_report(tray: Tray, endpoint: str) -> int:
     if host.engine is None:
         problems.append(f"the model is not ready: {host.engine_error}")
     panel = tray.open_panel()
+    if panel is None:  # the store is damaged
+        print(f"self-test FAILED: {host.store_error}", file=sys.stderr)
+        return 1
     for _ in range(600):  # the memories load on the panel's worker thread
         await asyncio.sleep(0.05)
         if not panel.memories.worker.busy:

@@ -57,7 +57,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
-    result = remover.run(only=args.only)
+    ask = (lambda question: prompts.ask_yes(question, False)) if sys.stdin.isatty() else None
+    result = remover.run(only=args.only, ask=ask)
     if not result.ok:
         print("memevo uninstall: " + "; ".join(result.problems), file=sys.stderr)
         return 1

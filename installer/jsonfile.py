@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,11 +61,32 @@ class Writer:
         if path.exists() and _same(path, data):
             return False
         target = Path(os.path.realpath(path))
+        if target.exists():
+            check_writable(path, target)  # before the backup: a refused file gets none
         if target.exists() and target not in self.backed_up:
             self.backed_up[target] = _backup(target, self.stamp)
         atomic.write_text(target, dumps(data))
         self.written.append(path)
         return True
+
+
+def check_writable(path: Path, target: Path) -> None:
+    """A client file its owner made read-only is a decision to respect, not to route around
+    (the atomic rename would only need the folder's permission); an immutable one can't be
+    written at all. Either way: left untouched, with what to do."""
+    if not target.stat().st_mode & stat.S_IWUSR:
+        raise ClientFileError(
+            f"{path} is read-only; left untouched — to let memevo register, run `chmod u+w {path}` "
+            "then `memevo setup --repair`"
+        )
+    try:
+        with open(target, "ab"):  # opening for append writes nothing; an immutable file refuses it
+            pass
+    except OSError as exc:
+        raise ClientFileError(
+            f"{path} cannot be changed ({exc.strerror or exc}); left untouched — if it is locked "
+            f"(`lsattr {path}` shows an i), unlock it with `chattr -i {path}`, then run `memevo setup --repair`"
+        ) from exc
 
 
 def _backup(path: Path, stamp: str) -> Path:

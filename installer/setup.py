@@ -92,6 +92,7 @@ def run(
             result.restart.append(DISPLAY_NAMES[client])
     _autostart(choices.autostart, repair, say)
     state.mark_setup_run()
+    _write_fallback_texts()
     result.backups = [str(p) for p in writer.backed_up.values()]
     result.ok = all(c.ok for c in result.clients)
     if not result.ok:
@@ -153,6 +154,14 @@ def _autostart(wanted: bool | None, repair: bool, say: Say) -> None:
         say(f"Start at login: not changed — {exc}")
 
 
+def _write_fallback_texts() -> None:
+    """The first session start after install may come before any service runs: the hooks
+    then inject the cached rules, so write them now (a running service keeps its own)."""
+    from memevo.core.service import caches
+
+    caches.write_without_service()
+
+
 def _legacy_waiting() -> bool:
     """The Node tool's files are here and memevo's store is not yet: offer the import."""
     from memevo.core import legacy, paths
@@ -181,5 +190,12 @@ def _closing_words(result: SetupResult, say: Say) -> None:
         say("Backups of the changed client files: " + ", ".join(result.backups))
     if result.legacy_found:
         say("The Node tool's memories are in the data dir: `memevo import-legacy` imports them.")
-    if result.restart:
-        say("Restart " + ", ".join(result.restart) + " so they load the MCP server.")
+    with_mcp = [DISPLAY_NAMES[c.client] for c in result.clients if c.changed and not c.manual_command]
+    hooks_only = [DISPLAY_NAMES[c.client] for c in result.clients if c.changed and c.manual_command]
+    if with_mcp:
+        say("Restart " + ", ".join(with_mcp) + " so they load memevo's MCP server.")
+    if hooks_only:  # its MCP server waits for the printed command; hooks are read live
+        say(
+            ", ".join(hooks_only)
+            + ": the hooks work from the next session; run the command above for the MCP tools."
+        )

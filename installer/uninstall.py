@@ -27,7 +27,11 @@ class UninstallResult:
     problems: list[str] = field(default_factory=list)
 
 
-def run(only: str | None = None, say: Say = print) -> UninstallResult:
+def run(
+    only: str | None = None, say: Say = print, ask: Callable[[str], bool] | None = None
+) -> UninstallResult:
+    """ask: a yes/no question on a terminal; None (headless) asks nothing and deletes no
+    file of the user's that memevo did not make."""
     if only is not None and only not in CLIENTS:
         raise ValueError(f"unknown client {only!r}: one of {', '.join(CLIENTS)}")
     result = UninstallResult()
@@ -53,7 +57,7 @@ def run(only: str | None = None, say: Say = print) -> UninstallResult:
         for line in lines:
             say(line)
     if only is None:
-        _remove_install_state(result, say)
+        _remove_install_state(result, say, ask)
     result.problems = [p for c in result.clients for p in c.problems] + result.problems
     result.ok = not result.problems
     if writer.backed_up:
@@ -78,7 +82,7 @@ def stop_service(say: Say, wait_s: float = 30.0) -> None:
     lock.release()
 
 
-def _remove_install_state(result: UninstallResult, say: Say) -> None:
+def _remove_install_state(result: UninstallResult, say: Say, ask: Callable[[str], bool] | None) -> None:
     from memevo.core import paths, secrets
     from memevo.core.encoder.models import models_dir
     from memevo.core.side.sessionid import KEY_FILE
@@ -90,7 +94,7 @@ def _remove_install_state(result: UninstallResult, say: Say) -> None:
         say(f"Removed the embedding model ({models}).")
     elif models.exists():
         say(f"Kept the shared model cache {models} (MEMEVO_MODELS_DIR points there).")
-    for name in ("config.json", KEY_FILE, "cache"):
+    for name in ("config.json", KEY_FILE, "cache", "side"):  # side/: in-chat confirmation stashes
         target = paths.data_dir() / name
         if target.is_dir():
             shutil.rmtree(target)
@@ -102,8 +106,29 @@ def _remove_install_state(result: UninstallResult, say: Say) -> None:
     except Exception as exc:  # no keyring here: nothing stored there either
         say(f"The keyring was not reachable ({exc}); nothing removed from it.")
     _drop_pending_jobs(result, say)
+    _offer_node_key_removal(say, ask)
     state.forget()
     say(f"Kept your memories, trash, memories.html and logs in {paths.data_dir()}.")
+
+
+def _offer_node_key_removal(say: Say, ask: Callable[[str], bool] | None) -> None:
+    """The Node tool kept the side API key in plain text in side-secret.json. It is the user's
+    file, not ours: deleted only when they say so on a terminal."""
+    from memevo.core import legacy
+
+    node_file = legacy.node_key_file()
+    if not node_file.exists():
+        return
+    question = f"{node_file} holds the Node tool's side API key in plain text. Delete it?"
+    if ask is not None and ask(question):
+        node_file.unlink()
+        say(f"Deleted {node_file}.")
+    elif ask is None:
+        say(
+            f"Left {node_file} (the Node tool's side API key, in plain text); delete it when you no longer need it."
+        )
+    else:
+        say(f"Kept {node_file}.")
 
 
 def _autostart_off(say: Say) -> None:

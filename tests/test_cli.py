@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -226,3 +227,57 @@ def test_pending_lists_nothing_without_a_store_or_service(run_cli) -> None:
     assert "no proposals are waiting" in done.stdout
     as_json = run_cli("pending", "--json")
     assert json.loads(as_json.stdout) == {"pending": []}
+
+
+def test_output_cut_short_by_the_reader_is_not_an_error(run_cli, data_dir: Path) -> None:
+    for i in range(30):
+        assert run_cli("rule", "add", f"第 {i} 条：提交前先跑一遍单元测试").returncode == 0
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "memevo.core.cli", "read", "rule", "--all"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ,
+        bufsize=0,
+    )
+    assert reader.stdout is not None
+    reader.stdout.read(10)  # `| head -c 10`
+    reader.stdout.close()
+    _, err = reader.communicate(timeout=60)
+    assert b"internal error" not in err and b"Broken pipe" not in err, err
+
+
+def test_model_service_and_config_print_plain_values(run_cli, provisioned_model) -> None:
+    model = run_cli("model")
+    assert model.returncode == 0, model.stderr
+    assert "True" not in model.stdout and "{'" not in model.stdout
+    assert "ready" in model.stdout and "yes" in model.stdout
+    assert "rule 0.44, project 0.5" in model.stdout
+    config = run_cli("config").stdout
+    assert "recallMinScore         0.44  (the model's calibrated default)" in config
+    assert "(model default)" not in config
+    status = run_cli("service", "status").stdout
+    assert "running            no" in status
+
+
+def test_counts_and_progress_read_as_sentences() -> None:
+    import io
+
+    from memevo.core.cli import _counts_text
+    from memevo.core.encoder.progress import TerminalBar
+
+    empty = {"rule": {"live": 0, "deprecated": 0}, "project": {"live": 1, "deprecated": 2}}
+    assert _counts_text(empty) == "0 rules, 1 project fact (+2 deprecated)"
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Tty()
+    bar = TerminalBar(stream)
+    bar.stage("Downloading the offline pack from the package index")
+    bar.update(5, 10)
+    bar.stage("Encoding known sentences")
+    stream.write("memevo 0.1.0\n")  # whatever prints next starts on its own line
+    lines = stream.getvalue().split("\n")
+    assert lines[0] == "Downloading the offline pack from the package index"
+    assert lines[-2] == "memevo 0.1.0" and lines[-3] == "Encoding known sentences"

@@ -93,4 +93,5 @@ def test_enter_takes_the_defaults_and_skip_skips(env: dict[str, str]) -> None:
     assert config == {"confirm": True}
     claude = json.loads((Path(env["HOME"]) / ".claude" / "settings.json").read_text(encoding="utf-8"))
     assert "mcp__memory-self-evolution__memory_resolve" not in json.dumps(claude)
-    assert "Restart Claude Code, Cursor, CodeBuddy, WorkBuddy" in screen
+    assert "Restart Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server" in screen
+    assert "Claude Code: the hooks work from the next session" in screen  # no claude binary here

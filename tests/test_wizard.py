@@ -261,7 +261,8 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     assert wizard.button(BUTTON.BackButton).isEnabled() and wizard.button(BUTTON.CancelButton).isEnabled()
     log_text = page.log.toPlainText()
     assert log_text.splitlines() == wizard.lines and "Checking the embedding model…" in wizard.lines
-    assert "Restart Claude Code, Cursor, CodeBuddy, WorkBuddy so they load the MCP server." in wizard.lines
+    assert "Restart Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server." in wizard.lines
+    assert any(line.startswith("Claude Code: the hooks work") for line in wizard.lines)  # no claude here
     # what the engine wrote
     assert config_file() == {"confirm": False, "sideApiBase": BASE, "sideApiModel": MODEL}
     for relative in CLIENT_FILES:

@@ -30,12 +30,16 @@ class TerminalBar:
         self.tty = self.stream.isatty()
         self._label = ""
         self._last = 0.0
+        self._bar_open = False  # a bar line drawn and not yet ended
 
     def stage(self, text: str) -> None:
-        if self.tty and self._label:
+        """Each stage is a whole line: whatever prints next (pip, the command's own output)
+        starts on a line of its own instead of running into the label."""
+        if self.tty and self._bar_open:
             self.stream.write("\n")
+        self._bar_open = False
         self._label = text
-        self.stream.write(text + ("" if self.tty else "\n"))
+        self.stream.write(text + "\n")
         self.stream.flush()
 
     def update(self, done: float, total: float | None = None) -> None:
@@ -47,8 +51,9 @@ class TerminalBar:
         self._last = now
         filled = int(self.width * min(done / total, 1.0))
         bar = "#" * filled + "-" * (self.width - filled)
-        self.stream.write(f"\r{self._label} [{bar}] {100 * done / total:5.1f}%")
+        self.stream.write(f"\r  [{bar}] {100 * done / total:5.1f}%")
+        self._bar_open = True
         if done >= total:
             self.stream.write("\n")
-            self._label = ""
+            self._bar_open = False
         self.stream.flush()

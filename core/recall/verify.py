@@ -31,17 +31,35 @@ class Case:
     expect: list[str]
 
 
+@dataclass(frozen=True)
+class CaseFile:
+    """A cases file; `pool` (category, text) when it carries its own memories."""
+
+    cases: list[Case]
+    pool: list[tuple[str, str]] | None = None
+
+
 def load_cases(path: Path) -> list[Case]:
+    return load_file(path).cases
+
+
+def load_file(path: Path) -> CaseFile:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InvalidInput(f"no cases file at {path} (write one, or pass --cases FILE)") from exc
     except (OSError, ValueError) as exc:
         raise InvalidInput(f"{path} is not readable JSON: {exc}") from exc
+    return parse(data, str(path))
+
+
+def parse(data: Any, where: str = "the cases") -> CaseFile:
+    """{"cases": [...]} against the user's memories, or with {"memories": [{"category",
+    "text"}, …]} run in a temporary store of its own (the user's is never touched)."""
     shape = 'expected {"cases": [{"prompt": "…", "expect": ["<exact memory text>", …]}, …]}'
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise InvalidInput(
-            f"{path} is not a recall-cases file: {shape} (the Node tool's verify-cases.json differs)"
+            f"{where} is not a recall-cases file: {shape} (the Node tool's verify-cases.json differs)"
         )
     cases = []
     for number, raw in enumerate(data["cases"], 1):
@@ -51,9 +69,41 @@ def load_cases(path: Path) -> list[Case]:
             and isinstance(raw.get("expect"), list)
         )
         if not ok or not all(isinstance(e, str) for e in raw["expect"]):
-            raise InvalidInput(f"{path}: case {number} is not {{'prompt': str, 'expect': [str, …]}}")
+            raise InvalidInput(f"{where}: case {number} is not {{'prompt': str, 'expect': [str, …]}}")
         cases.append(Case(raw["prompt"], list(raw["expect"])))
-    return cases
+    key = "memories" if "memories" in data else "pool" if "pool" in data else None  # "pool": older sets
+    if key is None:
+        return CaseFile(cases)
+    pool = []
+    raw_pool = data[key]
+    for number, raw in enumerate(raw_pool if isinstance(raw_pool, list) else [None], 1):
+        if not (
+            isinstance(raw, dict) and raw.get("category") in CATEGORIES and isinstance(raw.get("text"), str)
+        ):
+            raise InvalidInput(
+                f"{where}: memory {number} is not {{'category': 'rule'|'project', 'text': str}}"
+            )
+        pool.append((str(raw["category"]), str(raw["text"])))
+    return CaseFile(cases, pool)
+
+
+def run_with_pool(encoder: Any, case_file: CaseFile) -> dict[str, Any]:
+    """The file's own memories in a throwaway store, recalled by the given encoder."""
+    import tempfile
+
+    from ..clock import SystemClock
+    from ..store import Store
+
+    assert case_file.pool is not None
+    clock = SystemClock()
+    with tempfile.TemporaryDirectory(prefix="memevo-verify-") as folder:
+        store = Store.open(Path(folder) / "verify.duckdb")
+        try:
+            for category, text in case_file.pool:
+                memories.create(store, category, text, clock)
+            return run(RecallEngine(store, encoder, clock), case_file.cases)
+        finally:
+            store.close()
 
 
 def run(engine: RecallEngine, cases: list[Case], settings: GateSettings | None = None) -> dict[str, Any]:

@@ -1,24 +1,45 @@
-"""Talking to the running service from the CLI (and later the MCP servers and the panel)."""
+"""Talking to the running service from the CLI, the MCP servers and scripts.
+
+`call` is one request. `call_or_local` is what commands use: through the service when one
+runs (it owns the store), on the store directly when none does, and — the point of it — never
+a wrong answer in between:
+- a service that holds the instance lock but is not listening yet (starting, taking over) is
+  waited for, with a line on a terminal after 2 s, instead of reporting the store "in use";
+- a write whose reply was lost (the service died or hung after the request was sent) is never
+  written again locally: it is retried through the service with the same request id (starting
+  one if needed), which the service answers with the first result if it had applied it
+  (core/applied.py); past the deadline it says plainly that it cannot know.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import socket
+import sys
+import time
 from typing import Any
 
-from ..errors import InvalidInput, MemevoError, NotFound, StoreBusy
-from . import protocol
+from ..errors import InvalidInput, MemevoError, NotFound, StoreBusy, StoreDamaged
+from . import protocol, spawn
 
 _ERRORS: dict[str, type[MemevoError]] = {
     "InvalidInput": InvalidInput,
     "NotFound": NotFound,
     "StoreBusy": StoreBusy,
+    "StoreDamaged": StoreDamaged,
 }
+WAIT_S = float(os.environ.get("MEMEVO_SERVICE_WAIT_S") or 60)
+ANNOUNCE_AFTER_S = 2.0
 
 
 class ServiceUnavailable(Exception):
-    """No service answers on the socket; the caller may work on the store itself."""
+    """No service answers on the socket and nothing was sent; the caller may work locally."""
+
+
+class ReplyLost(ServiceUnavailable):
+    """The request was sent but no reply came (reset, closed, or no answer in time): the
+    service may have applied it. Never redo a write locally after this."""
 
 
 def _connect(timeout_s: float) -> tuple[socket.socket, str | None]:
@@ -45,13 +66,20 @@ def _connect(timeout_s: float) -> tuple[socket.socket, str | None]:
 
 
 def call(op: str, params: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
+    """One request. ServiceUnavailable: nothing was sent; ReplyLost: sent, no answer."""
     conn, token = _connect(timeout_s)
     conn.settimeout(timeout_s)
     try:
-        conn.sendall(protocol.request(op, params, token))
-        data = _read_line(conn)
-    except TimeoutError as exc:
-        raise MemevoError(f"the memevo service did not answer {op} within {timeout_s:g} s") from exc
+        try:
+            conn.sendall(protocol.request(op, params, token))
+        except OSError as exc:
+            raise ReplyLost(f"the connection broke while sending {op}: {exc}") from exc
+        try:
+            data = _read_line(conn)
+        except TimeoutError as exc:
+            raise ReplyLost(f"the memevo service did not answer {op} within {timeout_s:g} s") from exc
+        except OSError as exc:
+            raise ReplyLost(f"the connection broke before the answer to {op}: {exc}") from exc
     finally:
         conn.close()
     reply = json.loads(data)
@@ -72,18 +100,92 @@ def _read_line(conn: socket.socket) -> bytes:
         chunks.append(chunk)
         if chunk.endswith(b"\n"):
             break
-    if not chunks:
-        raise ServiceUnavailable("the service closed the connection without answering")
+    if not chunks or not chunks[-1].endswith(b"\n"):
+        raise ReplyLost("the service closed the connection without answering")
     return b"".join(chunks)
 
 
-def call_or_local(op: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Through the service when one runs (it owns the store), else on the store directly."""
-    if os.environ.get("MEMEVO_NO_SERVICE") != "1":
-        try:
-            return call(op, params)
-        except ServiceUnavailable:
-            pass
-    from ..ops import call_local
+class _Waiting:
+    """Says once, on a terminal, that we are waiting for the service (after 2 s)."""
 
-    return call_local(op, params)
+    def __init__(self, op: str) -> None:
+        self.op = op
+        self.started = time.monotonic()
+        self.said = False
+
+    def tick(self, why: str) -> None:
+        if self.said or time.monotonic() - self.started < ANNOUNCE_AFTER_S:
+            return
+        self.said = True
+        if sys.stderr.isatty():
+            print(f"memevo: {why}; waiting for it…", file=sys.stderr, flush=True)
+
+
+def call_or_local(
+    op: str, params: dict[str, Any], timeout_s: float = 60.0, wait_s: float | None = None
+) -> dict[str, Any]:
+    """Through the service when one runs (or is starting), else on the store directly."""
+    from .. import applied
+    from ..ops import WRITES, call_local
+
+    writes = op in WRITES
+    if writes and not params.get(applied.PARAM):
+        params = {**params, applied.PARAM: applied.new_id()}
+    if os.environ.get("MEMEVO_NO_SERVICE") == "1":
+        return _local(call_local, op, params)
+    deadline = time.monotonic() + (WAIT_S if wait_s is None else wait_s)
+    waiting = _Waiting(op)
+    sent = False
+    while True:
+        try:
+            return call(op, params, timeout_s)
+        except ReplyLost as exc:
+            sent, why = True, str(exc)
+        except ServiceUnavailable as exc:
+            if not spawn.lock_held():
+                if not sent:
+                    try:
+                        return _local(call_local, op, params)
+                    except StoreBusy:
+                        if not spawn.lock_held():
+                            raise  # another command holds the store: its own clear message
+                why = "the memevo service is starting"
+            else:
+                why = f"the memevo service is starting ({exc})"
+        if sent and not spawn.lock_held():
+            spawn.start_detached()  # the service died with our request: retry through a new one
+        if time.monotonic() > deadline:
+            if sent and writes:
+                raise MemevoError(
+                    f"the connection to the memevo service was lost after sending {op} ({why}); "
+                    "it may or may not have been applied — check with `memevo read` before trying again"
+                )
+            raise MemevoError(
+                f"{why}, and it did not answer within {WAIT_S:g} s; see `memevo service status`"
+            )
+        waiting.tick(why)
+        time.sleep(0.2)
+
+
+def call_service(
+    op: str, params: dict[str, Any], timeout_s: float = 60.0, wait_s: float | None = None
+) -> dict[str, Any]:
+    """Only through the service (what needs its memory, like memory_resolve), starting one
+    if none runs and waiting for it to listen."""
+    deadline = time.monotonic() + (WAIT_S if wait_s is None else wait_s)
+    waiting = _Waiting(op)
+    while True:
+        try:
+            return call(op, params, timeout_s)
+        except ServiceUnavailable as exc:
+            if not spawn.lock_held():
+                spawn.start_detached()
+            if time.monotonic() > deadline:
+                raise MemevoError(f"the memevo service did not answer {op}: {exc}") from exc
+            waiting.tick("the memevo service is starting")
+            time.sleep(0.2)
+
+
+def _local(call_local: Any, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = call_local(op, params)
+    return result

@@ -8,15 +8,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import config as config_mod
-from .. import learning, maintenance, memories
-from . import texts
+from .. import learning, maintenance
+from . import caches, texts
 
 if TYPE_CHECKING:
     from .host import ServiceHost
 
 log = logging.getLogger("memevo.service")
-SESSION_START_RULES = 50
-DEFAULT_MAX_CHARS = 10_000  # Claude Code's cap for one injection; the others document none
+DEFAULT_MAX_CHARS = caches.DEFAULT_MAX_CHARS
 
 
 @dataclass(frozen=True)
@@ -44,24 +43,17 @@ def _opt(value: Any) -> str | None:
 
 def learning_text(host: ServiceHost, config: config_mod.Config, flavor: str) -> str | None:
     """The 「记忆沉淀未启用」 text while learning is not active, else None."""
-    state = learning.state(config, host.has_api_key())
-    if state.active:
-        return None
-    return texts.learning_off(flavor, state.legacy_blocking)
+    return caches.learning_text(config, host.has_api_key(), flavor)
 
 
 def session_start_text(
     host: ServiceHost, config: config_mod.Config, flavor: str, max_chars: int
 ) -> tuple[str, list[str]]:
-    rules = memories.ranked(host.store, "rule", limit=SESSION_START_RULES, include_deprecated=False)
-    text, shown = texts.session_start(
-        flavor, [m.text for m in rules], learning_text(host, config, flavor), max_chars
-    )
-    return text, [m.id for m in rules[:shown]]
+    return caches.session_start_text(host.store, config, host.has_api_key(), flavor, max_chars)
 
 
 def prompt_reminder(host: ServiceHost, config: config_mod.Config, flavor: str) -> str:
-    return learning_text(host, config, flavor) or texts.reminder(flavor)
+    return caches.prompt_reminder(config, host.has_api_key(), flavor)
 
 
 def on_session_start(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:

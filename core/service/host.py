@@ -10,16 +10,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import atomic, ops, paths
-from .. import config as config_mod
+from .. import ops
 from ..clock import Clock, SystemClock
-from ..errors import InvalidInput
+from ..errors import InvalidInput, StoreDamaged
 from ..recall.engine import RecallEngine
 from ..store import Store
-from . import hookops, protocol
+from . import caches, engineops, hookops, protocol
 
 log = logging.getLogger("memevo.service")
-FLAVORS = ("default", "claude", "codebuddy")
 KEY_CHECK_TTL_S = 30.0
 
 
@@ -57,6 +55,7 @@ class ServiceHost:
         self.ctx = ops.Context(HeldAccess(store), self.clock)
         self.engine: RecallEngine | None = None
         self.engine_error: str | None = None
+        self.store_error: str | None = None  # the store is damaged: `memevo repair`, never the model
         self.started = time.monotonic()
         self.ready_after_s: float | None = None
         self._key_checked = (-1e9, False)
@@ -79,19 +78,27 @@ class ServiceHost:
     # -- the model, loaded off the request path -------------------------------------------------------
     def load_engine(self) -> None:
         from ..runtime import open_engine
+        from ..store import damage_detail
 
         limit_blas_threads()
         try:
+            self.load_progress.stage("Checking the memory store")
+            self.store.verify()  # every block read once: damage is named now, not blamed on the model
             self.engine = open_engine(self.store, self.load_progress, clock=self.clock)
             self.ready_after_s = time.monotonic() - self.started
             log.info("recall ready after %.1f s (%d memories)", self.ready_after_s, len(self.engine.index))
         except Exception as exc:  # the service keeps serving session starts and the CLI
-            self.engine_error = f"the model could not be loaded: {exc}"
-            log.exception("model load failed")
+            detail = exc.detail if isinstance(exc, StoreDamaged) else damage_detail(str(exc), self.store.path)
+            if detail is not None:
+                self.store_error = self.engine_error = str(StoreDamaged(detail))
+                log.error("%s", self.store_error, exc_info=not isinstance(exc, StoreDamaged))
+            else:
+                self.engine_error = f"the model could not be loaded: {exc}"
+                log.exception("model load failed")
 
     # -- requests ----------------------------------------------------------------------------------------
     def handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
-        hook = HOOK_OPS.get(op)
+        hook = HOOK_OPS.get(op) or engineops.OPERATIONS.get(op)
         if hook is not None:
             return hook(self, params)
         if op == "ping":
@@ -119,6 +126,7 @@ class ServiceHost:
             "build": protocol.BUILD,
             "model_ready": self.engine is not None,
             "model_error": self.engine_error,
+            "store_error": self.store_error,
             "learning_error": self.side_error,
             "desktop": self.desktop,
             "memories_indexed": len(self.engine.index) if self.engine else None,
@@ -309,21 +317,8 @@ class ServiceHost:
         self.flush_bookkeeping()
 
     def refresh_caches(self) -> None:
-        """Plain-text copies the hooks fall back on while the service is down."""
-        with self._cache_lock:
-            try:
-                config = config_mod.load()
-                folder = paths.data_dir() / "cache"
-                for flavor in FLAVORS:
-                    if config["enabled"]:
-                        start, _ = hookops.session_start_text(self, config, flavor, hookops.DEFAULT_MAX_CHARS)
-                        reminder = hookops.prompt_reminder(self, config, flavor)
-                    else:
-                        start = reminder = ""
-                    atomic.write_text(folder / f"session-start-{flavor}.txt", start, mode=0o600)
-                    atomic.write_text(folder / f"prompt-reminder-{flavor}.txt", reminder, mode=0o600)
-            except Exception:
-                log.warning("could not refresh the fallback texts", exc_info=True)
+        """Plain-text copies the hooks fall back on while the service is down or hung."""
+        caches.write(self.store, self.has_api_key())
 
 
 class LoadProgress:

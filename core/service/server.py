@@ -177,6 +177,8 @@ class Server:
             return stale
         if op == "shutdown":
             assert self.stopping is not None
+            if params.get("handover"):
+                log.info("the tray app takes over: finishing the requests under way, then stopping")
             self.stopping.set()
             return protocol.reply_ok({"stopping": True})
         loop = asyncio.get_running_loop()
@@ -235,15 +237,30 @@ def setup_logging(name: str) -> Path:
 async def hosted_service() -> AsyncIterator[tuple[ServiceHost, Server, Path]]:
     """The store, the host and the listening server, shared by `memevo serve` and the tray;
     everything is closed again, in order, however the body ends. The caller holds the lock."""
+    from ..errors import StoreDamaged
     from ..store import Store
 
-    store = Store.open()
+    tightened = paths.tighten_data_dir()  # an install from before files were user-only
+    if tightened:
+        log.info("made %d files and folders in the data dir user-only", tightened)
+    try:
+        store, damage = Store.open(), None
+    except StoreDamaged as exc:
+        # Start anyway: the tray shows it, `memevo service status` and every command say it,
+        # hooks answer from the cached texts, and `memevo repair` asks this service to stop.
+        log.error("%s", exc)
+        store, damage = Store.unusable(paths.store_path(), exc), exc
     host = ServiceHost(store)
+    if damage is not None:
+        from ..repair import serve_damaged
+
+        serve_damaged(host, damage)
     server = Server(host)
     try:
         endpoint = await server.start()
         write_info(endpoint)
-        host.refresh_caches()
+        if damage is None:
+            host.refresh_caches()
         yield host, server, endpoint
     finally:
         await server.close()

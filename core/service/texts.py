@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..memories import remove_unsafe
+
 PLUGIN = "memory-self-evolution"
 CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
 
@@ -65,8 +67,13 @@ def learning_off(flavor: str, legacy_blocking: bool) -> str:
     return (
         f"记忆沉淀未启用：{scope}{why}，所以不会记下新内容；已有的记忆照常注入和召回。"
         "用户陈述偏好、规范或要求记住时，请明确告诉用户：这句话不会被本插件记下。"
-        "启用方法：在终端运行 `memevo setup` 填写接口地址、模型和密钥；"
-        '急用时可以直接写入：`memevo rule add "…"` 或 `memevo project add "…"`。'
+        + (
+            "启用方法：在终端运行 `memevo config --unset sideJudge`（接口已配齐时即可生效），"
+            "或运行 `memevo setup` 重新填写接口地址、模型和密钥；"
+            if legacy_blocking
+            else "启用方法：在终端运行 `memevo setup` 填写接口地址、模型和密钥；"
+        )
+        + '急用时可以直接写入：`memevo rule add "…"` 或 `memevo project add "…"`。'
     )
 
 
@@ -87,7 +94,7 @@ def session_start(flavor: str, rules: Sequence[str], learning: str | None, max_c
     lines: list[str] = []
     budget = max_chars - len(head) - len(tail) - 80  # room for the "left out" line
     for rule in rules:
-        line = f"{len(lines) + 1}. {rule}\n"
+        line = f"{len(lines) + 1}. {remove_unsafe(rule)}\n"
         if budget - len(line) < 0:
             break
         lines.append(line)
@@ -101,8 +108,8 @@ def recall_block(rules: Sequence[str], facts: Sequence[str]) -> str:
     parts = [f"{PLUGIN} 按本轮输入召回的长期记忆："]
     if rules:
         parts.append("【规则】")
-        parts += [f"- {text}" for text in rules]
+        parts += [f"- {remove_unsafe(text)}" for text in rules]
     if facts:
         parts.append("【项目事实】")
-        parts += [f"- {text}" for text in facts]
+        parts += [f"- {remove_unsafe(text)}" for text in facts]
     return "\n".join(parts)

@@ -103,6 +103,7 @@ class SideRunner:
             if not verdict.remember:
                 jobs.update(store, job_id, clock.now_ms(), status="nothing")
                 return
+            verdict = judge.Verdict(verdict.remember, memories.remove_unsafe(verdict.text), verdict.category)
             memories.check_text(verdict.text)
             nearest = self._nearest(verdict.text)
             decision = judge.Decision("create", None, None)
@@ -177,8 +178,8 @@ def _proposal(verdict: judge.Verdict, decision: judge.Decision, nearest: dict[st
         proposal["target"] = decision.target
         proposal["target_text"] = nearest.get(decision.target, "")
         if decision.action == "merge":
-            proposal["merged_text"] = memories.check_text(decision.text or "")
+            proposal["merged_text"] = memories.check_text(memories.remove_unsafe(decision.text or ""))
         if decision.action == "replace":
-            proposal["replace_text"] = memories.check_text(decision.text or "")
+            proposal["replace_text"] = memories.check_text(memories.remove_unsafe(decision.text or ""))
     proposal["options"] = resolve.options(proposal)
     return proposal

@@ -576,6 +576,10 @@
         <translation>恢复默认</translation>
     </message>
     <message>
+        <source>memevo: the memory store is damaged. Run `memevo repair` in a terminal: it stops memevo, keeps a copy of the damaged files and brings back everything that can be saved.</source>
+        <translation>memevo：记忆库已损坏。请在终端运行 `memevo repair`：它会停止 memevo，先留一份损坏文件的副本，再救回所有还能保住的内容。</translation>
+    </message>
+    <message>
         <source>memevo: {error}. Run `memevo model provision` in a terminal to see why.</source>
         <translation>memevo：{error}。在终端运行 `memevo model provision` 查看原因。</translation>
     </message>

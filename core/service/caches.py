@@ -1,0 +1,87 @@
+"""The plain-text copies hooks fall back on when no service answers in time.
+
+Session start must inject the rules even with no service, one that is starting, or one that
+is hung (SIGSTOP): the hook then reads `cache/session-start-<flavor>.txt`. Every writer keeps
+these current — the service after each change, a command that wrote to the store itself
+(no service running), and setup — so the very first session after install has the rules.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from .. import atomic, learning, memories, paths
+from .. import config as config_mod
+from ..store import Store
+from . import texts
+
+log = logging.getLogger("memevo.service")
+FLAVORS = ("default", "claude", "codebuddy")
+SESSION_START_RULES = 50
+DEFAULT_MAX_CHARS = 10_000  # Claude Code's cap for one injection; the others document none
+_write_lock = threading.Lock()
+
+
+def learning_text(config: config_mod.Config, has_key: bool, flavor: str) -> str | None:
+    """The 「记忆沉淀未启用」 text while learning is not active, else None."""
+    state = learning.state(config, has_key)
+    if state.active:
+        return None
+    return texts.learning_off(flavor, state.legacy_blocking)
+
+
+def session_start_text(
+    store: Store | None, config: config_mod.Config, has_key: bool, flavor: str, max_chars: int
+) -> tuple[str, list[str]]:
+    rules = (
+        memories.ranked(store, "rule", limit=SESSION_START_RULES, include_deprecated=False) if store else []
+    )
+    text, shown = texts.session_start(
+        flavor, [m.text for m in rules], learning_text(config, has_key, flavor), max_chars
+    )
+    return text, [m.id for m in rules[:shown]]
+
+
+def prompt_reminder(config: config_mod.Config, has_key: bool, flavor: str) -> str:
+    return learning_text(config, has_key, flavor) or texts.reminder(flavor)
+
+
+def write(store: Store | None, has_key: bool) -> None:
+    """Render and write every flavor's fallback texts (atomic, user-only). Never raises."""
+    with _write_lock:
+        try:
+            config = config_mod.load()
+            folder = paths.data_dir() / "cache"
+            for flavor in FLAVORS:
+                if config["enabled"]:
+                    start, _ = session_start_text(store, config, has_key, flavor, DEFAULT_MAX_CHARS)
+                    reminder = prompt_reminder(config, has_key, flavor)
+                else:
+                    start = reminder = ""
+                atomic.write_text(folder / f"session-start-{flavor}.txt", start, mode=0o600)
+                atomic.write_text(folder / f"prompt-reminder-{flavor}.txt", reminder, mode=0o600)
+        except Exception:
+            log.warning("could not refresh the fallback texts", exc_info=True)
+
+
+def write_without_service() -> bool:
+    """For setup and commands that ran without a service: read the store (if there is one)
+    and write the texts. False when a service holds the store (it keeps them current)."""
+    from .. import secrets
+    from ..store import open_existing
+    from .spawn import lock_held
+
+    if lock_held():
+        return False
+    try:
+        store = open_existing(read_only=True, lock_wait_s=1.0)
+    except Exception:  # busy with another command: that command refreshes them
+        log.warning("could not read the store for the fallback texts", exc_info=True)
+        return False
+    try:
+        write(store, secrets.has_api_key())
+    finally:
+        if store is not None:
+            store.close()
+    return True

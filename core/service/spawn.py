@@ -1,0 +1,91 @@
+"""Is a memevo service there, and starting one on demand.
+
+Whatever needs a service (a hook, an MCP server, a command that lost its connection) starts
+the same thing: the tray app in a desktop session, `memevo serve` otherwise. A starter waits
+for the instance lock (`--wait-lock`), so two starters never fight, and a spawn guard keeps a
+burst of callers from starting several.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from .. import paths
+from . import protocol
+
+SPAWN_GUARD_S = 10.0
+
+
+def has_display() -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def service_mode() -> str:
+    """The tray app where there is a desktop (its native dialogs need it), else headless."""
+    return "tray" if has_display() and os.environ.get("MEMEVO_HEADLESS") != "1" else "serve"
+
+
+def lock_held() -> bool:
+    """A memevo service (running, or starting and not listening yet) holds the instance lock.
+
+    Probing takes the lock for an instant when it is free; services therefore wait a moment
+    for it (`--wait-lock`) rather than failing at once."""
+    path = protocol.lock_path()
+    if not path.exists():
+        return False
+    try:
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError:
+        return False
+    with handle:
+        if os.name == "nt":  # pragma: no cover - Windows only
+            import msvcrt
+
+            try:
+                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+            except OSError:
+                return True
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+            return False
+        import fcntl
+
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return False
+
+
+def start_detached(mode: str | None = None) -> bool:
+    """Start the service in the background unless one was started a moment ago."""
+    data = paths.data_dir()
+    guard = data / "service.spawned"
+    with contextlib.suppress(OSError):
+        if time.time() - guard.stat().st_mtime < SPAWN_GUARD_S:
+            return False
+    try:
+        (data / "logs").mkdir(parents=True, exist_ok=True)
+        guard.write_text(str(os.getpid()), encoding="utf-8")
+        with open(data / "logs" / "service-start.log", "ab") as out:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "memevo.core.cli", mode or service_mode(), "--wait-lock", "15"],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                start_new_session=True,
+                close_fds=True,
+            )
+    except OSError:
+        return False
+    # A long-lived starter (an MCP server) reaps it when it exits, so `memevo service stop`
+    # leaves no zombie behind; a short-lived one exits first and init adopts the service.
+    threading.Thread(target=child.wait, name="memevo-reap", daemon=True).start()
+    return True
