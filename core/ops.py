@@ -348,7 +348,7 @@ def call_local(name: str, params: dict[str, Any], clock: Clock | None = None) ->
             from . import secrets
             from .service import caches
 
-            caches.write(access.get(write=False), secrets.has_api_key())
+            caches.write(access.get(write=False), secrets.has_api_key(quiet=True))
         return result
     finally:
         access.close()

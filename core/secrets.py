@@ -43,14 +43,17 @@ def _keyring() -> Any:
     return keyring
 
 
-def get_api_key() -> str | None:
+def get_api_key(quiet: bool = False) -> str | None:
+    """quiet: for bookkeeping in a command (the fallback texts), where a missing keyring is not
+    the user's question and must not print a warning on their terminal."""
     from_env = os.environ.get(ENV, "").strip()
     if from_env:
         return from_env
     try:
         value = _keyring().get_password(SERVICE, USER)
     except Exception as exc:  # locked keyring, dbus down: learning stays off, with a reason logged
-        log.warning("keyring unavailable: %s", exc)
+        if not quiet:
+            log.warning("keyring unavailable: %s", exc)
         return None
     return value or None
 
@@ -64,8 +67,8 @@ def keyring_api_key() -> str | None:
     return value or None
 
 
-def has_api_key() -> bool:
-    return get_api_key() is not None
+def has_api_key(quiet: bool = False) -> bool:
+    return get_api_key(quiet) is not None
 
 
 def set_api_key(value: str) -> str:

@@ -80,7 +80,7 @@ def write_without_service() -> bool:
         log.warning("could not read the store for the fallback texts", exc_info=True)
         return False
     try:
-        write(store, secrets.has_api_key())
+        write(store, secrets.has_api_key(quiet=True))
     finally:
         if store is not None:
             store.close()
