@@ -6,6 +6,7 @@ Recall over 100k and 1M memories runs in child processes so each reports its own
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -189,7 +190,11 @@ def encoder_figures(runs: int, rebuild_n: int) -> dict[str, Any]:
                 os.environ.pop("MEMEVO_HOME", None)
             else:
                 os.environ["MEMEVO_HOME"] = previous
-    return {"encode_ms": timing(encode), "rebuild_sentences_per_s": round(rebuild_n / rebuild_s, 1)}
+    return {
+        "encode_ms": timing(encode),
+        "rebuild_sentences_per_s": round(rebuild_n / rebuild_s, 1),
+        "encoder": f"{encoder.backend} ({encoder.model_id})",
+    }
 
 
 # -- hooks end to end against a warm service -----------------------------------------------------------
@@ -213,24 +218,21 @@ def _proc_rss_mb(pid: int) -> float:
 def hook_figures(runs: int, pool: int = 10_000) -> dict[str, Any]:
     from memevo.installer.registration import hook_script, interpreter
 
-    from . import memories
-    from .clock import SystemClock
-    from .encoder.models import DEFAULT_MODEL
+    from .encoder.models import models_dir
     from .service import client
 
     python = interpreter()
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
-        env = os.environ | {"MEMEVO_HOME": home, "MEMEVO_HEADLESS": "1"}
+        # the model already provisioned for the caller, not a fresh one in the temporary home
+        env = os.environ | {
+            "MEMEVO_HOME": home,
+            "MEMEVO_HEADLESS": "1",
+            "MEMEVO_MODELS_DIR": str(models_dir()),
+        }
         saved = os.environ.get("MEMEVO_HOME")
         os.environ["MEMEVO_HOME"] = home
         try:
-            store = synthetic_store(pool - 50, model=DEFAULT_MODEL)
-            for i in range(50):
-                memories.create(
-                    store, "rule", f"第 {i} 条规则：提交前先运行单元测试并检查格式", SystemClock()
-                )
-            memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", SystemClock())
-            store.close()
+            _bench_pool(pool)
             started = time.perf_counter()
             service = subprocess.Popen(
                 [python, "-m", "memevo.core.cli", "serve"],
@@ -266,8 +268,95 @@ def hook_figures(runs: int, pool: int = 10_000) -> dict[str, Any]:
                 os.environ.pop("MEMEVO_HOME", None)
             else:
                 os.environ["MEMEVO_HOME"] = saved
-    figures["hook_prompt_vs_python_start"] = round(hook_prompt["median"] / python_start["median"], 1)
+    figures["hook_prompt_vs_python_start"] = round(hook_prompt["median"] / python_start["median"], 2)
     return figures
+
+
+def _bench_pool(pool: int) -> None:
+    """The hook benchmark's pool: synthetic vectors (current for the default model), 50 rules
+    and the one fact the prompt recalls. Call with MEMEVO_HOME set to a temporary home."""
+    from . import memories
+    from .clock import SystemClock
+    from .encoder.models import DEFAULT_MODEL
+
+    store = synthetic_store(pool - 50, model=DEFAULT_MODEL)
+    for i in range(50):
+        memories.create(store, "rule", f"第 {i} 条规则：提交前先运行单元测试并检查格式", SystemClock())
+    memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", SystemClock())
+    store.close()
+
+
+def tray_figures(pool: int = 10_000, settle_s: float = 3.0) -> dict[str, Any]:
+    """tray_rss_mb: the tray app (`memevo tray`, offscreen) hosting the service with the model
+    over the same 10k-memory pool, set up (no wizard), `settle_s` after the model is in."""
+    from memevo.installer import state
+    from memevo.installer.registration import interpreter
+
+    from .encoder.models import models_dir
+    from .service import client
+
+    with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
+        user_home = os.path.join(home, "user")
+        os.makedirs(user_home)
+        env = os.environ | {
+            "MEMEVO_HOME": home,
+            "HOME": user_home,  # the tray may write autostart or keyring files: never the user's
+            "QT_QPA_PLATFORM": "offscreen",
+            "MEMEVO_MODELS_DIR": str(models_dir()),
+        }
+        saved = os.environ.get("MEMEVO_HOME")
+        os.environ["MEMEVO_HOME"] = home
+        try:
+            _bench_pool(pool)
+            state.mark_setup_run()
+            started = time.perf_counter()
+            tray = subprocess.Popen(
+                [interpreter(), "-m", "memevo.core.cli", "tray"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                ready_s = _wait_model(client, started)
+                time.sleep(settle_s)
+                figures = {"tray_rss_mb": round(_proc_rss_mb(tray.pid), 1), "tray_ready_s": round(ready_s, 2)}
+            finally:
+                with contextlib.suppress(Exception):
+                    client.call("shutdown", {}, timeout_s=10)
+                try:
+                    tray.wait(30)
+                except subprocess.TimeoutExpired:
+                    tray.terminate()
+                    tray.wait(10)
+        finally:
+            if saved is None:
+                os.environ.pop("MEMEVO_HOME", None)
+            else:
+                os.environ["MEMEVO_HOME"] = saved
+    return figures
+
+
+# figure: (statistic or None for a plain number, the most it may be)
+BUDGETS: dict[str, tuple[str | None, float]] = {
+    "recall_100k_ms": ("median", 15),
+    "encode_ms": ("median", 6),
+    "hook_prompt_ms": ("median", 30),
+    "hook_prompt_vs_python_start": (None, 4.5),
+    "hook_session_start_ms": ("median", 40),
+    "service_rss_mb": (None, 700),
+    "service_ready_s": (None, 3),
+}
+
+
+def budgets(figures: dict[str, Any]) -> dict[str, Any]:
+    """Each budget with the measured value and whether it held (a report, never a test)."""
+    out: dict[str, Any] = {}
+    for name, (statistic, limit) in BUDGETS.items():
+        figure = figures.get(name)
+        value = figure.get(statistic) if statistic and isinstance(figure, dict) else figure
+        if isinstance(value, int | float):
+            out[name] = {"limit": limit, "value": value, "ok": value <= limit}
+    return out
 
 
 def _wait_model(client: Any, started: float, timeout_s: float = 300) -> float:
@@ -373,6 +462,8 @@ def run(quick: bool = False) -> dict[str, Any]:
         figures["index_load_1m_s"] = r1m["index_load_s"]
     figures |= encoder_figures(runs, 100 if quick else 1000)
     figures |= hook_figures(runs)
+    figures |= tray_figures()
+    figures["budgets"] = budgets(figures)
     return figures
 
 

@@ -52,6 +52,20 @@ def _score_or_off(value: Any) -> float | int:
     raise ValueError("must be a number from 0 to 1, or -1 to switch it off")
 
 
+def _weight(value: Any) -> float:
+    """A fusion weight from 0 (off) to 2."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 2:
+        raise ValueError("must be a number from 0 (off) to 2")
+    return float(value)
+
+
+def _minutes_or_never(value: Any) -> float | int:
+    """Minutes as a non-negative number; 0 means never."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ValueError("must be a number of minutes, 0 or more (0: never)")
+    return value
+
+
 def _http_url(value: Any) -> str:
     if not isinstance(value, str) or not value.strip().startswith(("http://", "https://")):
         raise ValueError("must be an http:// or https:// URL")
@@ -98,6 +112,14 @@ SCHEMA: tuple[Key, ...] = (
     Key("sideApiModel", None, _non_empty_text, "side judge model name"),
     Key("sideDailyLimit", 300, _positive_int, "at most this many side API calls per day (cost guard)"),
     Key("sideContext", False, _bool, "also send the previous assistant message, redacted (off by default)"),
+    # Not offered in the tray's settings (its own service never idles out); read from the file.
+    Key(
+        "serviceIdleMinutes",
+        30,
+        _minutes_or_never,
+        "a headless service started on demand exits after this many idle minutes; 0 never",
+        public=False,
+    ),
     # The Node tool's old blocking mode; kept so an imported install stays un-learned until setup.
     Key("sideJudge", None, _bool, "legacy: false means learning stays off until setup", public=False),
 )

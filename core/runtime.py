@@ -1,7 +1,11 @@
-"""Wiring for processes that own the store and the encoder (the CLI's model commands now;
-the service later): provision the configured model, load it, build the recall engine."""
+"""Wiring for processes that own the store and the encoder (the service, and the CLI's model
+commands: rebuild-index, verify, background): provision the configured model, load it,
+build the recall engine. All of them get the same encoder: the default model on onnxruntime
+once its graph is provisioned, any other model on sentence-transformers."""
 
 from __future__ import annotations
+
+import logging
 
 from . import config as config_mod
 from .clock import Clock
@@ -21,6 +25,7 @@ def load_encoder(progress: Progress | None = None) -> Encoder:
     provisioned = provision(model_id, progress)
     encoder = Encoder(model_id, provisioned.folder)
     encoder.load()
+    logging.getLogger("memevo.encoder").info("encoder: %s on %s", model_id, encoder.backend)
     return encoder
 
 

