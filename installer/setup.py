@@ -88,7 +88,7 @@ def run(
         _report(outcome, say)
         if outcome.hooks_ok:  # a skill or MCP problem is reported, but the hooks are ours to keep
             state.update_client(client, registered=True, removed=False, repair=True)
-        if outcome.changed:
+        if outcome.changed and not outcome.manual_command:  # no MCP server registered: nothing to load
             result.restart.append(DISPLAY_NAMES[client])
     _autostart(choices.autostart, repair, say)
     state.mark_setup_run()
@@ -190,10 +190,9 @@ def _closing_words(result: SetupResult, say: Say) -> None:
         say("Backups of the changed client files: " + ", ".join(result.backups))
     if result.legacy_found:
         say("The Node tool's memories are in the data dir: `memevo import-legacy` imports them.")
-    with_mcp = [DISPLAY_NAMES[c.client] for c in result.clients if c.changed and not c.manual_command]
     hooks_only = [DISPLAY_NAMES[c.client] for c in result.clients if c.changed and c.manual_command]
-    if with_mcp:
-        say("Restart " + ", ".join(with_mcp) + " so they load memevo's MCP server.")
+    if result.restart:
+        say("Restart " + ", ".join(result.restart) + " so they load memevo's MCP server.")
     if hooks_only:  # its MCP server waits for the printed command; hooks are read live
         say(
             ", ".join(hooks_only)

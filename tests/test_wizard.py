@@ -289,7 +289,7 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     )
     assert done.commands_edit.toPlainText() == claude_mcp.printable(claude_mcp.add_command())
     assert done.restart_label.text() == tr("Restart {clients} so they load the MCP server.").format(
-        clients="Claude Code, Cursor, CodeBuddy, WorkBuddy"
+        clients="Cursor, CodeBuddy, WorkBuddy"  # Claude Code's MCP server waits for the command above
     )
     assert done.autostart_label.text() == tr("memevo starts at login.")
     assert done.problems_label.isHidden() and done.legacy_label.isHidden()
