@@ -68,7 +68,7 @@ def synthetic_store(n: int, seed: int = 7, model: str = "bench") -> Any:
     for start in range(0, n, chunk):
         size = min(chunk, n - start)
         ids = [f"b{start + i:07d}" for i in range(size)]
-        texts = [f"synthetic memory number {start + i}" for i in range(size)]
+        texts = synthetic_texts(rng, start, size)
         matrix = rng.standard_normal((size, DIM), dtype=np.float32)
         matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
         now = int(time.time() * 1000)
@@ -105,11 +105,46 @@ def synthetic_store(n: int, seed: int = 7, model: str = "bench") -> Any:
     return store
 
 
+_HAN = "支付订单用户登录缓存日志测试发布接口配置数据库服务分支提交依赖异常监控告警索引消息队列权限网关灰度开关压测备份迁移前端后端组件样式"
+_WORDS = [
+    "service",
+    "cache",
+    "order",
+    "payment",
+    "deploy",
+    "branch",
+    "commit",
+    "test",
+    "config",
+    "index",
+    "queue",
+    "token",
+    "gateway",
+    "flag",
+]
+
+
+def synthetic_texts(rng: np.random.Generator, start: int, size: int) -> list[str]:
+    """Memory-like texts for the lexical index: Chinese words from a small alphabet, English
+    words, and an identifier of its own per memory (so postings are realistic, not one list)."""
+    pairs = rng.integers(0, len(_HAN), size=(size, 10))
+    words = rng.integers(0, len(_WORDS), size=(size, 3))
+    out = []
+    for i in range(size):
+        han = "".join(_HAN[j] for j in pairs[i])
+        out.append(
+            f"{han[:4]}的{han[4:]} {_WORDS[words[i, 0]]} {_WORDS[words[i, 1]]} svc_{(start + i) % 50_000}_{words[i, 2]}"
+        )
+    return out
+
+
 def recall_child(runs: int) -> dict[str, Any]:
-    """Load the pool a previous child wrote, as the service does at start, then recall."""
+    """Load the pool a previous child wrote, as the service does at start, then recall: the
+    vector index and, beside it, the lexical (BM25) index, each timed and measured apart."""
     from . import vectors
     from .recall.gate import gate_category
     from .recall.index import MemoryIndex
+    from .recall.lexical import LexicalIndex
     from .service.host import limit_blas_threads
     from .store import Store
 
@@ -119,9 +154,19 @@ def recall_child(runs: int) -> dict[str, Any]:
     started = time.perf_counter()
     index = MemoryIndex(DIM, np.zeros(DIM, dtype=np.float32))
     index.reserve(vectors.count_pool(store, "bench"))
+    batches = []
     for batch in vectors.iter_pool(store, "bench"):  # as RecallEngine.sync_all loads it
         index.upsert_pool(batch)
+        batches.append((batch.ids, batch.categories, batch.texts, ~batch.deprecated.astype(bool)))
     load_s = time.perf_counter() - started
+    rss_vectors = rss_mb()
+    started = time.perf_counter()
+    lexical = LexicalIndex()
+    for ids, categories, texts, live in batches:
+        lexical.upsert(ids, categories, texts, live)
+    lexical_s = time.perf_counter() - started
+    del batches
+    rss_lexical = rss_mb()
     rng = np.random.default_rng(1)
     queries = rng.standard_normal((runs + 2, DIM), dtype=np.float32)
     position = iter(range(len(queries)))
@@ -132,12 +177,26 @@ def recall_child(runs: int) -> dict[str, Any]:
             gate_category(ranked[category], 0.3, 3, -1)
 
     samples = repeat(one_recall, runs)
+    words = iter(range(runs + 2))
+
+    def one_lexical() -> None:  # a prompt that shares common words and one identifier
+        scores = lexical.scores(f"支付订单的灰度开关叫什么，svc_{next(words) * 7}_1 的 cache 在哪")
+        for category in ("rule", "project"):
+            scores.top(category, 20)
+
+    lexical_samples = repeat(one_lexical, runs)
     store.close()
     return {
         "timing": timing(samples),
         "rss_mb": round(rss_mb(), 1),
         "index_load_s": round(load_s, 2),
         "rss_before_mb": round(rss_before, 1),
+        "lexical_build_s": round(lexical_s, 2),
+        "lexical_rss_mb": round(rss_lexical - rss_vectors, 1),  # peak RSS grown by building it
+        "lexical_postings": lexical.posting_count(),
+        "lexical_array_mb": round(lexical.nbytes() / 1e6, 1),
+        "lexical_terms": len(lexical._postings),
+        "lexical_timing": timing(lexical_samples),
     }
 
 
@@ -454,12 +513,14 @@ def run(quick: bool = False) -> dict[str, Any]:
     r100k = run_recall_child(100_000, runs)
     figures["recall_100k_ms"] = r100k["timing"]
     figures["rss_100k_mb"] = r100k["rss_mb"]
+    figures["lexical_100k"] = {k: v for k, v in r100k.items() if k.startswith("lexical_")}
     figures["recall_1m_ms"] = figures["rss_1m_mb"] = None  # --quick skips the million
     if not quick:
         r1m = run_recall_child(1_000_000, runs)
         figures["recall_1m_ms"] = r1m["timing"]
         figures["rss_1m_mb"] = r1m["rss_mb"]
         figures["index_load_1m_s"] = r1m["index_load_s"]
+        figures["lexical_1m"] = {k: v for k, v in r1m.items() if k.startswith("lexical_")}
     figures |= encoder_figures(runs, 100 if quick else 1000)
     figures |= hook_figures(runs)
     figures |= tray_figures()

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
-from .errors import MemevoError
+from .errors import InvalidInput, MemevoError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -70,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
         group_sub = group.add_subparsers(title="actions", metavar="ACTION", required=True)
         add = group_sub.add_parser("add", help=f"write a new {category} memory (confidence 0.5)")
         add.add_argument("text")
+        add.add_argument(
+            "--here",
+            action="store_true",
+            help="it belongs to this repository (the git top-level of the current folder): recalled only there",
+        )
         add.add_argument("--json", action="store_true")
         add.set_defaults(handler=_cmd_add, category=category)
     p = command("reinforce", _cmd_reinforce, "reinforce a memory (+0.1, daily cap); revives a deprecated one")
@@ -83,6 +88,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("purge", _cmd_purge, "remove a memory's text everywhere memevo keeps it (irreversible)")
     p.add_argument("id")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p = command("pin", _cmd_pin, "pin a memory: it never decays and is never deprecated")
+    p.add_argument("id")
+    p = command("unpin", _cmd_unpin, "unpin a memory: it decays again like any other")
+    p.add_argument("id")
+    p = command("search", _cmd_search, "find memories by meaning, ranked (no gate, never awards)")
+    p.add_argument("query")
+    p.add_argument("--category", choices=["rule", "project"])
+    p.add_argument("--limit", type=int, default=10)
+    p = command("scope", _cmd_scope, "where a memory applies: everywhere, or only in this repository")
+    p.add_argument("id")
+    p.add_argument("scope", choices=["global", "here"])
+    p = command("history", _cmd_history, "a memory's earlier texts (kept on replace and merge), newest first")
+    p.add_argument("id")
+    p = command("restore-version", _cmd_restore_version, "make an earlier text of a memory its text again")
+    p.add_argument("id")
+    p.add_argument("version", type=int, help="the version number `memevo history ID` shows")
     p = command("move", _cmd_move, "move a memory to the other group")
     p.add_argument("id")
     p.add_argument("category", choices=["rule", "project"])
@@ -90,6 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key", nargs="?")
     p.add_argument("value", nargs="?")
     p.add_argument("--unset", action="store_true", help="forget the user's value of KEY")
+    p = command(
+        "import-notes",
+        _cmd_import_notes,
+        "import what you wrote for your tools (CLAUDE.md, AGENTS.md, Claude Code's auto memory, Cursor rules)",
+    )
+    p.add_argument("--repo", help="the repository whose files to read (default: the current folder's)")
+    p.add_argument("--yes", action="store_true", help="take every candidate as proposed, without asking")
+    p.add_argument("--dry-run", action="store_true", help="only list the candidates")
     p = command("import-legacy", _cmd_import_legacy, "import the Node tool's memories from the data dir")
     p.add_argument(
         "--move-key",
@@ -103,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", nargs="?", choices=["status", "provision"], default="status")
     p = command("verify", _cmd_verify, "check the recall gate on your cases (never awards)")
     p.add_argument("--cases", help="cases file (default: recall-cases.json in the data dir)")
+    p.add_argument(
+        "--explain", action="store_true", help="also show each case's best candidates and their signals"
+    )
     command("rebuild-index", _cmd_rebuild_index, "back up the vectors, then re-encode every memory")
     command("build-background", _cmd_build_background, "recompute the background mean for the model")
     p = command("serve", _cmd_serve, "run the memory service headless (no desktop)", json_flag=False)
@@ -148,7 +180,9 @@ def _points(value: float) -> str:
 
 
 def _memory_line(memory: dict[str, Any]) -> str:
-    flag = "  [deprecated]" if memory["deprecated"] else ""
+    flag = ("  [pinned]" if memory.get("pinned") else "") + ("  [deprecated]" if memory["deprecated"] else "")
+    if memory.get("scope", "global") != "global":
+        flag += f"  [{_shown(memory['scope'])}]"
     return f"{memory['id']}  {_points(memory['confidence']):>4}  {_shown(memory['text'])}{flag}"
 
 
@@ -258,11 +292,62 @@ def _cmd_read(args: argparse.Namespace) -> int:
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
-    result = _call("add", category=args.category, text=args.text)
+    params: dict[str, Any] = {"category": args.category, "text": args.text}
+    if args.here:
+        params["scope"] = _here()
+    result = _call("add", **params)
     if args.json:
         return _emit_json(result)
     memory = result["memory"]
-    print(f"added {memory['category']} {memory['id']} (confidence {_points(memory['confidence'])})")
+    where = f", only in {memory['scope']}" if memory.get("scope", "global") != "global" else ""
+    print(f"added {memory['category']} {memory['id']} (confidence {_points(memory['confidence'])}{where})")
+    return 0
+
+
+def _here() -> str:
+    from .scopes import repo_of
+
+    repo = repo_of(os.getcwd())
+    if repo is None:
+        raise InvalidInput("the current folder cannot be used as a repository")
+    return repo
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    from . import memsearch
+
+    params: dict[str, Any] = {"text": args.query, "category": args.category, "limit": args.limit}
+    if _service_holds_store():
+        from .service.client import call_service
+
+        result = call_service("search", params, wait_s=180)
+    else:
+        result = _with_engine(
+            lambda engine: memsearch.search(engine, engine.store, args.query, args.category, args.limit)
+        )
+    if args.json:
+        return _emit_json(result)
+    if not result["hits"]:
+        print("no memories found")
+    for hit in result["hits"]:
+        flag = "  [pinned]" if hit["pinned"] else ""
+        if hit["scope"] != "global":
+            flag += f"  [{_shown(hit['scope'])}]"
+        print(
+            f"{hit['id']}  {hit['category']:<7} {_points(hit['confidence']):>4}  {hit['score']:.2f}  "
+            f"{_shown(hit['text'])}{flag}"
+        )
+    return 0
+
+
+def _cmd_scope(args: argparse.Namespace) -> int:
+    scope = _here() if args.scope == "here" else "global"
+    result = _call("scope", id=args.id, scope=scope)
+    if args.json:
+        return _emit_json(result)
+    memory = result["memory"]
+    where = "everywhere (global)" if memory["scope"] == "global" else f"only in {memory['scope']}"
+    print(f"{memory['id']} now applies {where}")
     return 0
 
 
@@ -352,6 +437,53 @@ def _cmd_purge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_pin(args: argparse.Namespace) -> int:
+    result = _call("pin", id=args.id)
+    if args.json:
+        return _emit_json(result)
+    memory = result["memory"]
+    print(
+        f"pinned {memory['id']}: it never decays and is never deprecated (confidence {_points(memory['confidence'])})"
+    )
+    return 0
+
+
+def _cmd_unpin(args: argparse.Namespace) -> int:
+    result = _call("unpin", id=args.id)
+    if args.json:
+        return _emit_json(result)
+    print(f"unpinned {result['memory']['id']}: it decays again when idle")
+    return 0
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    result = _call("history", id=args.id)
+    if args.json:
+        return _emit_json(result)
+    memory = result["memory"]
+    if memory:
+        print(f"{memory['id']}  now: {_shown(memory['text'])}")
+    else:
+        print(f"{args.id} is in the trash")
+    if not result["versions"]:
+        print("  no earlier texts")
+    for v in result["versions"]:
+        valid = f"{v['valid_from'][:16].replace('T', ' ')} – {v['valid_to'][:16].replace('T', ' ')}"
+        print(f"  v{v['version']}  {valid}  ({v['reason']})  {_shown(v['text'])}")
+    return 0
+
+
+def _cmd_restore_version(args: argparse.Namespace) -> int:
+    result = _call("restore_version", id=args.id, version=args.version)
+    if args.json:
+        return _emit_json(result)
+    memory = result["memory"]
+    print(
+        f"{memory['id']} has version {args.version}'s text again (the replaced text is kept in its history)"
+    )
+    return 0
+
+
 def _cmd_move(args: argparse.Namespace) -> int:
     result = _call("move", id=args.id, category=args.category)
     if args.json:
@@ -409,6 +541,71 @@ def _model_minimums() -> dict[str, float]:
     if not entry.calibrated:
         return {}
     return {"recallMinScore": entry.recall_min_rule, "recallMinScoreProject": entry.recall_min_project}
+
+
+def _cmd_import_notes(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import notes
+    from .scopes import repo_of
+
+    repo_path = repo_of(os.path.abspath(args.repo) if args.repo else os.getcwd())
+    found = notes.candidates(Path.home(), Path(repo_path) if repo_path else None)
+    if found:
+        known = set(_call("notes_known", shas=[c.sha for c in found], texts=[c.text for c in found])["known"])
+        found = [c for c in found if c.sha not in known]
+    if args.dry_run or not found:
+        if args.json:
+            return _emit_json({"candidates": [c.as_json() for c in found], "dry_run": True})
+        if not found:
+            print("nothing new to import")
+        for c in found:
+            print(_candidate_line(c))
+        return 0
+    if args.yes:
+        chosen = [c.as_json() for c in found]
+    elif sys.stdin.isatty():
+        chosen = _choose_notes(found)
+    else:
+        raise InvalidInput("not a terminal: choose with --dry-run first, then import all with --yes")
+    result: dict[str, Any] = _call("import_notes", items=chosen) if chosen else {"imported": [], "skipped": 0}
+    if args.json:
+        return _emit_json(result)
+    print(
+        f"imported {len(result['imported'])}"
+        + (f", {result['skipped']} already there" if result["skipped"] else "")
+    )
+    return 0
+
+
+def _candidate_line(c: Any) -> str:
+    where = f"  [{_shown(c.scope)}]" if c.scope else ""
+    return f"{c.category:<7} {_shown(c.text)}{where}\n        from {_shown(c.source)}"
+
+
+def _choose_notes(found: list[Any]) -> list[dict[str, Any]]:
+    """y: as proposed, n: skip, r: as a rule, p: as a project fact, q: stop asking."""
+    chosen: list[dict[str, Any]] = []
+    for index, c in enumerate(found, 1):
+        print(f"[{index}/{len(found)}] {_candidate_line(c)}")
+        while True:
+            answer = (
+                input("  import? [y]es as proposed / [n]o / as [r]ule / as [p]roject / [q]uit: ")
+                .strip()
+                .lower()
+            )
+            if answer in ("y", "n", "r", "p", "q"):
+                break
+        if answer == "q":
+            break
+        if answer == "n":
+            continue
+        item = c.as_json()
+        if answer in ("r", "p"):  # a rule stays global; a fact belongs to its file's repository
+            item["category"] = "rule" if answer == "r" else "project"
+            item["scope"] = (c.repo or "global") if answer == "p" else "global"
+        chosen.append(item)
+    return chosen
 
 
 def _cmd_import_legacy(args: argparse.Namespace) -> int:
@@ -582,31 +779,48 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
         report = verify.run_with_pool(load_encoder(_progress()), case_file)
     else:
-        report = _with_engine(lambda engine: verify.run(engine, case_file.cases))
+        report = _with_engine(lambda engine: verify.run(engine, case_file.cases, actions_=case_file.actions))
     if args.json:
         return _emit_json(report)
-    _print_verify(report)
+    _print_verify(report, args.explain)
     return 0
 
 
-def _print_verify(report: dict[str, Any]) -> None:
-    for case in report["cases"]:
-        mark = "  " if case["hit"] is None else ("ok" if case["hit"] else "--")
-        injected = "; ".join(
-            f"{i['category'][0]} {i['score']:.3f} {i['text'][:40]}" for i in case["injected"]
-        )
-        print(f"{mark} {case['prompt'][:50]:<50} | {injected or '(nothing)'}")
+def _print_verify(report: dict[str, Any], explain: bool = False) -> None:
+    def hit(i: dict[str, Any]) -> str:  # fused score = cosine + weight x lexical (- question damping)
+        return f"{i['category'][0]} {i['score']:.3f} (cos {i['cosine']:.3f} lex {i['lexical']:.3f}) {i['text'][:36]}"
+
+    def cases(rows: list[dict[str, Any]]) -> None:
+        for case in rows:
+            mark = "  " if case["hit"] is None else ("ok" if case["hit"] else "--")
+            injected = "; ".join(hit(i) for i in case["injected"])
+            print(f"{mark} {case['prompt'][:50]:<50} | {injected or '(nothing)'}")
+            if explain and (not case["injected"] or case["hit"] is False):
+                for category, top in case["top"].items():
+                    for i in top:
+                        wanted = "*" if i["id"] in case["expected_ids"] else " "
+                        print(f"     {wanted} best {category:<7} {hit(i)}")
+
+    def figures(part: dict[str, Any], label: str) -> None:
+        print(f"{label}relevant hit          {part['relevant_hit']}/{part['relevant_total']}")
+        print(f"{label}unrelated → rule      {part['unrelated_rule_leaks']}/{part['unrelated_total']}")
+        print(f"{label}unrelated → project   {part['unrelated_project_leaks']}/{part['unrelated_total']}")
+        print(f"{label}one-memory pool       {part['single_memory_hit']}/{part['single_memory_total']}")
+        for category, rows in part["scan"].items():
+            cells = " ".join(f"{r['min']:.2f}:{r['relevant_hit']}/{r['unrelated_leaks']}" for r in rows)
+            print(f"{label}scan {category:<8} (min:hit/leak) {cells}")
+
+    cases(report["cases"])
+    if report.get("actions"):
+        cases(report["actions"]["cases"])
     s = report["settings"]
     print(
         f"model {report['model']}  minimums rule {s['recallMinScore']} project {s['recallMinScoreProject']}"
+        f"  lexical weight {s.get('recallLexicalWeight', 0)}  question damping {s.get('questionDamping', 0)}"
     )
-    print(f"relevant hit          {report['relevant_hit']}/{report['relevant_total']}")
-    print(f"unrelated → rule      {report['unrelated_rule_leaks']}/{report['unrelated_total']}")
-    print(f"unrelated → project   {report['unrelated_project_leaks']}/{report['unrelated_total']}")
-    print(f"one-memory pool       {report['single_memory_hit']}/{report['single_memory_total']}")
-    for category, rows in report["scan"].items():
-        cells = " ".join(f"{r['min']:.2f}:{r['relevant_hit']}/{r['unrelated_leaks']}" for r in rows)
-        print(f"scan {category:<8} (min:hit/leak) {cells}")
+    figures(report, "")
+    if report.get("actions"):
+        figures(report["actions"], "tool calls: ")
     if report["expected_not_in_pool"]:
         print(f"not in the pool: {len(report['expected_not_in_pool'])} expected texts")
 

@@ -65,6 +65,8 @@ def run(store: Store, clock: Clock, config: config_mod.Config) -> Report:
         clamped = _clamp_legacy(con)
         for row in con.execute(f"SELECT {_COLUMNS} FROM memories WHERE NOT deprecated").fetchall():
             memory = Memory.from_row(row)
+            if memory.pinned:  # a pinned memory never decays
+                continue
             if not conf.is_due_for_decay(memory.standing, now, decay_days):
                 continue
             after = conf.apply_decay(memory.standing, now)
@@ -93,8 +95,10 @@ def _clamp_legacy(con: Any) -> int:
 
 
 def _deprecate_low(con: Any) -> int:
-    """Imported memories at or below 0.40 that were never flagged are deprecated now."""
+    """Imported (or unpinned) memories at or below 0.40 that were never flagged are deprecated
+    now; a pinned memory never is."""
     limit = conf.DEPRECATED_AT_OR_BELOW
-    row = one(con.execute("SELECT count(*) FROM memories WHERE NOT deprecated AND confidence <= ?", [limit]))
-    con.execute("UPDATE memories SET deprecated = TRUE WHERE NOT deprecated AND confidence <= ?", [limit])
+    where = "NOT deprecated AND confidence <= ? AND id NOT IN (SELECT memory_id FROM pins)"
+    row = one(con.execute(f"SELECT count(*) FROM memories WHERE {where}", [limit]))
+    con.execute(f"UPDATE memories SET deprecated = TRUE WHERE {where}", [limit])
     return int(row[0]) if row else 0

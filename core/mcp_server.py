@@ -43,7 +43,8 @@ def build(client: str) -> MCPServer:
     def memory_read(category: Literal["rule", "project"], offset: int = 0) -> str:
         result = _call("read", {"category": category, "offset": offset, "limit": 50})
         rows = [
-            f"#{m['id']} 置信度 {m['confidence']:g}{'（已废弃）' if m['deprecated'] else ''}：{m['text']}"
+            f"#{m['id']} 置信度 {m['confidence']:g}{'（已置顶）' if m.get('pinned') else ''}"
+            f"{'（已废弃）' if m['deprecated'] else ''} 范围 {_scope_label(m)}：{m['text']}"
             for m in result["memories"]
         ]
         more = result["total"] - offset - len(rows)
@@ -52,8 +53,24 @@ def build(client: str) -> MCPServer:
         return "\n".join(rows) or f"{category} 组没有记忆"
 
     @server.tool(
+        description="按意思查找记忆（不经召回门槛、不加置信度），返回 id、置信度和范围。"
+        "当本轮注入的记忆里没有需要的信息、或用户问「之前记过什么关于…」时使用；category 可选 rule 或 project。"
+    )
+    def memory_search(query: str, category: Literal["rule", "project"] | None = None, limit: int = 10) -> str:
+        params: dict[str, Any] = {"text": query, "limit": limit}
+        if category:
+            params["category"] = category
+        hits = _call("search", params, service_only=True)["hits"]
+        rows = [
+            f"#{h['id']} {h['category']} 置信度 {h['confidence']:g}{'（已置顶）' if h['pinned'] else ''} "
+            f"范围 {_scope_label(h)} 相似度 {h['score']:.2f}：{h['text']}"
+            for h in hits
+        ]
+        return "\n".join(rows) or "没有找到相关的记忆"
+
+    @server.tool(
         description="只在用户明确要求时删除、合并或改写已有记忆（不能新增）。delete 用 id 或 ids；"
-        "merge 用 id、id2、text（保留 id，id2 进回收站，置信度取较高者）；replace 用 id、text（置信度不变）。正文 6 到 400 个字。"
+        "merge 用 id、id2、text（保留 id，id2 进回收站，置信度取较高者）；replace 用 id、text（置信度不变）。改写和合并前的旧正文留在历史里（memevo history）。正文 6 到 400 个字。"
     )
     def memory_update(
         action: Literal["delete", "merge", "replace"],
@@ -112,6 +129,14 @@ def build(client: str) -> MCPServer:
         return f"{result['key']} = {json.dumps(result['value'], ensure_ascii=False)}"
 
     return server
+
+
+def _scope_label(memory: dict[str, Any]) -> str:
+    """global, or the repository's folder name (its full path is in memevo read --json)."""
+    from .scopes import name
+
+    scope = str(memory.get("scope") or "global")
+    return "global" if scope == "global" else f"repo:{name(scope)}"
 
 
 MODEL_READ_ONLY = ("sideApiBase", "sideApiModel", "sideContext")

@@ -19,7 +19,13 @@ CATEGORIES: tuple[Category, ...] = ("rule", "project")
 MIN_TEXT, MAX_TEXT = 6, 400
 TRASH_KEEP_DAYS = 30
 
-_COLUMNS = "id, category, text, confidence, created_ms, last_seen_ms, deprecated, award_day, award_pts"
+# pinned is read from its own table (migration 6), so the memory rows keep their nine columns;
+# the unqualified id is the outer table's (memories or trash), as pins has no id column.
+_COLUMNS = (
+    "id, category, text, confidence, created_ms, last_seen_ms, deprecated, award_day, award_pts, "
+    "EXISTS (SELECT 1 FROM pins WHERE pins.memory_id = id) AS pinned, "
+    "(SELECT repo FROM scopes WHERE scopes.memory_id = id) AS scope"
+)
 
 
 @dataclass(frozen=True)
@@ -33,10 +39,27 @@ class Memory:
     deprecated: bool
     award_day: str | None
     award_pts: int
+    pinned: bool = False
+    scope: str | None = None  # the repository it belongs to; None: global
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> Memory:
-        return cls(*row[:9])
+        id_, category, text, confidence, created_ms, last_seen_ms, deprecated, award_day, award_pts = row[:9]
+        pinned = bool(row[9]) if len(row) > 9 else False
+        scope = str(row[10]) if len(row) > 10 and row[10] is not None else None
+        return cls(
+            id_,
+            category,
+            text,
+            confidence,
+            created_ms,
+            last_seen_ms,
+            deprecated,
+            award_day,
+            award_pts,
+            pinned,
+            scope,
+        )
 
     @property
     def standing(self) -> Standing:
@@ -55,6 +78,8 @@ class Memory:
             "created": iso(self.created_ms),
             "last_seen": iso(self.last_seen_ms),
             "deprecated": self.deprecated,
+            "pinned": self.pinned,
+            "scope": self.scope or "global",
         }
 
 
@@ -154,6 +179,18 @@ def ranked(
     return [Memory.from_row(row) for row in store.query(sql, params)]
 
 
+def session_rules(store: Store, limit: int, repo: str | None = None) -> list[Memory]:
+    """The rules session start lists: pinned first, then by confidence; ties newest first by creation and
+    id, never by last use, so the list (and the clients' prompt caches) stays put between
+    sessions while the rules do."""
+    sql = (
+        f"SELECT {_COLUMNS} FROM memories WHERE category = 'rule' AND NOT deprecated "
+        "AND id NOT IN (SELECT memory_id FROM scopes WHERE repo IS DISTINCT FROM ?) "
+        "ORDER BY pinned DESC, confidence DESC, created_ms DESC, id LIMIT ?"
+    )
+    return [Memory.from_row(row) for row in store.query(sql, [repo, limit])]
+
+
 def counts(store: Store) -> dict[str, dict[str, int]]:
     rows = store.query(
         "SELECT category, count(*) FILTER (WHERE NOT deprecated), count(*) FILTER (WHERE deprecated) "
@@ -167,7 +204,7 @@ def counts(store: Store) -> dict[str, dict[str, int]]:
 
 def trash_list(store: Store) -> list[Trashed]:
     rows = store.query(f"SELECT {_COLUMNS}, deleted_ms, reason FROM trash ORDER BY deleted_ms DESC, id")
-    return [Trashed(Memory.from_row(row), int(row[9]), str(row[10])) for row in rows]
+    return [Trashed(Memory.from_row(row), int(row[11]), str(row[12])) for row in rows]
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -227,16 +264,113 @@ def _get_in(con: Any, memory_id: str) -> Memory:
     return Memory.from_row(row)
 
 
-def create(store: Store, category: str, text: str, clock: Clock) -> Memory:
-    """A new memory always starts at 0.50; no caller may choose its confidence."""
+# -- history: a replaced text is kept as a superseded version, never recalled ------------------
+@dataclass(frozen=True)
+class Version:
+    memory_id: str
+    seq: int
+    text: str
+    valid_from_ms: int
+    valid_to_ms: int
+    reason: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.memory_id,
+            "version": self.seq,
+            "text": self.text,
+            "valid_from": iso(self.valid_from_ms),
+            "valid_to": iso(self.valid_to_ms),
+            "reason": self.reason,
+        }
+
+
+def _supersede(con: Any, memory: Memory, new_text: str, now_ms: int, reason: str) -> None:
+    """Keep memory's current text as a version valid until now (from when it became the text:
+    the previous version's end, else the memory's creation). Nothing kept when unchanged."""
+    if new_text == memory.text:
+        return
+    row = one(
+        con.execute(
+            "SELECT coalesce(max(seq), 0), max(valid_to_ms) FROM versions WHERE memory_id = ?", [memory.id]
+        )
+    )
+    last_seq, last_end = (int(row[0]), row[1]) if row else (0, None)
+    start = int(last_end) if last_end is not None else memory.created_ms
+    con.execute(
+        "INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?)",
+        [memory.id, last_seq + 1, memory.text, min(start, now_ms), now_ms, reason],
+    )
+
+
+def history(store: Store, memory_id: str) -> tuple[Memory | None, list[Version]]:
+    """The memory (None once it is in the trash) and its superseded versions, newest first."""
+    rows = store.query(
+        "SELECT memory_id, seq, text, valid_from_ms, valid_to_ms, reason FROM versions "
+        "WHERE memory_id = ? ORDER BY seq DESC",
+        [memory_id],
+    )
+    versions = [Version(str(r[0]), int(r[1]), str(r[2]), int(r[3]), int(r[4]), str(r[5])) for r in rows]
+    found = find(store, [memory_id])
+    if memory_id not in found and not versions:
+        raise NotFound(f"no memory with id {memory_id}")
+    return found.get(memory_id), versions
+
+
+def restore_version(store: Store, memory_id: str, seq: int, clock: Clock) -> Memory:
+    """The version's text becomes the memory's again; the text it replaces is kept as a version.
+    Not an award: confidence and last_seen stay."""
+    with store.transaction() as con:
+        memory = _get_in(con, memory_id)
+        row = one(con.execute("SELECT text FROM versions WHERE memory_id = ? AND seq = ?", [memory_id, seq]))
+        if row is None:
+            raise NotFound(f"memory {memory_id} has no version {seq}")
+        body = check_text(str(row[0]))
+        _supersede(con, memory, body, clock.now_ms(), f"restored version {seq}")
+        con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
+    return Memory(**(asdict(memory) | {"text": body}))
+
+
+def create(store: Store, category: str, text: str, clock: Clock, scope: str | None = None) -> Memory:
+    """A new memory always starts at 0.50; no caller may choose its confidence. scope: the
+    repository it belongs to (None: global)."""
     cat = check_category(category)
     body = check_text(text)
+    repo = check_scope(scope)
     now = clock.now_ms()
     standing = conf.new_standing(now, clock.local_day(now))
     with store.transaction() as con:
-        memory = Memory(_new_id(con), cat, body, *_standing_tuple(standing))
+        memory = Memory(_new_id(con), cat, body, *_standing_tuple(standing), scope=repo)
         _insert(con, "memories", memory)
+        if repo is not None:
+            con.execute("INSERT INTO scopes VALUES (?, ?)", [memory.id, repo])
     return memory
+
+
+def check_scope(scope: str | None) -> str | None:
+    """None or "global": global; else an absolute folder path (a repository)."""
+    from pathlib import PurePath
+
+    if scope is None or scope == "global":
+        return None
+    if (
+        not isinstance(scope, str)
+        or not PurePath(scope).is_absolute()
+        or first_unsafe(scope)
+        or len(scope) > 4096
+    ):
+        raise InvalidInput(f"scope must be global or a repository's absolute path, not {str(scope)[:200]!r}")
+    return scope
+
+
+def set_scope(store: Store, memory_id: str, scope: str | None) -> Memory:
+    repo = check_scope(scope)
+    with store.transaction() as con:
+        _get_in(con, memory_id)
+        con.execute("DELETE FROM scopes WHERE memory_id = ?", [memory_id])
+        if repo is not None:
+            con.execute("INSERT INTO scopes VALUES (?, ?)", [memory_id, repo])
+        return _get_in(con, memory_id)
 
 
 def _standing_tuple(s: Standing) -> tuple[int, int, int, bool, str | None, int]:
@@ -294,6 +428,7 @@ def merge_learned(store: Store, memory_id: str, text: str, clock: Clock) -> tupl
     with store.transaction() as con:
         memory = _get_in(con, memory_id)
         award = conf.apply_award(memory.standing, Tier.REINFORCE, now, clock.local_day(now))
+        _supersede(con, memory, body, now, "merged (learned)")
         con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
         if award.effective:
             _save_standing(con, memory_id, award.standing)
@@ -310,15 +445,21 @@ def replace_learned(store: Store, memory_id: str, text: str, clock: Clock) -> Me
     now = clock.now_ms()
     with store.transaction() as con:
         memory = _get_in(con, memory_id)
+        _supersede(con, memory, body, now, "replaced (learned)")
         con.execute("UPDATE memories SET text = ?, last_seen_ms = ? WHERE id = ?", [body, now, memory_id])
     return Memory(**(asdict(memory) | {"text": body, "last_seen_ms": now}))
 
 
-def replace_text(store: Store, memory_id: str, text: str) -> Memory:
-    """A manual edit: not an award; confidence and last_seen stay as they were."""
+def replace_text(store: Store, memory_id: str, text: str, clock: Clock | None = None) -> Memory:
+    """A manual edit: not an award; confidence and last_seen stay as they were. The old text
+    is kept as a superseded version."""
+    from .clock import SystemClock
+
     body = check_text(text)
+    now = (clock or SystemClock()).now_ms()
     with store.transaction() as con:
         memory = _get_in(con, memory_id)
+        _supersede(con, memory, body, now, "replaced")
         con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
     return Memory(**(asdict(memory) | {"text": body}))
 
@@ -332,13 +473,31 @@ def merge_manual(store: Store, keep_id: str, other_id: str, text: str, clock: Cl
         keep = _get_in(con, keep_id)
         other = _get_in(con, other_id)
         best = max(keep.confidence, other.confidence)
-        deprecated = best <= conf.DEPRECATED_AT_OR_BELOW
+        deprecated = best <= conf.DEPRECATED_AT_OR_BELOW and not keep.pinned
+        _supersede(con, keep, body, clock.now_ms(), f"merged with {other_id}")
         con.execute(
             "UPDATE memories SET text = ?, confidence = ?, deprecated = ? WHERE id = ?",
             [body, best, deprecated, keep_id],
         )
         _move_to_trash(con, other, clock.now_ms(), f"merged into {keep_id}")
     return Memory(**(asdict(keep) | {"text": body, "confidence": best, "deprecated": deprecated}))
+
+
+def set_pinned(store: Store, memory_id: str, pinned: bool, clock: Clock) -> Memory:
+    """Pin (never decays, never deprecated; a deprecated memory comes back) or unpin.
+
+    Not an award: confidence and last_seen stay; reinforce and recall still raise it."""
+    with store.transaction() as con:
+        _get_in(con, memory_id)  # NotFound for an unknown id
+        if pinned:
+            con.execute(
+                "INSERT INTO pins VALUES (?, ?) ON CONFLICT (memory_id) DO NOTHING",
+                [memory_id, clock.now_ms()],
+            )
+            con.execute("UPDATE memories SET deprecated = FALSE WHERE id = ?", [memory_id])
+        else:
+            con.execute("DELETE FROM pins WHERE memory_id = ?", [memory_id])
+        return _get_in(con, memory_id)
 
 
 def move(store: Store, memory_id: str, category: str) -> Memory:
@@ -398,8 +557,9 @@ def restore(store: Store, memory_id: str) -> Memory:
 def purge_expired_trash(con: Any, now_ms: int) -> int:
     cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
     row = one(con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]))
-    con.execute(
-        "DELETE FROM trash_vectors WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
-    )
+    for table in ("trash_vectors", "pins", "versions", "scopes"):
+        con.execute(
+            f"DELETE FROM {table} WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
+        )
     con.execute("DELETE FROM trash WHERE deleted_ms < ?", [cutoff])
     return int(row[0]) if row else 0

@@ -78,6 +78,32 @@ MIGRATIONS: tuple[Migration, ...] = (
         "ids of applied write requests, for exactly-once writes across lost connections",
         ("CREATE TABLE applied_requests (id VARCHAR PRIMARY KEY, ts_ms BIGINT NOT NULL, result VARCHAR)",),
     ),
+    Migration(
+        6,
+        "pinned memories: never decayed, never deprecated (a row per pin, kept through the trash)",
+        ("CREATE TABLE pins (memory_id VARCHAR PRIMARY KEY, pinned_ms BIGINT NOT NULL)",),
+    ),
+    Migration(
+        7,
+        "superseded texts of a memory (replace, merge, restore), with the dates each was valid",
+        (
+            "CREATE TABLE versions (memory_id VARCHAR NOT NULL, seq INTEGER NOT NULL, text VARCHAR NOT NULL, "
+            "valid_from_ms BIGINT NOT NULL, valid_to_ms BIGINT NOT NULL, reason VARCHAR NOT NULL, "
+            "PRIMARY KEY (memory_id, seq))",
+        ),
+    ),
+    Migration(
+        8,
+        "the repository a memory belongs to (no row: global, as every memory before this)",
+        ("CREATE TABLE scopes (memory_id VARCHAR PRIMARY KEY, repo VARCHAR NOT NULL)",),
+    ),
+    Migration(
+        9,
+        "statements imported from the user's notes (a hash each), so none is imported twice",
+        (
+            "CREATE TABLE imported_notes (sha VARCHAR PRIMARY KEY, source VARCHAR NOT NULL, ts_ms BIGINT NOT NULL)",
+        ),
+    ),
 )
 
 

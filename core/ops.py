@@ -14,7 +14,7 @@ from . import applied, legacy, maintenance, memories, purge
 from . import confidence as conf
 from . import config as config_mod
 from .clock import Clock, SystemClock, iso
-from .errors import InvalidInput
+from .errors import InvalidInput, NotFound
 from .store import Store
 
 
@@ -129,6 +129,20 @@ def _check_count(name: str, value: Any, minimum: int) -> None:
         )
 
 
+@operation("history")
+def op_history(ctx: Context, id: str) -> dict[str, Any]:
+    """A memory's superseded texts, newest first, with the dates each was valid."""
+    store = ctx.reader()
+    if store is None:
+        raise NotFound(f"no memory with id {id}")
+    memory, versions = memories.history(store, id)
+    return {
+        "id": id,
+        "memory": memory.as_json() if memory else None,
+        "versions": [v.as_json() for v in versions],
+    }
+
+
 @operation("trash")
 def op_trash(ctx: Context) -> dict[str, Any]:
     store = ctx.reader()
@@ -205,8 +219,15 @@ def _proposed_text(proposal: dict[str, Any]) -> str:
 
 # -- writing -----------------------------------------------------------------------------------
 @operation("add", writes=True)
-def op_add(ctx: Context, category: str, text: str) -> dict[str, Any]:
-    return {"memory": memories.create(ctx.writer(), category, text, ctx.clock).as_json()}
+def op_add(ctx: Context, category: str, text: str, scope: str | None = None) -> dict[str, Any]:
+    """scope: a repository's path (the caller resolves "here"), or None / "global"."""
+    return {"memory": memories.create(ctx.writer(), category, text, ctx.clock, scope).as_json()}
+
+
+@operation("scope", writes=True)
+def op_scope(ctx: Context, id: str, scope: str) -> dict[str, Any]:
+    """Make a memory global ("global") or belong to one repository (its absolute path)."""
+    return {"memory": memories.set_scope(ctx.writer(), id, scope).as_json()}
 
 
 @operation("reinforce", writes=True)
@@ -236,12 +257,28 @@ def op_restore(ctx: Context, id: str) -> dict[str, Any]:
 
 @operation("replace", writes=True)
 def op_replace(ctx: Context, id: str, text: str) -> dict[str, Any]:
-    return {"memory": memories.replace_text(ctx.writer(), id, text).as_json()}
+    return {"memory": memories.replace_text(ctx.writer(), id, text, ctx.clock).as_json()}
 
 
 @operation("merge", writes=True)
 def op_merge(ctx: Context, id: str, id2: str, text: str) -> dict[str, Any]:
     return {"memory": memories.merge_manual(ctx.writer(), id, id2, text, ctx.clock).as_json(), "trashed": id2}
+
+
+@operation("pin", writes=True)
+def op_pin(ctx: Context, id: str) -> dict[str, Any]:
+    return {"memory": memories.set_pinned(ctx.writer(), id, True, ctx.clock).as_json()}
+
+
+@operation("unpin", writes=True)
+def op_unpin(ctx: Context, id: str) -> dict[str, Any]:
+    return {"memory": memories.set_pinned(ctx.writer(), id, False, ctx.clock).as_json()}
+
+
+@operation("restore_version", writes=True)
+def op_restore_version(ctx: Context, id: str, version: int) -> dict[str, Any]:
+    _check_count("version", version, minimum=1)
+    return {"memory": memories.restore_version(ctx.writer(), id, version, ctx.clock).as_json()}
 
 
 @operation("move", writes=True)
@@ -264,6 +301,25 @@ def op_maintenance(ctx: Context, force: bool = False) -> dict[str, Any]:
         else maintenance.run_if_due(store, ctx.clock, config)
     )
     return {"ran": report is not None, "report": report.as_json() if report else None}
+
+
+@operation("notes_known")
+def op_notes_known(ctx: Context, shas: list[str], texts: list[str]) -> dict[str, Any]:
+    """Which candidate statements of `memevo import-notes` were imported before (or exist)."""
+    from . import notes
+
+    if len(shas) != len(texts):
+        raise InvalidInput("shas and texts must pair up")
+    return {"known": notes.known(ctx.reader(), list(shas), list(texts))}
+
+
+@operation("import_notes", writes=True)
+def op_import_notes(ctx: Context, items: list[dict[str, Any]]) -> dict[str, Any]:
+    from . import notes
+
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise InvalidInput("items must be a list of {text, category, scope, source}")
+    return notes.import_items(ctx.writer(), items, ctx.clock)
 
 
 @operation("import_legacy", writes=True)

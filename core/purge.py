@@ -55,24 +55,38 @@ class PurgeReport:
 def purge(store: Store, memory_id: str) -> PurgeReport:
     with store.transaction() as con:
         text = _find_text(con, memory_id)
-        removed = _remove(con, memory_id, text)
+        texts = _all_texts(con, memory_id, text)  # its superseded versions go too
+        removed = _remove(con, memory_id, texts)
     store.compact()
     report = PurgeReport(memory_id, text, removed)
-    daily = _scrub_daily_backups(store.path.parent, memory_id, text)
-    report.scrubbed_files = daily + _scrub_backups(memory_id, text)
-    report.legacy_files_with_text = _legacy_files_holding(text)
+    daily = _scrub_daily_backups(store.path.parent, memory_id, texts)
+    others = [path for t in texts for path in _scrub_backups(memory_id, t)]
+    report.scrubbed_files = list(dict.fromkeys(daily + others))
+    report.legacy_files_with_text = list(dict.fromkeys(p for t in texts for p in _legacy_files_holding(t)))
     return report
 
 
-def _remove(con: Any, memory_id: str, text: str) -> int:
-    """Every row of this store that holds the memory or its text goes (inside a transaction)."""
+def _all_texts(con: Any, memory_id: str, text: str) -> list[str]:
+    rows = con.execute("SELECT text FROM versions WHERE memory_id = ? ORDER BY seq", [memory_id]).fetchall()
+    return list(dict.fromkeys([text, *(str(r[0]) for r in rows)]))
+
+
+def _remove(con: Any, memory_id: str, texts: list[str]) -> int:
+    """Every row of this store that holds the memory or one of its texts goes (in a transaction)."""
     removed = 0
     for table in ("memories", "trash"):
         row = one(con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]))
         removed += int(row[0]) if row else 0
         con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
-    for table in ("vectors", "trash_vectors"):
+    for table in ("vectors", "trash_vectors", "pins", "versions", "scopes"):
         con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
+    for text in texts:
+        removed += _remove_text(con, memory_id, text)
+    return removed
+
+
+def _remove_text(con: Any, memory_id: str, text: str) -> int:
+    removed = 0
     # learning jobs keep the user's words, proposals and results: any that hold the text go
     row = one(
         con.execute(
@@ -100,7 +114,7 @@ def _find_text(con: Any, memory_id: str) -> str:
     raise NotFound(f"no memory with id {memory_id} (neither live nor in the trash)")
 
 
-def _scrub_daily_backups(data: Path, memory_id: str, text: str) -> list[str]:
+def _scrub_daily_backups(data: Path, memory_id: str, texts: list[str]) -> list[str]:
     """The daily copies of the store (core/backups.py) lose the memory as the live store did,
     and are rewritten so no freed block keeps its text. One that cannot be opened has the
     text's bytes overwritten instead."""
@@ -112,12 +126,15 @@ def _scrub_daily_backups(data: Path, memory_id: str, text: str) -> list[str]:
         try:
             with Store.open(daily.path, lock_wait_s=0) as copy:
                 with copy.transaction() as con:
-                    _remove(con, memory_id, text)
+                    _remove(
+                        con, memory_id, list(dict.fromkeys([*texts, *_all_texts(con, memory_id, texts[0])]))
+                    )
                 copy.compact()
         except Exception:
             log.warning("could not open the daily backup %s; overwriting the text's bytes", daily.path)
-            _overwrite(daily.path, memory_id, text)
-            _overwrite(daily.path.with_name(daily.path.name + ".wal"), memory_id, text)
+            for text in texts:
+                _overwrite(daily.path, memory_id, text)
+                _overwrite(daily.path.with_name(daily.path.name + ".wal"), memory_id, text)
         backups.private_file(daily.path)
         os.utime(daily.path, ns=(taken.st_atime_ns, taken.st_mtime_ns))
         scrubbed.append(str(daily.path))

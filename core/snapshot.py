@@ -37,7 +37,7 @@ def render(store: Store | None) -> str:
             f'<tr class="{"dep" if m.deprecated else ""}"><td class="id">{html.escape(m.id)}</td>'
             f'<td class="t">{html.escape(m.text)}</td><td class="c">{conf.as_decimal_text(m.confidence)}</td>'
             f'<td class="c">{html.escape(iso(m.last_seen_ms)[:16].replace("T", " "))}</td>'
-            f'<td class="c">{"已废弃" if m.deprecated else ""}</td></tr>'
+            f'<td class="c">{_status(m.pinned, m.deprecated)}</td></tr>'
             for m in rows
         )
         sections.append(
@@ -50,6 +50,10 @@ def render(store: Store | None) -> str:
         f"<title>memory-self-evolution 的记忆</title><style>{_STYLE}</style></head><body>"
         f"<h1>memory-self-evolution 的记忆</h1>{''.join(sections)}</body></html>\n"
     )
+
+
+def _status(pinned: bool, deprecated: bool) -> str:
+    return "、".join(word for word, on in (("已置顶", pinned), ("已废弃", deprecated)) if on)
 
 
 def write(store: Store | None) -> Path:

@@ -77,10 +77,14 @@ class MemoriesView(QWidget):
         self.group = QComboBox()
         self.group.addItems([tr("All groups"), tr("Rule"), tr("Project fact")])
         self.group.currentIndexChanged.connect(self.apply_filters)
+        self.scope = QComboBox()
+        self.scope.addItems([tr("All scopes"), tr("Global"), tr("One repository")])
+        self.scope.setToolTip(tr("Project facts learned in a repository are recalled only there"))
+        self.scope.currentIndexChanged.connect(self.apply_filters)
         self.deprecated = QCheckBox(tr("Show deprecated"))
         self.deprecated.setChecked(True)
         self.deprecated.toggled.connect(self.apply_filters)
-        for widget in (self.search, self.semantic, self.group, self.deprecated):
+        for widget in (self.search, self.semantic, self.group, self.scope, self.deprecated):
             bar.addWidget(widget)
         return bar
 
@@ -92,6 +96,9 @@ class MemoriesView(QWidget):
             ("edit", tr("Edit…")),
             ("merge", tr("Merge two…")),
             ("reinforce", tr("Reinforce")),
+            ("pin", tr("Pin / unpin")),
+            ("history", tr("History…")),
+            ("import", tr("Import notes…")),
             ("move", tr("Move to other group")),
             ("delete", tr("Delete")),
             ("purge", tr("Purge…")),
@@ -111,6 +118,7 @@ class MemoriesView(QWidget):
         query = self.model.query
         query.category = {1: "rule", 2: "project"}.get(self.group.currentIndex())
         query.show_deprecated = self.deprecated.isChecked()
+        query.scope = {1: "global", 2: "repo"}.get(self.scope.currentIndex())
         query.search, query.semantic = (text, "") if not self.semantic.isChecked() else ("", text)
         self.model.reload()
 
@@ -131,6 +139,93 @@ class MemoriesView(QWidget):
         answer = QMessageBox.question(self, title, question)
         return bool(answer == QMessageBox.StandardButton.Yes)
 
+    def choose_version(self, memory: Memory, versions: list[dict[str, Any]]) -> int | None:
+        """The history dialog: earlier texts with their dates; returns the version to restore."""
+        from memevo.desktop.qt import QDialog, QDialogButtonBox, QListWidget
+
+        dialog = QDialog(self)
+        dialog.setWindowTitle(tr("History of #{id}").format(id=memory.id))
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(QLabel(tr("Now: {text}").format(text=memory.text)))
+        listing = QListWidget()
+        for v in versions:
+            listing.addItem(
+                tr("v{version} · {start} – {end} · {reason}\n{text}").format(
+                    version=v["version"],
+                    start=v["valid_from"][:16].replace("T", " "),
+                    end=v["valid_to"][:16].replace("T", " "),
+                    reason=v["reason"],
+                    text=v["text"],
+                )
+            )
+        layout.addWidget(listing)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        restore = buttons.addButton(tr("Restore this version"), QDialogButtonBox.ButtonRole.AcceptRole)
+        restore.setEnabled(bool(versions))
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        layout.addWidget(buttons)
+        dialog.resize(640, 360)
+        if dialog.exec() != QDialog.DialogCode.Accepted or listing.currentRow() < 0:
+            return None
+        return int(versions[listing.currentRow()]["version"])
+
+    def ask_folder(self) -> str | None:
+        """A repository whose CLAUDE.md, AGENTS.md and Cursor rules to read too (None: only yours)."""
+        from memevo.desktop.qt import QFileDialog
+
+        folder = QFileDialog.getExistingDirectory(
+            self, tr("Also read a repository's notes (Cancel: only yours)")
+        )
+        return folder or None
+
+    def choose_notes(self, found: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """Each candidate with a check box (checked: import) and its group; returns the chosen."""
+        from memevo.desktop.qt import QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, Qt
+
+        dialog = QDialog(self)
+        dialog.setWindowTitle(tr("Import notes"))
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(
+            QLabel(tr("Checked statements are imported. Switch a selected one's group with the buttons."))
+        )
+        listing = QListWidget()
+        items = [dict(c) for c in found]
+
+        def label(c: dict[str, Any]) -> str:
+            where = "" if c["scope"] == "global" else f" · {c['scope']}"
+            return f"[{group_name(c['category'])}{where}] {c['text']}\n    {c['source']}"
+
+        for c in items:
+            row = QListWidgetItem(label(c))
+            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            row.setCheckState(Qt.CheckState.Checked)
+            listing.addItem(row)
+        layout.addWidget(listing)
+
+        def switch(category: str) -> None:
+            index = listing.currentRow()
+            if index < 0:
+                return
+            c = items[index]
+            c["category"] = category
+            c["scope"] = (c.get("repo") or "global") if category == "project" else "global"
+            listing.item(index).setText(label(c))
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        buttons.addButton(tr("Import checked"), QDialogButtonBox.ButtonRole.AcceptRole)
+        as_rule = buttons.addButton(tr("As rule"), QDialogButtonBox.ButtonRole.ActionRole)
+        as_fact = buttons.addButton(tr("As project fact"), QDialogButtonBox.ButtonRole.ActionRole)
+        as_rule.clicked.connect(lambda: switch("rule"))
+        as_fact.clicked.connect(lambda: switch("project"))
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        layout.addWidget(buttons)
+        dialog.resize(760, 480)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return [c for i, c in enumerate(items) if listing.item(i).checkState() == Qt.CheckState.Checked]
+
     def say(self, text: str) -> None:
         self.last_message = text
         self.message.setText(text)
@@ -143,8 +238,8 @@ class MemoriesView(QWidget):
         if key == "refresh":
             self.model.reload()
             return
-        if key in ("add", "undo"):
-            (self._add if key == "add" else self._undo)()
+        if key in ("add", "undo", "import"):
+            {"add": self._add, "undo": self._undo, "import": self._import_notes}[key]()
             return
         chosen = self.selected()
         if not chosen:
@@ -154,6 +249,8 @@ class MemoriesView(QWidget):
             "edit": self._edit,
             "merge": self._merge,
             "reinforce": self._reinforce,
+            "pin": self._pin,
+            "history": self._history,
             "move": self._move,
             "delete": self._delete,
             "purge": self._purge,
@@ -287,6 +384,92 @@ class MemoriesView(QWidget):
             self.say(gained)
 
         self._submit([("reinforce", {"id": m.id}) for m in chosen], done)
+
+    def _pin(self, chosen: list[Memory]) -> None:
+        """Pins the selection, or unpins it when every selected memory is pinned already."""
+        pin = not all(m.pinned for m in chosen)
+        op, back = ("pin", "unpin") if pin else ("unpin", "pin")
+        names = " ".join(f"#{m.id}" for m in chosen)
+
+        def done(_results: list[dict[str, Any]]) -> None:
+            said = tr("Pinned {names}: they never decay") if pin else tr("Unpinned {names}")
+            self.say(said.format(names=names))
+            undo = [(back, {"id": m.id}) for m in chosen if m.pinned != pin]
+            if undo:
+                self._remember(tr("pin") if pin else tr("unpin"), undo)
+
+        self._submit([(op, {"id": m.id}) for m in chosen], done)
+
+    def _history(self, chosen: list[Memory]) -> None:
+        """Reads the history off the UI thread, then offers to restore one version."""
+        memory = chosen[0]
+
+        def shown(results: list[dict[str, Any]]) -> None:
+            versions = results[0]["versions"]
+            if not versions:
+                self.say(tr("#{id} has no earlier texts.").format(id=memory.id))
+                return
+            version = self.choose_version(memory, versions)
+            if version is None:
+                return
+
+            def restored(results: list[dict[str, Any]]) -> None:
+                self.say(tr("#{id} has version {version}'s text again").format(id=memory.id, version=version))
+                text = results[0]["memory"]["text"]
+                self._remember(
+                    tr("restore version"),
+                    [("replace", {"id": memory.id, "text": memory.text})],
+                    [(memory.id, "text", text)],
+                )
+
+            self._submit([("restore_version", {"id": memory.id, "version": version})], restored)
+
+        self._submit([("history", {"id": memory.id})], shown)
+
+    def _import_notes(self) -> None:
+        """`memevo import-notes` in the panel: candidates found off the UI thread, chosen in a
+        dialog, written through the same operation."""
+        from pathlib import Path
+
+        from memevo.core import notes
+        from memevo.core.scopes import repo_of
+
+        folder = self.ask_folder()
+        repo = repo_of(folder) if folder else None
+
+        def found() -> list[dict[str, Any]]:
+            candidates = notes.candidates(Path.home(), Path(repo) if repo else None)
+            if not candidates:
+                return []
+            known = set(
+                self.host.handle(
+                    "notes_known",
+                    {"shas": [c.sha for c in candidates], "texts": [c.text for c in candidates]},
+                )["known"]
+            )
+            return [c.as_json() for c in candidates if c.sha not in known]
+
+        def shown(answer: list[dict[str, Any]]) -> None:
+            self._set_busy(False)
+            if not answer:
+                self.say(tr("Nothing new to import."))
+                return
+            chosen = self.choose_notes(answer)
+            if not chosen:
+                return
+            self._submit(
+                [("import_notes", {"items": chosen})],
+                lambda results: self.say(
+                    tr("Imported {count} statements.").format(count=len(results[0]["imported"]))
+                ),
+            )
+
+        def failed(exc: Exception) -> None:
+            self._set_busy(False)
+            self.say(tr("Not done: {error}").format(error=exc))
+
+        self._set_busy(True)
+        self.worker.run(found, shown, failed)
 
     def _move(self, chosen: list[Memory]) -> None:
         steps = [("move", {"id": m.id, "category": _other(m.category)}) for m in chosen]

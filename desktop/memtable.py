@@ -15,6 +15,7 @@ from typing import Any
 from memevo.core import confidence as conf
 from memevo.core.clock import iso
 from memevo.core.memories import _COLUMNS, Memory
+from memevo.core.scopes import name as scope_name
 from memevo.desktop.i18n import tr
 from memevo.desktop.qt import (
     QAbstractTableModel,
@@ -28,6 +29,7 @@ from memevo.desktop.worker import OffUi
 
 PAGE = 500
 CONFIDENCE_COLUMN = 2
+SCOPE_COLUMN = 7
 SEMANTIC_LIMIT = 50
 
 
@@ -40,6 +42,7 @@ def headers() -> list[str]:
         tr("Created"),
         tr("State"),
         tr("Match"),
+        tr("Scope"),
     ]
 
 
@@ -54,6 +57,7 @@ class Query:
     search: str = ""
     category: str | None = None
     show_deprecated: bool = True
+    scope: str | None = None  # None: all; "global"; "repo": those of one repository or another
     semantic: str = ""
     scores: dict[str, float] = field(default_factory=dict)
 
@@ -64,6 +68,10 @@ class Query:
             params.append(self.category)
         if not self.show_deprecated:
             clauses.append("NOT deprecated")
+        if self.scope == "global":
+            clauses.append("id NOT IN (SELECT memory_id FROM scopes)")
+        elif self.scope == "repo":
+            clauses.append("id IN (SELECT memory_id FROM scopes)")
         if self.search and not self.semantic:
             clauses.append("(contains(lower(text), lower(?)) OR id = ?)")
             params += [self.search, self.search]
@@ -205,6 +213,10 @@ class MemoryTableModel(QAbstractTableModel):
             return m
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
+        if index.column() == SCOPE_COLUMN:  # the folder's name; its whole path as the tooltip
+            if m.scope is None:
+                return tr("Global")
+            return m.scope if role == Qt.ItemDataRole.ToolTipRole else scope_name(m.scope)
         score = self.query.scores.get(m.id)
         values = [
             m.text,
@@ -212,13 +224,18 @@ class MemoryTableModel(QAbstractTableModel):
             conf.as_decimal_text(m.confidence),
             iso(m.last_seen_ms)[:16].replace("T", " "),
             iso(m.created_ms)[:10],
-            tr("Deprecated") if m.deprecated else "",
+            _state(m),
             f"{score:.2f}" if score is not None else "",
         ]
         return values[index.column()]
 
     def memory_at(self, row: int) -> Memory:
         return self.rows[row]
+
+
+def _state(m: Memory) -> str:
+    words = ([tr("Pinned")] if m.pinned else []) + ([tr("Deprecated")] if m.deprecated else [])
+    return ", ".join(words)
 
 
 class ConfidenceDelegate(QStyledItemDelegate):

@@ -95,6 +95,24 @@ def key_texts() -> dict[str, tuple[str, str]]:
             tr("Lead of the top hit"),
             tr("Its required lead over the second, 0 to 1; -1: off."),
         ),
+        "recallLexicalWeight": (
+            tr("Word match weight"),
+            tr(
+                "Weight of the exact-word match beside the meaning, 0 to 2; empty: the model's value; 0: off."
+            ),
+        ),
+        "actionRecall": (
+            tr("Rules before each action"),
+            tr("Before a command or an edit runs (Claude Code, Cursor), recall the rules about it."),
+        ),
+        "sessionStartChars": (
+            tr("Session start budget (characters)"),
+            tr("The rules injected at session start fit in this many characters, 400 to 10000."),
+        ),
+        "recallChars": (
+            tr("Recall budget (characters)"),
+            tr("The memories recalled for a prompt fit in this many characters, 200 to 10000."),
+        ),
         "showRecall": (tr("Show what was recalled"), tr("Claude Code: also show you what was recalled.")),
         "confirm": (tr("Ask before remembering"), tr("Ask before writing what the side judge proposes.")),
         "sideWaitMs": (tr("Side judge wait (ms)"), tr("How long the end of a turn waits, 0 to 60000 ms.")),

@@ -45,6 +45,15 @@ def main(argv):
     return 0
 
 
+def _cwd(payload):
+    """The session's folder: Claude Code and CodeBuddy send cwd, Cursor its workspace roots."""
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    roots = payload.get("workspace_roots") if isinstance(payload, dict) else None
+    if not cwd and isinstance(roots, list) and roots:
+        cwd = roots[0]
+    return cwd if isinstance(cwd, str) and cwd else None
+
+
 def answer(adapter, kind, payload):
     params = {
         "client": adapter.name,
@@ -52,11 +61,17 @@ def answer(adapter, kind, payload):
         "session": adapter.session_key(payload),
         "prompt_id": adapter.prompt_id(payload),
         "max_chars": adapter.max_chars,
+        "cwd": _cwd(payload),  # the repository a project fact belongs to
     }
     if kind == "prompt":
         text = adapter.prompt_text(payload) or ""
         params["prompt"] = text
         params["kind"] = adapter.prompt_kind(payload, text)
+    if kind == "action":
+        call = adapter.action_call(payload)
+        if call is None:
+            return ""
+        params["tool"], params["input"] = call
     if kind == "stop":
         params.update(adapter.stop_flags(payload))
         # sideContext: the answer the user just read (a subagent's is not it). The service keeps
@@ -70,7 +85,8 @@ def answer(adapter, kind, payload):
         hookio.log(
             f"{adapter.name} {kind}: service unavailable ({exc.__class__.__name__}: {exc}); falling back"
         )
-        hookio.start_service()
+        if kind != "action":  # the prompt before it has started one; a tool call only reads
+            hookio.start_service()
         return adapter.render(kind, fallback(adapter, kind, params), payload)
     except (TimeoutError, OSError) as exc:
         # A service that is there but does not answer in time (busy, hung, stopped): the
@@ -84,7 +100,8 @@ def answer(adapter, kind, payload):
 
 
 def fallback(adapter, kind, params):
-    """While the service starts: session start from its cached text, prompts without recall."""
+    """While the service starts: session start from its cached text, prompts without recall,
+    tool calls without anything."""
     if kind == "session_start":
         return {"context": hookio.cached(f"session-start-{adapter.flavor}.txt")}
     if kind == "prompt" and params.get("kind") != "plugin" and params.get("prompt", "").strip():

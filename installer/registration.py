@@ -13,8 +13,19 @@ from typing import Any
 
 HOOK_FILE = "memevo_hook.py"
 CLIENT_EVENTS = {
-    "claude": {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"},
-    "cursor": {"sessionStart": "session_start", "beforeSubmitPrompt": "prompt", "stop": "stop"},
+    "claude": {
+        "SessionStart": "session_start",
+        "UserPromptSubmit": "prompt",
+        "PreToolUse": "action",
+        "Stop": "stop",
+    },
+    "cursor": {
+        "sessionStart": "session_start",
+        "beforeSubmitPrompt": "prompt",
+        "beforeShellExecution": "action",
+        "beforeMCPExecution": "action",
+        "stop": "stop",
+    },
     "codebuddy": {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"},
     "workbuddy": {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"},
 }
@@ -23,12 +34,18 @@ CLIENT_EVENTS = {
 # hook gives up on the service after 6 s and always answers well inside it. WorkBuddy blocks
 # the user's prompt when a hook times out ("operation blocked by hook"): 30 s for every event,
 # as others settled on, while our hook gives up on the service after 5 s (18 s at Stop).
+# A tool call (PreToolUse, beforeShellExecution, beforeMCPExecution) is registered at 5 s; our
+# hook gives up on the service after 1.5 s and the call runs as if we were not there.
 TIMEOUTS = {
-    "claude": {"session_start": 10, "prompt": 10, "stop": 20},
-    "cursor": {"session_start": 10, "prompt": 5, "stop": 20},
+    "claude": {"session_start": 10, "prompt": 10, "action": 5, "stop": 20},
+    "cursor": {"session_start": 10, "prompt": 5, "action": 5, "stop": 20},
     "codebuddy": {"session_start": 10, "prompt": 10, "stop": 20},
     "workbuddy": {"session_start": 30, "prompt": 30, "stop": 30},
 }
+
+
+# Claude Code's PreToolUse matches tool names: the tools whose calls rules are about.
+MATCHERS = {("claude", "PreToolUse"): "Bash|Edit|MultiEdit|Write"}
 
 
 def interpreter() -> str:
@@ -81,7 +98,7 @@ def snippet(client: str, platform: str | None = None) -> dict[str, Any]:
     groups = {
         name: [
             {
-                "matcher": "",
+                "matcher": MATCHERS.get((client, name), ""),
                 "hooks": [
                     {"type": "command", "command": command(client, name, platform), "timeout": timeouts[kind]}
                 ],

@@ -37,7 +37,7 @@ def test_malformed_stdin(data_dir: Path, stdin: bytes) -> None:
 
 @pytest.mark.parametrize(
     ("client", "event"),
-    [("claude", "PreToolUse"), ("cursor", "afterFileEdit"), ("nosuchclient", "Stop")],
+    [("claude", "Notification"), ("cursor", "afterFileEdit"), ("nosuchclient", "Stop")],
 )
 def test_unknown_events_and_clients(data_dir: Path, client: str, event: str) -> None:
     result = run_hook(client, event, json.dumps({"session_id": "s"}))

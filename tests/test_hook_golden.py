@@ -283,6 +283,84 @@ CASES = [
         {"op": "hook.stop", "client": "workbuddy", "last_assistant_message": "已整理成 5 条要点。"},
         CONTINUE,
     ),
+    # A tool call about to run: its rules as context for that step, never a permission decision.
+    (
+        "claude",
+        "PreToolUse",
+        {
+            "session_id": "cc-1",
+            "prompt_id": "p-9",
+            "cwd": "/w",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git commit -am 'fix'", "description": "Commit"},
+            "tool_use_id": "tu-1",
+        },
+        {
+            "op": "hook.action",
+            "client": "claude",
+            "session": "cc-1",
+            "prompt_id": "p-9",
+            "tool": "Bash",
+            "input": {"command": "git commit -am 'fix'", "description": "Commit"},
+        },
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
+    ),
+    (
+        "claude",
+        "PreToolUse",
+        {
+            "session_id": "cc-1",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": "/w/a.py", "old_string": "x = 1", "new_string": "x" * 5000},
+        },
+        {
+            "op": "hook.action",
+            "tool": "Edit",
+            "input": {"file_path": "/w/a.py", "old_string": "x = 1", "new_string": "x" * 4000},
+        },
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
+    ),
+    (
+        "cursor",
+        "beforeShellExecution",
+        {
+            "conversation_id": "cv-1",
+            "generation_id": "g-2",
+            "hook_event_name": "beforeShellExecution",
+            "command": "pip install requests",
+            "cwd": "/w",
+            "sandbox": False,
+        },
+        {
+            "op": "hook.action",
+            "client": "cursor",
+            "session": "cv-1",
+            "prompt_id": "g-2",
+            "tool": "Shell",
+            "input": {"command": "pip install requests"},
+        },
+        {"agent_message": CTX},
+    ),
+    (
+        "cursor",
+        "beforeMCPExecution",
+        {
+            "conversation_id": "cv-1",
+            "generation_id": "g-3",
+            "hook_event_name": "beforeMCPExecution",
+            "tool_name": "execute_sql",
+            "tool_input": '{"sql": "ALTER TABLE t ADD COLUMN c int"}',
+            "command": "npx db-mcp",
+        },
+        {
+            "op": "hook.action",
+            "tool": "MCP",
+            "input": {"tool_name": "execute_sql", "tool_input": '{"sql": "ALTER TABLE t ADD COLUMN c int"}'},
+        },
+        {"agent_message": CTX},
+    ),
 ]
 
 
@@ -316,6 +394,8 @@ def test_adapter_golden(
         ("codebuddy", "UserPromptSubmit", {"session_id": "s", "prompt": "x"}),
         ("workbuddy", "SessionStart", {"session_id": "s"}),
         ("cursor", "beforeSubmitPrompt", {"conversation_id": "c", "prompt": "x"}),
+        ("claude", "PreToolUse", {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        ("cursor", "beforeShellExecution", {"conversation_id": "c", "command": "ls"}),
     ],
 )
 def test_nothing_to_inject_prints_nothing(data_dir: Path, client: str, event: str, payload: dict) -> None:
@@ -706,3 +786,19 @@ def test_a_subagents_last_message_is_not_the_previous_answer(data_dir: Path) -> 
         service.close()
     params = service.requests[0]["params"]
     assert params["subagent"] and "last_assistant_message" not in params
+
+
+def test_a_tool_call_is_never_held_up_without_the_service(data_dir: Path) -> None:
+    """No service: a tool call's hook prints nothing (no permission decision, no block), exits 0."""
+    for client, event, payload in (
+        (
+            "claude",
+            "PreToolUse",
+            {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "git push"}},
+        ),
+        ("cursor", "beforeShellExecution", {"conversation_id": "c", "command": "git push"}),
+        ("cursor", "beforeMCPExecution", {"conversation_id": "c", "tool_name": "t", "tool_input": "{}"}),
+    ):
+        result = run_hook(client, event, json.dumps(payload))
+        assert result.returncode == 0 and result.stdout == b"", (client, event)
+    assert not (data_dir / "service.spawned").exists()  # a tool call never starts the service

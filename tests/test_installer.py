@@ -377,6 +377,8 @@ def test_cursor_on_windows_gets_powershells_call_operator(windows_paths: None) -
     assert [(event, entry[0]["command"].split('" ')[-1]) for event, entry in snippet["hooks"].items()] == [
         ("sessionStart", "cursor sessionStart"),
         ("beforeSubmitPrompt", "cursor beforeSubmitPrompt"),
+        ("beforeShellExecution", "cursor beforeShellExecution"),
+        ("beforeMCPExecution", "cursor beforeMCPExecution"),
         ("stop", "cursor stop"),
     ]
     assert all(entry[0]["command"].startswith('& "') for entry in snippet["hooks"].values())

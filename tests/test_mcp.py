@@ -52,9 +52,32 @@ def _text(result: Any) -> str:
     return "\n".join(getattr(c, "text", "") for c in result.content)
 
 
-def test_exactly_five_tools_with_their_schemas(mcp_home: Path) -> None:
+def test_exactly_six_tools_with_their_schemas(mcp_home: Path) -> None:
     names, _ = _run(mcp_home, [])
-    assert sorted(names) == ["memory_config", "memory_list", "memory_read", "memory_resolve", "memory_update"]
+    assert sorted(names) == [
+        "memory_config",
+        "memory_list",
+        "memory_read",
+        "memory_resolve",
+        "memory_search",
+        "memory_update",
+    ]
+
+
+def test_search_finds_by_meaning_with_ids_confidence_and_scope(mcp_home: Path) -> None:
+    query = "支付页新流程的灰度开关叫什么"
+    _, (found, rules_only, read) = _run(
+        mcp_home,
+        [
+            ("memory_search", {"query": query}),
+            ("memory_search", {"query": query, "category": "rule", "limit": 1}),
+            ("memory_read", {"category": "project"}),
+        ],
+    )
+    first = _text(found).splitlines()[0]
+    assert first.startswith("#") and FACT in first and "置信度" in first and "范围 global" in first
+    assert FACT not in _text(rules_only) and len(_text(rules_only).splitlines()) == 1
+    assert "范围 global" in _text(read)
 
 
 def test_list_read_and_open_the_snapshot(mcp_home: Path) -> None:

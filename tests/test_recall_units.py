@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from memevo.core.encoder.models import DEFAULT_MODEL, KNOWN
+from memevo.core.encoder.models import DEFAULT_MODEL, KNOWN, entry_for
+from memevo.core.recall import lexical
+from memevo.core.recall.actions import describe
+from memevo.core.recall.concepts import textbook_question
 from memevo.core.recall.gate import GateSettings, gate_category
 from memevo.core.recall.index import MemoryIndex
+from memevo.core.recall.lexical import LexicalIndex, terms
 from memevo.core.recall.textfilter import (
     REDACTED,
     judge_input,
@@ -103,15 +107,128 @@ def test_margin_on_keeps_only_top1_when_the_lead_is_small() -> None:
 
 
 def test_settings_use_model_defaults_unless_the_user_set_them() -> None:
+    from memevo.core.recall import calibration
+
     entry = KNOWN[DEFAULT_MODEL]
+    hybrid = calibration.for_model(DEFAULT_MODEL)
+    assert hybrid is not None
     defaults = GateSettings.from_config(
         {"recallTopK": 3, "recallMinScore": None, "recallMinScoreProject": None}, entry
     )
-    assert (defaults.min_rule, defaults.min_project) == (entry.recall_min_rule, entry.recall_min_project)
+    assert (defaults.min_rule, defaults.min_project) == (hybrid.min_rule, hybrid.min_project)
+    assert (defaults.lexical_weight, defaults.question_damping) == (
+        hybrid.lexical_weight,
+        hybrid.question_damping,
+    )
     user = GateSettings.from_config(
         {"recallTopK": 5, "recallMinScore": -1, "recallMinScoreProject": 0.4, "recallMinMargin": 0.1}, entry
     )
     assert (user.top_k, user.min_rule, user.min_project, user.margin) == (5, -1, 0.4, 0.1)
+    cosine = GateSettings.from_config({"recallLexicalWeight": 0}, entry)
+    assert (cosine.min_rule, cosine.min_project) == (entry.recall_min_rule, entry.recall_min_project)
+    assert cosine.lexical_weight == 0 and cosine.question_damping == 0
+    other = GateSettings.from_config({}, entry_for("some/other-model"))
+    assert other.lexical_weight == 0  # no hybrid calibration: the cosine gate
+
+
+# -- lexical terms and the BM25 index ---------------------------------------------------------------------
+def test_terms_keep_identifiers_whole_and_cut_chinese_into_bigrams() -> None:
+    got = terms("支付页新流程的灰度开关是 pay_new_flow_v2，库在 pg-staging-02")
+    assert {"pay_new_flow_v2", "pay", "flow", "pg-staging-02", "灰度", "开关", "支付"} <= set(got)
+    assert "的灰" not in got and "是" not in got  # function characters cut the run
+    assert {"commit", "test"} <= set(terms("Committed two tests"))
+    assert "git.internal.com/platform/auth-service" in terms("在 git.internal.com/platform/auth-service 仓库")
+    assert set(terms("ImageLoader")) >= {"imageloader", "imag", "loader"}
+    assert "~commit" in terms("改完代码不要自动提交代码") and "~commit" in terms("git commit -m x")
+
+
+def test_lexical_index_stays_in_step_and_scores_in_unit_range() -> None:
+    index = LexicalIndex(capacity=2)  # forces growth
+    index.upsert(
+        ["a", "b", "c"],
+        ["project", "project", "rule"],
+        ["灰度开关是 pay_new_flow_v2", "监控在 grafana", "Never hardcode secrets"],
+        [True, True, True],
+    )
+    scores = index.scores("pay_new_flow_v2 开着吗")
+    assert scores.top("project", 3)[0][0] == "a" and 0 < scores.of("a") <= 1
+    assert scores.of("b") == 0 and scores.top("rule", 3) == []
+    index.upsert(["a"], ["project"], ["开关改名为 checkout_v3"], [True])  # a changed text
+    assert index.scores("pay_new_flow_v2").of("a") == 0
+    index.set_live("a", False)
+    assert index.scores("checkout_v3").of("a") == 0 and len(index) == 2
+    index.remove(["b", "c"])
+    assert len(index) == 0 and index.scores("grafana").top("project", 3) == []
+    for n in range(3000):  # churn: dead documents are compacted away
+        index.upsert([f"m{n % 10}"], ["rule"], [f"rule number {n}"], [True])
+    assert len(index) == 10 and index.documents < 3000
+
+
+def test_one_memory_alone_still_scores() -> None:
+    assert lexical.alone("pg-staging-02 能写吗", "The staging database is pg-staging-02") > 0.2
+    assert lexical.alone("帮我写个快速排序", "The staging database is pg-staging-02") == 0
+
+
+def test_textbook_questions_are_told_from_questions_about_our_things() -> None:
+    assert textbook_question("SQL 里 HAVING 和 WHERE 的区别")
+    assert textbook_question("What is the CAP theorem in simple terms?")
+    assert not textbook_question("我们的订单库是怎么分库的")
+    assert not textbook_question("What does pay_new_flow_v2 do?")
+    assert not textbook_question("帮我把这几个文件提交一下")
+
+
+# -- tool calls described ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "kind"),
+    [
+        ("Bash", {"command": "git add -A && git commit -m 'x'"}, "commit"),
+        ("Bash", {"command": "git push --force origin dev"}, "force push"),
+        ("Bash", {"command": "pip install requests"}, "dependency"),
+        ("Bash", {"command": "npm install"}, "install the project's dependencies"),
+        ("Bash", {"command": "sudo rm -rf build"}, "delete files"),
+        ("Bash", {"command": "psql -c 'ALTER TABLE t ADD COLUMN c int'"}, "table schema"),
+        (
+            "Edit",
+            {
+                "file_path": "/r/a.py",
+                "old_string": "x()",
+                "new_string": "try:\n    x()\nexcept Exception:\n    pass",
+            },
+            "swallowed",
+        ),
+        (
+            "Edit",
+            {"file_path": "/r/a.py", "old_string": "import os", "new_string": "import os\nimport requests"},
+            "import a library",
+        ),
+        ("Write", {"file_path": "/r/s/a.scss", "content": ".a{}"}, "stylesheet"),
+        ("MCP", {"tool_name": "create_branch", "tool_input": "{}"}, "new git branch"),
+        ("", {"tool_name": "execute_sql", "tool_input": '{"sql": "DROP TABLE x"}'}, "table schema"),
+    ],
+)
+def test_tool_calls_are_described_by_what_they_do(tool: str, tool_input: dict, kind: str) -> None:
+    described = describe(tool, tool_input)
+    assert described is not None and any(kind in k for k in described.kinds), described
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Bash", {"command": "ls -la"}),
+        ("Bash", {"command": "git status"}),
+        ("Bash", {"command": "pytest -q"}),
+        ("Edit", {"file_path": "/r/a.py", "old_string": "slugfy", "new_string": "slugify"}),
+        ("Write", {"file_path": "/r/new.py", "content": "import os\n"}),
+    ],
+)
+def test_calls_no_rule_is_about_are_not_recalled(tool: str, tool_input: dict) -> None:
+    described = describe(tool, tool_input)
+    assert described is None or not described.kinds
+
+
+def test_a_huge_tool_input_is_read_in_bounded_time() -> None:
+    described = describe("Write", {"file_path": "/r/a.py", "content": "x = 1\n" * 500_000 + "except:"})
+    assert described is not None and len(described.text) <= 500
 
 
 # -- the index ----------------------------------------------------------------------------------------------

@@ -97,6 +97,7 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
     assert {n for n, t in kinds.items() if t is QCheckBox} == {
         "enabled",
         "showRecall",
+        "actionRecall",
         "confirm",
         "sideContext",
     }

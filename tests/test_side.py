@@ -479,3 +479,30 @@ def test_changing_a_memory_voids_proposals_that_point_at_it(host: ServiceHost, c
     assert jobs.get(host.store, "about-target").status == "voided"  # type: ignore[union-attr]
     assert jobs.get(host.store, "about-other").status == "ready"  # type: ignore[union-attr]
     assert "提交信息一律用英文写" in (host.store.path.parent / "memories.html").read_text(encoding="utf-8")
+
+
+def test_a_learned_fact_belongs_to_the_sessions_repository(host: ServiceHost, tmp_path: Path) -> None:
+    repo = tmp_path / "payments"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "web").mkdir()
+    fact = {"remember": True, "text": "支付页新流程的灰度开关是 pay_new_flow_v2", "category": "project"}
+    decision = {
+        "remember": True,
+        "text": "后端服务一律用 Go 1.22 开发",
+        "category": "project",
+        "scope": "global",
+    }
+    server = FakeOpenAI([("json", fact), ("json", decision)])
+    try:
+        _configure(server, confirm=True)
+        job = _learn(host, "记一下：支付页新流程的灰度开关是 pay_new_flow_v2", cwd=str(repo / "web"))
+        kept = _learn(host, "以后后端服务一律用 Go 1.22", cwd=str(repo), prompt_id="p2")
+    finally:
+        server.close()
+    assert server.requests[0]["messages"][1]["content"].startswith("（当前仓库：payments）\n")
+    assert job.proposal is not None and job.proposal["scope"] == str(repo)
+    made = resolve.resolve(host.store, host.clock, "claude", job.id, "create_project")["memory"]
+    assert made["scope"] == str(repo)
+    assert kept.proposal is not None and "scope" not in kept.proposal  # a cross-project decision: global
+    ruled = resolve.resolve(host.store, host.clock, "claude", kept.id, "create_rule")
+    assert ruled["memory"]["scope"] == "global"

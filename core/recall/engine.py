@@ -3,6 +3,13 @@
 The engine belongs to the process that owns the store and the encoder (the service; the
 CLI for `verify` and `bench`). Stale vectors are encoded before searching, so a memory
 added by any path is recallable from the next prompt.
+
+Hybrid recall: per category, the best `CANDIDATES` memories by centred cosine and the best
+by BM25 (lexical.py) are merged; each gets the fused score cosine + w x lexical (less the
+question damping for a textbook question) and the gate keeps what clears the minimums. The
+lexical index is kept in step with the vector index: built by `sync_all`, refreshed by
+`sync_ids`, from the same pool rows. A tool call about to run (`recall_action`) is first
+described in words (actions.py) and then recalled the same way.
 """
 
 from __future__ import annotations
@@ -18,12 +25,27 @@ from ..encoder import background
 from ..encoder.encoder import Encoder
 from ..errors import StoreBusy
 from ..store import Store
+from . import actions
+from .concepts import textbook_question
 from .gate import GateSettings, gate_category
 from .index import MemoryIndex
+from .lexical import LexicalIndex
 from .textfilter import recall_input
 
 log = logging.getLogger("memevo.recall")
 AWARD_LOCK_WAIT_S = 0.3
+CANDIDATES = 20  # per category and signal, merged before fusing
+CATEGORIES = ("rule", "project")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One candidate with both signals: what the gate sees (`score`) and why."""
+
+    id: str
+    score: float
+    cosine: float
+    lexical: float
 
 
 @dataclass
@@ -56,6 +78,7 @@ class RecallEngine:
         self.clock = clock or SystemClock()
         self.background = background.ensure(encoder)
         self.index = MemoryIndex(encoder.dim, self.background)
+        self.lexical = LexicalIndex()
         self.sync_all()
 
     # -- keeping the index in sync with the store --------------------------------------------------
@@ -69,25 +92,67 @@ class RecallEngine:
     def sync_all(self) -> None:
         self.encode_stale()
         index = MemoryIndex(self.encoder.dim, self.background)
+        lexical = LexicalIndex()
         index.reserve(vectors.count_pool(self.store, self.encoder.model_id) + 1024)
         for batch in vectors.iter_pool(self.store, self.encoder.model_id):
             index.upsert_pool(batch)
-        self.index = index
+            lexical.upsert(batch.ids, batch.categories, batch.texts, ~batch.deprecated.astype(bool))
+        self.index, self.lexical = index, lexical
 
     def sync_ids(self, ids: list[str]) -> None:
         """After a change to these memories: re-encode what is stale and refresh their rows."""
         self.encode_stale()
         pool = vectors.load_pool_for(self.store, self.encoder.model_id, ids)
         present = set(pool.ids)
-        self.index.remove([i for i in ids if i not in present])
+        absent = [i for i in ids if i not in present]
+        self.index.remove(absent)
         self.index.upsert_pool(pool)
+        self.lexical.remove(absent)
+        self.lexical.upsert(pool.ids, pool.categories, pool.texts, ~pool.deprecated.astype(bool))
 
     # -- recall --------------------------------------------------------------------------------------
     def settings(self) -> GateSettings:
         return GateSettings.from_config(config_mod.load().values, self.encoder.entry)
 
     def ranked(self, text: str, limit: int) -> dict[str, list[tuple[str, float]]]:
+        """Cosine only (the panel's search, the side judge's nearest memories)."""
         return self.index.ranked(self.encoder.encode_one(text), limit)
+
+    def signals(
+        self, text: str, limit: int, settings: GateSettings, *, question: bool = False
+    ) -> dict[str, list[Scored]]:
+        """Per category, the best `limit` candidates by fused score, best first."""
+        centred = self.index.centre_query(self.encoder.encode_one(text))
+        semantic = self.index.ranked_centred(centred, max(limit, CANDIDATES))
+        weight = settings.lexical_weight
+        lexical = self.lexical.scores(text) if weight > 0 else None
+        damping = settings.question_damping if question else 0.0
+        out: dict[str, list[Scored]] = {}
+        for category in CATEGORIES:
+            cosine = dict(semantic[category])
+            if lexical is not None:
+                extra = [i for i, _ in lexical.top(category, CANDIDATES) if i not in cosine]
+                cosine.update(self.index.scores_of(centred, extra))
+            rows = []
+            for memory_id, cos in cosine.items():
+                lex = lexical.of(memory_id) if lexical is not None else 0.0
+                rows.append(Scored(memory_id, cos + weight * lex - damping, cos, lex))
+            rows.sort(key=lambda row: -row.score)
+            out[category] = rows[:limit]
+        return out
+
+    def gate(self, ranked: dict[str, list[Scored]], settings: GateSettings) -> dict[str, list[Scored]]:
+        kept: dict[str, list[Scored]] = {}
+        for category in CATEGORIES:
+            by_id = {row.id: row for row in ranked[category]}
+            pairs = gate_category(
+                [(row.id, row.score) for row in ranked[category]],
+                settings.minimum(category),
+                settings.top_k,
+                settings.margin,
+            )
+            kept[category] = [by_id[i] for i, _ in pairs]
+        return kept
 
     def recall(
         self, prompt: str, *, award: bool = True, settings: GateSettings | None = None
@@ -95,17 +160,25 @@ class RecallEngine:
         text = recall_input(prompt)
         if text is None:
             return RecallResult(skipped="input outside 6–500 characters after removing code and logs")
+        return self._recall_text(text, textbook_question(text), award, settings)
+
+    def recall_action(
+        self, tool: str, tool_input: Any, *, award: bool = True, settings: GateSettings | None = None
+    ) -> RecallResult:
+        """The rules (and facts) that govern a tool call about to run."""
+        described = actions.describe(tool, tool_input)
+        if described is None or not described.kinds:
+            return RecallResult(skipped="no kind of action that rules are about")
+        return self._recall_text(described.text, False, award, settings)
+
+    def _recall_text(
+        self, text: str, question: bool, award: bool, settings: GateSettings | None
+    ) -> RecallResult:
         settings = settings or self.settings()
-        ranked = self.ranked(text, max(settings.top_k, 2))
+        kept = self.gate(self.signals(text, max(settings.top_k, 2), settings, question=question), settings)
         result = RecallResult()
-        kept = {
-            category: gate_category(
-                ranked[category], settings.minimum(category), settings.top_k, settings.margin
-            )
-            for category in ("rule", "project")
-        }
-        for category, pairs in kept.items():
-            hits = [Hit(i, category, self.index.text(i) or "", s) for i, s in pairs]
+        for category, rows in kept.items():
+            hits = [Hit(row.id, category, self.index.text(row.id) or "", row.score) for row in rows]
             setattr(result, "rules" if category == "rule" else "projects", hits)
         if award and result.hits:
             result.awarded = self._award([h.id for h in result.hits])

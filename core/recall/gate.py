@@ -1,5 +1,8 @@
 """The recall gate (the seed's mechanism), as a pure function of scores and settings.
 
+The score is the hybrid one (cosine and BM25 fused, see engine.py) unless the lexical weight
+is 0.
+
 rule and project are gated separately: each keeps scores at or above
 max(its minimum, its own top1 x 0.6), then at most recallTopK. With recallMinMargin on, a
 category whose top1 does not lead its second by the margin injects only its top1.
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..encoder.models import ModelEntry
+from . import calibration
 
 RELATIVE_KEEP = 0.6
 OFF = -1
@@ -18,25 +22,39 @@ OFF = -1
 
 @dataclass(frozen=True)
 class GateSettings:
+    """The minimums apply to the fused score: cosine + lexical_weight x lexical, less
+    question_damping for a textbook question. With lexical_weight 0 it is the cosine alone,
+    gated by the model's cosine minimums (the gate before hybrid recall)."""
+
     top_k: int
     min_rule: float
     min_project: float
     margin: float
+    lexical_weight: float = 0.0
+    question_damping: float = 0.0
 
     def minimum(self, category: str) -> float:
         return self.min_rule if category == "rule" else self.min_project
 
     @classmethod
     def from_config(cls, values: dict[str, Any], entry: ModelEntry) -> GateSettings:
-        def minimum(key: str, default: float) -> float:
+        def number(key: str, default: float) -> float:
             value = values.get(key)
             return default if value is None else float(value)
 
+        hybrid = calibration.for_model(entry.id)
+        weight = number("recallLexicalWeight", hybrid.lexical_weight if hybrid else 0.0)
+        if weight > 0 and hybrid is not None:
+            min_rule, min_project, damping = hybrid.min_rule, hybrid.min_project, hybrid.question_damping
+        else:  # cosine only, or a weight set for a model without a hybrid calibration
+            min_rule, min_project, damping = entry.recall_min_rule, entry.recall_min_project, 0.0
         return cls(
             top_k=int(values.get("recallTopK") or 3),
-            min_rule=minimum("recallMinScore", entry.recall_min_rule),
-            min_project=minimum("recallMinScoreProject", entry.recall_min_project),
+            min_rule=number("recallMinScore", min_rule),
+            min_project=number("recallMinScoreProject", min_project),
             margin=float(values.get("recallMinMargin", OFF)),
+            lexical_weight=max(0.0, weight),
+            question_damping=damping,
         )
 
 

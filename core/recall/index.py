@@ -134,7 +134,16 @@ class MemoryIndex:
             row = self._row.get(memory_id)
             return None if row is None else float(self._matrix[row] @ self.centre_query(raw_query))
 
-        # -- searching ---------------------------------------------------------------------------------
+    def scores_of(self, centred_query: np.ndarray, ids: list[str]) -> dict[str, float]:
+        """The cosine of each live memory among `ids` (a centred query; others left out)."""
+        with self._lock:
+            rows = [(i, self._row[i]) for i in ids if i in self._row and self._live[self._row[i]]]
+            if not rows:
+                return {}
+            found = self._matrix[np.asarray([r for _, r in rows], dtype=np.int64)] @ centred_query
+            return {i: float(s) for (i, _), s in zip(rows, found.tolist(), strict=True)}
+
+    # -- searching ---------------------------------------------------------------------------------
 
     def centre_query(self, raw_query: np.ndarray) -> np.ndarray:
         return np.asarray(center(raw_query.reshape(1, -1), self.background)[0], dtype=np.float32)
@@ -152,9 +161,12 @@ class MemoryIndex:
 
     def ranked(self, raw_query: np.ndarray, limit: int) -> dict[str, list[tuple[str, float]]]:
         """Per category, the best `limit` live memories as (id, score), best first."""
+        return self.ranked_centred(self.centre_query(raw_query), limit)
+
+    def ranked_centred(self, query: np.ndarray, limit: int) -> dict[str, list[tuple[str, float]]]:
         with self._lock:
             used = self._used
-            scores = self._scores(self.centre_query(raw_query), used)
+            scores = self._scores(query, used)
             result: dict[str, list[tuple[str, float]]] = {}
             for category, code in CATEGORY_CODES.items():
                 mask = self._live[:used] & (self._category[:used] == code)

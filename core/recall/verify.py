@@ -1,10 +1,14 @@
 """`memevo verify`: run recall cases through the exact production gate, without awarding.
 
 Cases file: {"cases": [{"prompt": "…", "expect": ["<exact memory text>", …]}, …]};
-`expect: []` means nothing should be injected. Reported: relevant cases hit (at least one
+`expect: []` means nothing should be injected. Optional `"actions": [{"tool": "Bash",
+"input": {"command": "git commit …"}, "expect": [...]}]` are tool calls about to run, recalled
+as the PreToolUse / beforeShellExecution hooks do. Reported: relevant cases hit (at least one
 expected memory injected), unrelated cases that injected a rule / a project fact, every
-case's injections with scores, the one-memory-pool figure (each expected memory alone in
-the pool), and a scan of what each minimum from 0.05 to 0.60 would give per category.
+case's injections with both signals (fused score, cosine, lexical) and its best candidates,
+the one-memory-pool figure (each expected memory alone in the pool, its lexical score
+computed as in a pool of one), the same figures for the actions, and a scan of what each
+minimum would give per category.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from typing import Any
 
 from .. import memories
 from ..errors import InvalidInput
-from .engine import RecallEngine
+from . import actions, lexical
+from .concepts import textbook_question
+from .engine import RecallEngine, Scored
 from .gate import GateSettings, gate_category
 from .textfilter import recall_input
 
-Ranked = dict[str, list[tuple[str, float]]]
-SCAN = [round(0.05 * i, 2) for i in range(1, 13)]
+Ranked = dict[str, list[Scored]]
+SCAN = [round(0.05 * i, 2) for i in range(1, 17)]
+EXPLAIN_TOP = 3
 CATEGORIES: tuple[memories.Category, ...] = ("rule", "project")
 
 
@@ -29,6 +36,8 @@ CATEGORIES: tuple[memories.Category, ...] = ("rule", "project")
 class Case:
     prompt: str
     expect: list[str]
+    tool: str | None = None  # an action case: the tool about to run, `prompt` its input as JSON
+    tool_input: Any = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class CaseFile:
 
     cases: list[Case]
     pool: list[tuple[str, str]] | None = None
+    actions: list[Case] | None = None
 
 
 def load_cases(path: Path) -> list[Case]:
@@ -71,9 +81,10 @@ def parse(data: Any, where: str = "the cases") -> CaseFile:
         if not ok or not all(isinstance(e, str) for e in raw["expect"]):
             raise InvalidInput(f"{where}: case {number} is not {{'prompt': str, 'expect': [str, …]}}")
         cases.append(Case(raw["prompt"], list(raw["expect"])))
+    action_cases = _parse_actions(data.get("actions"), where)
     key = "memories" if "memories" in data else "pool" if "pool" in data else None  # "pool": older sets
     if key is None:
-        return CaseFile(cases)
+        return CaseFile(cases, None, action_cases)
     pool = []
     raw_pool = data[key]
     for number, raw in enumerate(raw_pool if isinstance(raw_pool, list) else [None], 1):
@@ -84,7 +95,32 @@ def parse(data: Any, where: str = "the cases") -> CaseFile:
                 f"{where}: memory {number} is not {{'category': 'rule'|'project', 'text': str}}"
             )
         pool.append((str(raw["category"]), str(raw["text"])))
-    return CaseFile(cases, pool)
+    return CaseFile(cases, pool, action_cases)
+
+
+def _parse_actions(raw_actions: Any, where: str) -> list[Case] | None:
+    if raw_actions is None:
+        return None
+    if not isinstance(raw_actions, list):
+        raise InvalidInput(f"{where}: `actions` is not a list")
+    out = []
+    for number, raw in enumerate(raw_actions, 1):
+        ok = (
+            isinstance(raw, dict)
+            and isinstance(raw.get("tool"), str)
+            and isinstance(raw.get("input"), dict | str)
+            and isinstance(raw.get("expect"), list)
+            and all(isinstance(e, str) for e in raw["expect"])
+        )
+        if not ok:
+            raise InvalidInput(
+                f"{where}: action {number} is not {{'tool': str, 'input': {{…}}, 'expect': [str, …]}}"
+            )
+        shown = (
+            raw["input"] if isinstance(raw["input"], str) else json.dumps(raw["input"], ensure_ascii=False)
+        )
+        out.append(Case(f"{raw['tool']}: {shown}", list(raw["expect"]), raw["tool"], raw["input"]))
+    return out
 
 
 def run_with_pool(encoder: Any, case_file: CaseFile) -> dict[str, Any]:
@@ -101,38 +137,81 @@ def run_with_pool(encoder: Any, case_file: CaseFile) -> dict[str, Any]:
         try:
             for category, text in case_file.pool:
                 memories.create(store, category, text, clock)
-            return run(RecallEngine(store, encoder, clock), case_file.cases)
+            return run(RecallEngine(store, encoder, clock), case_file.cases, actions_=case_file.actions)
         finally:
             store.close()
 
 
-def run(engine: RecallEngine, cases: list[Case], settings: GateSettings | None = None) -> dict[str, Any]:
+def run(
+    engine: RecallEngine,
+    cases: list[Case],
+    settings: GateSettings | None = None,
+    actions_: list[Case] | None = None,
+) -> dict[str, Any]:
     settings = settings or engine.settings()
     texts, category_of = _live_texts(engine)
-    limit = max(settings.top_k, 2)
-    rows, single_hit, single_total = [], 0, 0
-    for case in cases:
-        text = recall_input(case.prompt)
-        ranked: dict[str, list[tuple[str, float]]] = (
-            engine.ranked(text, limit) if text is not None else {c: [] for c in CATEGORIES}
-        )
-        injected: dict[str, list[tuple[str, float]]] = {
-            c: gate_category(ranked[c], settings.minimum(c), settings.top_k, settings.margin)
-            for c in CATEGORIES
+    rows, single_hit, single_total = _measure(engine, cases, settings, texts)
+    report = _report(engine, rows, settings, single_hit, single_total, texts)
+    report["scan"] = _scan(rows, settings, category_of)
+    if actions_:
+        action_rows, action_single, action_single_total = _measure(engine, actions_, settings, texts)
+        part = _report(engine, action_rows, settings, action_single, action_single_total, texts)
+        report["actions"] = {
+            key: part[key]
+            for key in (
+                "relevant_hit",
+                "relevant_total",
+                "unrelated_total",
+                "unrelated_rule_leaks",
+                "unrelated_project_leaks",
+                "single_memory_hit",
+                "single_memory_total",
+                "expected_not_in_pool",
+                "cases",
+            )
         }
+        report["actions"]["scan"] = _scan(action_rows, settings, category_of)
+    return report
+
+
+Row = tuple[Case, Ranked, Ranked, set[str], bool]
+
+
+def _measure(
+    engine: RecallEngine, cases: list[Case], settings: GateSettings, texts: dict[str, list[str]]
+) -> tuple[list[Row], int, int]:
+    """Each case through the production path; the one-memory figure beside it."""
+    limit = max(settings.top_k, 2, EXPLAIN_TOP)
+    rows: list[Row] = []
+    single_hit = single_total = 0
+    for case in cases:
+        text, question = _input_of(case)
+        ranked: Ranked = (
+            engine.signals(text, limit, settings, question=question)
+            if text is not None
+            else {c: [] for c in CATEGORIES}
+        )
+        injected = engine.gate(ranked, settings)
         expected_ids = {i for e in case.expect for i in texts.get(e, [])}
-        hit = any(i in expected_ids for c in CATEGORIES for i, _ in injected[c])
+        hit = any(row.id in expected_ids for c in CATEGORIES for row in injected[c])
         rows.append((case, ranked, injected, expected_ids, hit))
         if case.expect and text is not None:
-            for _memory_id, category, score in _scores_of(engine, text, expected_ids):
+            for _memory_id, category, score in _scores_of(engine, text, expected_ids, settings, question):
                 single_total += 1
                 minimum = settings.minimum(category)
                 single_hit += score >= (minimum if minimum != -1 else float("-inf"))
         elif case.expect:
             single_total += len(expected_ids)
-    report = _report(engine, rows, settings, single_hit, single_total, texts)
-    report["scan"] = _scan(rows, settings, category_of)
-    return report
+    return rows, single_hit, single_total
+
+
+def _input_of(case: Case) -> tuple[str | None, bool]:
+    """What recall sees for a case (None: no recall), and whether it is a textbook question."""
+    if case.tool is not None:
+        described = actions.describe(case.tool, case.tool_input)
+        return (described.text if described is not None and described.kinds else None), False
+    text = recall_input(case.prompt)
+    return text, text is not None and textbook_question(text)
 
 
 def _live_texts(engine: RecallEngine) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
@@ -146,22 +225,29 @@ def _live_texts(engine: RecallEngine) -> tuple[dict[str, list[str]], dict[str, s
     return texts, category_of
 
 
-def _scores_of(engine: RecallEngine, text: str, ids: set[str]) -> list[tuple[str, str, float]]:
-    """Each expected memory's score on its own: the one-memory-pool case."""
+def _scores_of(
+    engine: RecallEngine, text: str, ids: set[str], settings: GateSettings, question: bool
+) -> list[tuple[str, str, float]]:
+    """Each expected memory's fused score on its own: the one-memory-pool case (its lexical
+    score as the only memory of a pool)."""
     if not ids:
         return []
     query = engine.encoder.encode_one(text)
+    damping = settings.question_damping if question else 0.0
     out = []
     for memory_id in ids:
         score, category = engine.index.score(query, memory_id), engine.index.category_of(memory_id)
-        if score is not None and category is not None:
-            out.append((memory_id, category, score))
+        if score is None or category is None:
+            continue
+        if settings.lexical_weight > 0:
+            score += settings.lexical_weight * lexical.alone(text, engine.index.text(memory_id) or "")
+        out.append((memory_id, category, score - damping))
     return out
 
 
 def _report(
     engine: RecallEngine,
-    rows: list[tuple[Case, Ranked, Ranked, set[str], bool]],
+    rows: list[Row],
     settings: GateSettings,
     single_hit: int,
     single_total: int,
@@ -178,6 +264,8 @@ def _report(
             "recallMinScore": settings.min_rule,
             "recallMinScoreProject": settings.min_project,
             "recallMinMargin": settings.margin,
+            "recallLexicalWeight": settings.lexical_weight,
+            "questionDamping": settings.question_damping,
         },
         "relevant_hit": sum(1 for r in relevant if r[4]),
         "relevant_total": len(relevant),
@@ -192,19 +280,29 @@ def _report(
                 "prompt": case.prompt,
                 "expected": case.expect,
                 "hit": hit if case.expect else None,
-                "injected": [
-                    {"id": i, "category": c, "text": by_id.get(i, ""), "score": round(s, 4)}
-                    for c in CATEGORIES
-                    for i, s in injected[c]
-                ],
+                "injected": [_row_json(row, c, by_id) for c in CATEGORIES for row in injected[c]],
+                # the best candidates per category, injected or not: why it was (not) recalled
+                "top": {c: [_row_json(row, c, by_id) for row in ranked[c][:EXPLAIN_TOP]] for c in CATEGORIES},
+                "expected_ids": sorted(ids),
             }
-            for case, _ranked, injected, _ids, hit in rows
+            for case, ranked, injected, ids, hit in rows
         ],
     }
 
 
+def _row_json(row: Scored, category: str, by_id: dict[str, str]) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "category": category,
+        "text": by_id.get(row.id, ""),
+        "score": round(row.score, 4),
+        "cosine": round(row.cosine, 4),
+        "lexical": round(row.lexical, 4),
+    }
+
+
 def _scan(
-    rows: list[tuple[Case, Ranked, Ranked, set[str], bool]],
+    rows: list[Row],
     settings: GateSettings,
     category_of: dict[str, set[str]],
 ) -> dict[str, Any]:
@@ -215,9 +313,8 @@ def _scan(
         for minimum in SCAN:
             hits = total = leaks = 0
             for case, ranked, _injected, expected_ids, _hit in rows:
-                kept = {
-                    i for i, _ in gate_category(ranked[category], minimum, settings.top_k, settings.margin)
-                }
+                pairs = [(row.id, row.score) for row in ranked[category]]
+                kept = {i for i, _ in gate_category(pairs, minimum, settings.top_k, settings.margin)}
                 wanted = expected_ids & category_of[category]
                 if case.expect and wanted:
                     total += 1

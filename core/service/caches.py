@@ -32,13 +32,22 @@ def learning_text(config: config_mod.Config, has_key: bool, flavor: str) -> str 
 
 
 def session_start_text(
-    store: Store | None, config: config_mod.Config, has_key: bool, flavor: str, max_chars: int
+    store: Store | None,
+    config: config_mod.Config,
+    has_key: bool,
+    flavor: str,
+    max_chars: int,
+    repo: str | None = None,
 ) -> tuple[str, list[str]]:
-    rules = (
-        memories.ranked(store, "rule", limit=SESSION_START_RULES, include_deprecated=False) if store else []
-    )
+    """Byte-identical from session to session while the rules stay the same: nothing here
+    depends on the time, the session or the client's max_chars above the configured budget
+    (ties go by creation, never by last use), so the clients' prompt caches keep working.
+    repo: the session's repository (its rules scoped by hand join the global ones); the
+    fallback files hold the global rules only."""
+    rules = memories.session_rules(store, SESSION_START_RULES, repo) if store else []
+    budget = min(max_chars, int(config["sessionStartChars"]))
     text, shown = texts.session_start(
-        flavor, [m.text for m in rules], learning_text(config, has_key, flavor), max_chars
+        flavor, [m.text for m in rules], learning_text(config, has_key, flavor), budget
     )
     return text, [m.id for m in rules[:shown]]
 

@@ -34,7 +34,7 @@ def verify(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     engine = _engine(host)
     if case_file.pool is not None:
         return verify_mod.run_with_pool(engine.encoder, case_file)
-    return verify_mod.run(engine, case_file.cases)
+    return verify_mod.run(engine, case_file.cases, actions_=case_file.actions)
 
 
 def rebuild_index(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:

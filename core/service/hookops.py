@@ -1,14 +1,17 @@
-"""What the service answers to each hook: session start, each prompt, stop."""
+"""What the service answers to each hook: session start, each prompt, each tool call, stop."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import config as config_mod
-from .. import learning, maintenance
+from .. import learning, maintenance, memories, scopes
+from ..errors import StoreBusy
 from . import caches, texts
 
 if TYPE_CHECKING:
@@ -16,6 +19,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memevo.service")
 DEFAULT_MAX_CHARS = caches.DEFAULT_MAX_CHARS
+# A memory injected into a session (by its prompt's recall or a tool call's) is not injected
+# again before a tool call for this long: it is still in the model's context.
+ACTION_REPEAT_S = 600.0
+_SESSIONS_KEPT = 256
+_injected: dict[tuple[str, str], dict[str, float]] = {}
+_injected_lock = threading.Lock()
+AWARD_LOCK_WAIT_S = 0.3  # as the engine's own: a busy store costs the award, never the prompt
+SCOPE_WIDEN = 3  # the gate keeps this many times recallTopK, before other repositories' go
 
 
 @dataclass(frozen=True)
@@ -25,6 +36,7 @@ class Ask:
     session: str | None
     prompt_id: str | None
     max_chars: int
+    repo: str | None = None  # the git top-level of the session's cwd, else the folder
 
     @classmethod
     def of(cls, params: dict[str, Any]) -> Ask:
@@ -34,6 +46,7 @@ class Ask:
             session=_opt(params.get("session")),
             prompt_id=_opt(params.get("prompt_id")),
             max_chars=int(params.get("max_chars") or DEFAULT_MAX_CHARS),
+            repo=scopes.repo_of(params.get("cwd")),
         )
 
 
@@ -47,9 +60,9 @@ def learning_text(host: ServiceHost, config: config_mod.Config, flavor: str) -> 
 
 
 def session_start_text(
-    host: ServiceHost, config: config_mod.Config, flavor: str, max_chars: int
+    host: ServiceHost, config: config_mod.Config, flavor: str, max_chars: int, repo: str | None = None
 ) -> tuple[str, list[str]]:
-    return caches.session_start_text(host.store, config, host.has_api_key(), flavor, max_chars)
+    return caches.session_start_text(host.store, config, host.has_api_key(), flavor, max_chars, repo)
 
 
 def prompt_reminder(host: ServiceHost, config: config_mod.Config, flavor: str) -> str:
@@ -63,7 +76,7 @@ def on_session_start(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any
     _run_maintenance(host, config)
     if not config["enabled"]:
         return _done(host, ask, "session_start", started, None, [])
-    text, ids = session_start_text(host, config, ask.flavor, ask.max_chars)
+    text, ids = session_start_text(host, config, ask.flavor, ask.max_chars, ask.repo)
     return _done(host, ask, "session_start", started, text, ids)
 
 
@@ -85,7 +98,8 @@ def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
         return _done(host, ask, "prompt", started, None, [])
     block, ids, skipped = "", list[str](), None
     if kind == "user":
-        block, ids, skipped = _recall(host, prompt)
+        block, ids, skipped = _recall(host, prompt, config, ask.repo)
+        _remember_injected(ask, ids)  # a tool call of this turn does not repeat them
         _maybe_learn(host, config, params, prompt)
     parts = [p for p in (block, prompt_reminder(host, config, ask.flavor)) if p]
     result = _done(host, ask, "prompt", started, "\n\n".join(parts), ids)
@@ -94,6 +108,79 @@ def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     if skipped:
         result["recall_skipped"] = skipped
     return result
+
+
+def on_action(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+    """A tool call about to run (Claude Code PreToolUse; Cursor beforeShellExecution /
+    beforeMCPExecution): the rules that govern it, as context for that step. Never blocks:
+    the answer only ever adds context, and any failure answers nothing. Memories of other
+    repositories are left out as for a prompt; one already injected into this session in the
+    last ACTION_REPEAT_S (by the prompt's recall or an earlier call) is not repeated."""
+    ask = Ask.of(params)
+    started = time.perf_counter()
+    config = config_mod.load()
+    engine = host.engine
+    if not config["enabled"] or not config["actionRecall"] or engine is None:
+        return _done(host, ask, "action", started, None, [])
+    try:
+        result = engine.recall_action(str(params.get("tool") or ""), params.get("input"), award=False)
+        hits = result.hits
+        if hits:
+            try:
+                found = memories.find(host.store, [h.id for h in hits], AWARD_LOCK_WAIT_S)
+            except StoreBusy:
+                found = {}
+            hits = [h for h in hits if h.id not in found or scopes.visible(found[h.id].scope, ask.repo)]
+    except Exception:  # a tool call is never held up by recall
+        log.exception("action recall failed")
+        return _done(host, ask, "action", started, None, [])
+    fresh = _not_recently_injected(ask, [h.id for h in hits])
+    hits = [h for h in hits if h.id in fresh]
+    if not hits:
+        return _done(host, ask, "action", started, None, [])
+    ids = [h.id for h in hits]
+    _remember_injected(ask, ids)
+    try:
+        memories.award_recall(host.store, ids, host.clock, lock_wait_s=AWARD_LOCK_WAIT_S)
+    except StoreBusy as exc:
+        log.warning("action recall award skipped for %s: %s", ",".join(ids), exc)
+    block = action_block(
+        [h.text for h in hits if h.category == "rule"], [h.text for h in hits if h.category != "rule"]
+    )
+    return _done(host, ask, "action", started, block, ids)
+
+
+def action_block(rules: list[str], facts: list[str]) -> str:
+    """Before a tool call runs: the rules (and facts) about what it is about to do."""
+    parts = [f"{texts.PLUGIN} 针对即将执行的这一步操作召回的长期记忆（执行前请对照）："]
+    if rules:
+        parts.append("【规则】")
+        parts += [f"- {memories.remove_unsafe(text)}" for text in rules]
+    if facts:
+        parts.append("【项目事实】")
+        parts += [f"- {memories.remove_unsafe(text)}" for text in facts]
+    return "\n".join(parts)
+
+
+def _not_recently_injected(ask: Ask, ids: list[str]) -> set[str]:
+    if not ask.session:
+        return set(ids)
+    now = time.monotonic()
+    with _injected_lock:
+        seen = _injected.get((ask.client, ask.session), {})
+        return {i for i in ids if now - seen.get(i, -ACTION_REPEAT_S) >= ACTION_REPEAT_S}
+
+
+def _remember_injected(ask: Ask, ids: list[str]) -> None:
+    if not ask.session or not ids:
+        return
+    now = time.monotonic()
+    with _injected_lock:
+        seen = _injected.pop((ask.client, ask.session), {})
+        seen.update(dict.fromkeys(ids, now))
+        _injected[(ask.client, ask.session)] = seen  # most recent session last
+        while len(_injected) > _SESSIONS_KEPT:
+            _injected.pop(next(iter(_injected)))
 
 
 def _maybe_learn(host: ServiceHost, config: config_mod.Config, params: dict[str, Any], prompt: str) -> None:
@@ -138,15 +225,51 @@ def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _recall(host: ServiceHost, prompt: str) -> tuple[str, list[str], str | None]:
+def _recall(
+    host: ServiceHost, prompt: str, config: config_mod.Config, repo: str | None = None
+) -> tuple[str, list[str], str | None]:
+    """The gate's hits that apply here (global, or of this repository), this repository's
+    and pinned ones first, then the most confident, cut to the recallChars budget; only what
+    is shown is awarded (and logged). The gate looks at more candidates than it keeps, so
+    other repositories' facts do not crowd out this one's."""
     engine = host.engine
     if engine is None:
         return "", [], host.engine_error or "the model is still loading"
-    result = engine.recall(prompt)
+    settings = engine.settings()
+    wide = dataclasses.replace(settings, top_k=settings.top_k * SCOPE_WIDEN)
+    result = engine.recall(prompt, award=False, settings=wide)
     if not result.hits:
         return "", [], result.skipped
-    block = texts.recall_block([h.text for h in result.rules], [h.text for h in result.projects])
-    return block, [h.id for h in result.hits], None
+    try:
+        found = memories.find(host.store, [h.id for h in result.hits], AWARD_LOCK_WAIT_S)
+    except StoreBusy:  # the gate's own order then
+        found = {}
+    hits = [h for h in result.hits if h.id not in found or scopes.visible(found[h.id].scope, repo)]
+    hits = [h for i, h in enumerate(hits) if sum(o.category == h.category for o in hits[:i]) < settings.top_k]
+    if not hits:
+        return "", [], "only other repositories' memories matched"
+
+    def rank(hit: Any) -> tuple[bool, bool, int]:
+        memory = found.get(hit.id)
+        if memory is None:
+            return (True, True, 0)
+        return (not memory.pinned, memory.scope is None, -memory.confidence)
+
+    ordered = sorted(hits, key=rank)
+    kept, left_out = texts.fit_recall(
+        [(h.id, h.category, h.text) for h in ordered], int(config["recallChars"])
+    )
+    if not kept:
+        return "", [], f"no recalled memory fits recallChars={config['recallChars']}"
+    block = texts.recall_block(
+        [t for _, c, t in kept if c == "rule"], [t for _, c, t in kept if c != "rule"], left_out
+    )
+    ids = [i for i, _, _ in kept]
+    try:
+        memories.award_recall(host.store, ids, host.clock, lock_wait_s=AWARD_LOCK_WAIT_S)
+    except StoreBusy as exc:
+        log.warning("recall award skipped for %s: %s", ",".join(ids), exc)
+    return block, ids, None
 
 
 def _run_maintenance(host: ServiceHost, config: config_mod.Config) -> None:

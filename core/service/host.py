@@ -32,6 +32,7 @@ class HeldAccess(ops.StoreAccess):
 HOOK_OPS = {
     "hook.session_start": hookops.on_session_start,
     "hook.prompt": hookops.on_prompt,
+    "hook.action": hookops.on_action,
     "hook.stop": hookops.on_stop,
 }
 _BOOK_SQL = {
@@ -142,16 +143,22 @@ class ServiceHost:
         return {"shown": True}
 
     def _search(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The panel's semantic search: nearest live memories of both groups, no gate, no award."""
+        """Search by meaning (MCP memory_search, `memevo search`, the panel): nearest live
+        memories, no gate, no award (core/memsearch.py)."""
+        from .. import memsearch
+
         if self.engine is None:
-            raise InvalidInput(self.engine_error or "semantic search works once the model has loaded")
-        text = str(params.get("text", "")).strip()
-        if not text:
-            raise InvalidInput("search text is empty")
-        limit = max(1, min(int(params.get("limit", 20)), 200))
-        ranked = self.engine.ranked(text, limit)
-        pairs = sorted(((s, i, c) for c, found in ranked.items() for i, s in found), reverse=True)
-        return {"hits": [{"id": i, "category": c, "score": round(s, 4)} for s, i, c in pairs[:limit]]}
+            raise InvalidInput(
+                self.engine_error or "search by meaning works once the model has loaded; try again"
+            )
+        limit = params.get("limit", 20)
+        return memsearch.search(
+            self.engine,
+            self.store,
+            str(params.get("text") or params.get("query") or ""),
+            params.get("category"),
+            limit if isinstance(limit, int) else 20,
+        )
 
     def _recall(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.engine is None:
@@ -365,4 +372,7 @@ def _ids_in(result: dict[str, Any]) -> list[str]:
     purged = result.get("purged")
     if isinstance(purged, dict) and isinstance(purged.get("id"), str):
         ids.append(purged["id"])
+    for made in result.get("imported", []) if isinstance(result.get("imported"), list) else []:
+        if isinstance(made, dict) and isinstance(made.get("id"), str):  # import_notes
+            ids.append(made["id"])
     return ids

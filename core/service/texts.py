@@ -104,7 +104,7 @@ def session_start(flavor: str, rules: Sequence[str], learning: str | None, max_c
     return head + "".join(lines) + note + tail, len(lines)
 
 
-def recall_block(rules: Sequence[str], facts: Sequence[str]) -> str:
+def recall_block(rules: Sequence[str], facts: Sequence[str], left_out: int = 0) -> str:
     parts = [f"{PLUGIN} 按本轮输入召回的长期记忆："]
     if rules:
         parts.append("【规则】")
@@ -112,4 +112,27 @@ def recall_block(rules: Sequence[str], facts: Sequence[str]) -> str:
     if facts:
         parts.append("【项目事实】")
         parts += [f"- {remove_unsafe(text)}" for text in facts]
+    if left_out:
+        parts.append(recall_cut_note(left_out))
     return "\n".join(parts)
+
+
+def recall_cut_note(left_out: int) -> str:
+    return f"（另有 {left_out} 条相关记忆因篇幅未列出，可用 memory_search 查找。）"
+
+
+def fit_recall(hits: Sequence[tuple[str, str, str]], budget: int) -> tuple[list[tuple[str, str, str]], int]:
+    """(id, category, text) hits in the order to keep them (most confident first): those that
+    fit the block in budget characters, and how many were left out. The first always fits a
+    sane budget (400-character texts, a 200-character minimum budget would not: it is cut)."""
+    kept: list[tuple[str, str, str]] = []
+    for index, hit in enumerate(hits):
+        trial = [*kept, hit]
+        rest = len(hits) - index - 1
+        block = recall_block(
+            [t for _, c, t in trial if c == "rule"], [t for _, c, t in trial if c != "rule"], rest
+        )
+        if len(block) > budget:
+            break
+        kept = trial
+    return kept, len(hits) - len(kept)

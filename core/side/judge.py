@@ -35,9 +35,10 @@ JUDGE_SYSTEM = """你是一个长期记忆的判别器。用户正在和编程�
 
 如果要记住，写出记忆正文：必须自包含，脱离这段对话也能读懂（说明它是关于什么的），6 到 400 个字，保留原话中的名称、链接和标识符。
 分组：rule = 偏好、规范、约定（每个会话都该遵守）；project = 项目事实和查阅信息（相关时才需要）。
+范围（只对 project）：消息开头会给出当前仓库名。只属于这个仓库的事实（它的开关、目录、地址、约定）scope = "repo"；跨项目通用的决定和结论（技术选型、工具用法）scope = "global"。
 
 只输出一个 JSON 对象，不要任何其它文字：
-{"remember": true 或 false, "text": "记忆正文或空字符串", "category": "rule" 或 "project"}"""
+{"remember": true 或 false, "text": "记忆正文或空字符串", "category": "rule" 或 "project", "scope": "repo" 或 "global"}"""
 
 DECIDE_SYSTEM = """你负责把一条新记忆与已有的相近记忆对比，决定怎么落库。
 - create：与已有记忆都不是同一件事，新建；
@@ -60,6 +61,7 @@ class Verdict:
     remember: bool
     text: str
     category: str
+    scope: str = "repo"  # project facts: "repo" (this repository's) or "global"
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,8 @@ def verdict_from(content: str) -> Verdict:
     category = data.get("category")
     if not isinstance(text, str) or not text.strip():
         return Verdict(False, "", "rule")
-    return Verdict(True, text.strip(), category if category in ("rule", "project") else "rule")
+    scope = "global" if data.get("scope") == "global" else "repo"
+    return Verdict(True, text.strip(), category if category in ("rule", "project") else "rule", scope)
 
 
 def decision_from(content: str, candidates: list[str]) -> Decision:
@@ -146,15 +149,22 @@ async def chat(client: httpx.AsyncClient, endpoint: Endpoint, system: str, user:
 
 
 async def judge(
-    client: httpx.AsyncClient, endpoint: Endpoint, words: str, context: str | None = None
+    client: httpx.AsyncClient,
+    endpoint: Endpoint,
+    words: str,
+    context: str | None = None,
+    repo_name: str | None = None,
 ) -> Verdict:
-    """Everything sent is redacted here, whatever the caller did (redacting twice is harmless)."""
+    """Everything sent is redacted here, whatever the caller did (redacting twice is harmless).
+    repo_name: the session's repository, so a fact of it can be told from a global decision."""
     words = redact_secrets(words)
     user = (
         words
         if not context
         else f"（上一条助手回复，仅供理解指代）\n{redact_secrets(context)}\n\n（用户这一句）\n{words}"
     )
+    if repo_name:
+        user = f"（当前仓库：{redact_secrets(repo_name)}）\n{user}"
     return verdict_from(await chat(client, endpoint, JUDGE_SYSTEM, user))
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .. import aioloop, memories, secrets
+from .. import aioloop, memories, scopes, secrets
 from .. import config as config_mod
 from ..errors import InvalidInput
 from ..recall.textfilter import judge_input
@@ -89,21 +89,25 @@ class SideRunner:
             store, job_id, ask["client"], ask["session"], ask.get("prompt_id"), words, clock.now_ms()
         ):
             return job_id  # a retried hook: the analysis already started once
+        repo = scopes.repo_of(ask.get("cwd"))
         self.futures[job_id] = asyncio.run_coroutine_threadsafe(
-            self.analyse(job_id, words, context), self.loop
+            self.analyse(job_id, words, context, repo), self.loop
         )
         return job_id
 
-    async def analyse(self, job_id: str, words: str, context: str | None) -> None:
+    async def analyse(self, job_id: str, words: str, context: str | None, repo: str | None = None) -> None:
         store, clock = self.host.store, self.host.clock
         try:
             config = config_mod.load()
             endpoint = _endpoint(config)
-            verdict = await self._call(config, judge.judge(self.client, endpoint, words, context))
+            repo_name = scopes.name(repo) if repo else None
+            verdict = await self._call(config, judge.judge(self.client, endpoint, words, context, repo_name))
             if not verdict.remember:
                 jobs.update(store, job_id, clock.now_ms(), status="nothing")
                 return
-            verdict = judge.Verdict(verdict.remember, memories.remove_unsafe(verdict.text), verdict.category)
+            verdict = judge.Verdict(
+                verdict.remember, memories.remove_unsafe(verdict.text), verdict.category, verdict.scope
+            )
             memories.check_text(verdict.text)
             nearest = self._nearest(verdict.text)
             decision = judge.Decision("create", None, None)
@@ -112,6 +116,8 @@ class SideRunner:
                     config, judge.decide(self.client, endpoint, verdict.text, nearest)
                 )
             proposal = _proposal(verdict, decision, dict(nearest))
+            if repo and verdict.category == "project" and verdict.scope != "global":
+                proposal["scope"] = repo  # a fact of this repository: recalled only here
             if config["confirm"]:
                 jobs.update(store, job_id, clock.now_ms(), status="ready", proposal=proposal)
                 return

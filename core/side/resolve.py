@@ -65,7 +65,9 @@ def apply(
     if decision in ("reinforce", "merge", "replace") and not _live(store, str(target)):
         decision = f"create_{proposal.get('category', 'rule')}"  # the target went away meanwhile
     if decision.startswith("create_"):
-        return _create(store, clock, decision.removeprefix("create_"), text or str(proposal["text"]))
+        category = decision.removeprefix("create_")
+        scope = proposal.get("scope") if category == "project" else None  # rules stay global
+        return _create(store, clock, category, text or str(proposal["text"]), scope)
     if decision == "reinforce":
         memory, gained = memories.reinforce(store, str(target), clock)
         return _result(
@@ -82,7 +84,7 @@ def apply(
     return _result("replace", memory, f"替换了已有记忆 #{memory.id}：{memory.text}")
 
 
-def _create(store: Store, clock: Clock, category: str, text: str) -> dict[str, Any]:
+def _create(store: Store, clock: Clock, category: str, text: str, scope: Any = None) -> dict[str, Any]:
     duplicate = _same_text(store, text)
     if duplicate is not None:  # another session wrote it meanwhile: reinforce, never duplicate
         memory, gained = memories.reinforce(store, duplicate.id, clock)
@@ -91,7 +93,7 @@ def _create(store: Store, clock: Clock, category: str, text: str) -> dict[str, A
             memory,
             f"这条记忆已存在，强化了 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}",
         )
-    memory = memories.create(store, category, text, clock)
+    memory = memories.create(store, category, text, clock, scope if isinstance(scope, str) else None)
     return _result("create", memory, f"新增记忆 #{memory.id}（置信度 0.5）：{memory.text}")
 
 

@@ -17,8 +17,9 @@ class Adapter:
     flavor = "default"  # the service's wording: default, claude, codebuddy
     events = {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"}
     max_chars = 10_000
-    # well inside the client's; Stop may wait sideWaitMs (12 s) for the side judge, of its 20 s
-    timeouts = {"session_start": 6.0, "prompt": 6.0, "stop": 18.0}
+    # well inside the client's; Stop may wait sideWaitMs (12 s) for the side judge, of its 20 s.
+    # A tool call waits for us: the rules before it are worth 1.5 s at most, then it runs.
+    timeouts = {"session_start": 6.0, "prompt": 6.0, "stop": 18.0, "action": 1.5}
 
     # -- reading the payload --------------------------------------------------------------------
     def event_kind(self, event, payload):
@@ -32,6 +33,13 @@ class Adapter:
 
     def prompt_text(self, payload):
         return payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+
+    def action_call(self, payload):
+        """(tool name, tool input) of a tool call about to run, bounded; None: not one."""
+        tool = payload.get("tool_name")
+        if not isinstance(tool, str) or not tool:
+            return None
+        return tool, bounded(payload.get("tool_input"))
 
     def silent_reason(self, payload, environ):
         """A reason for this hook to do nothing at all (another registration handles it)."""
@@ -75,12 +83,29 @@ class Adapter:
             return ""  # CodeBuddy's CLI would inject a literal "{}"; nothing is safest everywhere
         if kind == "stop":
             return self.render_stop(context, payload or {})
-        event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit"}[kind]
+        event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit", "action": "PreToolUse"}[kind]
         return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
 
     def render_stop(self, context, payload):
         """One more turn for the model, with all of the instruction in `reason`."""
         return _json({"decision": "block", "reason": context})
+
+
+ACTION_STRING = 4000  # characters of each string of a tool call's input sent to the service
+
+
+def bounded(value, depth=0):
+    """A tool call's input cut down: strings to 4,000 characters, 30 keys, 20 items, 4 levels
+    (a Write of a 5 MB file sends only its start)."""
+    if isinstance(value, str):
+        return value[:ACTION_STRING]
+    if depth >= 4:
+        return None
+    if isinstance(value, dict):
+        return {str(k): bounded(v, depth + 1) for k, v in list(value.items())[:30]}
+    if isinstance(value, list):
+        return [bounded(v, depth + 1) for v in value[:20]]
+    return value if isinstance(value, (int, float, bool)) or value is None else str(value)[:ACTION_STRING]
 
 
 def _text(value):

@@ -1,4 +1,8 @@
-"""Claude Code: ~/.claude/settings.json, SessionStart / UserPromptSubmit / Stop."""
+"""Claude Code: ~/.claude/settings.json, SessionStart / UserPromptSubmit / PreToolUse / Stop.
+
+PreToolUse (Bash, Edit, MultiEdit, Write) answers only `additionalContext`: no
+`permissionDecision`, so Claude Code's own permission flow decides as if we were not there.
+"""
 
 from clients.base import Adapter, _json, _text
 
@@ -6,6 +10,12 @@ from clients.base import Adapter, _json, _text
 class Claude(Adapter):
     name = "claude"
     flavor = "claude"
+    events = {
+        "SessionStart": "session_start",
+        "UserPromptSubmit": "prompt",
+        "PreToolUse": "action",
+        "Stop": "stop",
+    }
     max_chars = 10_000  # Claude Code swaps a longer injection for a file path and a preview
 
     def prompt_id(self, payload):
@@ -24,7 +34,7 @@ class Claude(Adapter):
             return ""
         if kind == "stop":
             return self.render_stop(context, payload or {})
-        event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit"}[kind]
+        event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit", "action": "PreToolUse"}[kind]
         body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
         if kind == "prompt" and result.get("system_message"):
             body["systemMessage"] = result["system_message"]  # showRecall: the user sees it too

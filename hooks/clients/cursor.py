@@ -3,21 +3,42 @@
 beforeSubmitPrompt documents only `continue` and `user_message`; current builds (3.20) also
 honour `additional_context` there, injected as a system reminder (client-protocols.md,
 Appendix B). We answer both, so a build that checks the documented fields lets the prompt on.
+
+beforeShellExecution / beforeMCPExecution: the rules about the command or MCP tool about to run
+go in `agent_message` ("message sent to agent"). No `permission` is answered, so Cursor's own
+approval decides as if we were not there (whether a build shows `agent_message` without a
+permission decision is to be checked on a real build).
 """
 
-from clients.base import Adapter, _json, _text
+from clients.base import Adapter, _json, _text, bounded
 
 
 class Cursor(Adapter):
     name = "cursor"
-    events = {"sessionStart": "session_start", "beforeSubmitPrompt": "prompt", "stop": "stop"}
-    timeouts = {"session_start": 6.0, "prompt": 3.5, "stop": 18.0}  # Cursor's prompt hook has 5 s
+    events = {
+        "sessionStart": "session_start",
+        "beforeSubmitPrompt": "prompt",
+        "beforeShellExecution": "action",
+        "beforeMCPExecution": "action",
+        "stop": "stop",
+    }
+    # Cursor's prompt hook has 5 s; a command waits for us 1.5 s at most
+    timeouts = {"session_start": 6.0, "prompt": 3.5, "stop": 18.0, "action": 1.5}
 
     def session_key(self, payload):
         return _text(payload.get("conversation_id")) or _text(payload.get("session_id"))
 
     def prompt_id(self, payload):
         return _text(payload.get("generation_id"))
+
+    def action_call(self, payload):
+        if isinstance(payload.get("tool_name"), str) and payload["tool_name"]:  # beforeMCPExecution
+            return "MCP", bounded(
+                {"tool_name": payload["tool_name"], "tool_input": payload.get("tool_input")}
+            )
+        if isinstance(payload.get("command"), str) and payload["command"].strip():  # beforeShellExecution
+            return "Shell", bounded({"command": payload["command"]})
+        return None
 
     def stop_flags(self, payload):
         # After a turn the user aborted or that failed nothing follows: the service holds back
@@ -41,6 +62,8 @@ class Cursor(Adapter):
             return _json({"followup_message": result.get("notice") or context})
         if kind == "prompt":
             return _json({"continue": True, "additional_context": context})
+        if kind == "action":
+            return _json({"agent_message": context})
         return _json({"additional_context": context})
 
 

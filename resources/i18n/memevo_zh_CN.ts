@@ -32,6 +32,22 @@
         <translation>项目事实</translation>
     </message>
     <message>
+        <source>All scopes</source>
+        <translation>全部范围</translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation>全局</translation>
+    </message>
+    <message>
+        <source>One repository</source>
+        <translation>某个仓库</translation>
+    </message>
+    <message>
+        <source>Project facts learned in a repository are recalled only there</source>
+        <translation>在某个仓库里学到的项目事实只在那个仓库召回</translation>
+    </message>
+    <message>
         <source>Show deprecated</source>
         <translation>显示已废弃</translation>
     </message>
@@ -52,6 +68,18 @@
         <translation>强化</translation>
     </message>
     <message>
+        <source>Pin / unpin</source>
+        <translation>置顶 / 取消置顶</translation>
+    </message>
+    <message>
+        <source>History…</source>
+        <translation>历史…</translation>
+    </message>
+    <message>
+        <source>Import notes…</source>
+        <translation>导入笔记…</translation>
+    </message>
+    <message>
         <source>Move to other group</source>
         <translation>换到另一组</translation>
     </message>
@@ -70,6 +98,48 @@
     <message>
         <source>Refresh</source>
         <translation>刷新</translation>
+    </message>
+    <message>
+        <source>History of #{id}</source>
+        <translation>#{id} 的历史</translation>
+    </message>
+    <message>
+        <source>Now: {text}</source>
+        <translation>现在：{text}</translation>
+    </message>
+    <message>
+        <source>v{version} · {start} – {end} · {reason}
+{text}</source>
+        <translation>v{version} · {start} – {end} · {reason}
+{text}</translation>
+    </message>
+    <message>
+        <source>Restore this version</source>
+        <translation>恢复这个版本</translation>
+    </message>
+    <message>
+        <source>Also read a repository&apos;s notes (Cancel: only yours)</source>
+        <translation>同时读取某个仓库的说明文件（取消：只读你自己的）</translation>
+    </message>
+    <message>
+        <source>Import notes</source>
+        <translation>导入笔记</translation>
+    </message>
+    <message>
+        <source>Checked statements are imported. Switch a selected one&apos;s group with the buttons.</source>
+        <translation>勾选的条目会被导入。用下面的按钮切换选中条目的分组。</translation>
+    </message>
+    <message>
+        <source>Import checked</source>
+        <translation>导入勾选的</translation>
+    </message>
+    <message>
+        <source>As rule</source>
+        <translation>改为规则</translation>
+    </message>
+    <message>
+        <source>As project fact</source>
+        <translation>改为项目事实</translation>
     </message>
     <message>
         <source>Still working on the last change…</source>
@@ -144,6 +214,42 @@
         <translation>合并到 #{id}</translation>
     </message>
     <message>
+        <source>Pinned {names}: they never decay</source>
+        <translation>已置顶 {names}：不再衰减</translation>
+    </message>
+    <message>
+        <source>Unpinned {names}</source>
+        <translation>已取消置顶 {names}</translation>
+    </message>
+    <message>
+        <source>pin</source>
+        <translation>置顶</translation>
+    </message>
+    <message>
+        <source>unpin</source>
+        <translation>取消置顶</translation>
+    </message>
+    <message>
+        <source>#{id} has no earlier texts.</source>
+        <translation>#{id} 没有更早的正文。</translation>
+    </message>
+    <message>
+        <source>#{id} has version {version}&apos;s text again</source>
+        <translation>#{id} 已恢复为版本 {version} 的正文</translation>
+    </message>
+    <message>
+        <source>restore version</source>
+        <translation>恢复版本</translation>
+    </message>
+    <message>
+        <source>Nothing new to import.</source>
+        <translation>没有新的可导入内容。</translation>
+    </message>
+    <message>
+        <source>Imported {count} statements.</source>
+        <translation>已导入 {count} 条。</translation>
+    </message>
+    <message>
         <source>Moved {names}</source>
         <translation>已换组：{names}</translation>
     </message>
@@ -194,6 +300,14 @@
     <message>
         <source>Created</source>
         <translation>创建</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>Pinned</source>
+        <translation>已置顶</translation>
     </message>
     <message>
         <source>All clients</source>
@@ -482,6 +596,38 @@
     <message>
         <source>Its required lead over the second, 0 to 1; -1: off.</source>
         <translation>第一名需要领先第二名多少，0 到 1；-1：关闭。</translation>
+    </message>
+    <message>
+        <source>Word match weight</source>
+        <translation>字词匹配权重</translation>
+    </message>
+    <message>
+        <source>Weight of the exact-word match beside the meaning, 0 to 2; empty: the model&apos;s value; 0: off.</source>
+        <translation>在语义之外，字词精确匹配所占的权重，0 到 2；留空：用模型的值；0：关闭。</translation>
+    </message>
+    <message>
+        <source>Rules before each action</source>
+        <translation>每步操作前召回规则</translation>
+    </message>
+    <message>
+        <source>Before a command or an edit runs (Claude Code, Cursor), recall the rules about it.</source>
+        <translation>在执行命令或修改文件之前（Claude Code、Cursor），召回与这一步有关的规则。</translation>
+    </message>
+    <message>
+        <source>Session start budget (characters)</source>
+        <translation>会话开始注入上限（字符）</translation>
+    </message>
+    <message>
+        <source>The rules injected at session start fit in this many characters, 400 to 10000.</source>
+        <translation>会话开始注入的规则不超过这么多字符，400 到 10000。</translation>
+    </message>
+    <message>
+        <source>Recall budget (characters)</source>
+        <translation>每轮召回上限（字符）</translation>
+    </message>
+    <message>
+        <source>The memories recalled for a prompt fit in this many characters, 200 to 10000.</source>
+        <translation>每轮召回注入的记忆不超过这么多字符，200 到 10000。</translation>
     </message>
     <message>
         <source>Show what was recalled</source>

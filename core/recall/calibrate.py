@@ -1,0 +1,236 @@
+"""Choose the hybrid gate's defaults by cross-validation, and report figures honestly.
+
+    python -m memevo.core.recall.calibrate tests/data/recall-set.json [--folds 5] [--seeds 3]
+
+The file's memories go into a throwaway store (the user's is never opened). Every case's
+cosine and lexical score against every memory are computed once, through the engine's own
+indexes; then, for each fold, the lexical weight, the question damping and the two minimums
+are chosen on the other folds — the lowest minimums that keep unrelated prompts bringing a
+rule within `--rule-leak` (4%) and a project fact within `--project-leak` (0), then the
+weight and damping with the most related hits — and the fold's figures are measured with
+them. The reported figures are the folds' sums: never measured on the cases they were chosen
+on. The values chosen on all cases are printed last: those are what ships
+(core/recall/calibration.py). Action cases are measured with the prompt gate as chosen on all
+prompt cases; they are never used to choose anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import memories
+from ..clock import SystemClock
+from ..encoder.models import entry_for
+from . import lexical
+from .engine import RecallEngine
+from .gate import RELATIVE_KEEP
+from .verify import Case, _input_of, load_file
+
+WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5)
+DAMPINGS = (0.0, 0.1, 0.2, 0.3)
+MINIMUMS = tuple(round(0.30 + 0.01 * i, 2) for i in range(91))
+TOP_K = 3
+Params = tuple[float, float, float, float]  # weight, damping, min rule, min project
+
+
+@dataclass
+class Table:
+    """Per case: cosine and lexical against every memory, and the one-memory lexical."""
+
+    cosine: np.ndarray  # cases x memories
+    lexical: np.ndarray
+    alone: dict[tuple[int, int], float]
+    question: np.ndarray
+    valid: np.ndarray
+    expect: list[list[int]]
+    rule: np.ndarray  # memories: True for a rule
+
+
+def tabulate(engine: RecallEngine, cases: list[Case], texts: list[str], ids: list[str]) -> Table:
+    centred_pool = np.stack([engine.index._matrix[engine.index._row[i]] for i in ids])
+    position = {t: n for n, t in enumerate(texts)}
+    n = len(cases)
+    cosine = np.zeros((n, len(ids)), dtype=np.float32)
+    lex = np.zeros_like(cosine)
+    alone: dict[tuple[int, int], float] = {}
+    question = np.zeros(n)
+    valid = np.zeros(n, dtype=bool)
+    for q, case in enumerate(cases):
+        text, is_question = _input_of(case)
+        if text is None:
+            continue
+        valid[q] = True
+        question[q] = float(is_question)
+        cosine[q] = centred_pool @ engine.index.centre_query(engine.encoder.encode_one(text))
+        scores = engine.lexical.scores(text)
+        lex[q] = [scores.of(i) for i in ids]
+        for expected in case.expect:
+            alone[(q, position[expected])] = lexical.alone(text, expected)
+    rule = np.asarray([engine.index.category_of(i) == "rule" for i in ids])
+    expect = [[position[e] for e in case.expect] for case in cases]
+    return Table(cosine, lex, alone, question, valid, expect, rule)
+
+
+def _gate(scores: np.ndarray, minimum: float) -> set[int]:
+    order = np.argsort(-scores, kind="stable")[:TOP_K]
+    floor = max(float(scores[order[0]]) * RELATIVE_KEEP, minimum)
+    return {int(i) for i in order if scores[i] >= floor}
+
+
+def figures(t: Table, cases: list[int], p: Params) -> dict[str, int]:
+    weight, damping, min_rule, min_project = p
+    rule_ids, project_ids = np.flatnonzero(t.rule), np.flatnonzero(~t.rule)
+    out = dict(hit=0, related=0, rule_leaks=0, project_leaks=0, unrelated=0, single=0, single_total=0)
+    for q in cases:
+        expected = t.expect[q]
+        out["related" if expected else "unrelated"] += 1
+        out["single_total"] += len(expected)
+        if not t.valid[q]:
+            continue
+        fused = t.cosine[q] + weight * t.lexical[q] - damping * t.question[q]
+        rules = {int(rule_ids[i]) for i in _gate(fused[rule_ids], min_rule)}
+        projects = {int(project_ids[i]) for i in _gate(fused[project_ids], min_project)}
+        if expected:
+            out["hit"] += bool((rules | projects) & set(expected))
+            for m in expected:
+                alone = t.cosine[q, m] + weight * t.alone.get((q, m), 0.0) - damping * t.question[q]
+                out["single"] += bool(alone >= (min_rule if t.rule[m] else min_project))
+        else:
+            out["rule_leaks"] += bool(rules)
+            out["project_leaks"] += bool(projects)
+    return out
+
+
+def choose(
+    t: Table, cases: list[int], rule_leak: float, project_leak: float, weights: tuple[float, ...] = WEIGHTS
+) -> Params:
+    unrelated = [q for q in cases if not t.expect[q]]
+    best: tuple[tuple[int, int, int], Params] | None = None
+    for weight, damping in itertools.product(weights, DAMPINGS if weights != (0.0,) else (0.0,)):
+        chosen = []
+        for mask, bound in ((t.rule, rule_leak), (~t.rule, project_leak)):
+            tops = sorted(
+                (
+                    float((t.cosine[q] + weight * t.lexical[q] - damping * t.question[q])[mask].max())
+                    for q in unrelated
+                    if t.valid[q]
+                ),
+                reverse=True,
+            )
+            allowed = int(np.floor(bound * len(unrelated) + 1e-9))
+            above = tops[allowed] if allowed < len(tops) else -1.0
+            chosen.append(next((m for m in MINIMUMS if m > above), MINIMUMS[-1]))
+        params = (weight, damping, chosen[0], chosen[1])
+        f = figures(t, cases, params)
+        key = (f["hit"], f["single"], -f["rule_leaks"] - f["project_leaks"])
+        if best is None or key > best[0]:
+            best = (key, params)
+    assert best is not None
+    return best[1]
+
+
+def cross_validate(
+    t: Table, cases: list[int], folds: int, seed: int, rule_leak: float, project_leak: float, **kw: Any
+) -> tuple[dict[str, int], list[Params]]:
+    rng = random.Random(seed)
+    related = [q for q in cases if t.expect[q]]
+    unrelated = [q for q in cases if not t.expect[q]]
+    rng.shuffle(related)
+    rng.shuffle(unrelated)
+    parts = [related[i::folds] + unrelated[i::folds] for i in range(folds)]
+    total: dict[str, int] = {}
+    chosen = []
+    for i in range(folds):
+        train = [q for j, part in enumerate(parts) if j != i for q in part]
+        params = choose(t, train, rule_leak, project_leak, **kw)
+        chosen.append(params)
+        for key, value in figures(t, parts[i], params).items():
+            total[key] = total.get(key, 0) + value
+    return total, chosen
+
+
+def line(name: str, f: dict[str, int]) -> str:
+    def pct(a: int, b: int) -> str:
+        return f"{a}/{b} ({100 * a / max(1, b):.0f}%)"
+
+    return (
+        f"{name:<44} related {pct(f['hit'], f['related'])}  unrelated→rule {pct(f['rule_leaks'], f['unrelated'])}"
+        f"  →project {pct(f['project_leaks'], f['unrelated'])}  one-memory {pct(f['single'], f['single_total'])}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m memevo.core.recall.calibrate", description=__doc__)
+    parser.add_argument("cases")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--rule-leak", type=float, default=0.04)
+    parser.add_argument("--project-leak", type=float, default=0.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    from ..runtime import load_encoder
+    from ..store import Store
+
+    case_file = load_file(Path(args.cases))
+    if case_file.pool is None:
+        raise SystemExit("calibrate needs a cases file with its own memories (`memories` or `pool`)")
+    encoder = load_encoder()
+    entry = entry_for(encoder.model_id)
+    with tempfile.TemporaryDirectory(prefix="memevo-calibrate-") as folder:
+        store = Store.open(Path(folder) / "calibrate.duckdb")
+        try:
+            clock = SystemClock()
+            made = [memories.create(store, c, text, clock) for c, text in case_file.pool]
+            engine = RecallEngine(store, encoder, clock)
+            texts = [m.text for m in made]
+            ids = [m.id for m in made]
+            prompts = tabulate(engine, case_file.cases, texts, ids)
+            acts = tabulate(engine, case_file.actions or [], texts, ids) if case_file.actions else None
+        finally:
+            store.close()
+    everything = list(range(len(case_file.cases)))
+    bounds = (args.rule_leak, args.project_leak)
+    report: dict[str, Any] = {"model": encoder.model_id, "folds": args.folds, "seeds": args.seeds}
+    old: Params = (0.0, 0.0, entry.recall_min_rule, entry.recall_min_project)
+    rows = [("before: cosine, shipped minimums", figures(prompts, everything, old))]
+    for seed in range(args.seeds):
+        cos, _ = cross_validate(prompts, everything, args.folds, seed, *bounds, weights=(0.0,))
+        rows.append((f"cosine only, cross-validated (seed {seed})", cos))
+    for seed in range(args.seeds):
+        hyb, chosen = cross_validate(prompts, everything, args.folds, seed, *bounds)
+        rows.append((f"hybrid, cross-validated (seed {seed})", hyb))
+        report.setdefault("fold_choices", []).append(chosen)
+    shipped = choose(prompts, everything, *bounds)
+    report["chosen"] = dict(
+        zip(("lexical_weight", "question_damping", "min_rule", "min_project"), shipped, strict=True)
+    )
+    if acts is not None:
+        every_action = list(range(len(case_file.actions or [])))
+        rows.append(("actions, before (cosine, shipped minimums)", figures(acts, every_action, old)))
+        rows.append(
+            ("actions, hybrid gate as chosen (never tuned on them)", figures(acts, every_action, shipped))
+        )
+    report["rows"] = [{"name": name, **f} for name, f in rows]
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0
+    for name, f in rows:
+        print(line(name, f))
+    print(
+        "chosen on all cases (ships): lexical weight {}, question damping {}, rule minimum {}, "
+        "project minimum {}".format(*shipped)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

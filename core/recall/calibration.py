@@ -1,0 +1,30 @@
+"""The hybrid gate's calibrated defaults, per model: lexical weight, question damping, minimums.
+
+Chosen by `python -m memevo.core.recall.calibrate tests/data/recall-set.json` (k-fold
+cross-validation over the cases: the figures it reports come from cases the values were not
+chosen on; the values below are what the same search chooses on all cases). The cosine-only
+minimums stay in core/encoder/models.py: they apply when the lexical weight is 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Hybrid:
+    lexical_weight: float  # fused = cosine + weight x normalised BM25
+    question_damping: float  # taken off a textbook question's fused score ("what is X", 「X 的区别」)
+    min_rule: float
+    min_project: float
+
+
+CALIBRATED: dict[str, Hybrid] = {
+    "intfloat/multilingual-e5-small": Hybrid(
+        lexical_weight=0.8, question_damping=0.3, min_rule=0.53, min_project=0.62
+    ),
+}
+
+
+def for_model(model_id: str) -> Hybrid | None:
+    return CALIBRATED.get(model_id)

@@ -1,0 +1,589 @@
+"""The lexical half of recall: terms, and a small BM25 index kept beside the vector index.
+
+A small multilingual model blurs exact names — a switch `pay_new_flow_v2`, a host
+`pg-staging-02`, a tool name — that a word match sees at once. Terms:
+
+- identifiers, paths and hosts stay whole (`git.internal.com/platform/auth-service`), and
+  their parts count too (`auth`, `service`; camelCase `ImageLoader` gives `image`, `loader`);
+- English words are lower-cased and lightly stemmed (`commits`, `committed` → `commit`), common
+  words dropped;
+- Chinese is cut at function characters (的, 了, 是, 我, 这 …) and each piece gives its
+  character bigrams (a lone character between them is too vague to count): no dictionary, no model, the same
+  terms on every machine; a few generic bigrams (可以, 怎么, 直接 …) are dropped.
+
+BM25 (k1 1.2, b 0.75) over the live memories, each document scored against the query and
+normalised by what the query could score at most: 0 (nothing in common) to 1 (every term of
+the query found). The idf counts `PRIOR_DOCS` imaginary unrelated memories besides the real
+ones, so a pool of three memories does not call every word rare.
+
+The index is a dict of postings (document numbers and term counts in `array`s: 6 bytes a
+posting). Documents get increasing numbers and are never renumbered in place: a changed or
+removed memory's old document is masked dead, its postings skipped, and the whole index is
+rebuilt from the live texts once dead documents outnumber live ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import threading
+import unicodedata
+from array import array
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+
+from .concepts import concept_terms
+
+K1 = 1.2
+B = 0.75
+PRIOR_DOCS = 100
+CATEGORY_CODES = {"rule": 0, "project": 1}
+MAX_QUERY_TERMS = 160
+
+# -- terms ------------------------------------------------------------------------------------------
+_TOKEN = re.compile(
+    r"[A-Za-z0-9_]+(?:[.\-/:@+#][A-Za-z0-9_]+)*"  # words, identifiers, paths, hosts, versions
+    r"|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"  # a run of Chinese characters
+)
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_PARTS = re.compile(r"[A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Characters that carry grammar rather than topic: a Chinese run is cut at each of them.
+_FUNCTION_CHARS = frozenset(
+    "的了是在和与及或把被给吗呢吧啊呀哦嗯也都就还又再我你您他她它这那哪么个们之其而且但则请让对向从于着过得地很太更最一不没有要该怎什啥帮"
+)
+_STOP_BIGRAMS = frozenset(
+    [
+        "可以",
+        "如何",
+        "为何",
+        "现在",
+        "然后",
+        "时候",
+        "这样",
+        "那样",
+        "请问",
+        "帮忙",
+        "问题",
+        "知道",
+        "觉得",
+        "应该",
+        "需要",
+        "直接",
+        "可能",
+        "情况",
+        "东西",
+        "里面",
+        "之前",
+        "之后",
+        "以后",
+        "已经",
+        "看看",
+        "一起",
+        "比较",
+        "非常",
+        "特别",
+        "一般",
+        "其实",
+        "所以",
+        "因为",
+        "如果",
+        "虽然",
+        "还是",
+        "就是",
+        "为什",
+        "干嘛",
+        "多少",
+        "几个",
+        "哪个",
+        "哪些",
+        "怎样",
+        "方便",
+        "随便",
+        "顺便",
+        "先帮",
+        "帮我",
+        "给我",
+        "一下",
+        "行不",
+        "能不",
+        "是否",
+        "统一",
+        "所有",
+        "一律",
+        "必须",
+        "禁止",
+        "不能",
+        "不要",
+        "尽量",
+        "记得",
+        "注意",
+        "使用",
+    ]
+)
+_STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "else",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "about",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "done",
+        "have",
+        "has",
+        "had",
+        "having",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "us",
+        "you",
+        "your",
+        "he",
+        "she",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "not",
+        "no",
+        "nor",
+        "so",
+        "too",
+        "very",
+        "just",
+        "only",
+        "also",
+        "than",
+        "such",
+        "some",
+        "any",
+        "all",
+        "each",
+        "every",
+        "both",
+        "either",
+        "neither",
+        "more",
+        "most",
+        "other",
+        "another",
+        "same",
+        "own",
+        "again",
+        "ever",
+        "once",
+        "up",
+        "down",
+        "out",
+        "off",
+        "above",
+        "below",
+        "between",
+        "through",
+        "during",
+        "before",
+        "after",
+        "while",
+        "until",
+        "because",
+        "since",
+        "yet",
+        "still",
+        "even",
+        "much",
+        "many",
+        "few",
+        "lot",
+        "lots",
+        "please",
+        "thanks",
+        "thank",
+        "ok",
+        "okay",
+        "yes",
+        "hey",
+        "hi",
+        "hello",
+        "let",
+        "lets",
+        "get",
+        "got",
+        "go",
+        "going",
+        "want",
+        "need",
+        "make",
+        "made",
+        "like",
+        "way",
+        "thing",
+        "things",
+        "something",
+        "anything",
+        "one",
+        "two",
+        "new",
+        "use",
+        "using",
+        "used",
+        "via",
+        "per",
+        "etc",
+        "vs",
+        "don",
+        "t",
+        "s",
+        "re",
+        "ll",
+        "ve",
+        "d",
+        "m",
+    ]
+)
+
+
+def _stem(word: str) -> str:
+    """A light English stemmer: plural, -ing, -ed, doubled final consonant, final e."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("es", ""), ("s", ""), ("ing", ""), ("ed", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "es" and not word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+                continue
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                continue
+            word = word[: len(word) - len(suffix)] + keep
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouslz":
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def _word_terms(token: str) -> list[str]:
+    """An identifier or word: whole (lower-cased), and its parts when it has several."""
+    whole = token.lower()
+    parts = [p for chunk in _PARTS.findall(token) for p in _CAMEL.findall(chunk)]
+    if len(parts) <= 1:
+        if whole in _STOP_WORDS or (len(whole) < 2 and not whole.isdigit()):
+            return []
+        return [_stem(whole)]
+    out = [whole]
+    for part in parts:
+        lowered = part.lower()
+        if len(lowered) >= 2 and lowered not in _STOP_WORDS:
+            out.append(_stem(lowered))
+    return out
+
+
+def _han_terms(run: str) -> list[str]:
+    out: list[str] = []
+    piece: list[str] = []
+    for char in [*run, "的"]:  # a trailing function character flushes the last piece
+        if char not in _FUNCTION_CHARS:
+            piece.append(char)
+            continue
+        for first, second in itertools.pairwise(piece):
+            bigram = first + second
+            if bigram not in _STOP_BIGRAMS:
+                out.append(bigram)
+        piece = []
+    return out
+
+
+def terms(text: str) -> list[str]:
+    """The lexical terms of a text, in order, with repeats."""
+    text = unicodedata.normalize("NFKC", text)
+    out: list[str] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        out.extend(_han_terms(token) if _HAN.match(token) else _word_terms(token))
+    return out + concept_terms(text)
+
+
+# -- the index ----------------------------------------------------------------------------------------
+class LexicalIndex:
+    """BM25 over live memories, in step with the vector index (same ids, same liveness)."""
+
+    def __init__(self, capacity: int = 1024) -> None:
+        self._postings: dict[str, tuple[array[int], array[int]]] = {}
+        self._df: Counter[str] = Counter()
+        self._doc_of: dict[str, int] = {}  # memory id -> its current document number
+        self._ids: list[str | None] = []  # document number -> memory id (None: dead)
+        self._texts: list[str | None] = []
+        self._length = np.zeros(capacity, dtype=np.float32)
+        self._category = np.zeros(capacity, dtype=np.int8)
+        self._live = np.zeros(capacity, dtype=bool)
+        self._total_length = 0.0
+        self._live_count = 0
+        self._lock = threading.RLock()
+
+    def __len__(self) -> int:
+        return self._live_count
+
+    @property
+    def documents(self) -> int:
+        return len(self._ids)
+
+    def posting_count(self) -> int:
+        with self._lock:
+            return sum(len(docs) for docs, _ in self._postings.values())
+
+    def nbytes(self) -> int:
+        """The postings' and per-document arrays' own bytes (not Python's object overhead)."""
+        with self._lock:
+            postings = sum(
+                docs.itemsize * len(docs) + tfs.itemsize * len(tfs) for docs, tfs in self._postings.values()
+            )
+            return postings + self._length.nbytes + self._category.nbytes + self._live.nbytes
+
+    # -- keeping in sync ----------------------------------------------------------------------------
+    def upsert(self, ids: list[str], categories: list[str], texts: list[str], live: Iterable[bool]) -> None:
+        with self._lock:
+            for memory_id, category, text, alive in zip(ids, categories, texts, live, strict=True):
+                self._drop(memory_id)
+                self._add(memory_id, category, text, bool(alive))
+            self._maybe_compact()
+
+    def remove(self, ids: list[str]) -> None:
+        with self._lock:
+            for memory_id in ids:
+                self._drop(memory_id)
+            self._maybe_compact()
+
+    def _add(self, memory_id: str, category: str, text: str, alive: bool) -> None:
+        doc = len(self._ids)
+        if doc >= len(self._length):
+            self._grow(max(1024, doc * 2))
+        self._ids.append(memory_id)
+        self._texts.append(text)
+        self._doc_of[memory_id] = doc
+        counts = Counter(terms(text))
+        for term, count in counts.items():
+            postings = self._postings.get(term)
+            if postings is None:
+                postings = self._postings[term] = (array("I"), array("H"))
+            postings[0].append(doc)
+            postings[1].append(min(count, 65535))
+        length = float(sum(counts.values()))
+        self._length[doc] = length
+        self._category[doc] = CATEGORY_CODES[category]
+        self._live[doc] = alive
+        if alive:
+            self._count_in(counts, length)
+
+    def _drop(self, memory_id: str) -> None:
+        doc = self._doc_of.pop(memory_id, None)
+        if doc is None:
+            return
+        if self._live[doc]:
+            self._count_out(Counter(terms(self._texts[doc] or "")), float(self._length[doc]))
+        self._live[doc] = False
+        self._ids[doc] = None
+        self._texts[doc] = None
+
+    def _count_in(self, counts: Counter[str], length: float) -> None:
+        self._df.update(counts.keys())
+        self._total_length += length
+        self._live_count += 1
+
+    def _count_out(self, counts: Counter[str], length: float) -> None:
+        self._df.subtract(counts.keys())
+        self._total_length -= length
+        self._live_count -= 1
+
+    def _grow(self, capacity: int) -> None:
+        extra = capacity - len(self._length)
+        self._length = np.concatenate([self._length, np.zeros(extra, dtype=np.float32)])
+        self._category = np.concatenate([self._category, np.zeros(extra, dtype=np.int8)])
+        self._live = np.concatenate([self._live, np.zeros(extra, dtype=bool)])
+
+    def _maybe_compact(self) -> None:
+        dead = len(self._ids) - len(self._doc_of)
+        if dead > max(1024, len(self._doc_of)):
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        kept = [
+            (memory_id, self._texts[doc] or "", int(self._category[doc]), bool(self._live[doc]))
+            for memory_id, doc in sorted(self._doc_of.items(), key=lambda pair: pair[1])
+        ]
+        self.__init__(max(1024, len(kept) + 1024))  # type: ignore[misc]
+        names = {code: name for name, code in CATEGORY_CODES.items()}
+        for memory_id, text, code, alive in kept:
+            self._add(memory_id, names[code], text, alive)
+
+    def set_live(self, memory_id: str, alive: bool) -> None:
+        with self._lock:
+            doc = self._doc_of.get(memory_id)
+            if doc is None or bool(self._live[doc]) == alive:
+                return
+            counts, length = Counter(terms(self._texts[doc] or "")), float(self._length[doc])
+            if alive:
+                self._count_in(counts, length)
+            else:
+                self._count_out(counts, length)
+            self._live[doc] = alive
+
+    def set_category(self, memory_id: str, category: str) -> None:
+        with self._lock:
+            doc = self._doc_of.get(memory_id)
+            if doc is not None:
+                self._category[doc] = CATEGORY_CODES[category]
+
+    # -- scoring ------------------------------------------------------------------------------------
+    def idf(self, term: str) -> float:
+        return _idf(self._live_count, self._df.get(term, 0))
+
+    def scores(self, text: str) -> LexicalScores:
+        """Every document's normalised BM25 score for this query (0 where nothing matched)."""
+        with self._lock:
+            query = list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
+            n = self._live_count
+            weights = [_idf(n, self._df.get(t, 0)) for t in query]
+            ceiling = sum(weights) * (K1 + 1)
+            if not query or ceiling <= 0 or n == 0:
+                return LexicalScores.empty(self)
+            average = self._total_length / n if n else 1.0
+            docs_parts: list[np.ndarray] = []
+            score_parts: list[np.ndarray] = []
+            for term, weight in zip(query, weights, strict=True):
+                postings = self._postings.get(term)
+                if postings is None or not self._df.get(term):
+                    continue
+                docs = np.frombuffer(postings[0], dtype=np.uint32)
+                tfs = np.frombuffer(postings[1], dtype=np.uint16).astype(np.float32)
+                norm = K1 * (1 - B + B * self._length[docs] / average)
+                docs_parts.append(docs)
+                score_parts.append(weight * tfs * (K1 + 1) / (tfs + norm))
+            if not docs_parts:
+                return LexicalScores.empty(self)
+            # one pass over the matched postings and the document numbers (no sort)
+            summed = np.bincount(
+                np.concatenate(docs_parts), weights=np.concatenate(score_parts), minlength=len(self._ids)
+            )
+            found = np.flatnonzero(summed[: len(self._ids)] * self._live[: len(self._ids)])
+            return LexicalScores(
+                self,
+                found.astype(np.uint32),
+                (summed[found] / ceiling).astype(np.float32),
+                self._category[found],
+            )
+
+    def doc_of(self, memory_id: str) -> int | None:
+        return self._doc_of.get(memory_id)
+
+
+class LexicalScores:
+    """One query's lexical scores: by memory id, and the best per category. Documents are
+    sorted numbers (np.unique's order), so a lookup is a binary search."""
+
+    def __init__(self, index: LexicalIndex, docs: np.ndarray, scores: np.ndarray, codes: np.ndarray) -> None:
+        self._index = index
+        self._docs = docs
+        self._scores = scores
+        self._codes = codes
+
+    @classmethod
+    def empty(cls, index: LexicalIndex) -> LexicalScores:
+        return cls(index, np.zeros(0, np.uint32), np.zeros(0, np.float32), np.zeros(0, np.int8))
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def of(self, memory_id: str) -> float:
+        doc = self._index.doc_of(memory_id)
+        if doc is None or not len(self._docs):
+            return 0.0
+        at = int(np.searchsorted(self._docs, doc))
+        return float(self._scores[at]) if at < len(self._docs) and self._docs[at] == doc else 0.0
+
+    def top(self, category: str, limit: int) -> list[tuple[str, float]]:
+        mask = np.flatnonzero(self._codes == CATEGORY_CODES[category])
+        if not mask.size or limit <= 0:
+            return []
+        scores = self._scores[mask]
+        k = min(limit, mask.size)
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        out = []
+        for position in best:
+            memory_id = self._index._ids[int(self._docs[mask[position]])]
+            if memory_id is not None:
+                out.append((memory_id, float(scores[position])))
+        return out
+
+
+def _idf(live: int, df: int) -> float:
+    total = live + PRIOR_DOCS
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+
+def alone(query: str, text: str) -> float:
+    """The normalised score of `text` as the only memory of a pool (verify's one-memory figure)."""
+    index = LexicalIndex(capacity=4)
+    index.upsert(["only"], ["rule"], [text], [True])
+    return index.scores(query).of("only")
