@@ -10,6 +10,7 @@ from memevo.core.clock import FakeClock
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
 from memevo.desktop.panel import MemoriesView
+from test_panel import _select
 
 
 @pytest.fixture
@@ -21,18 +22,6 @@ def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
 
 def _settle(qtbot, view: MemoriesView) -> None:
     qtbot.waitUntil(lambda: not view.worker.busy, timeout=30_000)
-
-
-def _select(view: MemoriesView, rows: list[int]) -> None:
-    from PySide6.QtCore import QItemSelectionModel
-
-    selection = view.table.selectionModel()
-    selection.clearSelection()
-    for row in rows:
-        selection.select(
-            view.model.index(row, 0),
-            QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
-        )
 
 
 def _view(qtbot, host: ServiceHost) -> MemoriesView:

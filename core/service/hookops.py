@@ -144,22 +144,10 @@ def on_action(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
         memories.award_recall(host.store, ids, host.clock, lock_wait_s=AWARD_LOCK_WAIT_S)
     except StoreBusy as exc:
         log.warning("action recall award skipped for %s: %s", ",".join(ids), exc)
-    block = action_block(
+    block = texts.action_block(
         [h.text for h in hits if h.category == "rule"], [h.text for h in hits if h.category != "rule"]
     )
     return _done(host, ask, "action", started, block, ids)
-
-
-def action_block(rules: list[str], facts: list[str]) -> str:
-    """Before a tool call runs: the rules (and facts) about what it is about to do."""
-    parts = [f"{texts.PLUGIN} 针对即将执行的这一步操作召回的长期记忆（执行前请对照）："]
-    if rules:
-        parts.append("【规则】")
-        parts += [f"- {memories.remove_unsafe(text)}" for text in rules]
-    if facts:
-        parts.append("【项目事实】")
-        parts += [f"- {memories.remove_unsafe(text)}" for text in facts]
-    return "\n".join(parts)
 
 
 def _not_recently_injected(ask: Ask, ids: list[str]) -> set[str]:

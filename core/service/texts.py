@@ -105,16 +105,27 @@ def session_start(flavor: str, rules: Sequence[str], learning: str | None, max_c
 
 
 def recall_block(rules: Sequence[str], facts: Sequence[str], left_out: int = 0) -> str:
-    parts = [f"{PLUGIN} 按本轮输入召回的长期记忆："]
-    if rules:
-        parts.append("【规则】")
-        parts += [f"- {remove_unsafe(text)}" for text in rules]
-    if facts:
-        parts.append("【项目事实】")
-        parts += [f"- {remove_unsafe(text)}" for text in facts]
+    parts = _grouped(f"{PLUGIN} 按本轮输入召回的长期记忆：", rules, facts)
     if left_out:
         parts.append(recall_cut_note(left_out))
     return "\n".join(parts)
+
+
+def action_block(rules: Sequence[str], facts: Sequence[str]) -> str:
+    """Before a tool call runs: the rules (and facts) about what it is about to do."""
+    return "\n".join(
+        _grouped(f"{PLUGIN} 针对即将执行的这一步操作召回的长期记忆（执行前请对照）：", rules, facts)
+    )
+
+
+def _grouped(heading: str, rules: Sequence[str], facts: Sequence[str]) -> list[str]:
+    """The heading, then 【规则】 and 【项目事实】 as bullet lists (empty groups left out)."""
+    parts = [heading]
+    for title, texts_ in (("【规则】", rules), ("【项目事实】", facts)):
+        if texts_:
+            parts.append(title)
+            parts += [f"- {remove_unsafe(text)}" for text in texts_]
+    return parts
 
 
 def recall_cut_note(left_out: int) -> str:
