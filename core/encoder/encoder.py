@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,11 @@ class Encoder:
         self.backend = backend or choose_backend(folder)
         self._model: Any = None
         self._lock = threading.Lock()
+        # One encode lane: every encode runs on this one thread, one at a time. Overlapping
+        # requests on several threads made every later torch encode ~70% slower for the
+        # service's life (shared/reference/hook-latency.md); on 2 cores two encodes at once
+        # only share the same cores anyway, so they queue here instead.
+        self._lane = ThreadPoolExecutor(1, thread_name_prefix="memevo-encode")
 
     def load(self) -> None:
         with self._lock:
@@ -158,10 +164,11 @@ class Encoder:
         self.load()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors: np.ndarray = self._model.encode([self.entry.prefix + text for text in texts], batch_size)
+        prefixed = [self.entry.prefix + text for text in texts]
+        vectors: np.ndarray = self._lane.submit(self._model.encode, prefixed, batch_size).result()
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def encode_one(self, text: str) -> np.ndarray:
         self.load()
-        vector: np.ndarray = self._model.encode_one(self.entry.prefix + text)
+        vector: np.ndarray = self._lane.submit(self._model.encode_one, self.entry.prefix + text).result()
         return np.ascontiguousarray(vector, dtype=np.float32)
