@@ -34,7 +34,10 @@ def lookup(store: Store, request_id: str) -> dict[str, Any] | None:
         return None
     result = rows[0][0]
     if result is None:
-        return {"already_applied": True, "note": "this request was applied before; its result was not kept"}
+        return {
+            "already_applied": True,
+            "note": "the service applied this change, then stopped before it could answer (its details were not kept)",
+        }
     first: dict[str, Any] = json.loads(result)
     return first
 

@@ -32,6 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("memevo: interrupted", file=sys.stderr)
         return 130
+    except AlreadyApplied as done:  # written exactly once; only the details of the answer are gone
+        print(f"memevo: {done}; it was not written twice")
+        return 0
     except BrokenPipeError:  # `memevo read … | head`: the reader had enough; not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit would fail again
@@ -162,10 +165,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+class AlreadyApplied(Exception):
+    """A retried write the service had applied before it died, without keeping its result."""
+
+
 def _call(name: str, **params: Any) -> dict[str, Any]:
     from .service.client import call_or_local
 
-    return call_or_local(name, params)
+    result = call_or_local(name, params)
+    if result.get("already_applied"):
+        raise AlreadyApplied(str(result.get("note")))
+    return result
 
 
 def _emit_json(data: dict[str, Any]) -> int:

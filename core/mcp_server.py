@@ -147,12 +147,16 @@ def _call(op: str, params: dict[str, Any], service_only: bool = False) -> dict[s
     """Waits for a starting or taking-over service and retries, rather than failing the tool."""
     try:
         if service_only:
-            return call_service(op, params, wait_s=CALL_WAIT_S)
-        return call_or_local(op, params, wait_s=CALL_WAIT_S)
+            result = call_service(op, params, wait_s=CALL_WAIT_S)
+        else:
+            result = call_or_local(op, params, wait_s=CALL_WAIT_S)
     except ServiceUnavailable as exc:
         raise ToolError(f"the memevo service is not answering: {exc}") from exc
     except MemevoError as exc:
         raise ToolError(str(exc)) from exc
+    if result.get("already_applied"):  # a retried write: done once, its answer lost with the service
+        raise ToolError(f"{result.get('note')}; it was not done twice — read the memories to see it")
+    return result
 
 
 def start_service_if_needed() -> None:

@@ -281,3 +281,34 @@ def test_counts_and_progress_read_as_sentences() -> None:
     lines = stream.getvalue().split("\n")
     assert lines[0] == "Downloading the offline pack from the package index"
     assert lines[-2] == "memevo 0.1.0" and lines[-3] == "Encoding known sentences"
+
+
+def test_a_write_the_service_applied_before_dying_is_reported_not_crashed(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kill -9 between the change's commit and its kept result: the retry finds the id with no
+    result. Seen in CI as `internal error: 'memory'`; it must read as done, once."""
+    from memevo.core import applied, cli, ops
+    from memevo.core.service import client
+    from memevo.core.store import Store
+
+    with Store.open() as store, store.transaction() as con:
+        con.execute("INSERT INTO applied_requests (id, ts_ms) VALUES ('r1', 0)")
+    first = ops.call_local(
+        "add", {"category": "rule", "text": "回答问题时请一律使用中文", applied.PARAM: "r1"}
+    )
+    assert first["already_applied"] and "memory" not in first  # nothing written again
+    assert json.loads(run_list(data_dir))["counts"]["rule"]["live"] == 0
+    monkeypatch.setattr(client, "call_or_local", lambda op, params, **kw: first)
+    assert cli.main(["rule", "add", "回答问题时请一律使用中文"]) == 0
+    assert "it was not written twice" in capsys.readouterr().out
+
+
+def run_list(data_dir: Path) -> str:
+    return subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", "list", "--json"],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"MEMEVO_HOME": str(data_dir)},
+        timeout=60,
+    ).stdout
