@@ -28,14 +28,16 @@ else
 fi
 
 # Run inside a private D-Bus session with an unlocked gnome-keyring (its files in a temp
-# XDG_DATA_HOME, never the real home, removed afterwards), so the keyring tests use the real
+# XDG_DATA_HOME and its control socket in a temp XDG_RUNTIME_DIR — without one the daemon makes
+# ~/.cache/keyring-* in the real home — removed afterwards), so the keyring tests use the real
 # keyring API. The script exits with pytest's code (5, "no tests ran", is a failure too).
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
   keyring_home=$(mktemp -d)
   trap 'rm -rf "$keyring_home"' EXIT
   export MEMEVO_TEST_KEYRING=1
   status=0
-  env XDG_DATA_HOME="$keyring_home" dbus-run-session -- bash -c \
+  mkdir -m 700 "$keyring_home/data" "$keyring_home/run"
+  env XDG_DATA_HOME="$keyring_home/data" XDG_RUNTIME_DIR="$keyring_home/run" dbus-run-session -- bash -c \
     'echo -n "memevo-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; python3 -m pytest "$@"' \
     pytest "$@" 2> >(grep -v "Failed to set fd limit" >&2) || status=$?
   exit "$status"
