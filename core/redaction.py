@@ -521,7 +521,7 @@ def _third_party() -> tuple[Any, ...]:
     """detect-secrets' provider patterns (maintained upstream), compiled with RE2 on bytes.
     Loaded once, on first use (detect-secrets costs ~0.2 s to import): never in a hook."""
     try:
-        import re2  # type: ignore[import-untyped]
+        import re2
         from detect_secrets.plugins import (
             artifactory,
             aws,

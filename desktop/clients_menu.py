@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from memevo.desktop.i18n import tr
+from .i18n import tr
 
 
 def registration_state(client: str) -> str:
-    from memevo.installer import state
-    from memevo.installer.clients import files
-    from memevo.installer.register import client_status, needs_repair
+    from ..installer import state
+    from ..installer.clients import files
+    from ..installer.register import client_status, needs_repair
 
     if not files(client).installed:
         return "not-installed"
@@ -29,7 +29,7 @@ def registration_state(client: str) -> str:
 
 
 def status_label(client: str, state_name: str) -> str:
-    from memevo.installer.clients import DISPLAY_NAMES
+    from ..installer.clients import DISPLAY_NAMES
 
     # tr() needs literal strings for extraction: spell each one out.
     texts = {
@@ -46,8 +46,8 @@ def status_label(client: str, state_name: str) -> str:
 
 def fill(menu: Any, host: Any, repair: Any, toggle_repairs: Any) -> None:
     """Rebuild the submenu (called when the tray menu is about to show)."""
-    from memevo.core import ops
-    from memevo.installer.clients import CLIENTS
+    from ..core import ops
+    from ..installer.clients import CLIENTS
 
     menu.clear()
     for client in CLIENTS:

@@ -12,11 +12,11 @@ import logging
 from collections import deque
 from typing import Any
 
-from memevo.core import memories
-from memevo.core.side import jobs, resolve
-from memevo.core.side.stop import LABELS, describe
-from memevo.desktop.i18n import tr
-from memevo.desktop.qt import (
+from ..core import memories
+from ..core.side import jobs, resolve
+from ..core.side.stop import LABELS, describe
+from .i18n import tr
+from .qt import (
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -27,7 +27,7 @@ from memevo.desktop.qt import (
     QVBoxLayout,
     Signal,
 )
-from memevo.desktop.worker import OffUi
+from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
 

@@ -16,7 +16,7 @@ _installed: list[Any] = []  # keep the QTranslator alive for the app's lifetime
 
 
 def tr(text: str) -> str:
-    from memevo.desktop.qt import QCoreApplication
+    from .qt import QCoreApplication
 
     return QCoreApplication.translate("", text)
 
@@ -26,7 +26,7 @@ def ui_language() -> str:
     override = os.environ.get("MEMEVO_LANG", "").strip().lower()
     if override:
         return "zh" if override.startswith("zh") else "en"
-    from memevo.desktop.qt import QLocale
+    from .qt import QLocale
 
     return "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
 
@@ -36,7 +36,7 @@ def install_translator(app: Any) -> str:
     language = ui_language()
     if language != "zh" or _installed:
         return language
-    from memevo.desktop.qt import QTranslator
+    from .qt import QTranslator
 
     translator = QTranslator()
     if translator.load(str(I18N_DIR / "memevo_zh_CN.qm")):

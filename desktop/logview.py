@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from memevo.core import ops
-from memevo.core.side import jobs
-from memevo.desktop.i18n import tr
-from memevo.desktop.qt import (
+from ..core import ops
+from ..core.side import jobs
+from .i18n import tr
+from .qt import (
     QAbstractTableModel,
     QComboBox,
     QModelIndex,
@@ -103,7 +103,7 @@ class ProposalsView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        from memevo.core.side.stop import describe
+        from ..core.side.stop import describe
 
         self.model.set_rows(
             [

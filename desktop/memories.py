@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memevo.core.memories import Memory
-from memevo.desktop.i18n import tr
-from memevo.desktop.memtable import CONFIDENCE_COLUMN, ConfidenceDelegate, MemoryTableModel, group_name
-from memevo.desktop.qt import (
+from ..core.memories import Memory
+from .i18n import tr
+from .memtable import CONFIDENCE_COLUMN, ConfidenceDelegate, MemoryTableModel, group_name
+from .qt import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
@@ -26,7 +26,7 @@ from memevo.desktop.qt import (
     QVBoxLayout,
     QWidget,
 )
-from memevo.desktop.worker import OffUi
+from .worker import OffUi
 
 
 @dataclass
@@ -128,20 +128,20 @@ class MemoriesView(QWidget):
 
     # Questions to the user go through these two methods so tests can answer them.
     def ask_text(self, title: str, label: str, text: str = "") -> str | None:
-        from memevo.desktop.qt import QInputDialog
+        from .qt import QInputDialog
 
         value, ok = QInputDialog.getMultiLineText(self, title, label, text)
         return value if ok else None
 
     def confirm(self, title: str, question: str) -> bool:
-        from memevo.desktop.qt import QMessageBox
+        from .qt import QMessageBox
 
         answer = QMessageBox.question(self, title, question)
         return bool(answer == QMessageBox.StandardButton.Yes)
 
     def choose_version(self, memory: Memory, versions: list[dict[str, Any]]) -> int | None:
         """The history dialog: earlier texts with their dates; returns the version to restore."""
-        from memevo.desktop.qt import QDialog, QDialogButtonBox, QListWidget
+        from .qt import QDialog, QDialogButtonBox, QListWidget
 
         dialog = QDialog(self)
         dialog.setWindowTitle(tr("History of #{id}").format(id=memory.id))
@@ -172,7 +172,7 @@ class MemoriesView(QWidget):
 
     def ask_folder(self) -> str | None:
         """A repository whose CLAUDE.md, AGENTS.md and Cursor rules to read too (None: only yours)."""
-        from memevo.desktop.qt import QFileDialog
+        from .qt import QFileDialog
 
         folder = QFileDialog.getExistingDirectory(
             self, tr("Also read a repository's notes (Cancel: only yours)")
@@ -181,7 +181,7 @@ class MemoriesView(QWidget):
 
     def choose_notes(self, found: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
         """Each candidate with a check box (checked: import) and its group; returns the chosen."""
-        from memevo.desktop.qt import QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, Qt
+        from .qt import QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, Qt
 
         dialog = QDialog(self)
         dialog.setWindowTitle(tr("Import notes"))
@@ -291,7 +291,7 @@ class MemoriesView(QWidget):
                 button.setEnabled(not busy)
 
     def _check_unchanged(self, expect: list[tuple[str, str, str]]) -> None:
-        from memevo.core import memories
+        from ..core import memories
 
         for memory_id, field_name, value in expect:
             current = memories.get(self.host.store, memory_id)
@@ -431,8 +431,8 @@ class MemoriesView(QWidget):
         dialog, written through the same operation."""
         from pathlib import Path
 
-        from memevo.core import notes
-        from memevo.core.scopes import repo_of
+        from ..core import notes
+        from ..core.scopes import repo_of
 
         folder = self.ask_folder()
         repo = repo_of(folder) if folder else None

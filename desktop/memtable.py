@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from memevo.core import confidence as conf
-from memevo.core.clock import iso
-from memevo.core.memories import _COLUMNS, Memory
-from memevo.core.scopes import name as scope_name
-from memevo.desktop.i18n import tr
-from memevo.desktop.qt import (
+from ..core import confidence as conf
+from ..core.clock import iso
+from ..core.memories import _COLUMNS, Memory
+from ..core.scopes import name as scope_name
+from .i18n import tr
+from .qt import (
     QAbstractTableModel,
     QColor,
     QModelIndex,
@@ -25,7 +25,7 @@ from memevo.desktop.qt import (
     QStyledItemDelegate,
     Qt,
 )
-from memevo.desktop.worker import OffUi
+from .worker import OffUi
 
 PAGE = 500
 CONFIDENCE_COLUMN = 2

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from memevo.desktop.i18n import tr
-from memevo.desktop.logview import RowsModel
-from memevo.desktop.memories import MemoriesView
-from memevo.desktop.memtable import PAGE, group_name
-from memevo.desktop.qt import (
+from .i18n import tr
+from .logview import RowsModel
+from .memories import MemoriesView
+from .memtable import PAGE, group_name
+from .qt import (
     QAbstractItemView,
     QLabel,
     QMainWindow,
@@ -21,7 +21,7 @@ from memevo.desktop.qt import (
     QVBoxLayout,
     QWidget,
 )
-from memevo.desktop.worker import OffUi
+from .worker import OffUi
 
 __all__ = ["PAGE", "MemoriesView", "Panel", "TrashView"]
 
@@ -72,9 +72,9 @@ class TrashModel(RowsModel):
 
 class Panel(QMainWindow):
     def __init__(self, host: Any, confirmations: Any = None) -> None:
-        from memevo.desktop.logview import InjectionLogView, ProposalsView
-        from memevo.desktop.settings import SettingsView
-        from memevo.desktop.status import StatusView
+        from .logview import InjectionLogView, ProposalsView
+        from .settings import SettingsView
+        from .status import StatusView
 
         super().__init__()
         self.setWindowTitle(tr("memevo — memories"))

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from memevo.core import config as config_mod
-from memevo.core import ops, secrets
-from memevo.core.encoder.models import KNOWN
-from memevo.core.errors import MemevoError
-from memevo.desktop.i18n import tr
-from memevo.desktop.qt import (
+from ..core import config as config_mod
+from ..core import ops, secrets
+from ..core.encoder.models import KNOWN
+from ..core.errors import MemevoError
+from .i18n import tr
+from .qt import (
     QComboBox,
     QGridLayout,
     QGroupBox,
@@ -29,7 +29,7 @@ from memevo.desktop.qt import (
     QWidget,
     Signal,
 )
-from memevo.desktop.settings_workers import (
+from .settings_workers import (
     ERROR_STYLE,
     PROBE_TIMEOUT_S,
     FieldRow,
@@ -41,7 +41,7 @@ from memevo.desktop.settings_workers import (
     provision_work,
     run_in_thread,
 )
-from memevo.desktop.worker import OffUi
+from .worker import OffUi
 
 SIDE_KEYS = ("sideApiBase", "sideApiModel")
 MODEL_KEYS = ("model",)

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from memevo.core import aioloop
-from memevo.core import config as config_mod
-from memevo.core.encoder.models import entry_for
-from memevo.core.side import judge
-from memevo.desktop.i18n import tr
-from memevo.desktop.qt import (
+
+from ..core import aioloop
+from ..core import config as config_mod
+from ..core.encoder.models import entry_for
+from ..core.side import judge
+from .i18n import tr
+from .qt import (
     QCheckBox,
     QGridLayout,
     QLabel,
@@ -64,7 +65,7 @@ def parse_text(kind: str, text: str) -> Any:
 
 def config_is_broken() -> str | None:
     """The reason config.json cannot be written over (config refuses to), or None."""
-    from memevo.core import paths
+    from ..core import paths
 
     try:
         config_mod.read_raw(paths.config_path())
@@ -280,7 +281,7 @@ class RelayProgress:
 
 def provision_work(model_id: str, relay: Relay) -> Callable[[], Any]:
     def work() -> Any:
-        from memevo.core.encoder.provision import provision
+        from ..core.encoder.provision import provision
 
         return provision(model_id, RelayProgress(relay))
 
@@ -288,6 +289,6 @@ def provision_work(model_id: str, relay: Relay) -> Callable[[], Any]:
 
 
 def is_provisioned(model_id: str) -> bool:
-    from memevo.core.encoder.provision import ready_folder
+    from ..core.encoder.provision import ready_folder
 
     return ready_folder(model_id) is not None

@@ -7,14 +7,14 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from memevo.core import config as config_mod
-from memevo.core import maintenance, ops
-from memevo.core.encoder.models import entry_for
-from memevo.core.recall.gate import GateSettings
-from memevo.core.side import jobs
-from memevo.desktop.i18n import tr
-from memevo.desktop.qt import QLabel, QPushButton, QVBoxLayout, QWidget
-from memevo.desktop.worker import OffUi
+from ..core import config as config_mod
+from ..core import maintenance, ops
+from ..core.encoder.models import entry_for
+from ..core.recall.gate import GateSettings
+from ..core.side import jobs
+from .i18n import tr
+from .qt import QLabel, QPushButton, QVBoxLayout, QWidget
+from .worker import OffUi
 
 
 def status_report(host: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import concurrent.futures
 import os
 from typing import Any
 
-from memevo.core.errors import InvalidInput
+from ..core.errors import InvalidInput
 
 ENV = "MEMEVO_TRAY_TEST_HOOK"
 
@@ -87,7 +87,7 @@ def answer(confirmations: Any, job_id: str, decision: str, params: dict[str, Any
 
 
 def _labels(dialog: Any) -> list[Any]:
-    from memevo.desktop.qt import QLabel
+    from .qt import QLabel
 
     return list(dialog.findChildren(QLabel))
 

@@ -15,17 +15,17 @@ import threading
 import time
 from typing import Any
 
-from memevo.core.cli import has_display
-from memevo.core.errors import StoreDamaged
-from memevo.core.service.host import ServiceHost
-from memevo.core.service.server import AlreadyRunning, InstanceLock, hosted_service, setup_logging
-from memevo.desktop import testhook
-from memevo.desktop.i18n import install_translator, tr
-from memevo.desktop.notify import Notifier
+from ..core.display import has_display
+from ..core.errors import StoreDamaged
+from ..core.service.host import ServiceHost
+from ..core.service.server import AlreadyRunning, InstanceLock, hosted_service, setup_logging
+from . import testhook
+from .i18n import install_translator, tr
+from .notify import Notifier
 
 
 def _icon(color: str):  # type: ignore[no-untyped-def]
-    from memevo.desktop.qt import QColor, QFont, QIcon, QPainter, QPixmap, Qt
+    from .qt import QColor, QFont, QIcon, QPainter, QPixmap, Qt
 
     pixmap = QPixmap(64, 64)
     pixmap.fill(Qt.GlobalColor.transparent)
@@ -55,8 +55,8 @@ STATE_COLORS = {
 
 def tray_state(host: ServiceHost) -> tuple[str, str]:
     """(state, tooltip): what the icon shows and how to fix it."""
-    from memevo.core import config as config_mod
-    from memevo.core import learning
+    from ..core import config as config_mod
+    from ..core import learning
 
     config = config_mod.load()
     if host.store_error:  # before engine_error, which then says the same: the model is not to blame
@@ -92,7 +92,7 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
 
 class Tray:
     def __init__(self, host: ServiceHost, quit_event: asyncio.Event, confirmations: Any = None) -> None:
-        from memevo.desktop.qt import QMenu, QSystemTrayIcon
+        from .qt import QMenu, QSystemTrayIcon
 
         self.host = host
         self.confirmations = confirmations
@@ -113,7 +113,7 @@ class Tray:
         self.wizard: Any = None
         self.repairs = 0
         self.registration_problems: dict[str, str] = {}  # client display name → why (the icon shows it)
-        from memevo.desktop.worker import OffUi
+        from .worker import OffUi
 
         self.worker = OffUi("memevo-tray-work")
         for action in (self.status_action, None, self.panel_action, self.pending_action, None):
@@ -133,7 +133,7 @@ class Tray:
             self.icon.show()
 
     def _action(self, text: str, slot: Any = None, enabled: bool = True) -> Any:
-        from memevo.desktop.qt import QAction
+        from .qt import QAction
 
         action = QAction(text, self.menu)
         action.setEnabled(enabled)
@@ -145,7 +145,7 @@ class Tray:
         self.icon.showMessage(title, message)
 
     def _on_activated(self, reason: Any) -> None:
-        from memevo.desktop.qt import QSystemTrayIcon
+        from .qt import QSystemTrayIcon
 
         if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
             self.open_panel()
@@ -173,8 +173,8 @@ class Tray:
             self.notifier.notify(f"problem:{tooltip}", tr("memevo needs attention"), tooltip)
 
     def refresh_menu(self) -> None:
-        from memevo.core import config as config_mod
-        from memevo.core.side import jobs
+        from ..core import config as config_mod
+        from ..core.side import jobs
 
         config = config_mod.load()
         self.pause_action.setText(tr("Resume memory") if not config["enabled"] else tr("Pause memory"))
@@ -187,15 +187,15 @@ class Tray:
             pass
 
     def _refresh_clients(self) -> None:
-        from memevo.desktop import clients_menu
+        from . import clients_menu
 
         clients_menu.fill(self.clients_menu, self.host, self.repair_client, self.set_repairs)
 
     # -- self-repair of the clients' registration ----------------------------------------------------------
     def repair_client(self, client: str) -> None:
         """Repair now (menu): the same code as setup, off the UI thread (it may run `claude`)."""
-        from memevo.installer import jsonfile, state
-        from memevo.installer.register import register_client
+        from ..installer import jsonfile, state
+        from ..installer.register import register_client
 
         def work() -> Any:
             outcome = register_client(client, jsonfile.Writer())
@@ -212,12 +212,12 @@ class Tray:
         self.worker.run(work, done, lambda exc: self.on_repair_failed(client, str(exc)))
 
     def set_repairs(self, client: str, on: bool) -> None:
-        from memevo.installer import watcher
+        from ..installer import watcher
 
         (watcher.resume_repairing if on else watcher.stop_repairing)(client)
 
     def on_repaired(self, client: str, lines: list[str]) -> None:
-        from memevo.installer.clients import DISPLAY_NAMES
+        from ..installer.clients import DISPLAY_NAMES
 
         self.repairs += 1
         name = DISPLAY_NAMES[client]
@@ -232,7 +232,7 @@ class Tray:
         )
 
     def on_repair_failed(self, client: str, why: str) -> None:
-        from memevo.installer.clients import DISPLAY_NAMES
+        from ..installer.clients import DISPLAY_NAMES
 
         name = DISPLAY_NAMES[client]
         self.registration_problems[name] = why
@@ -244,7 +244,7 @@ class Tray:
     def _on_message_clicked(self) -> None:
         """The repair notification offers "stop repairing this client": a click takes it. Qt
         reports clicks on the last message shown, so only a repair notification on screen counts."""
-        from memevo.installer.clients import DISPLAY_NAMES
+        from ..installer.clients import DISPLAY_NAMES
 
         kind, _, rest = (self.notifier.last_key or "").partition(":")
         if kind != "repair":
@@ -260,7 +260,7 @@ class Tray:
         )
 
     def open_wizard(self) -> Any:
-        from memevo.desktop.wizard import SetupWizard
+        from .wizard import SetupWizard
 
         if self.wizard is None or not self.wizard.isVisible():
             self.wizard = SetupWizard()
@@ -280,7 +280,7 @@ class Tray:
 
     # -- actions -------------------------------------------------------------------------------------------
     def open_panel(self, view: str = "memories") -> Any:
-        from memevo.desktop.panel import Panel
+        from .panel import Panel
 
         if self.host.store_error:  # the panel has nothing to show: say again what to do
             self._show_message(tr("memevo needs attention"), tray_state(self.host)[1])
@@ -298,13 +298,13 @@ class Tray:
     def prepare_panel(self) -> None:
         """Build the panel (hidden) soon after start: its first construction imports and lays
         out a lot (~0.2 s), better spent before the user clicks than after."""
-        from memevo.desktop.panel import Panel
+        from .panel import Panel
 
         if self.panel is None and not self.host.store_error:
             self.panel = Panel(self.host, self.confirmations)
 
     def toggle_pause(self) -> None:
-        from memevo.core import config as config_mod
+        from ..core import config as config_mod
 
         if config_mod.load()["enabled"]:
             config_mod.set_key("enabled", False)
@@ -314,7 +314,7 @@ class Tray:
         self.refresh()
 
     def toggle_confirm(self) -> None:
-        from memevo.core import config as config_mod
+        from ..core import config as config_mod
 
         config_mod.set_key("confirm", self.confirm_action.isChecked())
         self.refresh()
@@ -350,7 +350,8 @@ def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
     if not has_display():
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import qasync
-    from memevo.desktop.qt import QApplication
+
+    from .qt import QApplication
 
     setup_logging("service")
     lock = InstanceLock()
@@ -377,7 +378,7 @@ def take_over_headless(lock: InstanceLock) -> bool:
     on a desktop the tray app hosts the service, so ask it to finish its requests and hand
     over, then take the lock. Hooks answer from cache meanwhile. False: a tray app (or a
     service that does not answer) holds it."""
-    from memevo.core.service.client import ServiceUnavailable, call
+    from ..core.service.client import ServiceUnavailable, call
 
     try:
         status = call("ping", {}, timeout_s=5)
@@ -395,7 +396,7 @@ def take_over_headless(lock: InstanceLock) -> bool:
 
 def bring_first_to_front(why: str) -> int:
     """A second start: the running tray app shows its panel; a headless service can't."""
-    from memevo.core.service.client import ServiceUnavailable, call
+    from ..core.service.client import ServiceUnavailable, call
 
     try:
         answer = call("ui.show", {"view": "panel"}, timeout_s=5)
@@ -411,7 +412,7 @@ def bring_first_to_front(why: str) -> int:
 
 
 async def _run(self_test: bool) -> int:
-    from memevo.desktop.confirm import ConfirmQueue, run_queue
+    from .confirm import ConfirmQueue, run_queue
 
     quit_event = asyncio.Event()
     async with hosted_service() as (host, server, endpoint):
@@ -462,7 +463,7 @@ async def _run(self_test: bool) -> int:
 
 
 def _start_learning(host: ServiceHost) -> None:
-    from memevo.core.side.learn import SideUnavailable
+    from ..core.side.learn import SideUnavailable
 
     with contextlib.suppress(SideUnavailable):  # kept in host.side_error: the icon says it
         host.start_learning()
@@ -470,7 +471,7 @@ def _start_learning(host: ServiceHost) -> None:
 
 def start_watcher(tray: Tray, loop: asyncio.AbstractEventLoop) -> Any:
     """Keep the clients' registration repaired while the tray app runs (never fatal)."""
-    from memevo.installer.watcher import RegistrationWatcher
+    from ..installer.watcher import RegistrationWatcher
 
     watcher = RegistrationWatcher(
         lambda client, lines: loop.call_soon_threadsafe(tray.on_repaired, client, lines),
@@ -486,14 +487,14 @@ def start_watcher(tray: Tray, loop: asyncio.AbstractEventLoop) -> Any:
 
 def first_run() -> bool:
     """No setup has run yet (no install.json): the tray app opens the wizard."""
-    from memevo.installer import state
+    from ..installer import state
 
     return not state.path().exists()
 
 
 async def _self_test_report(tray: Tray, endpoint: str) -> int:
     """Open the panel, let it load the memories, and check it shows what the store holds."""
-    from memevo.core.service.client import call
+    from ..core.service.client import call
 
     host = tray.host
     problems = []

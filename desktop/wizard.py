@@ -18,9 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memevo.core import config as config_mod
-from memevo.desktop.i18n import tr
-from memevo.desktop.qt import (
+from ..core import config as config_mod
+from ..installer import setup as engine
+from ..installer.clients import CLIENTS, DISPLAY_NAMES, installed
+from .i18n import tr
+from .qt import (
     QLabel,
     QProgressBar,
     QScrollArea,
@@ -31,8 +33,8 @@ from memevo.desktop.qt import (
     QWizardPage,
     Signal,
 )
-from memevo.desktop.settings_workers import ERROR_STYLE, Relay, RelayProgress
-from memevo.desktop.wizard_pages import (  # noqa: F401 - the pages are part of this module's API
+from .settings_workers import ERROR_STYLE, Relay, RelayProgress
+from .wizard_pages import (  # noqa: F401 - the pages are part of this module's API
     AutostartPage,
     ClaudePage,
     ConfirmPage,
@@ -43,9 +45,7 @@ from memevo.desktop.wizard_pages import (  # noqa: F401 - the pages are part of 
     _names,
     _text_box,
 )
-from memevo.desktop.worker import OffUi
-from memevo.installer import setup as engine
-from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, installed
+from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
 
@@ -87,7 +87,7 @@ def run_setup(choices: engine.Choices, relay: SetupRelay, provision_model: Provi
         crashed = True
     key_status = None
     if choices.side_key:
-        from memevo.core import secrets
+        from ..core import secrets
 
         key_status = secrets.status()  # asks the keyring: on this thread, never the UI's
     return RunOutcome(result, crashed, key_status)
@@ -305,7 +305,7 @@ class DonePage(QWizardPage):
     def _key_text(status: Any) -> str:
         if status is None:
             return ""
-        from memevo.core import secrets
+        from ..core import secrets
 
         if status.source == "environment":
             return tr(

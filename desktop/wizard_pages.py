@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from memevo.core import config as config_mod
-from memevo.desktop.i18n import tr
-from memevo.desktop.qt import (
+from ..core import config as config_mod
+from ..installer.clients import CLIENTS, DISPLAY_NAMES, files, installed, tilde
+from .i18n import tr
+from .qt import (
     QCheckBox,
     QFont,
     QGridLayout,
@@ -21,8 +22,7 @@ from memevo.desktop.qt import (
     QWizard,
     QWizardPage,
 )
-from memevo.desktop.settings_workers import ERROR_STYLE, config_is_broken
-from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files, installed, tilde
+from .settings_workers import ERROR_STYLE, config_is_broken
 
 PAGE_WELCOME, PAGE_CONFIRM, PAGE_SIDE, PAGE_CLAUDE, PAGE_AUTOSTART, PAGE_PROGRESS, PAGE_DONE = range(7)
 
@@ -277,7 +277,7 @@ class ClaudePage(QWizardPage):
 class AutostartPage(QWizardPage):
     def __init__(self) -> None:
         super().__init__()
-        from memevo.installer import autostart
+        from ..installer import autostart
 
         self.setTitle(tr("Start at login"))
         layout = QVBoxLayout(self)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from memevo.desktop.qt import QObject, Signal
+from .qt import QObject, Signal
 
 log = logging.getLogger("memevo.desktop")
 

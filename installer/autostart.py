@@ -28,8 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from memevo.core import atomic
-from memevo.installer import registration
+from ..core import atomic
+from . import registration
 
 Platform = Literal["linux", "darwin", "win32"]
 PLATFORMS: tuple[Platform, ...] = ("linux", "darwin", "win32")

@@ -9,9 +9,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from memevo.installer.clients import SERVER_NAME, home
-from memevo.installer.entries import MCP_MARKER
-from memevo.installer.registration import interpreter
+from .clients import SERVER_NAME, home
+from .entries import MCP_MARKER
+from .registration import interpreter
 
 
 def find_claude() -> str | None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memevo.installer import jsonfile, state
+from . import jsonfile, state
 
 STATE_KEY = "codebuddy_seeded"
 
 
 def legacy_file() -> Path:
-    from memevo.installer.clients import home
+    from .clients import home
 
     return home() / ".codebuddy.json"
 
@@ -33,7 +33,7 @@ def seed_new_mcp_file(mcp_file: Path, data: dict[str, Any]) -> list[str]:
     servers = legacy.get("mcpServers")
     if not isinstance(servers, dict) or not servers:
         return []
-    from memevo.installer.clients import LEGACY_SERVER_NAMES, SERVER_NAME
+    from .clients import LEGACY_SERVER_NAMES, SERVER_NAME
 
     copied = {k: v for k, v in servers.items() if k not in (SERVER_NAME, *LEGACY_SERVER_NAMES)}
     data.setdefault("mcpServers", {}).update(copied)

@@ -12,8 +12,8 @@ import copy
 import re
 from typing import Any
 
-from memevo.installer import registration
-from memevo.installer.clients import LEGACY_SERVER_NAMES, SERVER_NAME
+from . import registration
+from .clients import LEGACY_SERVER_NAMES, SERVER_NAME
 
 PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
 MCP_MARKER = "memevo.core.cli"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memevo.core import atomic
+from ..core import atomic
 
 
 class ClientFileError(Exception):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import getpass
 from collections.abc import Callable
 
-from memevo.installer.setup import Choices
+from .setup import Choices
 
 Ask = Callable[[str], str]
 

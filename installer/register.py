@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memevo.installer import claude_mcp, codebuddy_legacy, entries, jsonfile, skills
-from memevo.installer.clients import (
+from . import claude_mcp, codebuddy_legacy, entries, jsonfile, skills
+from .clients import (
     CLIENTS,
     ClientFiles,
     cursor_reads_claude_copy,
@@ -185,7 +185,7 @@ def _place_skill(result: ClientResult, where: ClientFiles) -> None:
 
 def place_cursor_skill_after_claude_left(lines: list[str]) -> None:
     """`uninstall --only claude` took the copy Cursor was reading: give Cursor its own."""
-    from memevo.installer import state
+    from . import state
 
     cursor = files("cursor")
     if cursor.installed and state.client("cursor").get("registered") and not cursor_reads_claude_copy():

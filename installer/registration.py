@@ -57,9 +57,9 @@ def interpreter() -> str:
 
 
 def hook_script() -> Path:
-    import memevo.hooks
+    from .. import hooks
 
-    return Path(memevo.hooks.__file__).resolve().parent / HOOK_FILE
+    return Path(hooks.__file__).resolve().parent / HOOK_FILE
 
 
 def hook_runner() -> str:

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memevo.installer import jsonfile, state
-from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files, installed
-from memevo.installer.register import ClientResult, register_client
+from . import jsonfile, state
+from .clients import CLIENTS, DISPLAY_NAMES, files, installed
+from .register import ClientResult, register_client
 
 Say = Callable[[str], None]
 
@@ -110,8 +110,8 @@ def _targets(present: list[str], repair: bool) -> list[str]:
 
 
 def write_choices(choices: Choices, say: Say) -> None:
-    from memevo.core import config as config_mod
-    from memevo.core import paths
+    from ..core import config as config_mod
+    from ..core import paths
 
     paths.ensure_data_dir()
     if choices.confirm is not None:
@@ -121,7 +121,7 @@ def write_choices(choices: Choices, say: Say) -> None:
     if choices.side_model:
         config_mod.set_key("sideApiModel", choices.side_model)
     if choices.side_key:
-        from memevo.core import secrets
+        from ..core import secrets
 
         try:
             secrets.set_api_key(choices.side_key)
@@ -131,15 +131,15 @@ def write_choices(choices: Choices, say: Say) -> None:
 
 
 def _provision(progress: Any) -> Any:
-    from memevo.core.encoder.provision import provision
-    from memevo.core.runtime import configured_model
+    from ..core.encoder.provision import provision
+    from ..core.runtime import configured_model
 
     return provision(configured_model(), progress)
 
 
 def _autostart(wanted: bool | None, repair: bool, say: Say) -> None:
     try:
-        from memevo.installer import autostart
+        from . import autostart
     except ImportError:  # pragma: no cover - shipped together
         return
     try:
@@ -157,14 +157,14 @@ def _autostart(wanted: bool | None, repair: bool, say: Say) -> None:
 def _write_fallback_texts() -> None:
     """The first session start after install may come before any service runs: the hooks
     then inject the cached rules, so write them now (a running service keeps its own)."""
-    from memevo.core.service import caches
+    from ..core.service import caches
 
     caches.write_without_service()
 
 
 def _legacy_waiting() -> bool:
     """The Node tool's files are here and memevo's store is not yet: offer the import."""
-    from memevo.core import legacy, paths
+    from ..core import legacy, paths
 
     return legacy.legacy_files_present() and not paths.store_path().exists()
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from memevo.core import atomic
-from memevo.installer.clients import SKILL_NAME
-from memevo.installer.jsonfile import unused_path
+from ..core import atomic
+from .clients import SKILL_NAME
+from .jsonfile import unused_path
 
 MARKER = ".memevo-owned"
 
 
 def source() -> Path:
-    import memevo.resources
+    from .. import resources
 
-    return Path(memevo.resources.__file__).resolve().parent / "skills" / SKILL_NAME
+    return Path(resources.__file__).resolve().parent / "skills" / SKILL_NAME
 
 
 def _wanted() -> dict[str, bytes]:
@@ -66,7 +66,7 @@ def is_node_tool_copy(folder: Path) -> bool:
 def _move_aside(folder: Path) -> Path:
     import time
 
-    from memevo.core import paths
+    from ..core import paths
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup = unused_path(paths.backups_dir() / "skills" / f"{folder.parent.parent.name}-{stamp}")

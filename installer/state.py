@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memevo.core import atomic, paths
+from ..core import atomic, paths
 
 
 def path() -> Path:

@@ -12,9 +12,9 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memevo.installer import jsonfile, state
-from memevo.installer.clients import CLIENTS, DISPLAY_NAMES, files
-from memevo.installer.register import ClientResult, place_cursor_skill_after_claude_left, unregister_client
+from . import jsonfile, state
+from .clients import CLIENTS, DISPLAY_NAMES, files
+from .register import ClientResult, place_cursor_skill_after_claude_left, unregister_client
 
 Say = Callable[[str], None]
 
@@ -69,8 +69,8 @@ def run(
 
 def stop_service(say: Say, wait_s: float = 30.0) -> None:
     """Ask the tray app or service to quit, then wait for its lock: the store is closed after."""
-    from memevo.core.service.client import ServiceUnavailable, call
-    from memevo.core.service.server import InstanceLock
+    from ..core.service.client import ServiceUnavailable, call
+    from ..core.service.server import InstanceLock
 
     try:
         call("shutdown", {}, timeout_s=5)
@@ -83,9 +83,9 @@ def stop_service(say: Say, wait_s: float = 30.0) -> None:
 
 
 def _remove_install_state(result: UninstallResult, say: Say, ask: Callable[[str], bool] | None) -> None:
-    from memevo.core import paths, secrets
-    from memevo.core.encoder.models import models_dir
-    from memevo.core.side.sessionid import KEY_FILE
+    from ..core import paths, secrets
+    from ..core.encoder.models import models_dir
+    from ..core.side.sessionid import KEY_FILE
 
     _autostart_off(say)
     models = models_dir()
@@ -114,7 +114,7 @@ def _remove_install_state(result: UninstallResult, say: Say, ask: Callable[[str]
 def _offer_node_key_removal(say: Say, ask: Callable[[str], bool] | None) -> None:
     """The Node tool kept the side API key in plain text in side-secret.json. It is the user's
     file, not ours: deleted only when they say so on a terminal."""
-    from memevo.core import legacy
+    from ..core import legacy
 
     node_file = legacy.node_key_file()
     if not node_file.exists():
@@ -132,7 +132,7 @@ def _offer_node_key_removal(say: Say, ask: Callable[[str], bool] | None) -> None
 
 
 def _autostart_off(say: Say) -> None:
-    from memevo.installer import autostart
+    from . import autostart
 
     try:
         if autostart.disable():
@@ -142,8 +142,8 @@ def _autostart_off(say: Say) -> None:
 
 
 def _drop_pending_jobs(result: UninstallResult, say: Say) -> None:
-    from memevo.core import paths
-    from memevo.core.store import Store
+    from ..core import paths
+    from ..core.store import Store
 
     if not paths.store_path().exists():
         return

@@ -15,11 +15,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from memevo.installer import jsonfile, state
-from memevo.installer.clients import CLIENTS, files
-from memevo.installer.register import client_status, needs_repair, register_client
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+
+from . import jsonfile, state
+from .clients import CLIENTS, files
+from .register import client_status, needs_repair, register_client
 
 log = logging.getLogger("memevo.watcher")
 DEBOUNCE_S = 0.4
@@ -33,7 +34,7 @@ def watched_files(client: str) -> list[Path]:
     where = files(client)
     paths = [where.hooks_file, *where.mcp_files]
     if client == "claude":
-        from memevo.installer.claude_mcp import claude_json
+        from .claude_mcp import claude_json
 
         paths.append(claude_json())
     return paths

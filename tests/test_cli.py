@@ -167,7 +167,7 @@ def test_model_free_commands_import_no_torch_or_qt(args: list[str], data_dir: Pa
     probe = textwrap.dedent(
         f"""
         import sys
-        from memevo.core.cli import main
+        from memevo.app.cli import main
         main({args!r})
         heavy = [m for m in ("torch", "sentence_transformers", "transformers", "PySide6", "qasync")
                  if m in sys.modules]
@@ -262,7 +262,7 @@ def test_model_service_and_config_print_plain_values(run_cli, provisioned_model)
 def test_counts_and_progress_read_as_sentences() -> None:
     import io
 
-    from memevo.core.cli import _counts_text
+    from memevo.app.cli import _counts_text
     from memevo.core.encoder.progress import TerminalBar
 
     empty = {"rule": {"live": 0, "deprecated": 0}, "project": {"live": 1, "deprecated": 2}}

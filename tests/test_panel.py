@@ -43,7 +43,7 @@ def _select(view: MemoriesView, rows: list[int]) -> None:
 
 
 def test_a_hundred_thousand_memories_load_a_page_at_a_time(qtbot, host: ServiceHost) -> None:
-    from memevo.core import bench
+    from memevo.app import bench
 
     host.store.close()
     big = bench.synthetic_store(100_000)

@@ -219,7 +219,7 @@ def test_import_notes_splits_proposes_and_never_imports_twice(
 
 
 def test_import_notes_asks_per_candidate_in_a_terminal(data_dir: Path, tmp_path: Path, monkeypatch) -> None:
-    from memevo.core import cli
+    from memevo.app import cli
 
     repo = tmp_path / "app"
     (repo / ".git").mkdir(parents=True)

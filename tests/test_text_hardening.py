@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
-from memevo.core import bench
+from memevo.app import bench
 from memevo.core.recall import textfilter
 from memevo.core.recall.textfilter import (
     JUDGE_MAX_CHARS,

@@ -16,15 +16,10 @@ import threading
 import time
 
 from .. import paths
+from ..display import has_display
 from . import protocol
 
 SPAWN_GUARD_S = 10.0
-
-
-def has_display() -> bool:
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def service_mode() -> str:

@@ -59,8 +59,8 @@ def synthetic_store(n: int, seed: int = 7, model: str = "bench") -> Any:
     loads them without re-encoding: its timings then cover a pool of n memories."""
     import pyarrow as pa
 
-    from .store import Store
-    from .vectors import text_sha
+    from ..core.store import Store
+    from ..core.vectors import text_sha
 
     rng = np.random.default_rng(seed)
     store = Store.open()
@@ -141,12 +141,12 @@ def synthetic_texts(rng: np.random.Generator, start: int, size: int) -> list[str
 def recall_child(runs: int) -> dict[str, Any]:
     """Load the pool a previous child wrote, as the service does at start, then recall: the
     vector index and, beside it, the lexical (BM25) index, each timed and measured apart."""
-    from . import vectors
-    from .recall.gate import gate_category
-    from .recall.index import MemoryIndex
-    from .recall.lexical import LexicalIndex
-    from .service.host import limit_blas_threads
-    from .store import Store
+    from ..core import vectors
+    from ..core.recall.gate import gate_category
+    from ..core.recall.index import MemoryIndex
+    from ..core.recall.lexical import LexicalIndex
+    from ..core.service.host import limit_blas_threads
+    from ..core.store import Store
 
     limit_blas_threads()  # measured as the service runs it
     store = Store.open(read_only=True)
@@ -207,7 +207,7 @@ def run_recall_child(n: int, runs: int) -> dict[str, Any]:
         output = ""
         for args in (["make", str(n)], ["recall", str(runs)]):
             result = subprocess.run(
-                [sys.executable, "-m", "memevo.core.bench", *args],
+                [sys.executable, "-m", "memevo.app.bench", *args],
                 capture_output=True,
                 text=True,
                 env=env,
@@ -221,10 +221,10 @@ def run_recall_child(n: int, runs: int) -> dict[str, Any]:
 
 # -- the encoder --------------------------------------------------------------------------------------
 def encoder_figures(runs: int, rebuild_n: int) -> dict[str, Any]:
-    from . import memories
-    from .clock import SystemClock
-    from .runtime import load_encoder
-    from .store import Store
+    from ..core import memories
+    from ..core.clock import SystemClock
+    from ..core.runtime import load_encoder
+    from ..core.store import Store
 
     encoder = load_encoder()
     encode = repeat(lambda: encoder.encode_one("改完代码不要自动 commit"), runs, warmup=3)
@@ -238,7 +238,7 @@ def encoder_figures(runs: int, rebuild_n: int) -> dict[str, Any]:
                     memories.create(
                         store, "project", f"第 {i} 号服务的负责人是 owner{i}，文档在 wiki/svc-{i}", clock
                     )
-                from .recall.engine import RecallEngine
+                from ..core.recall.engine import RecallEngine
 
                 started = time.perf_counter()
                 engine = RecallEngine(store, encoder, clock)  # encodes every memory: a rebuild
@@ -275,10 +275,9 @@ def _proc_rss_mb(pid: int) -> float:
 
 
 def hook_figures(runs: int, pool: int = 10_000) -> dict[str, Any]:
-    from memevo.installer.registration import hook_script, interpreter
-
-    from .encoder.models import models_dir
-    from .service import client
+    from ..core.encoder.models import models_dir
+    from ..core.service import client
+    from ..installer.registration import hook_script, interpreter
 
     python = interpreter()
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
@@ -334,9 +333,9 @@ def hook_figures(runs: int, pool: int = 10_000) -> dict[str, Any]:
 def _bench_pool(pool: int) -> None:
     """The hook benchmark's pool: synthetic vectors (current for the default model), 50 rules
     and the one fact the prompt recalls. Call with MEMEVO_HOME set to a temporary home."""
-    from . import memories
-    from .clock import SystemClock
-    from .encoder.models import DEFAULT_MODEL
+    from ..core import memories
+    from ..core.clock import SystemClock
+    from ..core.encoder.models import DEFAULT_MODEL
 
     store = synthetic_store(pool - 50, model=DEFAULT_MODEL)
     for i in range(50):
@@ -348,11 +347,10 @@ def _bench_pool(pool: int) -> None:
 def tray_figures(pool: int = 10_000, settle_s: float = 3.0) -> dict[str, Any]:
     """tray_rss_mb: the tray app (`memevo tray`, offscreen) hosting the service with the model
     over the same 10k-memory pool, set up (no wizard), `settle_s` after the model is in."""
-    from memevo.installer import state
-    from memevo.installer.registration import interpreter
-
-    from .encoder.models import models_dir
-    from .service import client
+    from ..core.encoder.models import models_dir
+    from ..core.service import client
+    from ..installer import state
+    from ..installer.registration import interpreter
 
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
         user_home = os.path.join(home, "user")
@@ -491,7 +489,7 @@ def filter_figures(runs: int = 3) -> dict[str, Any]:
     redaction, on either path that redacts: the side judge's input (judge_input) and the
     assistant's last answer kept for context (strip_code_and_logs, then redact_secrets).
     Each figure is the median of `runs`."""
-    from .recall.textfilter import judge_input, redact_secrets, strip_code_and_logs
+    from ..core.recall.textfilter import judge_input, redact_secrets, strip_code_and_logs
 
     def answer(text: str) -> str:
         return redact_secrets(strip_code_and_logs(text))
@@ -534,10 +532,10 @@ def machine() -> dict[str, Any]:
     return {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
 
 
-if __name__ == "__main__":  # children: python -m memevo.core.bench make N | recall RUNS
+if __name__ == "__main__":  # children: python -m memevo.app.bench make N | recall RUNS
     if len(sys.argv) == 3 and sys.argv[1] == "make":
         synthetic_store(int(sys.argv[2])).close()
     elif len(sys.argv) == 3 and sys.argv[1] == "recall":
         print(json.dumps(recall_child(int(sys.argv[2]))))
     else:
-        raise SystemExit("usage: python -m memevo.core.bench make N | recall RUNS")
+        raise SystemExit("usage: python -m memevo.app.bench make N | recall RUNS")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memevo.installer import prompts
-from memevo.installer import setup as engine
-from memevo.installer import uninstall as remover
-from memevo.installer.clients import installed
+from ..installer import prompts
+from ..installer import setup as engine
+from ..installer import uninstall as remover
+from ..installer.clients import installed
 
 
 def add_commands(command) -> None:  # type: ignore[no-untyped-def]
@@ -34,7 +34,7 @@ def _interactive(args: argparse.Namespace) -> bool:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    from memevo.core.encoder.progress import TerminalBar
+    from ..core.encoder.progress import TerminalBar
 
     choices = engine.Choices(autostart=args.autostart)
     if _interactive(args):
@@ -47,7 +47,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         and _interactive(args)
         and prompts.ask_yes("Import the Node tool's memories now?", True)
     ):
-        from memevo.core.cli import main as cli_main
+        from .cli import main as cli_main
 
         cli_main(["import-legacy"])
     if not result.ok:

@@ -1,0 +1,179 @@
+"""Run a structure tool over the source tree as the `memevo` package it installs as.
+
+The repo root is the `memevo` namespace (pyproject.toml maps it), which tools cannot see from
+the checkout: this builds a throw-away folder whose `memevo/` links to the six source folders,
+so `mypy -p memevo.core` and import-linter resolve every module to its file here.
+
+    python tests/linkedtree.py mypy                 # mypy --strict over app, core, desktop, installer
+    python tests/linkedtree.py lint-imports         # the import contracts in pyproject.toml
+    python tests/linkedtree.py graph                # folders' arrows, back-arrows, loops, big files
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE_FOLDERS = ("app", "core", "desktop", "hooks", "installer", "resources")
+TYPED_PACKAGES = ("memevo.app", "memevo.core", "memevo.desktop", "memevo.installer")
+# The intended direction, top to bottom; hooks stand alone (stdlib only).
+LAYERS = ("app", "desktop", "installer", "core")
+BIG_FILE_LINES = 400
+
+
+@contextmanager
+def linked_tree(repo: Path = REPO) -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="memevo-tree-") as tmp:
+        package = Path(tmp) / "memevo"
+        package.mkdir()
+        for folder in SOURCE_FOLDERS:
+            if (repo / folder).is_dir():
+                (package / folder).symlink_to(repo / folder, target_is_directory=True)
+        yield Path(tmp)
+
+
+def _env(root: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(root), "MYPYPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def run_mypy(repo: Path = REPO) -> subprocess.CompletedProcess[str]:
+    tool = shutil.which("mypy")
+    assert tool, "mypy is a test extra"
+    args = [a for p in TYPED_PACKAGES for a in ("-p", p)]
+    with linked_tree(repo) as root:
+        return subprocess.run(
+            [tool, "--config-file", str(repo / "pyproject.toml"), *args],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env=_env(root),
+            timeout=900,
+        )
+
+
+def run_lint_imports(repo: Path = REPO) -> subprocess.CompletedProcess[str]:
+    tool = shutil.which("lint-imports")
+    assert tool, "import-linter is a test extra"
+    with linked_tree(repo) as root:
+        return subprocess.run(
+            [tool, str(repo / "pyproject.toml"), "--no-cache"],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env=_env(root),
+            timeout=600,
+        )
+
+
+def graph_report(repo: Path = REPO) -> str:
+    """The figures the architecture notes quote: arrows between folders, the ones that run
+    back up the layers, import loops between files, and files over BIG_FILE_LINES lines."""
+    import grimp
+
+    with linked_tree(repo) as root:
+        sys.path.insert(0, str(root))
+        try:
+            graph = grimp.build_graph("memevo", cache_dir=None)
+        finally:
+            sys.path.remove(str(root))
+    modules = sorted(m for m in graph.modules if m.count(".") >= 1)
+    edges = {
+        (a, b) for a in modules for b in graph.find_modules_directly_imported_by(a) if b in graph.modules
+    }
+    folder = lambda m: m.split(".")[1]  # noqa: E731
+    between: dict[tuple[str, str], int] = {}
+    for a, b in edges:
+        if folder(a) != folder(b):
+            between[(folder(a), folder(b))] = between.get((folder(a), folder(b)), 0) + 1
+    lines = [f"{len(modules)} modules, {len(edges)} imports between them", "", "arrows between folders:"]
+    back = []
+    for (a, b), n in sorted(between.items()):
+        up = a in LAYERS and b in LAYERS and LAYERS.index(b) < LAYERS.index(a)
+        hooks = a == "hooks" and b != "hooks"
+        mark = "  <- BACK" if up else ("  <- hooks not alone" if hooks else "")
+        if (a, b) == ("core", "app") and n == 1 and ("memevo.core.cli", "memevo.app.cli") in edges:
+            mark = "  (the memevo.core.cli forwarder, allowed by name)"
+        if "<-" in mark:
+            back.append((a, b))
+        lines.append(f"  {a} -> {b}: {n}{mark}")
+    lines.append(f"back-arrows: {len(back)}")
+    for a, b in sorted(edges):
+        if (folder(a), folder(b)) in back:
+            lines.append(f"  {a} -> {b}")
+    loops = _loops(modules, edges)
+    lines.append(f"import loops between files: {len(loops)}")
+    lines += [f"  {' <-> '.join(sorted(loop))}" for loop in loops]
+    big = []
+    for folder_name in SOURCE_FOLDERS:
+        for path in sorted((repo / folder_name).rglob("*.py")):
+            count = len(path.read_text(encoding="utf-8").splitlines())
+            if count > BIG_FILE_LINES:
+                big.append(f"  {path.relative_to(repo)}: {count}")
+    lines.append(f"files over {BIG_FILE_LINES} lines: {len(big)}")
+    lines += big
+    return "\n".join(lines)
+
+
+def _loops(modules: list[str], edges: set[tuple[str, str]]) -> list[set[str]]:
+    """Strongly connected groups of more than one file (Tarjan, iterative)."""
+    succ: dict[str, list[str]] = {m: [] for m in modules}
+    for a, b in edges:
+        if a in succ and b in succ:
+            succ[a].append(b)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[set[str]] = []
+    counter = 0
+    for start in modules:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on.add(node)
+            if i < len(succ[node]):
+                work.append((node, i + 1))
+                nxt = succ[node][i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                group = set()
+                while True:
+                    top = stack.pop()
+                    on.discard(top)
+                    group.add(top)
+                    if top == node:
+                        break
+                if len(group) > 1:
+                    found.append(group)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return found
+
+
+if __name__ == "__main__":
+    what = sys.argv[1] if len(sys.argv) > 1 else "graph"
+    repo = Path(sys.argv[2]).resolve() if len(sys.argv) > 2 else REPO
+    if what == "graph":
+        print(graph_report(repo))
+    else:
+        done = run_mypy(repo) if what == "mypy" else run_lint_imports(repo)
+        print(done.stdout + done.stderr)
+        raise SystemExit(done.returncode)
