@@ -15,8 +15,8 @@ from . import applied, backups
 from . import confidence as conf
 from . import config as config_mod
 from .clock import Clock
+from .learning import jobs as side_jobs
 from .memories import _COLUMNS, Memory, _save_standing, purge_expired_trash
-from .side import jobs as side_jobs
 from .store import Store, one
 
 log = logging.getLogger("memevo.maintenance")

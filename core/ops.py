@@ -186,8 +186,8 @@ def op_hook_activity(ctx: Context, limit: int = 20, client: str | None = None) -
 @operation("pending")
 def op_pending(ctx: Context) -> dict[str, Any]:
     """Learned proposals waiting for the user's confirmation, oldest first (`memevo pending`)."""
-    from .side import jobs
-    from .side.stop import describe
+    from .learning import jobs
+    from .learning.stop import describe
 
     store = ctx.reader()
     waiting = jobs.pending(store) if store else []

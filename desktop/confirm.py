@@ -13,8 +13,8 @@ from collections import deque
 from typing import Any
 
 from ..core import memories
-from ..core.side import jobs, resolve
-from ..core.side.stop import LABELS, describe
+from ..core.learning import jobs, resolve
+from ..core.learning.stop import LABELS, describe
 from .i18n import tr
 from .qt import (
     QDialog,

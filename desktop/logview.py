@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import ops
-from ..core.side import jobs
+from ..core.learning import jobs
 from .i18n import tr
 from .qt import (
     QAbstractTableModel,
@@ -103,7 +103,7 @@ class ProposalsView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        from ..core.side.stop import describe
+        from ..core.learning.stop import describe
 
         self.model.set_rows(
             [

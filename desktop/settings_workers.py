@@ -20,7 +20,7 @@ import httpx
 from ..core import aioloop
 from ..core import config as config_mod
 from ..core.encoder.models import entry_for
-from ..core.side import judge
+from ..core.learning import judge
 from .i18n import tr
 from .qt import (
     QCheckBox,

@@ -10,8 +10,8 @@ from typing import Any
 from ..core import config as config_mod
 from ..core import maintenance, ops
 from ..core.encoder.models import entry_for
+from ..core.learning import jobs
 from ..core.recall.gate import GateSettings
-from ..core.side import jobs
 from .i18n import tr
 from .qt import QLabel, QPushButton, QVBoxLayout, QWidget
 from .worker import OffUi

@@ -56,7 +56,7 @@ STATE_COLORS = {
 def tray_state(host: ServiceHost) -> tuple[str, str]:
     """(state, tooltip): what the icon shows and how to fix it."""
     from ..core import config as config_mod
-    from ..core import learning
+    from ..core.learning import readiness
 
     config = config_mod.load()
     if host.store_error:  # before engine_error, which then says the same: the model is not to blame
@@ -83,7 +83,7 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
             stage=host.load_progress.describe()
         )
     count = len(host.engine.index)
-    if not learning.state(config, host.known_api_key()).active:
+    if not readiness.state(config, host.known_api_key()).active:
         return "learning-off", tr(
             "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
         ).format(count=count)
@@ -174,7 +174,7 @@ class Tray:
 
     def refresh_menu(self) -> None:
         from ..core import config as config_mod
-        from ..core.side import jobs
+        from ..core.learning import jobs
 
         config = config_mod.load()
         self.pause_action.setText(tr("Resume memory") if not config["enabled"] else tr("Pause memory"))
@@ -463,7 +463,7 @@ async def _run(self_test: bool) -> int:
 
 
 def _start_learning(host: ServiceHost) -> None:
-    from ..core.side.learn import SideUnavailable
+    from ..core.learning.learn import SideUnavailable
 
     with contextlib.suppress(SideUnavailable):  # kept in host.side_error: the icon says it
         host.start_learning()

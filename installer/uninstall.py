@@ -85,7 +85,7 @@ def stop_service(say: Say, wait_s: float = 30.0) -> None:
 def _remove_install_state(result: UninstallResult, say: Say, ask: Callable[[str], bool] | None) -> None:
     from ..core import paths, secrets
     from ..core.encoder.models import models_dir
-    from ..core.side.sessionid import KEY_FILE
+    from ..core.learning.sessionid import KEY_FILE
 
     _autostart_off(say)
     models = models_dir()

@@ -20,7 +20,7 @@ def main() -> int:
     os.environ["MEMEVO_HOME"] = tempfile.mkdtemp(prefix="memevo-shots-")
     from memevo.core import memories
     from memevo.core.clock import SystemClock
-    from memevo.core.side import jobs
+    from memevo.core.learning import jobs
     from memevo.core.store import Store
     from memevo.desktop.confirm import ConfirmDialog
     from memevo.desktop.qt import QApplication

@@ -33,7 +33,7 @@ SAMPLES = [
 
 def populate(store, clock) -> None:  # type: ignore[no-untyped-def]
     from memevo.core import memories
-    from memevo.core.side import jobs
+    from memevo.core.learning import jobs
 
     for category, text, confidence in SAMPLES:
         memory = memories.create(store, category, text, clock)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
+from memevo.core.learning import jobs
 from memevo.core.service.host import ServiceHost
-from memevo.core.side import jobs
 from memevo.core.store import Store
 from memevo.desktop.confirm import ConfirmDialog, ConfirmQueue
 

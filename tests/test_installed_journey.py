@@ -267,7 +267,7 @@ def test_readme_command_1_in_a_fresh_venv_then_a_user_s_first_session(tmp_path: 
     probe = (
         "import importlib.metadata as m, json, sysconfig\n"
         "import memevo.core, memevo.core.encoder, memevo.core.recall, memevo.core.service\n"
-        "import memevo.core.side, memevo.hooks.clients, memevo.installer, memevo.desktop\n"
+        "import memevo.core.learning, memevo.hooks.clients, memevo.installer, memevo.desktop\n"
         "print(json.dumps({'core': memevo.core.__file__, 'site': sysconfig.get_paths()['purelib'],\n"
         "  'torch': m.version('torch'), 'direct_url': m.distribution('memory-self-evolution').read_text('direct_url.json'),\n"
         "  'nvidia': sorted(d.metadata['Name'] for d in m.distributions() if d.metadata['Name'].lower().startswith('nvidia'))}))"

@@ -262,7 +262,7 @@ def test_reinstalling_keeps_every_confidence(home: Path, run_cli) -> None:
 
 def test_uninstall_stops_the_running_service_first_and_drops_pending_jobs(home: Path, run_cli) -> None:
     import servicerun
-    from memevo.core.side import jobs
+    from memevo.core.learning import jobs
     from memevo.core.store import Store
 
     data = Path(os.environ["MEMEVO_HOME"])

@@ -162,7 +162,7 @@ def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
 
 
 def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeClock) -> None:
-    from memevo.core.side import jobs
+    from memevo.core.learning import jobs
     from memevo.desktop.confirm import ConfirmQueue
 
     jobs.create(host.store, "p1", "cursor", "s", None, "以后回答我都用中文", clock.now_ms())

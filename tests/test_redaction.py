@@ -11,9 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
+from memevo.core.learning import judge
 from memevo.core.recall.textfilter import REDACTED, judge_input, redact_secrets
 from memevo.core.redaction import RedactingFilter
-from memevo.core.side import judge
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "redaction-corpus.json").read_text(encoding="utf-8"))
 

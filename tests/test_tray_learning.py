@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 import servicerun
 from fake_openai import FakeOpenAI
+from memevo.core.learning import judge
 from memevo.core.service import client
-from memevo.core.side import judge
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("provisioned_model")]
 

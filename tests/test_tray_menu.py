@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from memevo.core import config as config_mod
 from memevo.core.clock import FakeClock
+from memevo.core.learning import jobs
 from memevo.core.service.host import ServiceHost
-from memevo.core.side import jobs
 from memevo.core.store import Store
 from memevo.desktop.confirm import ConfirmQueue
 from memevo.desktop.tray import Tray
@@ -212,7 +212,7 @@ def test_a_learning_worker_that_cannot_start_turns_the_icon_red_and_notifies(
     qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memevo.core import aioloop
-    from memevo.core.side import learn
+    from memevo.core.learning import learn
 
     monkeypatch.setattr(aioloop, "new_private_loop", _DeadLoop)
     monkeypatch.setattr(learn, "START_TIMEOUT_S", 1.0)

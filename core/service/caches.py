@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 import threading
 
-from .. import atomic, learning, memories, paths
+from .. import atomic, memories, paths
 from .. import config as config_mod
+from ..learning import readiness
 from ..store import Store
 from . import texts
 
@@ -25,7 +26,7 @@ _write_lock = threading.Lock()
 
 def learning_text(config: config_mod.Config, has_key: bool, flavor: str) -> str | None:
     """The 「记忆沉淀未启用」 text while learning is not active, else None."""
-    state = learning.state(config, has_key)
+    state = readiness.state(config, has_key)
     if state.active:
         return None
     return texts.learning_off(flavor, state.legacy_blocking)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import config as config_mod
-from .. import learning, maintenance, memories, scopes
+from .. import maintenance, memories, scopes
 from ..errors import StoreBusy
+from ..learning import readiness
 from . import caches, texts
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     kind = str(params.get("kind") or "user")
     prompt = str(params.get("prompt") or "")
     if kind == "plugin" and ask.session:
-        from ..side import stop
+        from ..learning import stop
 
         restored = stop.restore(ask.client, ask.session)  # Cursor: the hidden half of a follow-up
         if restored:
@@ -172,7 +173,7 @@ def _remember_injected(ask: Ask, ids: list[str]) -> None:
 
 
 def _maybe_learn(host: ServiceHost, config: config_mod.Config, params: dict[str, Any], prompt: str) -> None:
-    if not learning.state(config, host.has_api_key()).active:
+    if not readiness.state(config, host.has_api_key()).active:
         return
     try:
         context = (
@@ -187,7 +188,7 @@ def _maybe_learn(host: ServiceHost, config: config_mod.Config, params: dict[str,
 
 def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     """Shows this session's learning results, or asks the user to confirm (headless)."""
-    from ..side import stop
+    from ..learning import stop
 
     ask = Ask.of(params)
     started = time.perf_counter()
@@ -201,7 +202,7 @@ def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
         quiet
         or host.desktop
         or not config["enabled"]
-        or not learning.state(config, host.has_api_key()).active
+        or not readiness.state(config, host.has_api_key()).active
     ):
         return _done(host, ask, "stop", started, None, [], log_injection=False)
     found = stop.continuation(host, ask.client, ask.session or "", int(config["sideWaitMs"]))

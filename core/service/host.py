@@ -168,7 +168,7 @@ class ServiceHost:
 
     def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
         """memory_resolve: the client comes from the caller's registration, never from the model."""
-        from ..side import resolve
+        from ..learning import resolve
 
         result = resolve.resolve(
             self.store,
@@ -196,7 +196,7 @@ class ServiceHost:
     def start_learning(self) -> None:
         """Start the learning worker now (the tray app does, so a failure shows at once rather
         than at the first prompt). A failure is kept in `side_error` for the icon and status."""
-        from ..side.learn import SideRunner, SideUnavailable
+        from ..learning.learn import SideRunner, SideUnavailable
 
         with self._side_lock:
             if self.side is not None:
@@ -211,7 +211,7 @@ class ServiceHost:
 
     def learn(self, ask: dict[str, Any], prompt: str, context: str | None = None) -> str | None:
         """Start the background analysis of the user's words; returns its sessionID."""
-        from ..side.learn import SideUnavailable
+        from ..learning.learn import SideUnavailable
 
         self.start_learning()
         try:

@@ -14,10 +14,10 @@ from memevo.core import config as config_mod
 from memevo.core import maintenance, memories
 from memevo.core.clock import FakeClock
 from memevo.core.errors import InvalidInput
+from memevo.core.learning import jobs, judge, resolve, sessionid
 from memevo.core.recall.engine import RecallEngine
 from memevo.core.recall.textfilter import REDACTED, redact_secrets
 from memevo.core.service.host import ServiceHost
-from memevo.core.side import jobs, judge, resolve, sessionid
 from memevo.core.store import Store
 
 ASK = {"client": "claude", "flavor": "claude", "session": "sess-1", "prompt_id": "p-1"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import config as config_mod
-from . import secrets
+from .. import config as config_mod
+from .. import secrets
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,0 @@
-"""Learning: the side judge, its jobs and proposals, and the resolve operation."""
