@@ -15,7 +15,7 @@ from ..clock import Clock, SystemClock
 from ..errors import InvalidInput, StoreDamaged
 from ..recall.engine import RecallEngine
 from ..store import Store
-from . import caches, engineops, hookops, protocol
+from . import caches, engineops, hookops, protocol, relay
 
 log = logging.getLogger("memevo.service")
 KEY_CHECK_TTL_S = 30.0
@@ -99,6 +99,8 @@ class ServiceHost:
 
     # -- requests ----------------------------------------------------------------------------------------
     def handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        if op == "hook.relay":
+            return relay.answer(self.handle, params)
         hook = HOOK_OPS.get(op) or engineops.OPERATIONS.get(op)
         if hook is not None:
             return hook(self, params)
