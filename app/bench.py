@@ -277,7 +277,7 @@ def _proc_rss_mb(pid: int) -> float:
 def hook_figures(runs: int, pool: int = 10_000) -> dict[str, Any]:
     from ..core.encoder.models import models_dir
     from ..core.service import client
-    from ..installer.registration import hook_script, interpreter
+    from ..installer.hook_command import hook_script, interpreter
 
     python = interpreter()
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
@@ -350,7 +350,7 @@ def tray_figures(pool: int = 10_000, settle_s: float = 3.0) -> dict[str, Any]:
     from ..core.encoder.models import models_dir
     from ..core.service import client
     from ..installer import state
-    from ..installer.registration import interpreter
+    from ..installer.hook_command import interpreter
 
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
         user_home = os.path.join(home, "user")

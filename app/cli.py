@@ -47,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ..installer.clients import CLIENTS
+
     parser = argparse.ArgumentParser(prog="memevo", description="Self-evolving long-term memory.")
     parser.add_argument("--version", action="version", version=f"memevo {__version__}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
@@ -151,10 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     hooks = sub.add_parser("hooks", help="client hook registration")
     hooks_sub = hooks.add_subparsers(title="actions", metavar="ACTION", required=True)
     pc = hooks_sub.add_parser("print-config", help="print the registration snippet for one client")
-    pc.add_argument("client", choices=["claude", "cursor", "codebuddy", "workbuddy"])
+    pc.add_argument("client", choices=CLIENTS)
     pc.set_defaults(handler=_cmd_print_config)
     p = command("mcp", _cmd_mcp, "the stdio MCP server for one client", json_flag=False)
-    p.add_argument("--client", required=True, choices=["claude", "cursor", "codebuddy", "workbuddy"])
+    p.add_argument("--client", required=True, choices=CLIENTS)
     p = command("secret", _cmd_secret, "the side API key: set (from a prompt or stdin), status, clear")
     p.add_argument("action", choices=["set", "status", "clear"])
     from .setup_commands import add_commands
@@ -933,7 +935,7 @@ def _cmd_service(args: argparse.Namespace) -> int:
 
 
 def _cmd_print_config(args: argparse.Namespace) -> int:
-    from ..installer.registration import snippet
+    from ..installer.clients import snippet
 
     print(json.dumps(snippet(args.client), ensure_ascii=False, indent=2))
     return 0

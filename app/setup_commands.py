@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from ..installer import prompts
-from ..installer import setup as engine
+from ..installer import setup_engine as engine
 from ..installer import uninstall as remover
-from ..installer.clients import installed
+from ..installer.clients import CLIENTS, installed, permission_question
 
 
-def add_commands(command) -> None:  # type: ignore[no-untyped-def]
+def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("setup", cmd_setup, "register memevo in every installed client (asks a few questions first)")
     p.add_argument(
         "--only",
-        choices=["claude", "cursor", "codebuddy", "workbuddy"],
+        choices=CLIENTS,
         help="only this client; no questions",
     )
     p.add_argument(
@@ -26,7 +27,7 @@ def add_commands(command) -> None:  # type: ignore[no-untyped-def]
         "--autostart", action=argparse.BooleanOptionalAction, default=None, help="start the tray app at login"
     )
     p = command("uninstall", cmd_uninstall, "remove memevo from the clients; keeps your memories")
-    p.add_argument("--only", choices=["claude", "cursor", "codebuddy", "workbuddy"], help="only this client")
+    p.add_argument("--only", choices=CLIENTS, help="only this client")
 
 
 def _interactive(args: argparse.Namespace) -> bool:
@@ -38,7 +39,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
     choices = engine.Choices(autostart=args.autostart)
     if _interactive(args):
-        asked = prompts.ask_choices("claude" in installed())
+        asked = prompts.ask_choices(permission_question(installed()))
         asked.autostart = args.autostart
         choices = asked
     result = engine.run(choices, only=args.only, repair=args.repair, progress=TerminalBar())

@@ -1,97 +1,23 @@
-"""The operations every front end shares: CLI, service, MCP server and panel.
+"""The operations on memories and config, shared by the CLI, the service, MCP and the panel.
 
-Each operation takes JSON-able parameters and returns a JSON-able dict, so the same
-function answers a local CLI call and, later, a request over the service's socket.
+Each is registered in the one operation table (core/optable.py), which says whether it writes;
+they run the same in the service (the store held open) and in a CLI command when no service
+runs (the store opened for that command, see `call_local`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from . import applied, legacy, maintenance, memories, purge
 from . import confidence as conf
 from . import config as config_mod
+from . import legacy, maintenance, memories, purge
 from .clock import Clock, SystemClock, iso
 from .errors import InvalidInput, NotFound
+from .optable import Context, Operation, StoreAccess, dispatch, operation
 from .store import Store
 
-
-class StoreAccess:
-    """Hands out the store; the CLI opens it per command, the service holds it open."""
-
-    def get(self, write: bool) -> Store | None:  # None: read of a store that does not exist yet
-        raise NotImplementedError
-
-
-@dataclass
-class Context:
-    access: StoreAccess
-    clock: Clock
-
-    def writer(self) -> Store:
-        store = self.access.get(write=True)
-        assert store is not None
-        return store
-
-    def reader(self) -> Store | None:
-        return self.access.get(write=False)
-
-
-Operation = Callable[..., dict[str, Any]]
-OPERATIONS: dict[str, Operation] = {}
-WRITES: set[str] = set()
-
-
-def operation(name: str, writes: bool = False) -> Callable[[Operation], Operation]:
-    def register(func: Operation) -> Operation:
-        OPERATIONS[name] = func
-        if writes:
-            WRITES.add(name)
-        return func
-
-    return register
-
-
-def dispatch(ctx: Context, name: str, params: dict[str, Any]) -> dict[str, Any]:
-    func = OPERATIONS.get(name)
-    if func is None:
-        raise InvalidInput(f"unknown operation {name!r}")
-    params = dict(params)
-    request_id = params.pop(applied.PARAM, None)
-    if name in WRITES and isinstance(request_id, str) and request_id:
-        return _apply_once(ctx, name, func, params, request_id)
-    return _run(name, func, ctx, params)
-
-
-def _run(name: str, func: Operation, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return func(ctx, **params)
-    except TypeError as exc:
-        raise InvalidInput(f"bad parameters for {name}: {exc}") from exc
-
-
-def _apply_once(
-    ctx: Context, name: str, func: Operation, params: dict[str, Any], request_id: str
-) -> dict[str, Any]:
-    """A repeated write request (the caller lost the first reply) answers with the first
-    result and changes nothing; the id is committed with the change itself."""
-    import duckdb
-
-    store = ctx.writer()
-    first = applied.lookup(store, request_id)
-    if first is not None:
-        return first
-    try:
-        with store.recording(request_id, ctx.clock.now_ms()):
-            result = _run(name, func, ctx, params)
-    except duckdb.ConstraintException:
-        if not store.query("SELECT 1 FROM applied_requests WHERE id = ?", [request_id]):
-            raise  # a constraint of the change itself
-        return applied.wait_for_result(store, request_id)  # the same id, applied by a twin meanwhile
-    applied.save_result(store, request_id, ctx.clock.now_ms(), result)
-    return result
+__all__ = ["Context", "LocalAccess", "StoreAccess", "call_local", "dispatch"]
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -291,7 +217,7 @@ def op_purge(ctx: Context, id: str) -> dict[str, Any]:
     return {"purged": purge.purge(ctx.writer(), id).as_json()}
 
 
-@operation("maintenance", writes=True)
+@operation("maintenance", writes=True, reload_all=True)
 def op_maintenance(ctx: Context, force: bool = False) -> dict[str, Any]:
     store = ctx.writer()
     config = config_mod.load()
@@ -322,7 +248,7 @@ def op_import_notes(ctx: Context, items: list[dict[str, Any]]) -> dict[str, Any]
     return notes.import_items(ctx.writer(), items, ctx.clock)
 
 
-@operation("import_legacy", writes=True)
+@operation("import_legacy", writes=True, reload_all=True)
 def op_import_legacy(ctx: Context) -> dict[str, Any]:
     return {"import": legacy.run(ctx.writer(), ctx.clock).as_json()}
 
@@ -352,7 +278,7 @@ def op_config_show(ctx: Context) -> dict[str, Any]:
     return {"config": keys, "problems": loaded.problems, "unknown_keys": sorted(loaded.extra)}
 
 
-@operation("config_set")
+@operation("config_set", texts=True)
 def op_config_set(ctx: Context, key: str, value: Any) -> dict[str, Any]:
     result: dict[str, Any] = {"key": key, "value": config_mod.set_key(key, value)}
     if key == "model":
@@ -363,7 +289,7 @@ def op_config_set(ctx: Context, key: str, value: Any) -> dict[str, Any]:
     return result
 
 
-@operation("config_unset")
+@operation("config_unset", texts=True)
 def op_config_unset(ctx: Context, key: str) -> dict[str, Any]:
     config_mod.unset_key(key)
     return {"key": key, "value": config_mod.BY_NAME[key].default}
@@ -394,17 +320,21 @@ class LocalAccess(StoreAccess):
             self.store = None
 
 
+class LocalContext(Context):
+    """A CLI command with no service running: after a write or a config change it rewrites the
+    hooks' fallback texts itself (no service keeps them current), so the next session start
+    has the rules even before any service runs."""
+
+    def after(self, op: Operation, result: dict[str, Any]) -> None:
+        from . import secrets
+        from .service import caches
+
+        caches.write(self.access.get(write=False), secrets.has_api_key(quiet=True))
+
+
 def call_local(name: str, params: dict[str, Any], clock: Clock | None = None) -> dict[str, Any]:
     access = LocalAccess()
     try:
-        result = dispatch(Context(access, clock or SystemClock()), name, params)
-        if name in WRITES or name.startswith("config_"):
-            # No service keeps the hooks' fallback texts current: this writer does, so the next
-            # session start has the rules even before any service runs.
-            from . import secrets
-            from .service import caches
-
-            caches.write(access.get(write=False), secrets.has_api_key(quiet=True))
-        return result
+        return dispatch(LocalContext(access, clock or SystemClock()), name, params)
     finally:
         access.close()

@@ -23,19 +23,16 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import backups, paths
 from .clock import Clock, SystemClock, iso
 from .errors import StoreBusy, StoreDamaged
 from .purge import DAMAGED_PREFIX
 from .store import Store, check_size, damage_detail, one, table_names
-
-if TYPE_CHECKING:
-    from .service.host import ServiceHost
 
 log = logging.getLogger("memevo.repair")
 
@@ -572,43 +569,3 @@ def _scalar(con: Any, sql: str) -> int | None:
 def _current(con: Any) -> str:
     row = one(con.execute("SELECT current_database()"))
     return str(row[0]) if row else "memevo"
-
-
-# -- the service, while the store is damaged -----------------------------------------------------
-def serve_damaged(host: ServiceHost, damage: StoreDamaged) -> None:
-    """The service runs on with a store it could not open: `ping` says why (the tray's icon,
-    `memevo service status`), hooks answer from the cached texts (the rules as last written,
-    and a line naming the remedy), every other request fails with the damage and its remedy."""
-    host.store_error = host.engine_error = str(damage)
-    inner: Callable[[str, dict[str, Any]], dict[str, Any]] = host.handle
-
-    def handle(op: str, params: dict[str, Any]) -> dict[str, Any]:
-        if op.startswith("hook."):
-            return _hook_from_cache(op, params)
-        return inner(op, params)
-
-    host.handle = handle  # type: ignore[method-assign]
-
-
-DAMAGED_NOTICE = (
-    "[memevo] The memory store is damaged: what memevo injects now is its last saved copy, and "
-    "nothing new is remembered until the user runs `memevo repair` in a terminal."
-)
-
-
-def _hook_from_cache(op: str, params: dict[str, Any]) -> dict[str, Any]:
-    flavor = str(params.get("flavor") or "default")
-    folder = paths.data_dir() / "cache"
-
-    def cached(name: str) -> str:
-        try:
-            return (folder / name).read_text(encoding="utf-8")
-        except OSError:
-            return ""
-
-    if op == "hook.session_start":
-        text = cached(f"session-start-{flavor}.txt")
-        return {"context": f"{text}\n\n{DAMAGED_NOTICE}" if text else DAMAGED_NOTICE}
-    if op == "hook.prompt" and params.get("kind") != "plugin" and str(params.get("prompt") or "").strip():
-        return {"context": cached(f"prompt-reminder-{flavor}.txt") or None}
-    return {"context": None}

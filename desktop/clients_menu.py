@@ -10,8 +10,7 @@ from .i18n import tr
 
 def registration_state(client: str) -> str:
     from ..installer import state
-    from ..installer.clients import files
-    from ..installer.register import client_status, needs_repair
+    from ..installer.clients import client_status, files, needs_repair
 
     if not files(client).installed:
         return "not-installed"
@@ -46,7 +45,6 @@ def status_label(client: str, state_name: str) -> str:
 
 def fill(menu: Any, host: Any, repair: Any, toggle_repairs: Any) -> None:
     """Rebuild the submenu (called when the tray menu is about to show)."""
-    from ..core import ops
     from ..installer.clients import CLIENTS
 
     menu.clear()
@@ -64,7 +62,7 @@ def fill(menu: Any, host: Any, repair: Any, toggle_repairs: Any) -> None:
                 lambda _c=False, c=client: toggle_repairs(c, True)
             )
     menu.addSeparator()
-    activity = ops.dispatch(host.ctx, "hook_activity", {"limit": 1})["hooks"]
+    activity = host.handle("hook_activity", {"limit": 1})["hooks"]
     if not activity:
         menu.addAction(tr("No client hook has fired yet")).setEnabled(False)
     for row in activity:

@@ -132,14 +132,12 @@ class ConfirmQueue(QObject):
         """Pick up proposals that became ready since the last look, and announce results
         written without confirmation (one notification each)."""
         now = self.host.clock.now_ms()
-        for done in self.host.store.query("SELECT id FROM side_jobs WHERE status IN ('applied', 'refused')"):
-            job = jobs.get(self.host.store, done[0])
-            if job is not None:
-                jobs.update(self.host.store, job.id, now, status="done", shown_ms=now)
-                message = (job.result or {}).get("message") or tr(
-                    "This memory was not written: {error}"
-                ).format(error=job.error)
-                self.resolved.emit(job.id, str(message))
+        for job in jobs.unannounced(self.host.store):
+            jobs.update(self.host.store, job.id, now, status="done", shown_ms=now)
+            message = (job.result or {}).get("message") or tr("This memory was not written: {error}").format(
+                error=job.error
+            )
+            self.resolved.emit(job.id, str(message))
         for job in jobs.pending(self.host.store):
             known = job.id in self.waiting or (self.current and self.current.job.id == job.id)
             if job.status == "ready" and not known and job.id not in self.dismissed_ids:

@@ -5,21 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core import ops
 from ..core.learning import jobs
+from ..installer.clients import CLIENTS
 from .i18n import tr
 from .qt import (
     QAbstractTableModel,
     QComboBox,
     QModelIndex,
+    QPersistentModelIndex,
     QPushButton,
     Qt,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
-
-CLIENTS = ["claude", "cursor", "codebuddy", "workbuddy"]
 
 
 class RowsModel(QAbstractTableModel):
@@ -35,10 +34,10 @@ class RowsModel(QAbstractTableModel):
         self.rows = rows
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return len(self.headers)
 
     def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -46,7 +45,9 @@ class RowsModel(QAbstractTableModel):
             return self.headers[section]
         return None
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
             return None
         return self.rows[index.row()][index.column()]
@@ -70,7 +71,7 @@ class InjectionLogView(QWidget):
 
     def refresh(self) -> None:
         wanted = None if self.client.currentIndex() == 0 else self.client.currentText()
-        log = ops.dispatch(self.host.ctx, "hook_activity", {"limit": 500, "client": wanted})["injections"]
+        log = self.host.handle("hook_activity", {"limit": 500, "client": wanted})["injections"]
         self.model.set_rows(
             [
                 [

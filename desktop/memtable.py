@@ -13,14 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import confidence as conf
+from ..core import memories
 from ..core.clock import iso
-from ..core.memories import _COLUMNS, Memory
+from ..core.memories import Memory
 from ..core.scopes import name as scope_name
 from .i18n import tr
 from .qt import (
     QAbstractTableModel,
     QColor,
     QModelIndex,
+    QPersistentModelIndex,
     QRect,
     QStyledItemDelegate,
     Qt,
@@ -61,21 +63,14 @@ class Query:
     semantic: str = ""
     scores: dict[str, float] = field(default_factory=dict)
 
-    def where(self) -> tuple[str, list[Any]]:
-        clauses, params = ["1 = 1"], []
-        if self.category:
-            clauses.append("category = ?")
-            params.append(self.category)
-        if not self.show_deprecated:
-            clauses.append("NOT deprecated")
-        if self.scope == "global":
-            clauses.append("id NOT IN (SELECT memory_id FROM scopes)")
-        elif self.scope == "repo":
-            clauses.append("id IN (SELECT memory_id FROM scopes)")
-        if self.search and not self.semantic:
-            clauses.append("(contains(lower(text), lower(?)) OR id = ?)")
-            params += [self.search, self.search]
-        return " AND ".join(clauses), params
+    def listing(self) -> memories.Listing:
+        """The store's side of it: the text search is left out while a semantic one runs."""
+        return memories.Listing(
+            search="" if self.semantic else self.search,
+            category=self.category,
+            show_deprecated=self.show_deprecated,
+            scope=self.scope,
+        )
 
 
 class MemoryTableModel(QAbstractTableModel):
@@ -112,38 +107,19 @@ class MemoryTableModel(QAbstractTableModel):
             scores = self._semantic_scores(query)
             rows = self._by_ids(list(scores), query)
             return len(rows), rows, scores
-        where, params = query.where()
-        total = int(self.host.store.query(f"SELECT count(*) FROM memories WHERE {where}", params)[0][0])
+        total = memories.listed_count(self.host.store, query.listing())
         return total, self._page(query, PAGE, None), {}
 
     def _page(self, query: Query, count: int, after: Memory | None) -> list[Memory]:
-        """The next page after the last row shown (keyset, not OFFSET: a recall award moves
-        memories while the user scrolls, and an offset would then skip or repeat rows)."""
-        where, params = query.where()
-        if after is not None:
-            where += (
-                " AND (confidence < ? OR (confidence = ? AND last_seen_ms < ?)"
-                " OR (confidence = ? AND last_seen_ms = ? AND id > ?))"
-            )
-            c, seen = after.confidence, after.last_seen_ms
-            params = [*params, c, c, seen, c, seen, after.id]
-        sql = f"SELECT {_COLUMNS} FROM memories WHERE {where} ORDER BY confidence DESC, last_seen_ms DESC, id LIMIT ?"
-        return [Memory.from_row(r) for r in self.host.store.query(sql, [*params, count])]
+        """The next page after the last row shown (keyset: see memories.listed_page)."""
+        return memories.listed_page(self.host.store, query.listing(), count, after)
 
     def _semantic_scores(self, query: Query) -> dict[str, float]:
         answer = self.host.handle("search", {"text": query.semantic, "limit": SEMANTIC_LIMIT})
         return {hit["id"]: float(hit["score"]) for hit in answer["hits"]}
 
     def _by_ids(self, ids: list[str], query: Query) -> list[Memory]:
-        if not ids:
-            return []
-        where, params = query.where()
-        marks = ", ".join("?" for _ in ids)
-        rows = self.host.store.query(
-            f"SELECT {_COLUMNS} FROM memories WHERE {where} AND id IN ({marks})", [*params, *ids]
-        )
-        found = {m.id: m for m in (Memory.from_row(r) for r in rows)}
-        return [found[i] for i in ids if i in found]
+        return memories.listed_among(self.host.store, query.listing(), ids)
 
     # -- answers (on the UI thread) --------------------------------------------------------------------
     def _reset(self, generation: int, answer: tuple[int, list[Memory], dict[str, float]]) -> None:
@@ -163,10 +139,10 @@ class MemoryTableModel(QAbstractTableModel):
         if self.on_error is not None:  # the view says it (semantic search before the model loaded…)
             self.on_error(self.error)
 
-    def canFetchMore(self, parent: QModelIndex = QModelIndex()) -> bool:  # noqa: B008 - Qt's API
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:  # noqa: B008 - Qt's API
         return not self._fetching and len(self.rows) < self.total
 
-    def fetchMore(self, parent: QModelIndex = QModelIndex()) -> None:  # noqa: B008
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:  # noqa: B008
         count = min(PAGE, self.total - len(self.rows))
         if count <= 0 or self._fetching:
             return
@@ -194,10 +170,10 @@ class MemoryTableModel(QAbstractTableModel):
         self.endInsertRows()
 
     # -- Qt's table interface ---------------------------------------------------------------------------
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return len(self._headers)
 
     def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -205,7 +181,9 @@ class MemoryTableModel(QAbstractTableModel):
             return self._headers[section]
         return None
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid():
             return None
         m = self.rows[index.row()]
@@ -242,7 +220,7 @@ class ConfidenceDelegate(QStyledItemDelegate):
     """A bar behind the confidence: green when strong, amber when weak, grey when deprecated
     (it drops out at 0.4, the bar's left quarter)."""
 
-    def paint(self, painter: Any, option: Any, index: QModelIndex) -> None:
+    def paint(self, painter: Any, option: Any, index: QModelIndex | QPersistentModelIndex) -> None:
         memory = index.data(Qt.ItemDataRole.UserRole)
         if memory is None:
             super().paint(painter, option, index)

@@ -9,7 +9,7 @@ from typing import Any
 
 from .i18n import tr
 from .logview import RowsModel
-from .memories import MemoriesView
+from .memories_view import MemoriesView
 from .memtable import PAGE, group_name
 from .qt import (
     QAbstractItemView,

@@ -1,19 +1,20 @@
 """The one place the GUI imports Qt from (the Anki pattern): swap bindings here, nowhere else."""
 
-from PySide6.QtCore import (  # noqa: F401
+from PySide6.QtCore import (
     QAbstractTableModel,
     QCoreApplication,
     QLocale,
     QModelIndex,
     QObject,
+    QPersistentModelIndex,
     QRect,
     Qt,
     QTimer,
     QTranslator,
     Signal,
 )
-from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap, QTextOption  # noqa: F401
-from PySide6.QtWidgets import (  # noqa: F401
+from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap, QTextOption
+from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QCheckBox,
@@ -48,3 +49,58 @@ from PySide6.QtWidgets import (  # noqa: F401
     QWizard,
     QWizardPage,
 )
+
+# Re-exported: every desktop module imports its Qt names from here.
+__all__ = [
+    "QAbstractItemView",
+    "QAbstractTableModel",
+    "QAction",
+    "QApplication",
+    "QCheckBox",
+    "QColor",
+    "QComboBox",
+    "QCoreApplication",
+    "QDialog",
+    "QDialogButtonBox",
+    "QFileDialog",
+    "QFont",
+    "QGridLayout",
+    "QGroupBox",
+    "QHBoxLayout",
+    "QIcon",
+    "QInputDialog",
+    "QLabel",
+    "QLineEdit",
+    "QListWidget",
+    "QListWidgetItem",
+    "QLocale",
+    "QMainWindow",
+    "QMenu",
+    "QMessageBox",
+    "QModelIndex",
+    "QObject",
+    "QPainter",
+    "QPersistentModelIndex",
+    "QPixmap",
+    "QPlainTextEdit",
+    "QProgressBar",
+    "QPushButton",
+    "QRadioButton",
+    "QRect",
+    "QScrollArea",
+    "QSpinBox",
+    "QStyleOptionViewItem",
+    "QStyledItemDelegate",
+    "QSystemTrayIcon",
+    "QTabWidget",
+    "QTableView",
+    "QTextOption",
+    "QTimer",
+    "QTranslator",
+    "QVBoxLayout",
+    "QWidget",
+    "QWizard",
+    "QWizardPage",
+    "Qt",
+    "Signal",
+]

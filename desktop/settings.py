@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import config as config_mod
-from ..core import ops, secrets
+from ..core import secrets
 from ..core.encoder.models import KNOWN
 from ..core.errors import MemevoError
 from .i18n import tr
@@ -66,7 +66,7 @@ class SettingsView(QWidget):
         self.problem_label.setWordWrap(True)
         self.problem_label.setStyleSheet(ERROR_STYLE)
         outer.addWidget(self.problem_label)
-        scroll = self.scroll = QScrollArea()
+        scroll = self.scroll_area = QScrollArea()
         scroll.setWidgetResizable(True)
         body = QWidget()
         column = QVBoxLayout(body)
@@ -163,7 +163,7 @@ class SettingsView(QWidget):
         changed = [row for row in self.rows.values() if row.changed()]
         saved = [row for row in changed if self._save_row(row)]
         if saved:
-            self.host.refresh_caches()
+            self.host.ctx.refresh_caches()
             config = config_mod.load()
             for row in saved:
                 row.load(config, writable=True)
@@ -195,7 +195,7 @@ class SettingsView(QWidget):
     def write_key(self, name: str, value: Any) -> str | None:
         """Set one key through the shared operation; the reason when it was refused."""
         try:
-            ops.dispatch(self.host.ctx, "config_set", {"key": name, "value": value})
+            self.host.handle("config_set", {"key": name, "value": value})
         except MemevoError as exc:
             return str(exc)
         return None
@@ -203,11 +203,11 @@ class SettingsView(QWidget):
     def reset(self, name: str) -> None:
         row = self.rows[name]
         try:
-            ops.dispatch(self.host.ctx, "config_unset", {"key": name})
+            self.host.handle("config_unset", {"key": name})
         except MemevoError as exc:
             row.show_message(tr("Not reset: {reason}").format(reason=exc), error=True)
             return
-        self.host.refresh_caches()
+        self.host.ctx.refresh_caches()
         config = config_mod.load()
         row.load(config, writable=True)
         row.show_message(tr("Back to the default."))
@@ -244,7 +244,7 @@ class SettingsView(QWidget):
 
         def saved(_none: Any) -> None:
             self.key_edit.clear()
-            self.host.forget_key_check()  # learning turns on now, not in 30 s
+            self.host.ctx.keys.forget()  # learning turns on now, not in 30 s
             _say(self.side_message, tr("Key saved in the OS keyring."))
             self.refresh_key_status()
 
@@ -255,7 +255,7 @@ class SettingsView(QWidget):
 
     def clear_key(self) -> None:
         def cleared(removed: bool) -> None:
-            self.host.forget_key_check()
+            self.host.ctx.keys.forget()
             message = (
                 tr("Key removed from the keyring.") if removed else tr("There was no key in the keyring.")
             )
@@ -351,7 +351,7 @@ class SettingsView(QWidget):
             text = tr("Provisioning {model} failed: {reason}").format(model=model_id, reason=error)
         else:
             self.progress.setValue(100)
-            self.host.refresh_caches()
+            self.host.ctx.refresh_caches()
             text = tr(
                 "{model} is ready ({source}) and set as the model; it is used after memevo restarts."
             ).format(model=model_id, source=outcome.value.source)

@@ -8,7 +8,7 @@ import html
 from typing import Any
 
 from ..core import config as config_mod
-from ..core import maintenance, ops
+from ..core import maintenance, memories
 from ..core.encoder.models import entry_for
 from ..core.learning import jobs
 from ..core.recall.gate import GateSettings
@@ -23,23 +23,17 @@ def status_report(host: Any) -> dict[str, Any]:
     # The model in use is the loaded one: a model chosen in Settings applies after a restart.
     model = host.engine.encoder.model_id if host.engine is not None else str(config["model"])
     gate = GateSettings.from_config(config.values, entry_for(model))
-    histogram = store.query(
-        "SELECT least(floor(confidence / 10), 10)::INTEGER AS bin, count(*) FROM memories WHERE NOT deprecated GROUP BY bin ORDER BY bin"
-    )
-    errors = store.query(
-        "SELECT error FROM side_jobs WHERE status = 'failed' AND error IS NOT NULL ORDER BY updated_ms DESC LIMIT 5"
-    )
     return {
-        "counts": ops.dispatch(host.ctx, "counts", {})["counts"],
-        "histogram": {f"{int(b) / 10:.1f}": int(n) for b, n in histogram},
+        "counts": host.handle("counts", {})["counts"],
+        "histogram": {f"{b / 10:.1f}": n for b, n in memories.confidence_histogram(store)},
         "last_maintenance": store.get_state(maintenance.STATE_KEY),
         "side_calls_today": jobs.calls_today(store, clock.local_day(clock.now_ms())),
         "side_daily_limit": config["sideDailyLimit"],
-        "recent_errors": [str(e[0]) for e in errors],
+        "recent_errors": jobs.recent_errors(store, 5),
         "model": model,
         "model_ready": host.engine is not None,
         "thresholds": {"rule": gate.min_rule, "project": gate.min_project, "topK": gate.top_k},
-        "hooks": ops.dispatch(host.ctx, "hook_activity", {"limit": 1})["hooks"],
+        "hooks": host.handle("hook_activity", {"limit": 1})["hooks"],
     }
 
 

@@ -34,7 +34,7 @@ def install(host: Any, tray: Any, confirmations: Any, loop: asyncio.AbstractEven
         loop.call_soon_threadsafe(run)
         return answer.result(10)
 
-    host.ui_test = on_request
+    host.ctx.ui_test = on_request
 
 
 def handle(tray: Any, confirmations: Any, params: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from ..core.display import has_display
@@ -59,18 +60,18 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     from ..core.learning import readiness
 
     config = config_mod.load()
-    if host.store_error:  # before engine_error, which then says the same: the model is not to blame
+    if host.ctx.store_error:  # before engine_error, which then says the same: the model is not to blame
         return "problem", tr(
             "memevo: the memory store is damaged. Run `memevo repair` in a terminal: it stops memevo, "
             "keeps a copy of the damaged files and brings back everything that can be saved."
         )
-    if host.engine_error:
+    if host.ctx.engine_error:
         return "problem", tr(
             "memevo: {error}. Run `memevo model provision` in a terminal to see why."
-        ).format(error=host.engine_error)
-    if host.side_error:
+        ).format(error=host.ctx.engine_error)
+    if host.ctx.learner.error:
         return "problem", tr("memevo: nothing can be learned: {error}. Quit and start memevo again.").format(
-            error=host.side_error
+            error=host.ctx.learner.error
         )
     if config.problems:
         return "problem", tr("memevo: config.json has a problem: {problem}").format(
@@ -83,7 +84,7 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
             stage=host.load_progress.describe()
         )
     count = len(host.engine.index)
-    if not readiness.state(config, host.known_api_key()).active:
+    if not readiness.state(config, host.ctx.keys.known()).active:
         return "learning-off", tr(
             "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
         ).format(count=count)
@@ -195,7 +196,7 @@ class Tray:
     def repair_client(self, client: str) -> None:
         """Repair now (menu): the same code as setup, off the UI thread (it may run `claude`)."""
         from ..installer import jsonfile, state
-        from ..installer.register import register_client
+        from ..installer.clients import register_client
 
         def work() -> Any:
             outcome = register_client(client, jsonfile.Writer())
@@ -282,7 +283,7 @@ class Tray:
     def open_panel(self, view: str = "memories") -> Any:
         from .panel import Panel
 
-        if self.host.store_error:  # the panel has nothing to show: say again what to do
+        if self.host.ctx.store_error:  # the panel has nothing to show: say again what to do
             self._show_message(tr("memevo needs attention"), tray_state(self.host)[1])
             return None
         if self.panel is None:
@@ -300,7 +301,7 @@ class Tray:
         out a lot (~0.2 s), better spent before the user clicks than after."""
         from .panel import Panel
 
-        if self.panel is None and not self.host.store_error:
+        if self.panel is None and not self.host.ctx.store_error:
             self.panel = Panel(self.host, self.confirmations)
 
     def toggle_pause(self) -> None:
@@ -310,7 +311,7 @@ class Tray:
             config_mod.set_key("enabled", False)
         else:
             config_mod.unset_key("enabled")
-        self.host.refresh_caches()
+        self.host.ctx.refresh_caches()
         self.refresh()
 
     def toggle_confirm(self) -> None:
@@ -337,12 +338,11 @@ _ACTIONABLE_SIDE_ERRORS = (
 
 def recent_side_failures(host: ServiceHost) -> list[str]:
     """Distinct side API errors since the tray started that the user has to fix (key, URL, model)."""
-    since = host.clock.now_ms() - int((time.monotonic() - host.started) * 1000)
-    rows = host.store.query(
-        "SELECT DISTINCT error FROM side_jobs WHERE status = 'failed' AND error IS NOT NULL AND updated_ms >= ?",
-        [since],
-    )
-    return [str(r[0]) for r in rows if any(marker in str(r[0]) for marker in _ACTIONABLE_SIDE_ERRORS)]
+    since = host.clock.now_ms() - int((time.monotonic() - host.ctx.started) * 1000)
+    from ..core.learning import jobs
+
+    errors = jobs.errors_since(host.store, since)
+    return [error for error in errors if any(marker in error for marker in _ACTIONABLE_SIDE_ERRORS)]
 
 
 # -- the program ---------------------------------------------------------------------------------------------
@@ -362,7 +362,7 @@ def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
             # Started on demand (a hook, an MCP server) while a tray app runs: nothing to show.
             return 0 if wait_lock_s > 0 else bring_first_to_front(str(exc))
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)
+    QApplication.setQuitOnLastWindowClosed(False)  # static: instance() is typed QCoreApplication
     install_translator(app)
     try:
         return int(qasync.run(_run(self_test)))
@@ -416,18 +416,22 @@ async def _run(self_test: bool) -> int:
 
     quit_event = asyncio.Event()
     async with hosted_service() as (host, server, endpoint):
-        host.desktop = True
+        host.ctx.desktop = True
         confirmations = ConfirmQueue(host)
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, host.has_api_key)  # the keyring may prompt: never on the UI thread
+        await loop.run_in_executor(None, host.ctx.keys.has)  # the keyring may prompt: never on the UI thread
         tray = Tray(host, quit_event, confirmations)
         # The learning worker starts now, off the UI thread: a failure shows on the icon at
-        # once (tray_state reads host.side_error) instead of at the first prompt.
+        # once (tray_state reads host.ctx.learner.error) instead of at the first prompt.
         learning = loop.run_in_executor(None, _start_learning, host)
         if testhook.enabled():
             testhook.install(host, tray, confirmations, loop)
         loop.call_later(2.0, tray.prepare_panel)
-        host.ui_request = lambda view: loop.call_soon_threadsafe(tray.open_panel, view)
+
+        def show_ui(view: str) -> None:  # from the service's thread: the panel opens on the UI loop
+            loop.call_soon_threadsafe(tray.open_panel, view)
+
+        host.ctx.ui_request = show_ui
         confirmations.resolved.connect(
             lambda job, message: tray.notifier.notify(f"job:{job}", "memevo", message)
         )
@@ -446,12 +450,12 @@ async def _run(self_test: bool) -> int:
             ticks += 1
             if ticks % 10 == 0:
                 tray.check_side_failures()
-                loop.run_in_executor(None, host.has_api_key)  # keeps known_api_key() fresh
-            if self_test and (host.engine is not None or host.engine_error):
+                loop.run_in_executor(None, host.ctx.keys.has)  # keeps keys.known() fresh
+            if self_test and (host.engine is not None or host.ctx.engine_error):
                 break
             await asyncio.wait({stop_task, quit_task}, timeout=1.0)
-        host.ui_request = None
-        host.ui_test = None
+        host.ctx.ui_request = None
+        host.ctx.ui_test = None
         await learning
         if repairs is not None:
             repairs.stop()
@@ -463,9 +467,9 @@ async def _run(self_test: bool) -> int:
 
 
 def _start_learning(host: ServiceHost) -> None:
-    from ..core.learning.learn import SideUnavailable
+    from ..core.learning.learn import LearningUnavailable
 
-    with contextlib.suppress(SideUnavailable):  # kept in host.side_error: the icon says it
+    with contextlib.suppress(LearningUnavailable):  # kept in host.ctx.learner.error: the icon says it
         host.start_learning()
 
 
@@ -473,10 +477,13 @@ def start_watcher(tray: Tray, loop: asyncio.AbstractEventLoop) -> Any:
     """Keep the clients' registration repaired while the tray app runs (never fatal)."""
     from ..installer.watcher import RegistrationWatcher
 
-    watcher = RegistrationWatcher(
-        lambda client, lines: loop.call_soon_threadsafe(tray.on_repaired, client, lines),
-        lambda client, why: loop.call_soon_threadsafe(tray.on_repair_failed, client, why),
-    )
+    def repaired(client: str, lines: list[str]) -> None:  # the watcher's thread -> the UI loop
+        loop.call_soon_threadsafe(tray.on_repaired, client, lines)
+
+    def failed(client: str, why: str) -> None:
+        loop.call_soon_threadsafe(tray.on_repair_failed, client, why)
+
+    watcher = RegistrationWatcher(repaired, failed)
     try:
         watcher.start()
     except Exception as exc:  # e.g. the inotify watch limit: say so, keep running
@@ -492,23 +499,24 @@ def first_run() -> bool:
     return not state.path().exists()
 
 
-async def _self_test_report(tray: Tray, endpoint: str) -> int:
+async def _self_test_report(tray: Tray, endpoint: Path) -> int:
     """Open the panel, let it load the memories, and check it shows what the store holds."""
     from ..core.service.client import call
 
     host = tray.host
     problems = []
     if host.engine is None:
-        problems.append(f"the model is not ready: {host.engine_error}")
+        problems.append(f"the model is not ready: {host.ctx.engine_error}")
     panel = tray.open_panel()
     if panel is None:  # the store is damaged
-        print(f"self-test FAILED: {host.store_error}", file=sys.stderr)
+        print(f"self-test FAILED: {host.ctx.store_error}", file=sys.stderr)
         return 1
     for _ in range(600):  # the memories load on the panel's worker thread
         await asyncio.sleep(0.05)
         if not panel.memories.worker.busy:
             break
-    shown, total = panel.memories.model.total, host.store.query("SELECT count(*) FROM memories")[0][0]
+    counts = host.handle("counts", {})["counts"]
+    shown, total = panel.memories.model.total, sum(n for group in counts.values() for n in group.values())
     if shown != total:
         problems.append(f"the panel shows {shown} memories, the store holds {total}")
     try:

@@ -1,4 +1,4 @@
-"""The setup wizard: the GUI face of the one setup engine (`installer.setup.run`), asking what
+"""The setup wizard: the GUI face of the one setup engine (`installer.setup_engine.run`), asking what
 `memevo setup` asks on a terminal (`installer.prompts`).
 
 Pages: welcome (which clients were found) → confirmation mode → side API → Claude Code's
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import config as config_mod
-from ..installer import setup as engine
+from ..installer import setup_engine as engine
 from ..installer.clients import CLIENTS, DISPLAY_NAMES, installed
 from .i18n import tr
 from .qt import (
@@ -328,7 +328,9 @@ class SetupWizard(QWizard):
     def __init__(self, parent: QWidget | None = None, provision_model: Provision | None = None) -> None:
         super().__init__(parent)
         self.provision_model = provision_model
-        self.result: engine.SetupResult | None = None  # the last run's (shadows QDialog.result())
+        # The last run's. It shadows QDialog.result() on purpose (tests and scripts read
+        # wizard.result; nothing calls the method), which mypy rightly reports: hence the ignore.
+        self.result: engine.SetupResult | None = None  # type: ignore[assignment]
         self.outcome: RunOutcome | None = None
         self.lines: list[str] = []  # what the engine said in the last run
         self.present: list[str] = installed()

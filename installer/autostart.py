@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..core import atomic
-from . import registration
+from . import hook_command
 
 Platform = Literal["linux", "darwin", "win32"]
 PLATFORMS: tuple[Platform, ...] = ("linux", "darwin", "win32")
@@ -62,7 +62,7 @@ def launch_command() -> list[str]:
     """The command that starts the tray app, with an absolute real interpreter."""
     if getattr(sys, "frozen", False):
         return [sys.executable, "tray"]
-    return [registration.interpreter(), "-m", "memevo.core.cli", "tray"]
+    return [hook_command.interpreter(), "-m", "memevo.core.cli", "tray"]
 
 
 def entry_path(platform: str | None = None) -> Path:

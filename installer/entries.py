@@ -1,26 +1,27 @@
-"""Our entries inside a client's JSON: hooks, the MCP server, the permission rule.
+"""Our entries inside a client's JSON: hooks and the MCP server, the same for every client.
 
 Ours are recognised by markers — a hook whose command runs `memevo_hook.py`, an MCP entry
 that runs `memevo.core.cli mcp` — and the Node tool's by its script names, so setup can
 update ours in place, drop older ones and replace the Node tool's, while everyone else's
 entries keep their place and content. Every function edits the dict it is given and says
-whether anything changed."""
+whether anything changed. What a client wants (its hook snippet, the file's shape) comes from
+its module in installer/clients/; nothing here knows one client from another."""
 
 from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
-from . import registration
-from .clients import LEGACY_SERVER_NAMES, SERVER_NAME
+from . import hook_command
 
-PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
+SERVER_NAME = "memory-self-evolution"  # the seed's MCP name: permission rules and skills refer to it
+LEGACY_SERVER_NAMES = ("dsh-memory",)  # the Node tool's older MCP name
 MCP_MARKER = "memevo.core.cli"
 
 
 def is_ours(command: Any) -> bool:
-    return isinstance(command, str) and registration.HOOK_FILE in command
+    return isinstance(command, str) and hook_command.HOOK_FILE in command
 
 
 _NODE_HOOK = re.compile(r"""(^|[/\\"' ])memory\.mjs["']?\s+hook\b""")
@@ -41,21 +42,22 @@ def _handler_command(handler: Any) -> Any:
 
 
 # -- hooks ---------------------------------------------------------------------------------------------
-def set_hooks(client: str, data: dict[str, Any], platform: str | None = None) -> bool:
-    """Register our hook for each of the client's events; True when `data` changed. `platform`
-    (sys.platform's value; this machine's by default) picks Cursor's command form."""
+def set_hooks(wanted: dict[str, Any], data: dict[str, Any], flat: bool) -> bool:
+    """Register our hook for each event of `wanted` (a client's snippet); True when `data`
+    changed. flat: the file lists handlers under each event directly (no matcher groups);
+    `wanted`'s other top-level keys (a format version) are added when missing."""
     before = copy.deepcopy(data)
-    wanted = registration.snippet(client, platform)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError("its `hooks` is not an object")
-    if client == "cursor":
-        data.setdefault("version", 1)
+    for key, value in wanted.items():
+        if key != "hooks":
+            data.setdefault(key, value)
     for event in list(hooks):
         if event not in wanted["hooks"]:
             _remove_from_event(hooks, event)  # an older version of ours registered this event
     for event, entries in wanted["hooks"].items():
-        _place(hooks, event, entries[0], flat=client == "cursor")
+        _place(hooks, event, entries[0], flat)
     return data != before
 
 
@@ -70,16 +72,15 @@ def remove_hooks(data: dict[str, Any]) -> bool:
     return data != before
 
 
-def hooks_status(client: str, data: dict[str, Any], platform: str | None = None) -> str:
+def hooks_status(wanted: dict[str, Any], data: dict[str, Any], flat: bool) -> str:
     """'ok', 'missing' (some event lacks ours) or 'stale' (ours, with another command or timeout)."""
-    wanted = registration.snippet(client, platform)["hooks"]
-    hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        hooks = {}
     status = "ok"
-    for event, entries in wanted.items():
-        found = [
-            h for h in _handlers(hooks.get(event), flat=client == "cursor") if is_ours(_handler_command(h))
-        ]
-        target = entries[0] if client == "cursor" else entries[0]["hooks"][0]
+    for event, entries in wanted["hooks"].items():
+        found = [h for h in _handlers(hooks.get(event), flat) if is_ours(_handler_command(h))]
+        target = entries[0] if flat else entries[0]["hooks"][0]
         if not found:
             return "missing"
         if found[0] != target or len(found) > 1:
@@ -161,7 +162,7 @@ def _owned(handler: Any) -> bool:
 def mcp_entry(client: str) -> dict[str, Any]:
     return {
         "type": "stdio",
-        "command": registration.interpreter(),
+        "command": hook_command.interpreter(),
         "args": ["-m", MCP_MARKER, "mcp", "--client", client],
         "description": "memevo: long-term memory (memory-self-evolution)",
     }
@@ -184,7 +185,7 @@ def set_mcp(client: str, data: dict[str, Any]) -> bool:
 OWNED_KEYS = ("type", "command", "args", "description")
 
 
-def _is_our_entry(entry: Any) -> bool:
+def _is_our_entry(entry: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(entry, dict) and MCP_MARKER in (entry.get("args") or [])
 
 
@@ -197,32 +198,10 @@ def remove_mcp(data: dict[str, Any]) -> bool:
 
 
 def mcp_status(client: str, data: dict[str, Any]) -> str:
-    servers = data.get("mcpServers") if isinstance(data.get("mcpServers"), dict) else {}
-    entry = servers.get(SERVER_NAME)
+    servers = data.get("mcpServers")
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     if not isinstance(entry, dict):
         return "missing"
     wanted = mcp_entry(client)
     same = all(entry.get(k) == wanted[k] for k in ("type", "command", "args"))
     return "ok" if same else "stale"
-
-
-# -- Claude Code's permission rule ---------------------------------------------------------------------
-def set_permission(data: dict[str, Any]) -> bool:
-    permissions = data.setdefault("permissions", {})
-    allow = permissions.setdefault("allow", [])
-    if PERMISSION in allow:
-        return False
-    allow.append(PERMISSION)
-    return True
-
-
-def remove_permission(data: dict[str, Any]) -> bool:
-    permissions = data.get("permissions")
-    if not isinstance(permissions, dict) or PERMISSION not in (permissions.get("allow") or []):
-        return False
-    permissions["allow"] = [p for p in permissions["allow"] if p != PERMISSION]
-    if not permissions["allow"]:
-        del permissions["allow"]
-    if not permissions:
-        del data["permissions"]
-    return True

@@ -6,12 +6,13 @@ from __future__ import annotations
 import getpass
 from collections.abc import Callable
 
-from .setup import Choices
+from .setup_engine import Choices
 
 Ask = Callable[[str], str]
 
 
-def ask_choices(claude_installed: bool, ask: Ask = input, secret: Ask = getpass.getpass) -> Choices:
+def ask_choices(permission_question: str | None, ask: Ask = input, secret: Ask = getpass.getpass) -> Choices:
+    """permission_question: an installed client's question about its permission rule (None: none)."""
     choices = Choices()
     print("memevo setup — Enter takes the default in [brackets].")
     answer = ask(
@@ -26,8 +27,8 @@ def ask_choices(claude_installed: bool, ask: Ask = input, secret: Ask = getpass.
         choices.side_model = model if model and model.lower() != "skip" else None
         key = secret("  API key (not shown; stored in the OS keyring): ").strip()
         choices.side_key = key if key and key.lower() != "skip" else None
-    if claude_installed:
-        answer = ask("Claude Code: let memory_resolve run without asking each time? [y/N]: ")
+    if permission_question:
+        answer = ask(permission_question)
         choices.allow_resolve = answer.strip().lower() in ("y", "yes")
     return choices
 

@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 from ..core import atomic
-from .clients import SKILL_NAME
 from .jsonfile import unused_path
 
+SKILL_NAME = "memory-self-evolution-manage"
 MARKER = ".memevo-owned"
 
 

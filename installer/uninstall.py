@@ -11,10 +11,10 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import jsonfile, state
-from .clients import CLIENTS, DISPLAY_NAMES, files
-from .register import ClientResult, place_cursor_skill_after_claude_left, unregister_client
+from .clients import CLIENTS, DISPLAY_NAMES, ClientResult, after_unregistered, files, unregister_client
 
 Say = Callable[[str], None]
 
@@ -51,9 +51,9 @@ def run(
             say(f"{DISPLAY_NAMES[client]}: {problem}")
         if outcome.changed:
             result.restart.append(DISPLAY_NAMES[client])
-    if only == "claude":
+    if only:
         lines: list[str] = []
-        place_cursor_skill_after_claude_left(lines)
+        after_unregistered(only, lines)
         for line in lines:
             say(line)
     if only is None:
@@ -143,15 +143,14 @@ def _autostart_off(say: Say) -> None:
 
 def _drop_pending_jobs(result: UninstallResult, say: Say) -> None:
     from ..core import paths
+    from ..core.learning import jobs
     from ..core.store import Store
 
     if not paths.store_path().exists():
         return
-    where = "FROM side_jobs WHERE status IN ('running', 'ready', 'shown')"
     try:
-        with Store.open() as store, store.transaction() as con:
-            count = con.execute(f"SELECT count(*) {where}").fetchone()[0]
-            con.execute(f"DELETE {where}")
+        with Store.open() as store:
+            count = jobs.drop_pending(store)
     except Exception as exc:
         result.problems.append(f"pending side jobs were not removed: {exc}")
         return
@@ -159,7 +158,7 @@ def _drop_pending_jobs(result: UninstallResult, say: Say) -> None:
         say(f"Removed {count} pending side job(s).")
 
 
-def _inside(child, parent) -> bool:  # type: ignore[no-untyped-def]
+def _inside(child: Path, parent: Path) -> bool:
     try:
         child.resolve().relative_to(parent.resolve())
         return True

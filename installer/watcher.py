@@ -19,8 +19,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from . import jsonfile, state
-from .clients import CLIENTS, files
-from .register import client_status, needs_repair, register_client
+from .clients import CLIENTS, client_status, files, get, needs_repair, register_client
 
 log = logging.getLogger("memevo.watcher")
 DEBOUNCE_S = 0.4
@@ -31,13 +30,7 @@ Failed = Callable[[str, str], None]  # client, why it could not be restored
 
 
 def watched_files(client: str) -> list[Path]:
-    where = files(client)
-    paths = [where.hooks_file, *where.mcp_files]
-    if client == "claude":
-        from .claude_mcp import claude_json
-
-        paths.append(claude_json())
-    return paths
+    return get(client).watched_files()
 
 
 class RegistrationWatcher(FileSystemEventHandler):
@@ -51,7 +44,7 @@ class RegistrationWatcher(FileSystemEventHandler):
         self._files: dict[Path, str] = {}
         self._running: set[str] = (
             set()
-        )  # a repair in flight (it may run `claude`, which writes a watched file)
+        )  # a repair in flight (it may run a client's CLI, which writes a watched file)
         self._again: set[str] = set()  # events that arrived meanwhile: one re-check afterwards
         self._recent: dict[str, list[float]] = {}
         self.given_up: set[str] = set()

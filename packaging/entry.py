@@ -3,7 +3,7 @@
 Normally it is just `memevo.core.cli:main`. A frozen program has no separate Python, yet
 memevo starts itself the way a Python install would:
 
-- hook registration (installer/registration.py) writes `"<sys.executable>" -I -S
+- hook registration (installer/hook_command.py) writes `"<sys.executable>" -I -S
   "<memevo/hooks>/memevo_hook.py" CLIENT EVENT`; in the bundle sys.executable is this
   program and memevo/hooks/ is shipped as plain files, so that line runs the hook script;
 - hooks and the MCP server start the service with `<sys.executable> -m memevo.core.cli serve`;

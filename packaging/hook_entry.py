@@ -3,7 +3,7 @@
 The main program starts torch-, Qt- and setuptools-aware runtime hooks before any of our
 code (~0.25 s); a prompt hook must answer in tens of milliseconds. This executable shares
 the bundle's `_internal/` folder but has its own tiny module archive, and behaves like the
-interpreter line that installer/registration.py writes:
+interpreter line that installer/hook_command.py writes:
 
     memevo-hook -I -S <_internal>/memevo/hooks/memevo_hook.py CLIENT EVENT
     memevo-hook CLIENT EVENT            # the bundled memevo_hook.py

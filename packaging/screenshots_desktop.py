@@ -93,15 +93,15 @@ def shoot(suffix: str) -> int:
     clock = SystemClock()
     populate(store, clock)
     host = ServiceHost(store, clock)
-    host.desktop = True
+    host.ctx.desktop = True
     for client, event, ms in [
         ("claude", "prompt", 31.0),
         ("cursor", "session_start", 12.5),
         ("codebuddy", "prompt", 28.0),
     ]:
-        host.record_hook(client, event, ms)
-    host.log_injection("claude", "0f3c9a1e-5b2d", "prompt", "p1", ["a1", "b2"], 164)
-    host.flush_bookkeeping()
+        host.ctx.books.record_hook(client, event, ms)
+    host.ctx.books.log_injection("claude", "0f3c9a1e-5b2d", "prompt", "p1", ["a1", "b2"], 164)
+    host.ctx.books.flush()
     host.load_engine()
     tray = Tray(host, asyncio.Event())
     pump(app, 1.5)
@@ -115,7 +115,7 @@ def shoot(suffix: str) -> int:
         target = DOCS / f"panel-{view}{suffix}.png"
         panel.grab().save(str(target))
         print(f"wrote {target}")
-    bar = panel.settings.scroll.verticalScrollBar()
+    bar = panel.settings.scroll_area.verticalScrollBar()
     bar.setValue(bar.maximum())  # the model section, below the fold
     pump(app, 0.5)
     target = DOCS / f"panel-settings-model{suffix}.png"

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from memevo.installer import autostart, registration
+from memevo.installer import autostart, hook_command
 from memevo.installer.autostart import AutostartNotOurs
 
 PLATFORMS = ["linux", "darwin", "win32"]
@@ -28,7 +28,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def use_interpreter(monkeypatch: pytest.MonkeyPatch, path: Path | str) -> str:
-    monkeypatch.setattr(registration, "interpreter", lambda: str(path))
+    monkeypatch.setattr(hook_command, "interpreter", lambda: str(path))
     return str(path)
 
 

@@ -14,7 +14,7 @@ import pytest
 import servicerun
 from fake_anthropic import FakeAnthropic
 from memevo.core.service import texts
-from memevo.installer.registration import snippet
+from memevo.installer.clients import snippet
 from test_service import FACT, RULES, _populate
 
 REPO = Path(__file__).resolve().parents[1]

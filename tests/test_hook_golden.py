@@ -765,15 +765,15 @@ def test_each_hook_gives_up_on_the_service_well_inside_its_registered_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A WorkBuddy hook that times out blocks the prompt; Claude Code drops a late injection."""
-    from memevo.installer import registration
+    from memevo.installer.clients import REGISTRY
 
     monkeypatch.syspath_prepend(str(HOOK.parent))
     from clients import load
 
-    for client, kinds in registration.TIMEOUTS.items():
-        adapter = load(client)
-        for kind, registered in kinds.items():
-            assert adapter.timeouts[kind] <= registered - 1.5, (client, kind)
+    for client in REGISTRY:
+        adapter = load(client.name)
+        for kind, registered in client.timeouts.items():
+            assert adapter.timeouts[kind] <= registered - 1.5, (client.name, kind)
     assert load("workbuddy").timeouts["prompt"] <= 5
 
 

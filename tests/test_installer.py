@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memevo.installer import registration
+from memevo.installer import hook_command
+from memevo.installer.clients import get, snippet
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "install"
 NODE_HOOK = '"/usr/local/bin/node" "/opt/memory-self-evolution/bin/memory.mjs" hook --agent {client}'
@@ -101,8 +102,8 @@ def run_memevo(*args: str, home: Path, path: str = "/usr/bin:/bin") -> subproces
 
 
 def normalise(text: str, home: Path) -> str:
-    text = text.replace(str(registration.hook_script()), "$HOOK").replace(
-        registration.interpreter(), "$PYTHON"
+    text = text.replace(str(hook_command.hook_script()), "$HOOK").replace(
+        hook_command.interpreter(), "$PYTHON"
     )
     text = text.replace(os.environ["MEMEVO_HOME"], "$MEMEVO_HOME").replace(
         os.environ["MEMEVO_MODELS_DIR"], "$MODELS"
@@ -203,7 +204,8 @@ def test_an_invalid_client_file_is_left_alone(home: Path) -> None:
 
 
 def test_only_one_client_reads_and_writes_nothing_else(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memevo.installer import jsonfile, setup
+    from memevo.installer import jsonfile
+    from memevo.installer import setup_engine as setup
 
     touched: list[Path] = []
     real_load = jsonfile.load
@@ -285,7 +287,7 @@ def test_uninstall_stops_the_running_service_first_and_drops_pending_jobs(home: 
 
 def test_setup_with_no_client_installed_still_counts_as_run(isolated_home: Path) -> None:
     from memevo.desktop.tray import first_run
-    from memevo.installer import setup
+    from memevo.installer import setup_engine as setup
 
     assert first_run()  # the tray app would open the wizard
     lines: list[str] = []
@@ -361,68 +363,67 @@ WIN_HOOK = (
 
 @pytest.fixture
 def windows_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registration, "hook_runner", lambda: WIN_PYTHON)
-    monkeypatch.setattr(registration, "hook_script", lambda: WIN_HOOK)
+    monkeypatch.setattr(hook_command, "hook_runner", lambda: WIN_PYTHON)
+    monkeypatch.setattr(hook_command, "hook_script", lambda: WIN_HOOK)
 
 
 def test_cursor_on_windows_gets_powershells_call_operator(windows_paths: None) -> None:
     """Cursor wraps each hook as `& { $input | <command> }` in PowerShell: a line that starts with
     a quoted path is a parse error there (client-protocols.md, Appendix B)."""
-    assert registration.command("cursor", "beforeSubmitPrompt", platform="win32") == (
+    assert get("cursor").hook_command("beforeSubmitPrompt", platform="win32") == (
         r'& "C:\Users\Ann\AppData\Local\Programs\Python\Python312\python.exe" -I -S '
         r'"C:\Users\Ann\AppData\Local\Programs\Python\Python312\Lib\site-packages\memevo\hooks\memevo_hook.py"'
         " cursor beforeSubmitPrompt"
     )
-    snippet = registration.snippet("cursor", platform="win32")
-    assert [(event, entry[0]["command"].split('" ')[-1]) for event, entry in snippet["hooks"].items()] == [
+    cursor = snippet("cursor", platform="win32")
+    assert [(event, entry[0]["command"].split('" ')[-1]) for event, entry in cursor["hooks"].items()] == [
         ("sessionStart", "cursor sessionStart"),
         ("beforeSubmitPrompt", "cursor beforeSubmitPrompt"),
         ("beforeShellExecution", "cursor beforeShellExecution"),
         ("beforeMCPExecution", "cursor beforeMCPExecution"),
         ("stop", "cursor stop"),
     ]
-    assert all(entry[0]["command"].startswith('& "') for entry in snippet["hooks"].values())
+    assert all(entry[0]["command"].startswith('& "') for entry in cursor["hooks"].values())
     # everything else is as on Linux and macOS (WorkBuddy and the CodeBuddy CLI use Git Bash there)
     for client, event in (("claude", "Stop"), ("codebuddy", "UserPromptSubmit"), ("workbuddy", "Stop")):
         assert (
-            registration.command(client, event, platform="win32")
+            get(client).hook_command(event, platform="win32")
             == f'"{WIN_PYTHON}" -I -S "{WIN_HOOK}" {client} {event}'
         )
     for platform in ("linux", "darwin"):
         assert (
-            registration.command("cursor", "stop", platform=platform)
+            get("cursor").hook_command("stop", platform=platform)
             == f'"{WIN_PYTHON}" -I -S "{WIN_HOOK}" cursor stop'
         )
 
 
 def test_powershell_quoting_keeps_dollar_and_backtick_literal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registration, "hook_runner", lambda: r"D:\tools$x\py`3\python.exe")
-    monkeypatch.setattr(registration, "hook_script", lambda: r"D:\tools$x\hooks\memevo_hook.py")
-    assert registration.command("cursor", "stop", platform="win32") == (
+    monkeypatch.setattr(hook_command, "hook_runner", lambda: r"D:\tools$x\py`3\python.exe")
+    monkeypatch.setattr(hook_command, "hook_script", lambda: r"D:\tools$x\hooks\memevo_hook.py")
+    assert get("cursor").hook_command("stop", platform="win32") == (
         r'& "D:\tools`$x\py``3\python.exe" -I -S "D:\tools`$x\hooks\memevo_hook.py" cursor stop'
     )
 
 
 def test_a_posix_form_cursor_entry_on_windows_is_stale_and_replaced_in_place(windows_paths: None) -> None:
-    from memevo.installer import entries
-
-    posix = registration.snippet("cursor", platform="linux")
+    cursor = get("cursor")
+    posix = snippet("cursor", platform="linux")
     data = {"version": 1, "hooks": {e: [{"command": "other-tool"}, *h] for e, h in posix["hooks"].items()}}
-    assert entries.hooks_status("cursor", data, platform="linux") == "ok"
-    assert entries.hooks_status("cursor", data, platform="win32") == "stale"
-    assert entries.set_hooks("cursor", data, platform="win32")
-    assert entries.hooks_status("cursor", data, platform="win32") == "ok"
+    assert cursor.hooks_status(data, platform="linux") == "ok"
+    assert cursor.hooks_status(data, platform="win32") == "stale"
+    assert cursor.set_hooks(data, platform="win32")
+    assert cursor.hooks_status(data, platform="win32") == "ok"
     assert [h["command"] for h in data["hooks"]["stop"]] == [
         "other-tool",
         f'& "{WIN_PYTHON}" -I -S "{WIN_HOOK}" cursor stop',
     ]
-    assert not entries.set_hooks("cursor", data, platform="win32")  # a second run changes nothing
+    assert not cursor.set_hooks(data, platform="win32")  # a second run changes nothing
 
 
 def test_workbuddy_hooks_get_thirty_seconds() -> None:
     """A WorkBuddy hook that times out blocks the user's prompt (Appendix B): 30 s each, while the
     hook itself gives up on the service after 5 s (18 s at Stop)."""
-    groups = registration.snippet("workbuddy")["hooks"]
+    groups = snippet("workbuddy")["hooks"]
     assert {event: g[0]["hooks"][0]["timeout"] for event, g in groups.items()} == {
         "SessionStart": 30,
         "UserPromptSubmit": 30,

@@ -84,7 +84,7 @@ def test_wheel_holds_the_whole_program_and_nothing_else(tmp_path: Path) -> None:
     assert len({n.split("/")[0] for n in dist_info}) == 1, sorted(dist_info)
     for module in ("core/encoder/provision.py", "core/recall/engine.py", "core/service/server.py"):
         assert f"memevo/{module}" in shipped
-    assert "memevo/hooks/clients/claude.py" in shipped and "memevo/core/side/learn.py" in shipped
+    assert "memevo/hooks/clients/claude.py" in shipped and "memevo/core/learning/learn.py" in shipped
     entry_points = wheel.read(next(n for n in dist_info if n.endswith("entry_points.txt"))).decode()
     assert "memevo = memevo.app.cli:main" in entry_points
 

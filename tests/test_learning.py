@@ -134,9 +134,9 @@ def _configure(server: FakeOpenAI, confirm: bool) -> None:
 
 
 def _learn(host: ServiceHost, prompt: str, **ask: str) -> jobs.Job:
-    job_id = host.learn(ASK | ask, prompt)
+    job_id = host.ctx.learner.learn(ASK | ask, prompt)
     assert job_id is not None
-    host.side.wait(job_id, 30)
+    host.ctx.learner.runner.wait(job_id, 30)
     job = jobs.get(host.store, job_id)
     assert job is not None
     return job
@@ -262,7 +262,7 @@ def test_no_session_id_fails_closed(host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
     try:
         _configure(server, confirm=False)
-        assert host.learn(ASK | {"session": None}, "以后回答我都用中文") is None
+        assert host.ctx.learner.learn(ASK | {"session": None}, "以后回答我都用中文") is None
     finally:
         server.close()
     assert server.requests == []
@@ -432,7 +432,7 @@ def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(host: Service
 def _prompt(host: ServiceHost, prompt: str, prompt_id: str) -> None:
     """Through the prompt hook's service operation, as a client's hook would."""
     host.handle("hook.prompt", ASK | {"prompt_id": prompt_id, "prompt": prompt, "kind": "user"})
-    host.side.wait(sessionid.session_id(ASK["client"], ASK["session"], prompt_id, prompt), 30)
+    host.ctx.learner.runner.wait(sessionid.session_id(ASK["client"], ASK["session"], prompt_id, prompt), 30)
 
 
 def test_side_context_sends_the_previous_answer_only_when_on(host: ServiceHost) -> None:

@@ -147,8 +147,8 @@ def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
     memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
     memories.create(host.store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
     maintenance.run(host.store, clock, config_mod.load())
-    host.record_hook("claude", "prompt", 21.5)
-    host.flush_bookkeeping()
+    host.ctx.books.record_hook("claude", "prompt", 21.5)
+    host.ctx.books.flush()
     panel = Panel(host)
     qtbot.addWidget(panel)
     _settle(qtbot, panel.status)
@@ -168,9 +168,9 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     jobs.create(host.store, "p1", "cursor", "s", None, "以后回答我都用中文", clock.now_ms())
     proposal = {"text": "回答问题时一律使用中文", "category": "rule", "action": "create"}
     jobs.update(host.store, "p1", clock.now_ms(), status="ready", proposal=proposal)
-    host.log_injection("claude", "sess-abc", "prompt", "p", ["m1", "m2"], 120)
-    host.log_injection("cursor", "conv-1", "session_start", None, ["m3"], 80)
-    host.flush_bookkeeping()
+    host.ctx.books.log_injection("claude", "sess-abc", "prompt", "p", ["m1", "m2"], 120)
+    host.ctx.books.log_injection("cursor", "conv-1", "session_start", None, ["m3"], 80)
+    host.ctx.books.flush()
     queue = ConfirmQueue(host)
     panel = Panel(host, queue)
     qtbot.addWidget(panel)
@@ -188,10 +188,10 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
 def test_the_injection_log_filters_by_client_before_its_limit(qtbot, host: ServiceHost) -> None:
     from memevo.desktop.logview import InjectionLogView
 
-    host.log_injection("workbuddy", "quiet", "prompt", "p0", ["w1"], 40)
+    host.ctx.books.log_injection("workbuddy", "quiet", "prompt", "p0", ["w1"], 40)
     for i in range(600):  # a busy client fills the newest 500
-        host.log_injection("claude", "busy", "prompt", f"p{i}", ["c1"], 80)
-    host.flush_bookkeeping()
+        host.ctx.books.log_injection("claude", "busy", "prompt", f"p{i}", ["c1"], 80)
+    host.ctx.books.flush()
     view = InjectionLogView(host)
     qtbot.addWidget(view)
     view.client.setCurrentIndex(4)  # workbuddy

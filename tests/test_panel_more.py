@@ -12,7 +12,7 @@ from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
-from memevo.desktop.memories import MemoriesView
+from memevo.desktop.memories_view import MemoriesView
 from test_panel import _click, _select, _settle
 
 

@@ -23,8 +23,8 @@ from memevo.core import backups, maintenance, memories, paths, purge
 from memevo.core import config as config_mod
 from memevo.core.clock import FakeClock
 from memevo.core.errors import StoreDamaged
-from memevo.core.repair import DAMAGED_NOTICE
 from memevo.core.service import client
+from memevo.core.service.damaged import DAMAGED_NOTICE
 from memevo.core.store import Store, damage_detail
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
@@ -400,15 +400,15 @@ def test_repair_leaves_a_healthy_service_alone(run_cli: Cli, data_dir: Path, clo
 def test_the_tray_shows_the_damage_and_its_remedy(qtbot, data_dir: Path) -> None:
     import asyncio
 
-    from memevo.core.repair import serve_damaged
+    from memevo.core.service.damaged import mark as serve_damaged
     from memevo.core.service.host import ServiceHost
     from memevo.desktop.confirm import ConfirmQueue
     from memevo.desktop.tray import Tray
 
     damage = StoreDamaged("memevo.duckdb is cut short")
     host = ServiceHost(Store.unusable(_store_file(), damage))
-    serve_damaged(host, damage)
-    host.engine_error = host.store_error  # as load_engine leaves it
+    serve_damaged(host.ctx, damage)
+    host.ctx.engine_error = host.ctx.store_error  # as load_engine leaves it
     try:
         tray = Tray(host, asyncio.Event(), ConfirmQueue(host))  # its menu reads the store: no crash
         assert tray.state == "problem"

@@ -130,7 +130,7 @@ def test_save_writes_valid_changes_and_shows_why_the_others_were_not_written(
     view: SettingsView, host: ServiceHost, clock: FakeClock, data_dir: Path
 ) -> None:
     memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
-    host.refresh_caches()
+    host.ctx.refresh_caches()
     cache = data_dir / "cache" / "session-start-default.txt"
     assert "回答问题时一律使用中文" in cache.read_text(encoding="utf-8")
     rows = view.rows

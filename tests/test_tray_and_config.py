@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import servicerun
 from memevo.core.service import protocol
-from memevo.installer.registration import CLIENT_EVENTS, hook_script, interpreter, snippet
+from memevo.installer.clients import CLIENTS, get, snippet
+from memevo.installer.hook_command import hook_script, interpreter
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -64,7 +65,7 @@ def test_a_second_start_brings_the_first_to_front(data_dir: Path) -> None:
             first.wait()
 
 
-@pytest.mark.parametrize("client", sorted(CLIENT_EVENTS))
+@pytest.mark.parametrize("client", sorted(CLIENTS))
 def test_print_config_gives_absolute_real_paths(client: str) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "memevo.core.cli", "hooks", "print-config", client],
@@ -78,11 +79,11 @@ def test_print_config_gives_absolute_real_paths(client: str) -> None:
     if client == "cursor":
         assert config["version"] == 1
         for event, entries in config["hooks"].items():
-            assert event in CLIENT_EVENTS["cursor"]
+            assert event in get("cursor").events
             commands += [(event, e["command"], e["timeout"]) for e in entries]
     else:
         for event, groups in config["hooks"].items():
-            assert event in CLIENT_EVENTS[client]
+            assert event in get(client).events
             commands += [(event, h["command"], h["timeout"]) for g in groups for h in g["hooks"]]
     # session start, prompt, stop; and a tool call about to run where the client has the hook
     assert len(commands) == {"claude": 4, "cursor": 5}.get(client, 3)
@@ -91,7 +92,7 @@ def test_print_config_gives_absolute_real_paths(client: str) -> None:
         assert "/shims/" not in command and Path(interpreter()).is_absolute()
         assert timeout in ((30,) if client == "workbuddy" else (5, 10, 20))  # WorkBuddy blocks on a timeout
     prompt_timeout = {"cursor": 5, "workbuddy": 30}.get(client, 10)
-    assert any(t == prompt_timeout for e, _, t in commands if CLIENT_EVENTS[client][e] == "prompt")
+    assert any(t == prompt_timeout for e, _, t in commands if get(client).events[e] == "prompt")
 
 
 def test_the_registered_command_runs(data_dir: Path) -> None:

@@ -40,7 +40,7 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     tray.refresh()
     assert tray.state == "learning-off" and "memevo setup" in tray.icon.toolTip()
     monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-0000000000")
-    host._key_checked = (-1e9, False)
+    host.ctx.keys._checked = (-1e9, False)
     config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
     config_mod.set_key("sideApiModel", "judge")
     tray.refresh()
@@ -50,7 +50,7 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     assert config_mod.load()["enabled"] is False
     tray.toggle_pause()
     assert tray.state == "working" and "enabled" not in config_mod.read_raw(config_mod.paths.config_path())
-    host.engine_error = "the model could not be loaded: disk full"
+    host.ctx.engine_error = "the model could not be loaded: disk full"
     tray.refresh()
     assert tray.state == "problem" and "memevo model provision" in tray.icon.toolTip()
 
@@ -88,8 +88,8 @@ def test_pending_count_and_reopening_a_closed_proposal(
 def test_clients_menu_shows_when_each_hook_last_fired(qtbot, host: ServiceHost) -> None:
     tray, _ = _tray(host)
     assert _activity(tray) == ["还没有客户端的 hook 触发过"]
-    host.record_hook("cursor", "prompt", 12.5)
-    host.flush_bookkeeping()
+    host.ctx.books.record_hook("cursor", "prompt", 12.5)
+    host.ctx.books.flush()
     tray.refresh()
     labels = _activity(tray)
     assert len(labels) == 1 and labels[0].startswith("cursor · prompt：") and "（1 次）" in labels[0]
@@ -106,7 +106,8 @@ def test_clients_menu_shows_registration_and_repairs(
     import os
     from pathlib import Path
 
-    from memevo.installer import setup, state
+    from memevo.installer import setup_engine as setup
+    from memevo.installer import state
     from test_installer import seed_clients
 
     home = Path(os.environ["HOME"])
@@ -160,7 +161,7 @@ def test_a_second_start_shows_the_panel_through_the_service(qtbot, host: Service
     assert host.handle("ui.show", {"view": "panel"})["shown"] is False  # headless: nothing to show
     tray, _ = _tray(host)
     asked: list[str] = []
-    host.ui_request = lambda view: (asked.append(view), tray.open_panel(view))
+    host.ctx.ui_request = lambda view: (asked.append(view), tray.open_panel(view))
     assert host.handle("ui.show", {"view": "trash"}) == {"shown": True}
     qtbot.addWidget(tray.panel)
     assert asked == ["trash"] and tray.panel.tabs.currentWidget() is tray.panel.trash
@@ -170,7 +171,7 @@ def test_notifications_once_per_event(qtbot, host: ServiceHost, clock: FakeClock
     tray, _ = _tray(host)
     shown: list[tuple[str, str]] = []
     tray.notifier._show = lambda title, message: shown.append((title, message))
-    host.engine_error = "the model could not be loaded: disk full"
+    host.ctx.engine_error = "the model could not be loaded: disk full"
     tray.refresh_icon()
     tray.refresh_icon()  # the same problem: no second notification
     assert len(shown) == 1 and "disk full" in shown[0][1]
@@ -218,13 +219,13 @@ def test_a_learning_worker_that_cannot_start_turns_the_icon_red_and_notifies(
     monkeypatch.setattr(learn, "START_TIMEOUT_S", 1.0)
     tray, _ = _tray(host)
     host.engine = _Engine()  # type: ignore[assignment]
-    with pytest.raises(learn.SideUnavailable):
+    with pytest.raises(learn.LearningUnavailable):
         host.start_learning()
     tray.refresh()
     assert tray.state == "problem" and "无法学习" in tray.icon.toolTip()
-    assert host.status()["learning_error"] == host.side_error
+    assert host.status()["learning_error"] == host.ctx.learner.error
     [(title, message)] = tray.notifier.shown
     assert title == "memevo 需要处理" and "learning worker did not start" in message
     # A prompt does not hide it: learning says so instead of silently dropping the analysis.
-    with pytest.raises(learn.SideUnavailable):
-        host.learn({"client": "claude", "session": "s"}, "记住：回答问题都用中文")
+    with pytest.raises(learn.LearningUnavailable):
+        host.ctx.learner.learn({"client": "claude", "session": "s"}, "记住：回答问题都用中文")

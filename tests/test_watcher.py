@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 import servicerun
-from memevo.installer import jsonfile, setup, uninstall, watcher
+from memevo.installer import jsonfile, uninstall, watcher
+from memevo.installer import setup_engine as setup
 from test_installer import FOREIGN_HOOK, seed_clients
 
 

@@ -25,9 +25,10 @@ from memevo.desktop.wizard import (
     PAGE_WELCOME,
     SetupWizard,
 )
-from memevo.installer import autostart, claude_mcp
-from memevo.installer.entries import PERMISSION
-from memevo.installer.setup import Choices
+from memevo.installer import autostart
+from memevo.installer.clients import claude as claude_mcp
+from memevo.installer.clients.claude import PERMISSION
+from memevo.installer.setup_engine import Choices
 from test_installer import raw_bytes, seed_clients
 
 KEY = "sk-wizard-test-8c1f0e2d9b7a4c3e"

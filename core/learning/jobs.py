@@ -91,6 +91,31 @@ def pending(store: Store) -> list[Job]:
     return [Job.from_row(r) for r in rows]
 
 
+def unannounced(store: Store) -> list[Job]:
+    """Jobs that ended without the user's confirmation (applied, or refused by the judge) and
+    whose result has not been shown yet: the tray notifies each once, then marks it done."""
+    rows = store.query(f"SELECT {_COLUMNS} FROM side_jobs WHERE status IN ('applied', 'refused')")
+    return [Job.from_row(r) for r in rows]
+
+
+def recent_errors(store: Store, limit: int = 5) -> list[str]:
+    """The errors of the latest failed jobs, newest first."""
+    rows = store.query(
+        "SELECT error FROM side_jobs WHERE status = 'failed' AND error IS NOT NULL ORDER BY updated_ms DESC LIMIT ?",
+        [limit],
+    )
+    return [str(r[0]) for r in rows]
+
+
+def errors_since(store: Store, since_ms: int) -> list[str]:
+    """The distinct errors of jobs that failed at or after `since_ms`."""
+    rows = store.query(
+        "SELECT DISTINCT error FROM side_jobs WHERE status = 'failed' AND error IS NOT NULL AND updated_ms >= ?",
+        [since_ms],
+    )
+    return [str(r[0]) for r in rows]
+
+
 def count_call(store: Store, day: str, limit: int) -> bool:
     """Count one side API call for today; False (and no count) once the daily limit is reached."""
     with store.transaction() as con:
@@ -130,3 +155,24 @@ def daily_cleanup(con: Any, now_ms: int, today: str, local_day: Any) -> dict[str
         [list(OPEN), now_ms - TOMBSTONE_MS],
     )
     return {"zombies": len(zombies), "never_shown": len(unshown)}
+
+
+def void_about(store: Store, ids: list[str]) -> None:
+    """A pending proposal that points at a memory the user just changed is void."""
+    if not ids:
+        return
+    with store.transaction() as con:
+        con.execute(
+            "UPDATE side_jobs SET status = 'voided', error = 'its target memory was changed' "
+            "WHERE status IN ('ready', 'shown') AND list_contains(?, json_extract_string(proposal, '$.target'))",
+            [ids],
+        )
+
+
+def drop_pending(store: Store) -> int:
+    """Uninstall: remove the analyses still running or waiting for the user; how many."""
+    where = "FROM side_jobs WHERE status IN ('running', 'ready', 'shown')"
+    with store.transaction() as con:
+        row = con.execute(f"SELECT count(*) {where}").fetchone()
+        con.execute(f"DELETE {where}")
+    return int(row[0]) if row else 0

@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
@@ -24,27 +24,45 @@ from ..recall.textfilter import judge_input
 from . import jobs, judge, resolve, sessionid
 
 if TYPE_CHECKING:
-    from ..service.host import ServiceHost
+    from ..clock import Clock
+    from ..recall.engine import RecallEngine
+    from ..store import Store
 
 log = logging.getLogger("memevo.side")
 
 
-class SideUnavailable(Exception):
-    """The background worker that runs the side analyses could not be started."""
+class LearningUnavailable(Exception):
+    """The background worker that runs the learning analyses could not be started."""
+
+
+class LearningHost(Protocol):
+    """What the learning worker needs from the service it runs in, and nothing more."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def engine(self) -> RecallEngine | None: ...
+
+    def after_learning(self, result: dict[str, Any]) -> None:
+        """A proposal was applied: indexes and texts follow the changed memories."""
 
 
 START_TIMEOUT_S = 10.0
 
 
-class SideRunner:
+class LearningRunner:
     """Its own thread and event loop, so side jobs run the same under `serve` and the tray.
 
     The loop comes from `aioloop.new_private_loop()`, never from the installed policy: under
     the tray app that policy is qasync's, whose loops cannot run off the main thread (every
     analysis was silently dropped). Construction proves the loop runs by creating the HTTP
-    client on it, and raises SideUnavailable when it does not."""
+    client on it, and raises LearningUnavailable when it does not."""
 
-    def __init__(self, host: ServiceHost) -> None:
+    def __init__(self, host: LearningHost) -> None:
         self.host = host
         self.loop = aioloop.new_private_loop()
         self.thread = threading.Thread(target=self._run_loop, name="memevo-side", daemon=True)
@@ -61,7 +79,9 @@ class SideRunner:
             self.thread.join(1)
             if not self.thread.is_alive():
                 self.loop.close()
-            raise SideUnavailable(f"the learning worker did not start: {exc or type(exc).__name__}") from exc
+            raise LearningUnavailable(
+                f"the learning worker did not start: {exc or type(exc).__name__}"
+            ) from exc
 
     def _run_loop(self) -> None:
         asyncio.set_event_loop(self.loop)
@@ -84,7 +104,7 @@ class SideRunner:
             log.warning("%s: no side analysis: %s", ask["client"], exc)  # fail closed
             return None
         if not self.thread.is_alive() or self.loop.is_closed():
-            raise SideUnavailable("the learning worker has stopped; restart memevo")
+            raise LearningUnavailable("the learning worker has stopped; restart memevo")
         if not jobs.create(
             store, job_id, ask["client"], ask["session"], ask.get("prompt_id"), words, clock.now_ms()
         ):

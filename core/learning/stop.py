@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import atomic, paths
+from ..clock import Clock
 from ..service.texts import CONFIRM_MARKER
+from ..store import Store
 from . import jobs, resolve
-
-if TYPE_CHECKING:
-    from ..service.host import ServiceHost
 
 TITLE = "记忆确认·插件"
 NOTICE = "memory-self-evolution 捕捉到了新的记忆"
@@ -37,34 +36,34 @@ LABELS = {
 }
 
 
-def wait_for_session(host: ServiceHost, client: str, session: str, wait_ms: int) -> None:
+def wait_for_session(store: Store, client: str, session: str, wait_ms: int) -> None:
     deadline = time.monotonic() + wait_ms / 1000
-    while time.monotonic() < deadline and jobs.of_session(host.store, client, session, ("running",)):
+    while time.monotonic() < deadline and jobs.of_session(store, client, session, ("running",)):
         time.sleep(0.1)
 
 
-def continuation(host: ServiceHost, client: str, session: str, wait_ms: int) -> dict[str, Any]:
+def continuation(store: Store, clock: Clock, client: str, session: str, wait_ms: int) -> dict[str, Any]:
     """{"continuation": full text for the model, "notice": one short line for the user} or {}."""
-    wait_for_session(host, client, session, wait_ms)
-    now = host.clock.now_ms()
+    wait_for_session(store, client, session, wait_ms)
+    now = clock.now_ms()
     parts: list[str] = []
-    results = jobs.of_session(host.store, client, session, ("applied",))
+    results = jobs.of_session(store, client, session, ("applied",))
     for job in results:
-        jobs.update(host.store, job.id, now, status="done", shown_ms=now)
-    refused = jobs.of_session(host.store, client, session, ("refused",))
+        jobs.update(store, job.id, now, status="done", shown_ms=now)
+    refused = jobs.of_session(store, client, session, ("refused",))
     for job in refused:
-        jobs.update(host.store, job.id, now, status="done", shown_ms=now)
+        jobs.update(store, job.id, now, status="done", shown_ms=now)
     messages = [str((j.result or {}).get("message", "")) for j in results]
     messages += [f"这条记忆没有写入：{j.error}" for j in refused]
     if messages:
         lines = "\n".join(messages)
         parts.append(f"{NOTICE}。请把下面的结果原样展示给用户，不要改写，也不要做别的事：\n{lines}")
-    ready = jobs.of_session(host.store, client, session, ("ready",))
+    ready = jobs.of_session(store, client, session, ("ready",))
     if ready:
-        for stale in jobs.of_session(host.store, client, session, ("shown",)):
-            jobs.update(host.store, stale.id, now, status="voided")  # a new question voids the unanswered one
+        for stale in jobs.of_session(store, client, session, ("shown",)):
+            jobs.update(store, stale.id, now, status="voided")  # a new question voids the unanswered one
         for job in ready:
-            jobs.update(host.store, job.id, now, status="shown", shown_ms=now)
+            jobs.update(store, job.id, now, status="shown", shown_ms=now)
         parts += [confirm_instruction(client, job) for job in ready]
     if not parts:
         return {}

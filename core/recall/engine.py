@@ -111,8 +111,11 @@ class RecallEngine:
         self.lexical.upsert(pool.ids, pool.categories, pool.texts, ~pool.deprecated.astype(bool))
 
     # -- recall --------------------------------------------------------------------------------------
-    def settings(self) -> GateSettings:
-        return GateSettings.from_config(config_mod.load().values, self.encoder.entry)
+    def settings(self, config: dict[str, Any] | None = None) -> GateSettings:
+        """config: the values the caller already read for this request (read here otherwise)."""
+        return GateSettings.from_config(
+            config if config is not None else config_mod.load().values, self.encoder.entry
+        )
 
     def ranked(self, text: str, limit: int) -> dict[str, list[tuple[str, float]]]:
         """Cosine only (the panel's search, the side judge's nearest memories)."""

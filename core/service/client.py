@@ -126,9 +126,11 @@ def call_or_local(
 ) -> dict[str, Any]:
     """Through the service when one runs (or is starting), else on the store directly."""
     from .. import applied
-    from ..ops import WRITES, call_local
+    from ..ops import call_local
+    from ..optable import TABLE
 
-    writes = op in WRITES
+    kind = TABLE.get(op)
+    writes = kind is not None and kind.writes
     if writes and not params.get(applied.PARAM):
         params = {**params, applied.PARAM: applied.new_id()}
     if os.environ.get("MEMEVO_NO_SERVICE") == "1":

@@ -6,43 +6,44 @@ service running as without."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InvalidInput
+from ..optable import operation
 from ..recall.engine import RecallEngine
-
-if TYPE_CHECKING:
-    from .host import ServiceHost
+from .context import ServiceContext
 
 MODEL_WAIT_S = 180.0
 
 
-def _engine(host: ServiceHost) -> RecallEngine:
+def _engine(ctx: ServiceContext) -> RecallEngine:
     """The loaded engine, waiting for a model that is still loading."""
     deadline = time.monotonic() + MODEL_WAIT_S
-    while host.engine is None and host.engine_error is None and time.monotonic() < deadline:
+    while ctx.engine is None and ctx.engine_error is None and time.monotonic() < deadline:
         time.sleep(0.2)
-    if host.engine is None:
-        raise InvalidInput(host.engine_error or "the model did not finish loading; try again")
-    return host.engine
+    if ctx.engine is None:
+        raise InvalidInput(ctx.engine_error or "the model did not finish loading; try again")
+    return ctx.engine
 
 
-def verify(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+@operation("verify", service=True)
+def verify(ctx: ServiceContext, file: Any = None, where: Any = None) -> dict[str, Any]:
     from ..recall import verify as verify_mod
 
-    case_file = verify_mod.parse(params.get("file"), str(params.get("where") or "the cases"))
-    engine = _engine(host)
+    case_file = verify_mod.parse(file, str(where or "the cases"))
+    engine = _engine(ctx)
     if case_file.pool is not None:
         return verify_mod.run_with_pool(engine.encoder, case_file)
     return verify_mod.run(engine, case_file.cases, actions_=case_file.actions)
 
 
-def rebuild_index(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+@operation("rebuild_index", service=True)
+def rebuild_index(ctx: ServiceContext) -> dict[str, Any]:
     from .. import vectors
 
-    engine = _engine(host)
-    backup = vectors.backup(host.store)
-    vectors.clear(host.store)
+    engine = _engine(ctx)
+    backup = vectors.backup(ctx.store)
+    vectors.clear(ctx.store)
     started = time.perf_counter()
     engine.sync_all()
     return {
@@ -53,14 +54,12 @@ def rebuild_index(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_background(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+@operation("build_background", service=True)
+def build_background(ctx: ServiceContext) -> dict[str, Any]:
     from ..encoder import background
 
-    engine = _engine(host)
+    engine = _engine(ctx)
     target = background.build(engine.encoder)
     engine.background = background.ensure(engine.encoder)
     engine.sync_all()  # the index centres vectors with the mean: rebuild it with the new one
     return {"model": engine.encoder.model_id, "path": str(target), "sentences": len(background.sentences())}
-
-
-OPERATIONS = {"verify": verify, "rebuild_index": rebuild_index, "build_background": build_background}

@@ -7,16 +7,15 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import config as config_mod
 from .. import maintenance, memories, scopes
 from ..errors import StoreBusy
 from ..learning import readiness
+from ..optable import operation
 from . import caches, texts
-
-if TYPE_CHECKING:
-    from .host import ServiceHost
+from .context import ServiceContext
 
 log = logging.getLogger("memevo.service")
 DEFAULT_MAX_CHARS = caches.DEFAULT_MAX_CHARS
@@ -55,33 +54,44 @@ def _opt(value: Any) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
-def learning_text(host: ServiceHost, config: config_mod.Config, flavor: str) -> str | None:
+def learning_text(ctx: ServiceContext, config: config_mod.Config, flavor: str) -> str | None:
     """The 「记忆沉淀未启用」 text while learning is not active, else None."""
-    return caches.learning_text(config, host.has_api_key(), flavor)
+    return caches.learning_text(config, ctx.keys.has(), flavor)
 
 
 def session_start_text(
-    host: ServiceHost, config: config_mod.Config, flavor: str, max_chars: int, repo: str | None = None
+    ctx: ServiceContext, config: config_mod.Config, flavor: str, max_chars: int, repo: str | None = None
 ) -> tuple[str, list[str]]:
-    return caches.session_start_text(host.store, config, host.has_api_key(), flavor, max_chars, repo)
+    """From memory while nothing changed (every change clears it): no query before the reply."""
+    has_key = ctx.keys.has()
+    key = ctx.session_starts.key(flavor, max_chars, repo, has_key, config.values)
+    kept = ctx.session_starts.get(key)
+    if kept is not None:
+        return kept
+    generation = ctx.session_starts.generation
+    made = caches.session_start_text(ctx.store, config, has_key, flavor, max_chars, repo)
+    ctx.session_starts.put(key, made, generation)
+    return made
 
 
-def prompt_reminder(host: ServiceHost, config: config_mod.Config, flavor: str) -> str:
-    return caches.prompt_reminder(config, host.has_api_key(), flavor)
+def prompt_reminder(ctx: ServiceContext, config: config_mod.Config, flavor: str) -> str:
+    return caches.prompt_reminder(config, ctx.keys.has(), flavor)
 
 
-def on_session_start(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+@operation("hook.session_start", service=True)
+def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     ask = Ask.of(params)
     started = time.perf_counter()
     config = config_mod.load()
-    _run_maintenance(host, config)
+    _run_maintenance(ctx, config)
     if not config["enabled"]:
-        return _done(host, ask, "session_start", started, None, [])
-    text, ids = session_start_text(host, config, ask.flavor, ask.max_chars, ask.repo)
-    return _done(host, ask, "session_start", started, text, ids)
+        return _done(ctx, ask, "session_start", started, None, [])
+    text, ids = session_start_text(ctx, config, ask.flavor, ask.max_chars, ask.repo)
+    return _done(ctx, ask, "session_start", started, text, ids)
 
 
-def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+@operation("hook.prompt", service=True)
+def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """kind: "user" (the user's own words), "other" (not the user's words: no recall, no
     judging, reminder still), "plugin" (our own continuation or notice: nothing at all)."""
     ask = Ask.of(params)
@@ -94,16 +104,16 @@ def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
 
         restored = stop.restore(ask.client, ask.session)  # Cursor: the hidden half of a follow-up
         if restored:
-            return _done(host, ask, "prompt", started, restored, [])
+            return _done(ctx, ask, "prompt", started, restored, [])
     if not config["enabled"] or kind == "plugin" or not prompt.strip():
-        return _done(host, ask, "prompt", started, None, [])
+        return _done(ctx, ask, "prompt", started, None, [])
     block, ids, skipped = "", list[str](), None
     if kind == "user":
-        block, ids, skipped = _recall(host, prompt, config, ask.repo)
+        block, ids, skipped = _recall(ctx, prompt, config, ask.repo)
         _remember_injected(ask, ids)  # a tool call of this turn does not repeat them
-        _maybe_learn(host, config, params, prompt)
-    parts = [p for p in (block, prompt_reminder(host, config, ask.flavor)) if p]
-    result = _done(host, ask, "prompt", started, "\n\n".join(parts), ids)
+        _maybe_learn(ctx, config, params, prompt)
+    parts = [p for p in (block, prompt_reminder(ctx, config, ask.flavor)) if p]
+    result = _done(ctx, ask, "prompt", started, "\n\n".join(parts), ids)
     if block and config["showRecall"]:
         result["system_message"] = block
     if skipped:
@@ -111,7 +121,8 @@ def on_prompt(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def on_action(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+@operation("hook.action", service=True)
+def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """A tool call about to run (Claude Code PreToolUse; Cursor beforeShellExecution /
     beforeMCPExecution): the rules that govern it, as context for that step. Never blocks:
     the answer only ever adds context, and any failure answers nothing. Memories of other
@@ -120,35 +131,38 @@ def on_action(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
     ask = Ask.of(params)
     started = time.perf_counter()
     config = config_mod.load()
-    engine = host.engine
+    engine = ctx.engine
     if not config["enabled"] or not config["actionRecall"] or engine is None:
-        return _done(host, ask, "action", started, None, [])
+        return _done(ctx, ask, "action", started, None, [])
+    found: dict[str, memories.Memory] = {}
     try:
-        result = engine.recall_action(str(params.get("tool") or ""), params.get("input"), award=False)
+        result = engine.recall_action(
+            str(params.get("tool") or ""),
+            params.get("input"),
+            award=False,
+            settings=engine.settings(config.values),  # config is read once per request
+        )
         hits = result.hits
         if hits:
             try:
-                found = memories.find(host.store, [h.id for h in hits], AWARD_LOCK_WAIT_S)
+                found = memories.find(ctx.store, [h.id for h in hits], AWARD_LOCK_WAIT_S)
             except StoreBusy:
                 found = {}
             hits = [h for h in hits if h.id not in found or scopes.visible(found[h.id].scope, ask.repo)]
     except Exception:  # a tool call is never held up by recall
         log.exception("action recall failed")
-        return _done(host, ask, "action", started, None, [])
+        return _done(ctx, ask, "action", started, None, [])
     fresh = _not_recently_injected(ask, [h.id for h in hits])
     hits = [h for h in hits if h.id in fresh]
     if not hits:
-        return _done(host, ask, "action", started, None, [])
+        return _done(ctx, ask, "action", started, None, [])
     ids = [h.id for h in hits]
     _remember_injected(ask, ids)
-    try:
-        memories.award_recall(host.store, ids, host.clock, lock_wait_s=AWARD_LOCK_WAIT_S)
-    except StoreBusy as exc:
-        log.warning("action recall award skipped for %s: %s", ",".join(ids), exc)
+    _award(ctx, ids, found, "action recall")
     block = texts.action_block(
         [h.text for h in hits if h.category == "rule"], [h.text for h in hits if h.category != "rule"]
     )
-    return _done(host, ask, "action", started, block, ids)
+    return _done(ctx, ask, "action", started, block, ids)
 
 
 def _not_recently_injected(ask: Ask, ids: list[str]) -> set[str]:
@@ -172,41 +186,37 @@ def _remember_injected(ask: Ask, ids: list[str]) -> None:
             _injected.pop(next(iter(_injected)))
 
 
-def _maybe_learn(host: ServiceHost, config: config_mod.Config, params: dict[str, Any], prompt: str) -> None:
-    if not readiness.state(config, host.has_api_key()).active:
+def _maybe_learn(ctx: ServiceContext, config: config_mod.Config, params: dict[str, Any], prompt: str) -> None:
+    if not readiness.state(config, ctx.keys.has()).active:
         return
     try:
         context = (
-            host.previous_answer(str(params.get("client")), params.get("session"))
+            ctx.learner.previous_answer(str(params.get("client")), params.get("session"))
             if config["sideContext"]
             else None
         )
-        host.learn(params, prompt, context)
+        ctx.learner.learn(params, prompt, context)
     except Exception:  # learning never costs the user their prompt
         log.exception("could not start the side analysis")
 
 
-def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
+@operation("hook.stop", service=True)
+def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """Shows this session's learning results, or asks the user to confirm (headless)."""
     from ..learning import stop
 
     ask = Ask.of(params)
     started = time.perf_counter()
     config = config_mod.load()
-    host.remember_answer(
+    ctx.learner.remember_answer(
         ask.client, ask.session, params.get("last_assistant_message"), bool(config["sideContext"])
     )
     quiet = params.get("continuation") or params.get("subagent") or not ask.session
     # On a desktop the tray app confirms in native dialogs and notifies results itself.
-    if (
-        quiet
-        or host.desktop
-        or not config["enabled"]
-        or not readiness.state(config, host.has_api_key()).active
-    ):
-        return _done(host, ask, "stop", started, None, [], log_injection=False)
-    found = stop.continuation(host, ask.client, ask.session or "", int(config["sideWaitMs"]))
-    result = _done(host, ask, "stop", started, found.get("continuation"), [], log_injection=bool(found))
+    if quiet or ctx.desktop or not config["enabled"] or not readiness.state(config, ctx.keys.has()).active:
+        return _done(ctx, ask, "stop", started, None, [], log_injection=False)
+    found = stop.continuation(ctx.store, ctx.clock, ask.client, ask.session or "", int(config["sideWaitMs"]))
+    result = _done(ctx, ask, "stop", started, found.get("continuation"), [], log_injection=bool(found))
     if found:
         result["notice"] = found["notice"]
         if ask.client == "cursor":
@@ -215,22 +225,22 @@ def on_stop(host: ServiceHost, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _recall(
-    host: ServiceHost, prompt: str, config: config_mod.Config, repo: str | None = None
+    ctx: ServiceContext, prompt: str, config: config_mod.Config, repo: str | None = None
 ) -> tuple[str, list[str], str | None]:
     """The gate's hits that apply here (global, or of this repository), this repository's
     and pinned ones first, then the most confident, cut to the recallChars budget; only what
     is shown is awarded (and logged). The gate looks at more candidates than it keeps, so
     other repositories' facts do not crowd out this one's."""
-    engine = host.engine
+    engine = ctx.engine
     if engine is None:
-        return "", [], host.engine_error or "the model is still loading"
-    settings = engine.settings()
+        return "", [], ctx.engine_error or "the model is still loading"
+    settings = engine.settings(config.values)  # config is read once per request
     wide = dataclasses.replace(settings, top_k=settings.top_k * SCOPE_WIDEN)
     result = engine.recall(prompt, award=False, settings=wide)
     if not result.hits:
         return "", [], result.skipped
     try:
-        found = memories.find(host.store, [h.id for h in result.hits], AWARD_LOCK_WAIT_S)
+        found = memories.find(ctx.store, [h.id for h in result.hits], AWARD_LOCK_WAIT_S)
     except StoreBusy:  # the gate's own order then
         found = {}
     hits = [h for h in result.hits if h.id not in found or scopes.visible(found[h.id].scope, repo)]
@@ -254,26 +264,46 @@ def _recall(
         [t for _, c, t in kept if c == "rule"], [t for _, c, t in kept if c != "rule"], left_out
     )
     ids = [i for i, _, _ in kept]
-    try:
-        memories.award_recall(host.store, ids, host.clock, lock_wait_s=AWARD_LOCK_WAIT_S)
-    except StoreBusy as exc:
-        log.warning("recall award skipped for %s: %s", ",".join(ids), exc)
+    _award(ctx, ids, found, "recall")
     return block, ids, None
 
 
-def _run_maintenance(host: ServiceHost, config: config_mod.Config) -> None:
+def _award(ctx: ServiceContext, ids: list[str], found: dict[str, memories.Memory], what: str) -> None:
+    """Only what was shown is awarded. Memories already awarded today are known in memory, so
+    the usual case (the same rules recalled again today) decides without the store."""
+    today = ctx.clock.local_day(ctx.clock.now_ms())
+    due = ctx.awards.not_yet(ids, today)
+    if not due:
+        return
     try:
-        report = maintenance.run_if_due(host.store, host.clock, config)
+        gained = memories.award_recall(ctx.store, due, ctx.clock, lock_wait_s=AWARD_LOCK_WAIT_S, known=found)
+    except StoreBusy as exc:
+        log.warning("%s award skipped for %s: %s", what, ",".join(due), exc)
+        return
+    ctx.awards.mark(due, today)
+    if gained:
+        ctx.session_starts.clear()  # confidence orders the session start's rules
+
+
+def _run_maintenance(ctx: ServiceContext, config: config_mod.Config) -> None:
+    """Once a day, at the day's first session start; the day it last ran (or was not due) is
+    remembered, so later session starts ask the store nothing."""
+    today = ctx.clock.local_day(ctx.clock.now_ms())
+    if ctx.session_starts.maintained_day == today:
+        return
+    try:
+        report = maintenance.run_if_due(ctx.store, ctx.clock, config)
     except Exception:  # retried by the next session start; never blocks the hook
         log.exception("daily maintenance failed; it will be retried at the next session start")
         return
+    ctx.session_starts.maintained_day = today
     if report is not None:
         log.info("daily maintenance: %s", report.as_json())
-        host.after_maintenance()
+        ctx.after_maintenance()
 
 
 def _done(
-    host: ServiceHost,
+    ctx: ServiceContext,
     ask: Ask,
     event: str,
     started: float,
@@ -282,7 +312,7 @@ def _done(
     log_injection: bool = True,
 ) -> dict[str, Any]:
     elapsed_ms = (time.perf_counter() - started) * 1000
-    host.record_hook(ask.client, event, elapsed_ms)
+    ctx.books.record_hook(ask.client, event, elapsed_ms)
     if text and log_injection:
-        host.log_injection(ask.client, ask.session, event, ask.prompt_id, ids, len(text))
+        ctx.books.log_injection(ask.client, ask.session, event, ask.prompt_id, ids, len(text))
     return {"context": text or None}

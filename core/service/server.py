@@ -16,7 +16,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +25,7 @@ from typing import IO, Any
 from .. import atomic, paths
 from ..errors import MemevoError
 from ..redaction import RedactingFilter
-from . import protocol
+from . import protocol, routes
 from .host import ServiceHost
 
 log = logging.getLogger("memevo.service")
@@ -107,9 +107,11 @@ class Server:
     _server: asyncio.AbstractServer | None = None
 
     token: str | None = None
+    activity: IdleWatch | None = None  # a headless service's idle exit counts requests
 
     async def start(self) -> Path:
         self.stopping = asyncio.Event()
+        self.host.ctx.request_stop = self._request_stop
         if protocol.transport() == "tcp":
             return await self._start_tcp()
         path = protocol.socket_path()
@@ -137,6 +139,11 @@ class Server:
         endpoint = {"port": port, "token": self.token, "pid": os.getpid()}
         atomic.write_text(protocol.endpoint_path(), json.dumps(endpoint) + "\n", mode=0o600)
         return protocol.endpoint_path()
+
+    def _request_stop(self) -> None:
+        """The shutdown operation: runs on the loop (an inline operation), so no thread hop."""
+        assert self.stopping is not None
+        self.stopping.set()
 
     async def close(self) -> None:
         if self._server is not None:
@@ -172,24 +179,30 @@ class Server:
             return protocol.reply_error("invalid", "not a memevo request")
         if self.token is not None and request.get("token") != self.token:
             return protocol.reply_error("forbidden", "missing or wrong token")
-        stale = None if op == "ping" else self._version_problem(request)  # a probe is always answered
+        kind = routes.TABLE.get(op)
+        # A probe is always answered; anything else from another build (an op this build may not
+        # even know) gets "stale", so the caller starts the service of its own build.
+        stale = None if kind is not None and kind.any_version else self._version_problem(request)
         if stale:
             return stale
-        if op == "shutdown":
-            assert self.stopping is not None
-            if params.get("handover"):
-                log.info("the tray app takes over: finishing the requests under way, then stopping")
-            self.stopping.set()
-            return protocol.reply_ok({"stopping": True})
-        loop = asyncio.get_running_loop()
         try:
-            result = await loop.run_in_executor(self.executor, self.host.handle, op, params)
+            if kind is not None and kind.inline:  # on the loop itself: never queued behind busy requests
+                result = self.host.handle(op, params)
+            else:
+                loop = asyncio.get_running_loop()
+                result = await loop.run_in_executor(self.executor, self._handle, op, params)
         except MemevoError as exc:
             return protocol.reply_error(type(exc).__name__, str(exc))
         except Exception as exc:
             log.exception("%s failed", op)
             return protocol.reply_error("internal", f"{op} failed: {exc}")
         return protocol.reply_ok(result)
+
+    def _handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.activity is None:
+            return self.host.handle(op, params)
+        with self.activity.request():
+            return self.host.handle(op, params)
 
     def _version_problem(self, request: dict[str, Any]) -> bytes | None:
         if request.get("v") == protocol.PROTOCOL_VERSION and request.get("build") in (None, protocol.BUILD):
@@ -252,15 +265,15 @@ async def hosted_service() -> AsyncIterator[tuple[ServiceHost, Server, Path]]:
         store, damage = Store.unusable(paths.store_path(), exc), exc
     host = ServiceHost(store)
     if damage is not None:
-        from ..repair import serve_damaged
+        from . import damaged
 
-        serve_damaged(host, damage)
+        damaged.mark(host.ctx, damage)
     server = Server(host)
     try:
         endpoint = await server.start()
         write_info(endpoint)
         if damage is None:
-            host.refresh_caches()
+            host.ctx.refresh_caches()
         yield host, server, endpoint
     finally:
         await server.close()
@@ -282,7 +295,7 @@ async def run_headless(announce: Any = print, wait_lock_s: float = 0.0) -> None:
         async with hosted_service() as (host, server, endpoint):
             announce(f"memevo service listening on {endpoint} (pid {os.getpid()}); loading the model")
             watch = IdleWatch()
-            host.handle = watch.wrap(host.handle)  # type: ignore[method-assign]
+            server.activity = watch
             loader = threading.Thread(target=_load_and_announce, args=(host, announce), daemon=True)
             loader.start()
             loop = asyncio.get_running_loop()
@@ -324,18 +337,16 @@ class IdleWatch:
         self._busy = 0
         self._last = time.monotonic()
 
-    def wrap(self, handle: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-        def watched(op: str, params: dict[str, Any]) -> dict[str, Any]:
+    @contextlib.contextmanager
+    def request(self) -> Iterator[None]:
+        with self._lock:
+            self._busy += 1
+        try:
+            yield
+        finally:
             with self._lock:
-                self._busy += 1
-            try:
-                return handle(op, params)
-            finally:
-                with self._lock:
-                    self._busy -= 1
-                    self._last = time.monotonic()
-
-        return watched
+                self._busy -= 1
+                self._last = time.monotonic()
 
     def idle_for(self) -> float:
         with self._lock:
@@ -359,9 +370,9 @@ async def _exit_when_idle(watch: IdleWatch, loader: threading.Thread, stopping: 
 def _load_and_announce(host: ServiceHost, announce: Any) -> None:
     host.load_engine()
     if host.engine is not None:
-        announce(f"memevo service ready: model loaded in {host.ready_after_s:.1f} s")
+        announce(f"memevo service ready: model loaded in {host.ctx.ready_after_s:.1f} s")
     else:
-        announce(f"memevo service running without recall: {host.engine_error}")
+        announce(f"memevo service running without recall: {host.ctx.engine_error}")
 
 
 def ping(timeout_s: float = 1.0) -> dict[str, Any] | None:

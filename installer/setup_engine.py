@@ -11,20 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import jsonfile, state
-from .clients import CLIENTS, DISPLAY_NAMES, files, installed
-from .register import ClientResult, register_client
+from .clients import CLIENTS, DISPLAY_NAMES, REGISTRY, ClientResult, files, installed, register_client
 
 Say = Callable[[str], None]
-
-NOTES = {
-    "claude": [
-        'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.',
-        "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).",
-    ],
-    "codebuddy": [
-        "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply."
-    ],
-}
 
 
 @dataclass
@@ -183,9 +172,9 @@ def _report(outcome: ClientResult, say: Say) -> None:
 
 def _closing_words(result: SetupResult, say: Say) -> None:
     registered = {c.client for c in result.clients}
-    for client in CLIENTS:
-        for note in NOTES.get(client, []) if client in registered else []:
-            say(f"Note ({DISPLAY_NAMES[client]}): {note}")
+    for client in REGISTRY:
+        for note in client.notes if client.name in registered else ():
+            say(f"Note ({client.display}): {note}")
     if result.backups:
         say("Backups of the changed client files: " + ", ".join(result.backups))
     if result.legacy_found:

@@ -1,0 +1,160 @@
+"""What the operations served by the service run with: the held store and the clock, the
+model once loaded, the learning worker, the bookkeeping writer and the tray's UI hooks.
+
+The host (host.py) builds one at start and keeps it for the service's life; the operations
+(routes.py) get it as their first argument, and nothing here knows the host or the server.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .. import optable
+from ..clock import Clock
+from ..learning import jobs
+from ..recall.engine import RecallEngine
+from ..store import Store
+from . import caches
+from .books import Bookkeeper
+from .learner import Learner
+from .memo import Awards, SessionStarts
+
+log = logging.getLogger("memevo.service")
+KEY_CHECK_TTL_S = 30.0
+
+
+class HeldAccess(optable.StoreAccess):
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def get(self, write: bool) -> Store:
+        return self.store
+
+
+class KeyCheck:
+    """Whether the side API key is set, asked of the keyring at most every KEY_CHECK_TTL_S."""
+
+    def __init__(self) -> None:
+        self._checked = (-1e9, False)
+
+    def has(self) -> bool:
+        checked_at, value = self._checked
+        if time.monotonic() - checked_at > KEY_CHECK_TTL_S:
+            from .. import secrets
+
+            value = secrets.has_api_key()
+            self._checked = (time.monotonic(), value)
+        return value
+
+    def known(self) -> bool:
+        """The last answer, without asking the keyring (a locked one prompts and blocks): for the
+        tray's UI thread. The tray refreshes it on a worker; only the very first call asks."""
+        checked_at, value = self._checked
+        return self.has() if checked_at < 0 else value
+
+    def forget(self) -> None:
+        """The key was just set or cleared (settings, `memevo secret`): look again next time."""
+        self._checked = (-1e9, False)
+
+
+class ServiceContext(optable.Context):
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self.held = HeldAccess(store)
+        super().__init__(self.held, clock)
+        self.engine: RecallEngine | None = None
+        self.engine_error: str | None = None
+        self.store_error: str | None = None  # the store is damaged: `memevo repair`, never the model
+        self.damaged = False  # opened unusable: hooks answer from the cached texts (damaged.py)
+        self.started = time.monotonic()
+        self.ready_after_s: float | None = None
+        self.desktop = False  # the tray app sets it: native dialogs instead of the in-chat flow
+        # The tray app sets these: a UI request ("panel", "settings") run on the UI thread, and
+        # its test hook (desktop/testhook.py), only when switched on.
+        self.ui_request: Callable[[str], None] | None = None
+        self.ui_test: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        self.request_stop: Callable[[], None] | None = None  # set by the server
+        self.keys = KeyCheck()
+        self.books = Bookkeeper(lambda: self.store, clock)
+        self.learner = Learner(self)
+        self.session_starts = SessionStarts()
+        self.awards = Awards()
+        self._snapshot_lock = threading.Lock()
+
+    @property
+    def store(self) -> Store:
+        return self.held.store
+
+    @store.setter
+    def store(self, store: Store) -> None:
+        self.held.store = store
+
+    @property
+    def in_service(self) -> bool:
+        return True
+
+    def status(self) -> dict[str, Any]:
+        from . import protocol
+
+        return {
+            "pid": os.getpid(),
+            "build": protocol.BUILD,
+            "model_ready": self.engine is not None,
+            "model_error": self.engine_error,
+            "store_error": self.store_error,
+            "learning_error": self.learner.error,
+            "desktop": self.desktop,
+            "memories_indexed": len(self.engine.index) if self.engine else None,
+            "uptime_s": round(time.monotonic() - self.started, 1),
+            "ready_after_s": self.ready_after_s,
+        }
+
+    # -- what follows a change ----------------------------------------------------------------------
+    def after(self, op: optable.Operation, result: dict[str, Any]) -> None:
+        changed = optable.changed_ids(result)
+        if op.writes:
+            jobs.void_about(self.store, changed)  # a proposal about a memory just changed is void
+            if self.engine is not None:
+                if op.reload_all:
+                    self.engine.sync_all()
+                else:
+                    self.engine.sync_ids(changed)
+        self.refresh_caches()
+        if op.writes:
+            self.refresh_snapshot()
+
+    def after_learning(self, result: dict[str, Any]) -> None:
+        if self.engine is not None:
+            self.engine.sync_ids(optable.changed_ids(result))
+        self.refresh_caches()
+        self.refresh_snapshot()
+
+    def after_maintenance(self) -> None:
+        if self.engine is not None:
+            self.engine.sync_all()
+        self.refresh_caches()
+
+    def refresh_caches(self) -> None:
+        """Plain-text copies the hooks fall back on while the service is down or hung; and the
+        session-start texts kept in memory are rendered again on next use."""
+        self.session_starts.clear()
+        caches.write(self.store, self.keys.has())
+
+    def refresh_snapshot(self) -> None:
+        """One render at a time: a render that read the store before a purge must not land
+        after the purge's own render (it would put the purged text back)."""
+        from .. import snapshot
+
+        try:
+            with self._snapshot_lock:
+                snapshot.write(self.store)
+        except Exception:
+            log.warning("could not rewrite memories.html", exc_info=True)
+
+    def close(self) -> None:
+        self.learner.close()
+        self.books.close()

@@ -1,0 +1,119 @@
+"""The whole operation table as the service serves it, and the service's own operations.
+
+Importing this module registers every operation (core/optable.py): the memories and config
+(core/ops.py), the hooks' (hookops.py), the model's (engineops.py) and the ones below. The
+socket server and the tray's panel both call `dispatch`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .. import (
+    ops,  # noqa: F401 - registers the memory and config operations
+    optable,
+)
+from ..errors import InvalidInput
+from ..optable import TABLE, find, operation
+from . import damaged, engineops, hookops, relay  # noqa: F401 - engineops and hookops register theirs
+from .context import ServiceContext
+
+__all__ = ["TABLE", "dispatch", "find"]
+log = logging.getLogger("memevo.service")
+
+
+def dispatch(ctx: ServiceContext, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One request. While the store is damaged, hooks answer from the last cached texts."""
+    if ctx.damaged and op.startswith("hook.") and op != "hook.relay":
+        return damaged.answer_from_cache(op, params)
+    return optable.dispatch(ctx, op, params)
+
+
+@operation("ping", service=True, any_version=True)
+def ping(ctx: ServiceContext) -> dict[str, Any]:
+    """The service's status (a probe: answered whatever build asks)."""
+    return ctx.status()
+
+
+@operation("shutdown", service=True, inline=True)
+def shutdown(ctx: ServiceContext, handover: bool = False) -> dict[str, Any]:
+    """Stop after the requests under way; handover: the tray app is taking over."""
+    if ctx.request_stop is None:
+        raise InvalidInput("this service cannot be stopped by request")
+    if handover:
+        log.info("the tray app takes over: finishing the requests under way, then stopping")
+    ctx.request_stop()
+    return {"stopping": True}
+
+
+@operation("search", service=True)
+def search(
+    ctx: ServiceContext,
+    text: str | None = None,
+    query: str | None = None,
+    category: str | None = None,
+    limit: Any = 20,
+) -> dict[str, Any]:
+    """Search by meaning (MCP memory_search, `memevo search`, the panel): nearest live
+    memories, no gate, no award (core/memsearch.py)."""
+    from .. import memsearch
+
+    if ctx.engine is None:
+        raise InvalidInput(ctx.engine_error or "search by meaning works once the model has loaded; try again")
+    return memsearch.search(
+        ctx.engine, ctx.store, str(text or query or ""), category, limit if isinstance(limit, int) else 20
+    )
+
+
+@operation("recall", service=True)
+def recall(ctx: ServiceContext, prompt: Any = "", award: Any = False) -> dict[str, Any]:
+    if ctx.engine is None:
+        raise InvalidInput(ctx.engine_error or "the model is still loading; try again in a few seconds")
+    result = ctx.engine.recall(str(prompt), award=bool(award))
+    if result.awarded:
+        ctx.session_starts.clear()  # confidence orders the session start's rules
+    return {"hits": [h.as_json() for h in result.hits], "skipped": result.skipped}
+
+
+@operation("side.resolve", service=True)
+def resolve(
+    ctx: ServiceContext,
+    client: Any = "",
+    sessionID: Any = "",
+    decision: Any = "",
+    text: Any = None,
+    from_dialog: Any = False,
+) -> dict[str, Any]:
+    """memory_resolve: the client comes from the caller's registration, never from the model;
+    an edited text only from the tray's own dialog. Exactly once by its sessionID."""
+    from ..learning import resolve as resolve_mod
+
+    result = resolve_mod.resolve(
+        ctx.store, ctx.clock, str(client), str(sessionID), str(decision), text if from_dialog else None
+    )
+    ctx.after_learning(result)
+    return result
+
+
+@operation("ui.show", service=True)
+def show_ui(ctx: ServiceContext, view: Any = "panel") -> dict[str, Any]:
+    """A second `memevo` start asks the running tray app to bring its panel to the front."""
+    if ctx.ui_request is None:
+        return {"shown": False, "reason": "the running service is headless (memevo serve)"}
+    ctx.ui_request(str(view))
+    return {"shown": True}
+
+
+@operation("ui.test", service=True)
+def ui_test(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
+    """The tray app's test hook (desktop/testhook.py): read and answer its dialogs."""
+    if ctx.ui_test is None:
+        raise InvalidInput("the tray app's test hook is off (MEMEVO_TRAY_TEST_HOOK=1 at its start)")
+    return ctx.ui_test(params)
+
+
+@operation("hook.relay", service=True)
+def hook_relay(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
+    """The relay hook: a client's raw payload in, its raw output out (relay.py)."""
+    return relay.answer(lambda op, inner: dispatch(ctx, op, inner), params)

@@ -1,0 +1,240 @@
+"""Claude Code: ~/.claude/settings.json (CLAUDE_CONFIG_DIR moves it), SessionStart /
+UserPromptSubmit / PreToolUse / Stop, a permission rule for memory_resolve, and the skill in
+~/.claude/skills.
+
+Its MCP registration goes through its own CLI (`claude mcp add --scope user`): its user-scope
+servers live in ~/.claude.json, which Claude Code rewrites for itself, so we never edit that
+file by hand."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .. import jsonfile
+from ..entries import MCP_MARKER, SERVER_NAME
+from ..hook_command import interpreter
+from .base import Client, ClientFiles, ClientResult, edit, home, override
+
+PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
+
+
+class Claude(Client):
+    name = "claude"
+    display = "Claude Code"
+    events: ClassVar[dict[str, str]] = {
+        "SessionStart": "session_start",
+        "UserPromptSubmit": "prompt",
+        "PreToolUse": "action",
+        "Stop": "stop",
+    }
+    # Seconds. Session start 10 and stop 20 as the Node tool. Claude Code's own default for a
+    # prompt hook is 30 s; 10 s bounds a hung service while our hook gives up on the service
+    # after 6 s and always answers well inside it. A tool call (PreToolUse) is registered at
+    # 5 s; our hook gives up on the service after 1.5 s and the call runs as if we were not there.
+    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "action": 5, "stop": 20}
+    # PreToolUse matches tool names: the tools whose calls rules are about.
+    matchers: ClassVar[dict[str, str]] = {"PreToolUse": "Bash|Edit|MultiEdit|Write"}
+    notes: ClassVar[tuple[str, ...]] = (
+        'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.',
+        "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).",
+    )
+    permission_question: ClassVar[str | None] = (
+        "Claude Code: let memory_resolve run without asking each time? [y/N]: "
+    )
+
+    def config_dir(self) -> Path:
+        return override("CLAUDE_CONFIG_DIR", home() / ".claude")
+
+    def mcp_files(self, config_dir: Path) -> tuple[Path, ...]:
+        return ()  # through `claude mcp add`
+
+    def watched_files(self) -> list[Path]:
+        return [*super().watched_files(), claude_json()]
+
+    # -- the permission rule ---------------------------------------------------------------------------
+    def set_permission(
+        self, result: ClientResult, writer: jsonfile.Writer, where: ClientFiles, allow: bool
+    ) -> None:
+        change = set_permission if allow else remove_permission
+        edit(result, writer, where.hooks_file, change, "the memory_resolve permission")
+
+    def remove_permission(self, result: ClientResult, writer: jsonfile.Writer, where: ClientFiles) -> None:
+        edit(result, writer, where.hooks_file, remove_permission, "the memory_resolve permission")
+
+    # -- the MCP server, through `claude mcp` ----------------------------------------------------------
+    def register_mcp(self, result: ClientResult, writer: jsonfile.Writer, where: ClientFiles) -> None:
+        if status() == "ok":
+            return
+        claude = find_claude()
+        if claude is None:
+            result.manual_command = printable(add_command())
+            result.lines.append(
+                "MCP server: `claude` was not found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:"
+            )
+            result.lines.append(f"  {result.manual_command}")
+            return
+        reason = register(claude)
+        if reason:
+            result.problems.append(f"claude mcp add failed: {reason}")
+            result.manual_command = printable(add_command(claude))
+        else:
+            result.lines.append("MCP server: claude mcp add --scope user (in ~/.claude.json)")
+            result.changed = True
+
+    def unregister_mcp(
+        self, result: ClientResult, writer: jsonfile.Writer, where: ClientFiles, use_cli: bool
+    ) -> None:
+        if use_cli:
+            self._unregister_through_cli(result)
+        super().unregister_mcp(result, writer, where, use_cli)
+
+    def _unregister_through_cli(self, result: ClientResult) -> None:
+        if registered_entry() is None:
+            return
+        claude = find_claude()
+        if claude is None:
+            result.manual_command = printable(remove_command())
+            result.lines.append(f"MCP server: `claude` was not found; run: {result.manual_command}")
+            return
+        reason = unregister(claude)
+        if reason:
+            result.problems.append(f"claude mcp remove failed: {reason}")
+        else:
+            result.lines.append("MCP server: claude mcp remove")
+            result.changed = True
+
+    def mcp_status(self, report: dict[str, str], where: ClientFiles) -> None:
+        report["mcp"] = status()
+        super().mcp_status(report, where)
+
+
+CLIENT = Claude()
+
+
+# -- the permission rule in settings.json --------------------------------------------------------------
+def set_permission(data: dict[str, Any]) -> bool:
+    permissions = data.setdefault("permissions", {})
+    allow = permissions.setdefault("allow", [])
+    if PERMISSION in allow:
+        return False
+    allow.append(PERMISSION)
+    return True
+
+
+def remove_permission(data: dict[str, Any]) -> bool:
+    permissions = data.get("permissions")
+    if not isinstance(permissions, dict) or PERMISSION not in (permissions.get("allow") or []):
+        return False
+    permissions["allow"] = [p for p in permissions["allow"] if p != PERMISSION]
+    if not permissions["allow"]:
+        del permissions["allow"]
+    if not permissions:
+        del data["permissions"]
+    return True
+
+
+# -- `claude mcp` ---------------------------------------------------------------------------------------
+def find_claude() -> str | None:
+    """claude on PATH, else the desktop app's bundled one (newest version), else
+    MEMEVO_CLAUDE_BIN or the Node tool's MEMORY_CLAUDE_BIN."""
+    on_path = shutil.which("claude")
+    if on_path:
+        return on_path
+    bundled_root = home() / "Library" / "Application Support" / "Claude" / "claude-code"
+    if bundled_root.is_dir():
+        candidates = sorted(
+            (p / "claude" for p in bundled_root.iterdir() if (p / "claude").is_file()), key=_version_key
+        )
+        if candidates:
+            return str(candidates[-1])
+    for variable in ("MEMEVO_CLAUDE_BIN", "MEMORY_CLAUDE_BIN"):
+        value = os.environ.get(variable, "").strip()
+        if value and Path(value).is_file():
+            return value
+    return None
+
+
+def _version_key(path: Path) -> tuple[int, ...]:
+    parts = path.parent.name.split(".")
+    return tuple(int(p) if p.isdigit() else -1 for p in parts)
+
+
+def server_args(client: str = Claude.name) -> list[str]:
+    return [interpreter(), "-m", MCP_MARKER, "mcp", "--client", client]
+
+
+def add_command(claude: str = "claude") -> list[str]:
+    return [claude, "mcp", "add", "--scope", "user", SERVER_NAME, "--", *server_args()]
+
+
+def remove_command(claude: str = "claude") -> list[str]:
+    return [claude, "mcp", "remove", "--scope", "user", SERVER_NAME]
+
+
+def printable(command: list[str]) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(part) for part in command)
+
+
+def _run(command: list[str], timeout_s: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL
+    )
+
+
+def register(claude: str) -> str | None:
+    """Remove an existing entry of ours, then add (versions differ on re-adding a name).
+    Returns None on success, else the reason."""
+    try:
+        _run(remove_command(claude))  # absent is fine
+        result = _run(add_command(claude))
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{claude} could not run: {exc}"
+    if result.returncode != 0:
+        return (result.stderr or result.stdout).strip() or f"exit code {result.returncode}"
+    return None
+
+
+def unregister(claude: str) -> str | None:
+    try:
+        result = _run(remove_command(claude))
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{claude} could not run: {exc}"
+    text = (result.stderr + result.stdout).lower()
+    if result.returncode != 0 and not ("no mcp server" in text or "not found" in text):
+        return (result.stderr or result.stdout).strip() or f"exit code {result.returncode}"
+    return None
+
+
+def claude_json() -> Path:
+    """Claude Code's own file: ~/.claude.json, or inside CLAUDE_CONFIG_DIR when that is set."""
+    override = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return (Path(override).expanduser() if override else home()) / ".claude.json"
+
+
+def registered_entry() -> dict[str, object] | None:
+    """Our entry in ~/.claude.json as Claude Code wrote it (read only), or None."""
+    import json
+
+    path = claude_json()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def status() -> str:
+    entry = registered_entry()
+    if entry is None:
+        return "missing"
+    args = entry.get("args")
+    registered = [entry.get("command"), *(args if isinstance(args, list) else [])]
+    return "ok" if registered == server_args() else "stale"

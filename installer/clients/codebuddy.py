@@ -1,0 +1,125 @@
+"""CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json (CODEBUDDY_CONFIG_DIR moves it, except
+onto WorkBuddy's folder), SessionStart / UserPromptSubmit / Stop, and two readers of MCP files.
+
+The IDE reads mcp.json; the CLI reads the first existing of .mcp.json, mcp.json and
+~/.codebuddy.json. mcp.json always gets our entry (the IDE), and so does whichever of the
+other two the CLI would read first, so both find it.
+
+The legacy layout: only ~/.codebuddy.json holds the CLI's user MCP servers. Once mcp.json
+exists the CLI reads it first and stops reading ~/.codebuddy.json (first existing wins, no
+merging) — the user's servers would vanish from the CLI. So when setup creates mcp.json in
+that situation it starts from a copy of the legacy file's servers, and uninstall deletes
+mcp.json again when all that is left in it is that copy, giving the CLI its old view back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .. import entries, jsonfile, state
+from .base import Client, ClientFiles, ClientResult, home, override, tilde
+
+STATE_KEY = "codebuddy_seeded"
+
+
+class CodeBuddy(Client):
+    name = "codebuddy"
+    display = "CodeBuddy"
+    events: ClassVar[dict[str, str]] = {
+        "SessionStart": "session_start",
+        "UserPromptSubmit": "prompt",
+        "Stop": "stop",
+    }
+    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "stop": 20}
+    notes: ClassVar[tuple[str, ...]] = (
+        "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply.",
+    )
+
+    def config_dir(self) -> Path:
+        """CODEBUDDY_CONFIG_DIR, except when it points at WorkBuddy's folder: WorkBuddy sets it for
+        the CLI it launches, and CodeBuddy and WorkBuddy must never share one file."""
+        chosen = override("CODEBUDDY_CONFIG_DIR", home() / ".codebuddy")
+        if _same_dir(chosen, home() / ".workbuddy"):
+            return home() / ".codebuddy"
+        return chosen
+
+    def mcp_files(self, config_dir: Path) -> tuple[Path, ...]:
+        primary = config_dir / "mcp.json"
+        cli_first = config_dir / ".mcp.json"
+        legacy = legacy_file()
+        if cli_first.exists():
+            return (primary, cli_first)
+        if not primary.exists() and legacy.exists() and config_dir == home() / ".codebuddy":
+            return (primary, legacy)
+        return (primary,)
+
+    def write_mcp_entry(self, mcp_file: Path, result: ClientResult, data: dict[str, Any]) -> bool:
+        copied = seed_new_mcp_file(mcp_file, data)
+        if copied:
+            result.lines.append(
+                f"copied {', '.join(copied)} from ~/.codebuddy.json into {tilde(mcp_file)}: the CodeBuddy CLI reads "
+                "that file first once it exists"
+            )
+        return entries.set_mcp(self.name, data) or bool(copied)
+
+    def mcp_files_to_clean(self, where: ClientFiles) -> list[Path]:
+        base = where.config_dir
+        return [base / "mcp.json", base / ".mcp.json", legacy_file()]
+
+    def after_mcp_removed(self, mcp_file: Path, result: ClientResult) -> None:
+        if remove_seeded_file(mcp_file):
+            result.lines.append(f"removed {tilde(mcp_file)} (it held only the copy of ~/.codebuddy.json)")
+
+
+CLIENT = CodeBuddy()
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b
+
+
+# -- the legacy layout ---------------------------------------------------------------------------------
+def legacy_file() -> Path:
+    return home() / ".codebuddy.json"
+
+
+def seed_new_mcp_file(mcp_file: Path, data: dict[str, Any]) -> list[str]:
+    """Called before our entry goes into a mcp.json that does not exist yet; returns the copied names."""
+    if mcp_file.exists() or mcp_file.name != "mcp.json" or not legacy_file().exists():
+        return []
+    try:
+        legacy = jsonfile.load(legacy_file())
+    except jsonfile.ClientFileError:
+        return []
+    servers = legacy.get("mcpServers")
+    if not isinstance(servers, dict) or not servers:
+        return []
+    ours = (entries.SERVER_NAME, *entries.LEGACY_SERVER_NAMES)
+    copied = {k: v for k, v in servers.items() if k not in ours}
+    data.setdefault("mcpServers", {}).update(copied)
+    state.update_client(CLIENT.name, **{STATE_KEY: {"file": str(mcp_file), "servers": sorted(copied)}})
+    return sorted(copied)
+
+
+def remove_seeded_file(mcp_file: Path) -> bool:
+    """After our entry left mcp.json: delete it if it holds nothing but the copy we made."""
+    seeded = state.client(CLIENT.name).get(STATE_KEY)
+    if not seeded or seeded.get("file") != str(mcp_file) or not mcp_file.exists():
+        return False
+    try:
+        current = jsonfile.load(mcp_file)
+        legacy = jsonfile.load(legacy_file()).get("mcpServers") or {}
+    except jsonfile.ClientFileError:
+        return False
+    servers = current.get("mcpServers") or {}
+    only_the_copy = set(current) <= {"mcpServers"} and all(
+        name in seeded.get("servers", []) and legacy.get(name) == value for name, value in servers.items()
+    )
+    if not only_the_copy:
+        return False
+    mcp_file.unlink()
+    state.update_client(CLIENT.name, **{STATE_KEY: None})
+    return True

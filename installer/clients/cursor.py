@@ -1,0 +1,81 @@
+"""Cursor: ~/.cursor/hooks.json (`version` 1, handlers listed under each event), sessionStart /
+beforeSubmitPrompt / beforeShellExecution / beforeMCPExecution / stop, and ~/.cursor/mcp.json.
+
+On Windows Cursor runs each hook inside PowerShell, so its command starts with the call
+operator. Cursor also reads ~/.claude/skills (that literal folder): when our copy is there,
+Cursor must not get a second one in ~/.cursor/skills."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .. import skills, state
+from ..hook_command import powershell_command
+from .base import Client, ClientResult, home, tilde
+
+# The client whose skill folder Cursor also reads (~/.claude/skills, always that literal path).
+SKILLS_OF = "claude"
+
+
+class Cursor(Client):
+    name = "cursor"
+    display = "Cursor"
+    events: ClassVar[dict[str, str]] = {
+        "sessionStart": "session_start",
+        "beforeSubmitPrompt": "prompt",
+        "beforeShellExecution": "action",
+        "beforeMCPExecution": "action",
+        "stop": "stop",
+    }
+    # Seconds: a prompt gets 5 here (10 elsewhere), a tool call 5; our hook gives up on the
+    # service after 3.5 s and 1.5 s.
+    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 5, "action": 5, "stop": 20}
+    hooks_file_name = "hooks.json"
+    flat_hooks = True
+
+    def config_dir(self) -> Path:
+        return home() / ".cursor"
+
+    def hook_command(self, event: str, platform: str | None = None) -> str:
+        if (platform or sys.platform) == "win32":
+            return powershell_command(self.name, event)
+        return super().hook_command(event, platform)
+
+    def snippet(self, platform: str | None = None) -> dict[str, Any]:
+        hooks = {
+            event: [{"command": self.hook_command(event, platform), "timeout": self.timeouts[kind]}]
+            for event, kind in self.events.items()
+        }
+        return {"version": 1, "hooks": hooks}
+
+    # -- the skill: Claude Code's copy serves Cursor too ------------------------------------------------
+    def owns_skill(self) -> bool:
+        return not reads_claude_copy()
+
+    def skill_shared_note(self) -> str:
+        return "Cursor reads ~/.claude/skills"
+
+    def skill_placed_by(self, other: Client, result: ClientResult) -> None:
+        if other.name == SKILLS_OF and reads_claude_copy() and skills.remove(self.files().skills_dir):
+            result.lines.append("skill: removed Cursor's own copy (Cursor reads ~/.claude/skills)")
+
+    def after_unregistered(self, other: Client, lines: list[str]) -> None:
+        """`uninstall --only claude` took the copy Cursor was reading: give Cursor its own."""
+        if other.name != SKILLS_OF:
+            return
+        where = self.files()
+        if where.installed and state.client(self.name).get("registered") and not reads_claude_copy():
+            try:
+                if skills.install(where.skills_dir):
+                    lines.append(f"Cursor: skill: {tilde(where.skills_dir)}/ (it read Claude Code's copy)")
+            except (skills.SkillNotOurs, OSError) as exc:
+                lines.append(f"Cursor: {exc}")
+
+
+CLIENT = Cursor()
+
+
+def reads_claude_copy() -> bool:
+    return (home() / ".claude" / "skills" / skills.SKILL_NAME / skills.MARKER).exists()
