@@ -181,7 +181,8 @@ class MemoriesView(QWidget):
 
     def choose_notes(self, found: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
         """Each candidate with a check box (checked: import) and its group; returns the chosen."""
-        from .qt import QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, Qt
+        from .notes_chooser import NotesChooser
+        from .qt import QDialog, QDialogButtonBox
 
         dialog = QDialog(self)
         dialog.setWindowTitle(tr("Import notes"))
@@ -189,42 +190,18 @@ class MemoriesView(QWidget):
         layout.addWidget(
             QLabel(tr("Checked statements are imported. Switch a selected one's group with the buttons."))
         )
-        listing = QListWidget()
-        items = [dict(c) for c in found]
-
-        def label(c: dict[str, Any]) -> str:
-            where = "" if c["scope"] == "global" else f" · {c['scope']}"
-            return f"[{group_name(c['category'])}{where}] {c['text']}\n    {c['source']}"
-
-        for c in items:
-            row = QListWidgetItem(label(c))
-            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            row.setCheckState(Qt.CheckState.Checked)
-            listing.addItem(row)
-        layout.addWidget(listing)
-
-        def switch(category: str) -> None:
-            index = listing.currentRow()
-            if index < 0:
-                return
-            c = items[index]
-            c["category"] = category
-            c["scope"] = (c.get("repo") or "global") if category == "project" else "global"
-            listing.item(index).setText(label(c))
-
+        chooser = NotesChooser(dialog)
+        chooser.show_candidates(found)
+        layout.addWidget(chooser)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         buttons.addButton(tr("Import checked"), QDialogButtonBox.ButtonRole.AcceptRole)
-        as_rule = buttons.addButton(tr("As rule"), QDialogButtonBox.ButtonRole.ActionRole)
-        as_fact = buttons.addButton(tr("As project fact"), QDialogButtonBox.ButtonRole.ActionRole)
-        as_rule.clicked.connect(lambda: switch("rule"))
-        as_fact.clicked.connect(lambda: switch("project"))
         buttons.accepted.connect(dialog.accept)
         buttons.rejected.connect(dialog.reject)
         layout.addWidget(buttons)
         dialog.resize(760, 480)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
-        return [c for i, c in enumerate(items) if listing.item(i).checkState() == Qt.CheckState.Checked]
+        return chooser.chosen()
 
     def say(self, text: str) -> None:
         self.last_message = text

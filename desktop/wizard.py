@@ -35,9 +35,18 @@ from .qt import (
 )
 from .settings_workers import ERROR_STYLE, Relay, RelayProgress
 from .wizard_pages import (  # noqa: F401 - the pages are part of this module's API
+    PAGE_AUTOSTART,
+    PAGE_CLAUDE,
+    PAGE_CONFIRM,
+    PAGE_DONE,
+    PAGE_NOTES,
+    PAGE_PROGRESS,
+    PAGE_SIDE,
+    PAGE_WELCOME,
     AutostartPage,
     ClaudePage,
     ConfirmPage,
+    NotesPage,
     SidePage,
     WelcomePage,
     _help,
@@ -49,7 +58,6 @@ from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
 
-PAGE_WELCOME, PAGE_CONFIRM, PAGE_SIDE, PAGE_CLAUDE, PAGE_AUTOSTART, PAGE_PROGRESS, PAGE_DONE = range(7)
 Provision = Callable[[Any], Any]
 
 
@@ -125,6 +133,9 @@ class ProgressPage(QWizardPage):
         if self.state != "running":
             self.state = "idle"
 
+    def nextId(self) -> int:
+        return PAGE_NOTES if self.owner.notes_found else PAGE_DONE
+
     def isComplete(self) -> bool:
         return self.state == "done"
 
@@ -193,9 +204,24 @@ class ProgressPage(QWizardPage):
                 else tr("Setup finished with problems; the next page lists them.")
             )
             self.owner.side_page.key_edit.clear()  # stored (or said why not): not kept in the form
+            self.owner.notes_found = notes_to_offer()
         self.completeChanged.emit()
         self.sync_buttons()
         self.owner.finished_setup.emit(outcome.result)
+
+
+def notes_to_offer() -> list[dict[str, Any]]:
+    """The statements of the user's own notes (global sources only: no repository here), for
+    the notes page; a file that cannot be read is skipped, never an error of setup's."""
+    from pathlib import Path
+
+    from ..core import notes
+
+    try:
+        return [c.as_json() for c in notes.candidates(Path.home(), None)]
+    except Exception:
+        log.warning("could not read the user's notes", exc_info=True)
+        return []
 
 
 def _crash(exc: Exception) -> RunOutcome:
@@ -241,6 +267,9 @@ class DonePage(QWizardPage):
         layout.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll)
+
+    def nextId(self) -> int:
+        return -1  # the last page (the notes page comes before it)
 
     def initializePage(self) -> None:
         outcome, choices = self.owner.outcome, self.owner.choices()
@@ -332,6 +361,7 @@ class SetupWizard(QWizard):
         # wizard.result; nothing calls the method), which mypy rightly reports: hence the ignore.
         self.result: engine.SetupResult | None = None  # type: ignore[assignment]
         self.outcome: RunOutcome | None = None
+        self.notes_found: list[dict[str, Any]] = []  # the user's notes, offered after the run
         self.lines: list[str] = []  # what the engine said in the last run
         self.present: list[str] = installed()
         self.worker = OffUi("memevo-setup", self)
@@ -357,6 +387,7 @@ class SetupWizard(QWizard):
         self.autostart_page = AutostartPage()
         self.progress_page = ProgressPage(self)
         self.done_page = DonePage(self)
+        self.notes_page = NotesPage(self)
         for page_id, page in (
             (PAGE_WELCOME, self.welcome_page),
             (PAGE_CONFIRM, self.confirm_page),
@@ -365,6 +396,7 @@ class SetupWizard(QWizard):
             (PAGE_AUTOSTART, self.autostart_page),
             (PAGE_PROGRESS, self.progress_page),
             (PAGE_DONE, self.done_page),
+            (PAGE_NOTES, self.notes_page),
         ):
             self.setPage(page_id, page)
         self.setStartId(PAGE_WELCOME)

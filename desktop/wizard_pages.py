@@ -25,6 +25,7 @@ from .qt import (
 from .settings_workers import ERROR_STYLE, config_is_broken
 
 PAGE_WELCOME, PAGE_CONFIRM, PAGE_SIDE, PAGE_CLAUDE, PAGE_AUTOSTART, PAGE_PROGRESS, PAGE_DONE = range(7)
+PAGE_NOTES = 7  # after the run, only when the user's own notes hold something to import
 
 
 def _label(text: str = "", style: str = "", selectable: bool = False) -> QLabel:
@@ -300,3 +301,89 @@ class AutostartPage(QWizardPage):
         layout.addWidget(_label(tr("Click Set up to save your choices and register memevo.")))
         layout.addStretch(1)
         self.setButtonText(QWizard.WizardButton.NextButton, tr("Set up"))
+
+
+class NotesPage(QWizardPage):
+    """Import what the user already wrote (`memevo import-notes`): the statements found in
+    ~/.claude/CLAUDE.md and Claude Code's auto memory, each checked; imported through the
+    same operation, nothing twice, the files never changed. Shown only when there are some."""
+
+    def __init__(self, owner: Any) -> None:
+        super().__init__()
+        from ..core.service.client import call_or_local
+        from .notes_chooser import NotesChooser
+        from .qt import QPushButton
+
+        self.owner = owner
+        self.call = call_or_local
+        self.setTitle(tr("Import what you already wrote"))
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            _label(
+                tr(
+                    "These statements are in your own notes (CLAUDE.md, Claude Code's memory). Checked ones become memories; switch a selected one's group with the buttons. Nothing is imported twice and your files are not changed."
+                )
+            )
+        )
+        self.chooser = NotesChooser(self)
+        layout.addWidget(self.chooser)
+        self.import_button = QPushButton(tr("Import checked"))
+        self.import_button.clicked.connect(self.import_checked)
+        layout.addWidget(self.import_button)
+        self.status_label = _label(selectable=True)
+        layout.addWidget(self.status_label)
+        layout.addWidget(
+            _help(
+                tr(
+                    "A repository's notes (CLAUDE.md, AGENTS.md, Cursor rules) are imported from the panel's Import button or `memevo import-notes` in that repository."
+                )
+            )
+        )
+        self.imported: int | None = None
+
+    def nextId(self) -> int:
+        return PAGE_DONE
+
+    def initializePage(self) -> None:
+        found: list[dict[str, Any]] = list(self.owner.notes_found)
+        self.chooser.show_candidates([])
+        self.import_button.setEnabled(False)
+        self.status_label.setText(tr("Checking what is already imported…"))
+
+        def new_only() -> list[dict[str, Any]]:
+            known = set(
+                self.call(
+                    "notes_known", {"shas": [c["sha"] for c in found], "texts": [c["text"] for c in found]}
+                )["known"]
+            )
+            return [c for c in found if c["sha"] not in known]
+
+        def shown(fresh: list[dict[str, Any]]) -> None:
+            self.chooser.show_candidates(fresh)
+            self.import_button.setEnabled(bool(fresh))
+            self.status_label.setText(
+                tr("{count} statements found.").format(count=len(fresh))
+                if fresh
+                else tr("Everything in your notes is imported already.")
+            )
+
+        self.owner.worker.run(new_only, shown, self._failed)
+
+    def import_checked(self) -> None:
+        chosen = self.chooser.chosen()
+        if not chosen:
+            self.status_label.setText(tr("Nothing is checked."))
+            return
+        self.import_button.setEnabled(False)
+        self.status_label.setText(tr("Importing…"))
+
+        def done(result: dict[str, Any]) -> None:
+            self.imported = len(result.get("imported", []))
+            self.chooser.show_candidates([])
+            self.status_label.setText(tr("Imported {count} statements.").format(count=self.imported))
+
+        self.owner.worker.run(lambda: self.call("import_notes", {"items": chosen}), done, self._failed)
+
+    def _failed(self, exc: Exception) -> None:
+        self.import_button.setEnabled(bool(self.chooser.items))
+        self.status_label.setText(tr("Not done: {error}").format(error=exc))

@@ -1110,6 +1110,38 @@
         <translation>开始设置</translation>
     </message>
     <message>
+        <source>Import what you already wrote</source>
+        <translation>导入你已经写下的内容</translation>
+    </message>
+    <message>
+        <source>These statements are in your own notes (CLAUDE.md, Claude Code&apos;s memory). Checked ones become memories; switch a selected one&apos;s group with the buttons. Nothing is imported twice and your files are not changed.</source>
+        <translation>这些条目来自你自己的笔记（CLAUDE.md、Claude Code 的记忆）。勾选的会成为记忆；用按钮切换选中条目的分组。不会重复导入，你的文件也不会被改动。</translation>
+    </message>
+    <message>
+        <source>A repository&apos;s notes (CLAUDE.md, AGENTS.md, Cursor rules) are imported from the panel&apos;s Import button or `memevo import-notes` in that repository.</source>
+        <translation>仓库里的说明文件（CLAUDE.md、AGENTS.md、Cursor 规则）可在面板的“导入笔记”或在该仓库里运行 `memevo import-notes` 导入。</translation>
+    </message>
+    <message>
+        <source>Checking what is already imported…</source>
+        <translation>正在检查哪些已经导入过…</translation>
+    </message>
+    <message>
+        <source>{count} statements found.</source>
+        <translation>找到 {count} 条。</translation>
+    </message>
+    <message>
+        <source>Everything in your notes is imported already.</source>
+        <translation>笔记里的内容都已导入过。</translation>
+    </message>
+    <message>
+        <source>Nothing is checked.</source>
+        <translation>没有勾选任何条目。</translation>
+    </message>
+    <message>
+        <source>Importing…</source>
+        <translation>正在导入…</translation>
+    </message>
+    <message>
         <source>Setting up</source>
         <translation>正在设置</translation>
     </message>
