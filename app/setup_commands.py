@@ -10,6 +10,8 @@ from ..installer import prompts
 from ..installer import setup_engine as engine
 from ..installer import uninstall as remover
 from ..installer.clients import CLIENTS, installed, permission_question
+from .cli_shared import run_handler
+from .import_commands import cmd_import_legacy
 
 
 def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -48,9 +50,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         and _interactive(args)
         and prompts.ask_yes("Import the Node tool's memories now?", True)
     ):
-        from .cli import main as cli_main
-
-        cli_main(["import-legacy"])
+        run_handler(cmd_import_legacy, argparse.Namespace(json=False, move_key=False))
     if not result.ok:
         print(f"memevo setup: {result.reason}", file=sys.stderr)
         return 1

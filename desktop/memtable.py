@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import confidence as conf
-from ..core import memories
 from ..core.clock import iso
+from ..core.listing import Listing, listed_among, listed_count, listed_page
 from ..core.memories import Memory
 from ..core.scopes import name as scope_name
 from .i18n import tr
@@ -63,9 +63,9 @@ class Query:
     semantic: str = ""
     scores: dict[str, float] = field(default_factory=dict)
 
-    def listing(self) -> memories.Listing:
+    def listing(self) -> Listing:
         """The store's side of it: the text search is left out while a semantic one runs."""
-        return memories.Listing(
+        return Listing(
             search="" if self.semantic else self.search,
             category=self.category,
             show_deprecated=self.show_deprecated,
@@ -107,19 +107,19 @@ class MemoryTableModel(QAbstractTableModel):
             scores = self._semantic_scores(query)
             rows = self._by_ids(list(scores), query)
             return len(rows), rows, scores
-        total = memories.listed_count(self.host.store, query.listing())
+        total = listed_count(self.host.store, query.listing())
         return total, self._page(query, PAGE, None), {}
 
     def _page(self, query: Query, count: int, after: Memory | None) -> list[Memory]:
-        """The next page after the last row shown (keyset: see memories.listed_page)."""
-        return memories.listed_page(self.host.store, query.listing(), count, after)
+        """The next page after the last row shown (keyset: see core/listing.listed_page)."""
+        return listed_page(self.host.store, query.listing(), count, after)
 
     def _semantic_scores(self, query: Query) -> dict[str, float]:
         answer = self.host.handle("search", {"text": query.semantic, "limit": SEMANTIC_LIMIT})
         return {hit["id"]: float(hit["score"]) for hit in answer["hits"]}
 
     def _by_ids(self, ids: list[str], query: Query) -> list[Memory]:
-        return memories.listed_among(self.host.store, query.listing(), ids)
+        return listed_among(self.host.store, query.listing(), ids)
 
     # -- answers (on the UI thread) --------------------------------------------------------------------
     def _reset(self, generation: int, answer: tuple[int, list[Memory], dict[str, float]]) -> None:

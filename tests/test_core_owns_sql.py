@@ -207,7 +207,7 @@ def test_the_checker_flags_sql_and_private_names(snippet: str) -> None:
         'tr("UPDATE available: restart memevo")',
         'message = "Delete from the trash for good?"',
         'help = "With the side API off, nothing is learned"',
-        "from ..core.memories import Memory\nfrom ..core import memories\nmemories.listed_page(s, q, 5)",
+        "from ..core.memories import Memory\nfrom ..core import listing\nlisting.listed_page(s, q, 5)",
         "from ..core import memories\nx = memories.__name__",
         "from .memtable import _state",  # private to desktop, not to core
         'def f():\n    """SELECT id FROM memories WHERE 1 = 1: docstrings are prose."""',

@@ -14,7 +14,7 @@ import servicerun
 from hookrun import run_hook
 from memevo.core import config as config_mod
 from memevo.core.service import client
-from memevo.core.service.server import IDLE_ENV, idle_limit_s
+from memevo.core.service.idle import IDLE_ENV, idle_limit_s
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 

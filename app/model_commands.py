@@ -1,0 +1,186 @@
+"""The store's and the model's commands: repair, maintenance, model, verify, rebuild-index,
+build-background and bench. Model work runs here, or in the service when it holds the store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .cli_shared import call, emit_json, plain, progress, service_holds_store, through_service, with_engine
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    from ..core.repair import repair
+
+    report = repair()
+    if args.json:
+        return emit_json(report.as_json())
+    for line in report.lines():
+        print(line)
+    return 0
+
+
+def cmd_maintenance(args: argparse.Namespace) -> int:
+    result = call("maintenance", force=args.force)
+    if args.json:
+        return emit_json(result)
+    if not result["ran"]:
+        print("today's maintenance already ran")
+        return 0
+    r = result["report"]
+    print(
+        f"maintenance {r['day']}: {r['decayed']} decayed, {r['newly_deprecated']} deprecated, "
+        f"{r['trash_purged']} expired from trash"
+    )
+    return 0
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    from ..core.encoder.models import entry_for, model_folder
+    from ..core.encoder.provision import provision, ready_folder
+    from ..core.runtime import configured_model
+
+    model_id = configured_model()
+    if args.action == "provision":
+        done = provision(model_id, progress())
+        result = {"model": model_id, "folder": str(done.folder), "source": done.source, "reused": done.reused}
+    else:
+        folder = ready_folder(model_id)
+        entry = entry_for(model_id)
+        result = {
+            "model": model_id,
+            "ready": folder is not None,
+            "folder": str(folder or model_folder(model_id)),
+            "calibrated_minimums": {"rule": entry.recall_min_rule, "project": entry.recall_min_project}
+            if entry.calibrated
+            else None,
+        }
+    if args.json:
+        return emit_json(result)
+    for key, value in result.items():
+        print(f"{key.replace('_', ' '):<20} {plain(value)}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..core import paths
+    from ..core.recall import verify
+
+    path = Path(args.cases) if args.cases else paths.data_dir() / "recall-cases.json"
+    case_file = verify.load_file(path)  # errors in the file are the user's to see at once
+    if service_holds_store():
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        report = through_service("verify", {"file": raw, "where": str(path)})
+    elif case_file.pool is not None:  # its own memories: the user's store is never opened
+        from ..core.runtime import load_encoder
+
+        report = verify.run_with_pool(load_encoder(progress()), case_file)
+    else:
+        report = with_engine(lambda engine: verify.run(engine, case_file.cases, actions_=case_file.actions))
+    if args.json:
+        return emit_json(report)
+    _print_verify(report, args.explain)
+    return 0
+
+
+def _print_verify(report: dict[str, Any], explain: bool = False) -> None:
+    def hit(i: dict[str, Any]) -> str:  # fused score = cosine + weight x lexical (- question damping)
+        return f"{i['category'][0]} {i['score']:.3f} (cos {i['cosine']:.3f} lex {i['lexical']:.3f}) {i['text'][:36]}"
+
+    def cases(rows: list[dict[str, Any]]) -> None:
+        for case in rows:
+            mark = "  " if case["hit"] is None else ("ok" if case["hit"] else "--")
+            injected = "; ".join(hit(i) for i in case["injected"])
+            print(f"{mark} {case['prompt'][:50]:<50} | {injected or '(nothing)'}")
+            if explain and (not case["injected"] or case["hit"] is False):
+                for category, top in case["top"].items():
+                    for i in top:
+                        wanted = "*" if i["id"] in case["expected_ids"] else " "
+                        print(f"     {wanted} best {category:<7} {hit(i)}")
+
+    def figures(part: dict[str, Any], label: str) -> None:
+        print(f"{label}relevant hit          {part['relevant_hit']}/{part['relevant_total']}")
+        print(f"{label}unrelated → rule      {part['unrelated_rule_leaks']}/{part['unrelated_total']}")
+        print(f"{label}unrelated → project   {part['unrelated_project_leaks']}/{part['unrelated_total']}")
+        print(f"{label}one-memory pool       {part['single_memory_hit']}/{part['single_memory_total']}")
+        for category, rows in part["scan"].items():
+            cells = " ".join(f"{r['min']:.2f}:{r['relevant_hit']}/{r['unrelated_leaks']}" for r in rows)
+            print(f"{label}scan {category:<8} (min:hit/leak) {cells}")
+
+    cases(report["cases"])
+    if report.get("actions"):
+        cases(report["actions"]["cases"])
+    s = report["settings"]
+    print(
+        f"model {report['model']}  minimums rule {s['recallMinScore']} project {s['recallMinScoreProject']}"
+        f"  lexical weight {s.get('recallLexicalWeight', 0)}  question damping {s.get('questionDamping', 0)}"
+    )
+    figures(report, "")
+    if report.get("actions"):
+        figures(report["actions"], "tool calls: ")
+    if report["expected_not_in_pool"]:
+        print(f"not in the pool: {len(report['expected_not_in_pool'])} expected texts")
+
+
+def cmd_rebuild_index(args: argparse.Namespace) -> int:
+    result = through_service("rebuild_index", {}) if service_holds_store() else _rebuild_index_here()
+    if args.json:
+        return emit_json(result)
+    print(f"re-encoded {result['encoded']} memories with {result['model']} in {result['seconds']} s")
+    if result["backup"]:
+        print(f"previous vectors backed up to {result['backup']}")
+    return 0
+
+
+def _rebuild_index_here() -> dict[str, Any]:
+    import time
+
+    from ..core import vectors
+    from ..core.recall.engine import RecallEngine
+    from ..core.runtime import load_encoder
+    from ..core.store import Store
+
+    encoder = load_encoder(progress())
+    with Store.open() as store:
+        backup = vectors.backup(store)
+        vectors.clear(store)
+        started = time.perf_counter()
+        engine = RecallEngine(store, encoder)
+        seconds = time.perf_counter() - started
+    return {
+        "model": encoder.model_id,
+        "encoded": len(engine.index),
+        "seconds": round(seconds, 2),
+        "backup": str(backup) if backup else None,
+    }
+
+
+def cmd_build_background(args: argparse.Namespace) -> int:
+    if service_holds_store():
+        result = through_service("build_background", {})
+    else:
+        from ..core.encoder import background
+        from ..core.runtime import load_encoder
+
+        encoder = load_encoder(progress())
+        target = background.build(encoder)
+        result = {"model": encoder.model_id, "path": str(target), "sentences": len(background.sentences())}
+    if args.json:
+        return emit_json(result)
+    print(f"background mean for {result['model']} from {result['sentences']} sentences: {result['path']}")
+    print("thresholds depend on it: run `memevo verify` on your cases")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    figures = bench.run(quick=args.quick)
+    if args.json:
+        return emit_json(figures)
+    for key, value in figures.items():
+        print(f"{key:<26} {value}")
+    return 0

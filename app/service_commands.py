@@ -1,0 +1,113 @@
+"""The service's commands: serve (headless), tray, service status/stop, hooks print-config,
+mcp, and secret (the side API key)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from .cli_shared import emit_json, plain
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..core.service.server import run_headless, setup_logging
+
+    log_file = setup_logging("service")
+    print(f"memevo service: log in {log_file}", flush=True)
+    asyncio.run(run_headless(lambda text: print(text, flush=True), wait_lock_s=args.wait_lock))
+    _exit_now(0)
+    return 0
+
+
+def cmd_tray(args: argparse.Namespace) -> int:
+    from ..desktop.tray import main as tray_main
+
+    _exit_now(int(tray_main(self_test=args.self_test, wait_lock_s=args.wait_lock)))
+    return 0
+
+
+def _exit_now(code: int) -> None:
+    """The service has closed the store and released its lock; end the process here. A model
+    still loading on its thread (a quit during start-up) must not be torn down by the
+    interpreter's exit: the inference runtime's C++ threads then abort the process
+    ("terminate called without an active exception"), a crash report for a clean quit."""
+    import logging
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)
+
+
+def cmd_service(args: argparse.Namespace) -> int:
+    from ..core.service.client import ServiceUnavailable, call
+    from ..core.service.server import ping
+
+    if args.action == "stop":
+        try:
+            call("shutdown", {}, timeout_s=5)
+            result: dict[str, Any] = {"stopped": True}
+        except ServiceUnavailable:
+            result = {"stopped": False, "reason": "no service is running"}
+    else:
+        status = ping()
+        result = {"running": status is not None} | (status or {})
+    if args.json:
+        return emit_json(result)
+    for key, value in result.items():
+        print(f"{key.replace('_', ' '):<18} {plain(value)}")
+    return 0
+
+
+def cmd_print_config(args: argparse.Namespace) -> int:
+    from ..installer.clients import snippet
+
+    print(json.dumps(snippet(args.client), ensure_ascii=False, indent=2))
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from ..core.mcp_server import main as mcp_main
+
+    return mcp_main(args.client)
+
+
+def cmd_secret(args: argparse.Namespace) -> int:
+    """The key never comes from an argument (it would land in shell history and `ps`)."""
+    from ..core import secrets
+    from ..core.errors import InvalidInput
+
+    if args.action == "set":
+        if sys.stdin.isatty():
+            import getpass
+
+            value = getpass.getpass("side API key (input hidden): ")
+        else:
+            value = sys.stdin.readline()
+        try:
+            backend = secrets.set_api_key(value)
+        except secrets.KeyringUnavailable as exc:
+            raise InvalidInput(str(exc)) from exc
+        except ValueError as exc:
+            raise InvalidInput(f"{exc}; nothing stored") from exc
+        result: dict[str, Any] = {"stored": True, "where": f"keyring ({backend})"}
+    elif args.action == "clear":
+        result = {"cleared": secrets.clear_api_key()}
+    else:
+        status = secrets.status()
+        result = {
+            "set": status.present,
+            "where": status.source,
+            "keyring": status.keyring_backend,
+            "problem": status.keyring_problem,
+        }
+    if args.json:
+        return emit_json(result)
+    for key, value in result.items():
+        print(f"{key:<10} {value}")
+    return 0
