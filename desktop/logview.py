@@ -19,6 +19,7 @@ from .qt import (
     QVBoxLayout,
     QWidget,
 )
+from .worker import OffUi
 
 
 class RowsModel(QAbstractTableModel):
@@ -57,6 +58,7 @@ class InjectionLogView(QWidget):
     def __init__(self, host: Any) -> None:
         super().__init__()
         self.host = host
+        self.worker = OffUi("memevo-log", self)  # before the combo box: filling it refreshes
         layout = QVBoxLayout(self)
         self.client = QComboBox()
         self.client.addItems([tr("All clients"), *CLIENTS])
@@ -70,23 +72,29 @@ class InjectionLogView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
+        """The log is read on the view's worker: the UI thread never waits for the store."""
         wanted = None if self.client.currentIndex() == 0 else self.client.currentText()
-        log = self.host.handle("hook_activity", {"limit": 500, "client": wanted})["injections"]
-        self.model.set_rows(
-            [
+
+        def show(log: list[dict[str, Any]]) -> None:
+            self.model.set_rows(
                 [
-                    i["ts"][:19].replace("T", " "),
-                    i["client"],
-                    (i["session"] or "")[:12],
-                    i["event"],
-                    str(i["chars"]),
-                    " ".join(i["memory_ids"]),
+                    [
+                        i["ts"][:19].replace("T", " "),
+                        i["client"],
+                        (i["session"] or "")[:12],
+                        i["event"],
+                        str(i["chars"]),
+                        " ".join(i["memory_ids"]),
+                    ]
+                    for i in log
+                    if wanted is None or i["client"] == wanted
                 ]
-                for i in log
-                if wanted is None or i["client"] == wanted
-            ]
+            )
+            self.table.resizeColumnsToContents()
+
+        self.worker.run(
+            lambda: self.host.handle("hook_activity", {"limit": 500, "client": wanted})["injections"], show
         )
-        self.table.resizeColumnsToContents()
 
 
 class ProposalsView(QWidget):

@@ -179,8 +179,10 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     ]
     panel.proposals.open_button.click()
     assert queue.current is not None and queue.current.job.id == "p1"
+    _settle(qtbot, panel.injections)
     assert len(panel.injections.model.rows) == 2
     panel.injections.client.setCurrentIndex(1)  # claude only
+    _settle(qtbot, panel.injections)
     assert [r[1] for r in panel.injections.model.rows] == ["claude"]
     assert panel.injections.model.rows[0][4:] == ["120", "m1 m2"]
 
@@ -195,4 +197,5 @@ def test_the_injection_log_filters_by_client_before_its_limit(qtbot, host: Servi
     view = InjectionLogView(host)
     qtbot.addWidget(view)
     view.client.setCurrentIndex(4)  # workbuddy
+    _settle(qtbot, view)
     assert [r[1] for r in view.model.rows] == ["workbuddy"]
