@@ -50,15 +50,17 @@ def log(message):
         pass
 
 
-def read_payload():
-    """The JSON object on stdin, or (None, reason).
+def read_payload(raw=None, note=None):
+    """The JSON object on stdin (or in `raw`, the bytes the relay already read), or (None, reason).
 
     Tolerant of what Windows puts before it — a UTF-8 BOM (Cursor's Windows builds), a stray
-    banner — as long as the object starts within the first 4,096 characters; one pass, no retry."""
-    try:
-        raw = sys.stdin.buffer.read(MAX_STDIN + 1)
-    except (OSError, ValueError) as exc:
-        return None, f"cannot read stdin: {exc}"
+    banner — as long as the object starts within the first 4,096 characters; one pass, no retry.
+    `note` takes the log line about skipped characters (the relay sends it back to the hook)."""
+    if raw is None:
+        try:
+            raw = sys.stdin.buffer.read(MAX_STDIN + 1)
+        except (OSError, ValueError) as exc:
+            return None, f"cannot read stdin: {exc}"
     if len(raw) > MAX_STDIN:
         return None, f"stdin larger than {MAX_STDIN} bytes"
     if not raw.strip():
@@ -74,7 +76,7 @@ def read_payload():
     if not isinstance(payload, dict) or text[end:].strip():
         return None, "stdin is not one JSON object"
     if start:
-        log(f"skipped {start} characters before the JSON payload")
+        (note or log)(f"skipped {start} characters before the JSON payload")
     return payload, None
 
 

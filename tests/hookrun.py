@@ -32,13 +32,22 @@ def run_hook(
 
 
 class FakeService:
-    """A Unix socket that records each request and answers with a canned reply (or hangs)."""
+    """A Unix socket that records each request and answers with a canned reply (or hangs).
 
-    def __init__(self, data_dir: Path, reply: dict[str, Any] | None = None, hang: bool = False) -> None:
+    The relay hook's request (hook.relay) runs through the service's own relay code
+    (core/service/relay.py, the client's adapter in this process); what it asks of the service
+    (hook.prompt, ...) is what gets recorded and answered. relay=False: an older service,
+    which refuses hook.relay, so the hook answers on its own."""
+
+    def __init__(
+        self, data_dir: Path, reply: dict[str, Any] | None = None, hang: bool = False, relay: bool = True
+    ) -> None:
         self.path = data_dir / "memevo.sock"
         data_dir.mkdir(parents=True, exist_ok=True)
         self.reply = reply if reply is not None else {"context": None}
         self.hang = hang
+        self.relay = relay
+        self.relayed = 0  # hook.relay requests answered
         self.requests: list[dict[str, Any]] = []
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(str(self.path))
@@ -55,19 +64,40 @@ class FakeService:
             except OSError:
                 continue
             with conn:
-                data = b""
-                while not data.endswith(b"\n"):
-                    chunk = conn.recv(65536)
+                chunks: list[bytes] = []
+                while not chunks or not chunks[-1].endswith(b"\n"):
+                    chunk = conn.recv(1 << 20)
                     if not chunk:
                         break
-                    data += chunk
-                if data:
-                    self.requests.append(json.loads(data))
+                    chunks.append(chunk)
+                data = b"".join(chunks)
+                request = json.loads(data) if data else {}
+                if request.get("op") == "hook.relay":
+                    body = self._relay(request)
+                else:
+                    if data:
+                        self.requests.append(request)
+                    if self.hang:
+                        self.stop.wait(30)
+                    body = {"v": 1, "ok": True, "result": self.reply}
                 if self.hang:
-                    self.stop.wait(30)
                     continue
-                body = {"v": 1, "ok": True, "result": self.reply}
                 conn.sendall((json.dumps(body, ensure_ascii=False) + "\n").encode())
+
+    def _relay(self, request: dict[str, Any]) -> dict[str, Any]:
+        from memevo.core.service import relay
+
+        if not self.relay:
+            return {"v": 1, "ok": False, "code": "InvalidInput", "error": "unknown op 'hook.relay'"}
+
+        def dispatch(op: str, params: dict[str, Any]) -> dict[str, Any]:
+            self.requests.append({"v": request["v"], "op": op, "params": json.loads(json.dumps(params))})
+            if self.hang:
+                self.stop.wait(30)
+            return dict(json.loads(json.dumps(self.reply)))
+
+        self.relayed += 1
+        return {"v": 1, "ok": True, "result": relay.answer(dispatch, request["params"])}
 
     def close(self) -> None:
         self.stop.set()

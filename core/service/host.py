@@ -15,7 +15,7 @@ from ..clock import Clock, SystemClock
 from ..errors import StoreDamaged
 from ..recall.engine import RecallEngine
 from ..store import Store
-from . import routes
+from . import relay, routes
 from .context import ServiceContext
 
 log = logging.getLogger("memevo.service")
@@ -58,6 +58,10 @@ class ServiceHost:
 
         ctx = self.ctx
         limit_blas_threads()
+        try:
+            relay.warm()  # the client adapters, so the first relayed hook does not load them
+        except Exception:
+            log.warning("could not load the hook adapters ahead of the first hook", exc_info=True)
         try:
             self.load_progress.stage("Checking the memory store")
             self.store.verify()  # every block read once: damage is named now, not blamed on the model

@@ -4,7 +4,10 @@ import json
 import re
 import sys
 
-import hookio
+try:  # the service runs the adapters too (the relay hook): memevo.hooks.hookio there
+    from .. import hookio
+except ImportError:  # the hook, run as a script: its folder is on sys.path, `clients` is top-level
+    import hookio
 
 CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
 PLUGIN_NOTICE = "memory-self-evolution 捕捉到了新的记忆"

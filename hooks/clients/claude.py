@@ -4,7 +4,7 @@ PreToolUse (Bash, Edit, MultiEdit, Write) answers only `additionalContext`: no
 `permissionDecision`, so Claude Code's own permission flow decides as if we were not there.
 """
 
-from clients.base import Adapter, _json, _text
+from .base import Adapter, _json, _text
 
 
 class Claude(Adapter):

@@ -1,6 +1,6 @@
 """CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json. The IDE sends `user_prompt`, the CLI `prompt`."""
 
-from clients.base import Adapter, _json
+from .base import Adapter, _json
 
 
 class CodeBuddy(Adapter):

@@ -10,7 +10,7 @@ approval decides as if we were not there (whether a build shows `agent_message` 
 permission decision is to be checked on a real build).
 """
 
-from clients.base import Adapter, _json, _text, bounded
+from .base import Adapter, _json, _text, bounded
 
 
 class Cursor(Adapter):

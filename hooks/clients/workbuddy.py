@@ -7,8 +7,8 @@ Appendix B). The user's words now are the last `<user_query>`; the earlier ones 
 A WorkBuddy hook that times out blocks the user's prompt, so ours gives up on the service early.
 """
 
-from clients.base import _json
-from clients.codebuddy import CodeBuddy, engine
+from .base import _json
+from .codebuddy import CodeBuddy, engine
 
 QUERY_OPEN, QUERY_CLOSE = "<user_query>", "</user_query>"
 INJECTED = ("system-reminder", "user_info")
