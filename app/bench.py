@@ -52,6 +52,11 @@ def rss_mb() -> float:
 
 
 # -- recall over a synthetic pool (child process) ---------------------------------------------------
+PINNED_EVERY = 20  # 5% of the pool pinned
+SCOPED_EVERY = 10  # every 10th memory, a project fact (even index), belongs to a repository
+REPOS = 8
+
+
 def synthetic_store(n: int, seed: int = 7, model: str = "bench") -> Any:
     """A store with n memories (half rules) and random unit vectors, written in bulk.
 
@@ -59,6 +64,7 @@ def synthetic_store(n: int, seed: int = 7, model: str = "bench") -> Any:
     loads them without re-encoding: its timings then cover a pool of n memories."""
     import pyarrow as pa
 
+    from ..core import bulk
     from ..core.store import Store
     from ..core.vectors import text_sha
 
@@ -95,13 +101,11 @@ def synthetic_store(n: int, seed: int = 7, model: str = "bench") -> Any:
                 ),
             }
         )
-        with store.transaction() as con:
-            con.register("bench_rows", rows)
-            con.register("bench_vecs", vecs)
-            con.execute("INSERT INTO memories SELECT * FROM bench_rows")
-            con.execute("INSERT INTO vectors SELECT * FROM bench_vecs")
-            con.unregister("bench_rows")
-            con.unregister("bench_vecs")
+        # As users' pools are: some memories pinned, some project facts of one repository
+        # (recall then reads them per prompt for the scope check and the ranking).
+        pinned = ids[::PINNED_EVERY]
+        scoped = [(ids[i], f"/work/repo-{i % REPOS}") for i in range(0, size, SCOPED_EVERY)]
+        bulk.insert(store, rows, vecs, pinned, scoped)
     return store
 
 
