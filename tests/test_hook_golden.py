@@ -322,6 +322,45 @@ CASES = [
         },
         {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
     ),
+    # CodeBuddy: the CLI's Claude-named tools and the IDE's own (camelCase filePath, a diff).
+    (
+        "codebuddy",
+        "PreToolUse",
+        {
+            "session_id": "cb-1",
+            "cwd": "/w",
+            "hook_event_name": "PreToolUse",
+            "client": "CodeBuddyIDE",
+            "tool_name": "execute_command",
+            "tool_input": {"command": "git commit -m wip", "requires_approval": False},
+        },
+        {
+            "op": "hook.action",
+            "client": "codebuddy",
+            "session": "cb-1",
+            "tool": "execute_command",
+            "input": {"command": "git commit -m wip", "requires_approval": False},
+        },
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
+    ),
+    (
+        "codebuddy",
+        "PreToolUse",
+        {
+            "session_id": "cb-1",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "pip install requests"},
+            "transcript_path": "/h/.codebuddy/projects/w/cb-1.jsonl",
+        },
+        {
+            "op": "hook.action",
+            "client": "codebuddy",
+            "tool": "Bash",
+            "input": {"command": "pip install requests"},
+        },
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
+    ),
     (
         "cursor",
         "beforeShellExecution",
@@ -395,6 +434,11 @@ def test_adapter_golden(
         ("workbuddy", "SessionStart", {"session_id": "s"}),
         ("cursor", "beforeSubmitPrompt", {"conversation_id": "c", "prompt": "x"}),
         ("claude", "PreToolUse", {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        (
+            "codebuddy",
+            "PreToolUse",
+            {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}},
+        ),
         ("cursor", "beforeShellExecution", {"conversation_id": "c", "command": "ls"}),
     ],
 )

@@ -202,6 +202,22 @@ def test_textbook_questions_are_told_from_questions_about_our_things() -> None:
             "import a library",
         ),
         ("Write", {"file_path": "/r/s/a.scss", "content": ".a{}"}, "stylesheet"),
+        # CodeBuddy IDE's tools: camelCase filePath, a SEARCH/REPLACE diff, execute_command
+        ("execute_command", {"command": "git commit -am wip", "requires_approval": False}, "commit"),
+        ("write_to_file", {"filePath": "/r/s/b.scss", "content": ".b{}"}, "stylesheet"),
+        (
+            "replace_in_file",
+            {
+                "path": "/r/a.py",
+                "diff": "<<<<<<< SEARCH\nx()\n=======\ntry:\n    x()\nexcept Exception:\n    pass\n>>>>>>> REPLACE",
+            },
+            "swallowed",
+        ),
+        (
+            "replace_in_file",
+            {"path": "/r/a.py", "diff": "--- a/a.py\n+++ b/a.py\n@@\n import os\n+import requests"},
+            "import a library",
+        ),
         ("MCP", {"tool_name": "create_branch", "tool_input": "{}"}, "new git branch"),
         ("", {"tool_name": "execute_sql", "tool_input": '{"sql": "DROP TABLE x"}'}, "table schema"),
     ],

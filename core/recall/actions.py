@@ -242,7 +242,11 @@ def describe(tool: str, tool_input: Any) -> Described | None:
         _describe_code(command, phrases)
     elif lowered in EDIT_TOOLS or lowered.startswith("edit") or lowered.startswith("write"):
         path = _text(
-            data.get("file_path") or data.get("path") or data.get("notebook_path") or data.get("target_file")
+            data.get("file_path")
+            or data.get("path")
+            or data.get("notebook_path")
+            or data.get("target_file")
+            or data.get("filePath")  # CodeBuddy IDE
         )
         added = _added_text(data)
         if path:
@@ -387,6 +391,8 @@ def _added_text(data: dict[str, Any]) -> str:
     """What an edit adds: new lines that were not there, or a written file's content."""
     if isinstance(data.get("edits"), list):
         return "\n".join(_added_text(e) for e in data["edits"][:20] if isinstance(e, dict))[:MAX_INPUT]
+    if isinstance(data.get("diff"), str) and not data.get("new_string"):  # CodeBuddy's replace_in_file
+        return _replaced_text(data["diff"])[:MAX_INPUT]
     new = _text(data.get("new_string") or data.get("content") or data.get("new_str") or data.get("code_edit"))
     old = _text(data.get("old_string") or data.get("old_str"))
     if not old:
@@ -398,6 +404,28 @@ def _added_text(data: dict[str, Any]) -> str:
 _IDENT = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(?:[.\-/][A-Za-z0-9_]+)+|[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Z][a-z]+[A-Z]\w+"
 )
+
+
+def _replaced_text(diff: str) -> str:
+    """The replacement halves of SEARCH/REPLACE blocks (`=======` up to `>>>>>>> REPLACE`), or
+    the `+` lines of a unified diff: what the edit writes."""
+    out: list[str] = []
+    inside = False
+    marked = False
+    for line in diff[: MAX_INPUT * 2].splitlines():
+        if line.startswith("======="):
+            inside, marked = True, True
+        elif line.startswith(">>>>>>>"):
+            inside = False
+        elif inside:
+            out.append(line)
+    if not marked:
+        out = [
+            line[1:]
+            for line in diff[: MAX_INPUT * 2].splitlines()
+            if line.startswith("+") and not line.startswith("+++")
+        ]
+    return "\n".join(out)
 
 
 def _identifiers(code: str) -> list[str]:

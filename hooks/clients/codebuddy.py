@@ -1,4 +1,9 @@
-"""CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json. The IDE sends `user_prompt`, the CLI `prompt`."""
+"""CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json. The IDE sends `user_prompt`, the CLI `prompt`.
+
+PreToolUse takes Claude Code's shape (the CLI documents it; the IDE's tools are
+execute_command, write_to_file, replace_in_file): the answer is only `additionalContext`, never a
+permission decision, and nothing at all when no rule applies (the CLI would inject raw stdout).
+"""
 
 from .base import Adapter, _json
 
@@ -6,6 +11,12 @@ from .base import Adapter, _json
 class CodeBuddy(Adapter):
     name = "codebuddy"
     flavor = "codebuddy"  # also rules out CodeBuddy's own memory-writing tools
+    events = {
+        "SessionStart": "session_start",
+        "UserPromptSubmit": "prompt",
+        "PreToolUse": "action",
+        "Stop": "stop",
+    }
 
     def prompt_text(self, payload):
         for key in ("user_prompt", "prompt"):

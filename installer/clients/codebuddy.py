@@ -1,5 +1,6 @@
 """CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json (CODEBUDDY_CONFIG_DIR moves it, except
-onto WorkBuddy's folder), SessionStart / UserPromptSubmit / Stop, and two readers of MCP files.
+onto WorkBuddy's folder), SessionStart / UserPromptSubmit / PreToolUse / Stop, and two readers of
+MCP files.
 
 The IDE reads mcp.json; the CLI reads the first existing of .mcp.json, mcp.json and
 ~/.codebuddy.json. mcp.json always gets our entry (the IDE), and so does whichever of the
@@ -28,9 +29,15 @@ class CodeBuddy(Client):
     events: ClassVar[dict[str, str]] = {
         "SessionStart": "session_start",
         "UserPromptSubmit": "prompt",
+        "PreToolUse": "action",
         "Stop": "stop",
     }
-    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "stop": 20}
+    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "action": 5, "stop": 20}
+    # The tools rules are about: the CLI's (Claude Code's names) and the IDE's. CodeBuddy tests
+    # a matcher as a regular expression against the tool name.
+    matchers: ClassVar[dict[str, str]] = {
+        "PreToolUse": "Bash|Edit|MultiEdit|Write|execute_command|write_to_file|replace_in_file"
+    }
     notes: ClassVar[tuple[str, ...]] = (
         "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply.",
     )
