@@ -6,6 +6,8 @@
 # The interpreter must already have memevo's dependencies (README "Set up":
 # `pip install torch==2.13.0 .`). PyInstaller goes into a build venv that sees those
 # packages (--system-site-packages), so the interpreter's own environment is not changed.
+# torch, sentence-transformers and transformers are left out of the program (memevo.spec,
+# TORCH_FREE): it runs the default model only (packaging/README.md).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -28,7 +30,7 @@ if ! "$VENV/bin/python" -c "import PyInstaller, sys; sys.exit(PyInstaller.__vers
   echo "== pip install pyinstaller==$PYINSTALLER_VERSION"
   "$VENV/bin/python" -m pip install --disable-pip-version-check -q "pyinstaller==$PYINSTALLER_VERSION"
 fi
-"$VENV/bin/python" -c "import torch, sentence_transformers, PySide6, duckdb" \
+"$VENV/bin/python" -c "import onnx, onnxruntime, tokenizers, safetensors.numpy, PySide6, duckdb" \
   || { echo "memevo's dependencies are missing in $PYTHON (pip install torch==2.13.0 $REPO)" >&2; exit 1; }
 
 if [ ! -f "$HERE/memevo.png" ] || [ ! -f "$HERE/memevo.ico" ]; then
@@ -39,7 +41,7 @@ fi
 echo "== stage sources as memevo.* in $STAGE"
 rm -rf "$STAGE"
 mkdir -p "$STAGE/memevo"
-for part in core desktop hooks installer resources; do
+for part in app core desktop hooks installer resources; do
   cp -a "$REPO/$part" "$STAGE/memevo/$part"
 done
 find "$STAGE" -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -10,12 +10,20 @@ from typing import Any
 
 import numpy as np
 
-from .models import ModelEntry, entry_for
+from ..errors import MemevoError
+from .models import ModelEntry, entry_for, needs_torch
+
+
+class TorchMissing(MemevoError):
+    """A folder that only sentence-transformers can run, where it is not installed."""
 
 
 def load_sentence_transformer(folder: Path) -> Any:
-    import transformers
-    from sentence_transformers import SentenceTransformer
+    try:
+        import transformers
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:  # the packaged program leaves torch out (packaging/README.md)
+        raise TorchMissing(needs_torch(str(folder)) + f" ({exc})") from exc
 
     transformers.logging.set_verbosity_error()  # type: ignore[no-untyped-call]
     transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]

@@ -75,3 +75,12 @@ def model_folder(model_id: str) -> Path:
     if Path(model_id).expanduser().is_absolute():
         return Path(model_id).expanduser()  # a local folder the user points at
     return models_dir() / folder_name(model_id)
+
+
+def needs_torch(model_id: str) -> str:
+    """Why a model other than the default cannot run here (the packaged program has no torch)."""
+    return (
+        f"{model_id} runs on sentence-transformers and torch, which this installation does not "
+        f"include: the packaged program runs only the default model, {DEFAULT_MODEL}. For another "
+        "model install memevo with pip (`pip install torch==2.13.0 memory-self-evolution`)"
+    )

@@ -1,10 +1,11 @@
 """The default model on onnxruntime: no torch, no sentence-transformers in the process.
 
-Provisioning exports the sentence-transformers folder's model once into `onnx/model.onnx`
-(Transformer, mean pooling and normalisation in one fp32 graph; the word-embedding table
-kept fp16 with a Cast after the Gather) and writes `onnx/memevo-onnx.json` only after the
-graph's vectors matched sentence-transformers' on known sentences (see onnx_export.py). A
-folder without that manifest is encoded by sentence-transformers, as before.
+Provisioning writes the folder's model once into `onnx/model.onnx` (Transformer, mean
+pooling and normalisation in one fp32 graph; the word-embedding table kept fp16 with a Cast
+after the Gather), built from the weights without torch (onnx_build.py, onnx_provision.py;
+onnx_export.py is the torch export it replaced), and writes `onnx/memevo-onnx.json` only
+after the graph's vectors matched on known sentences. A folder without that manifest is
+encoded by sentence-transformers, as before.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from . import tokenizer as tokenizer_mod
 GRAPH_DIR = "onnx"
 GRAPH = "model.onnx"
 MANIFEST = "memevo-onnx.json"
-# the tokenizer sentence-transformers ran when the graph was checked (see onnx_export.py)
+# the tokenizer sentence-transformers runs for the folder (onnx_build.runtime_tokenizer_json)
 TOKENIZER = "tokenizer.json"
 FORMAT = 1
 INPUTS = ("input_ids", "attention_mask")

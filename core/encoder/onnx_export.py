@@ -1,8 +1,14 @@
-"""Provisioning's torch half: check a sentence-transformers folder, export its ONNX graph.
+"""The torch way to a graph: export it from the folder loaded in sentence-transformers.
+
+Provisioning no longer uses this for the default model: onnx_provision.py builds the same
+graph from the weights without torch (onnx_build.py), which is what lets the packaged program
+leave torch out. This stays for where torch is installed anyway (a pip install): provisioning
+falls back to it for a folder that builder does not reproduce (onnx_provision exits 2, e.g.
+weights without a `model.safetensors`), and tests/test_onnx_build.py compares the built graph
+with this export and with sentence-transformers.
 
 It runs in a child process (`python -m memevo.core.encoder.onnx_export FOLDER …`), so the
-process that provisions — often the service itself, on a first start or after an upgrade —
-never imports torch or sentence-transformers and keeps its memory small. The child:
+process that provisions never imports torch or sentence-transformers. The child:
 
 1. loads the folder with sentence-transformers (word-embedding table in fp16, as the
    service used to run it);
@@ -37,30 +43,9 @@ import numpy as np
 
 from . import onnx_encoder
 from .models import entry_for
+from .onnx_provision import EXIT_LOAD, EXIT_REFERENCE, MIN_COSINE, REFERENCE, check_texts
 
 OPSET = 17
-MIN_COSINE = 0.9999
-# Beyond the shipped sentences: strings that exercise the tokenizer's edges.
-EDGE_TEXTS = [
-    "  leading and trailing spaces  ",
-    "tabs\tand\nnew lines\r\n and　full-width　spaces",
-    "ｆｕｌｌ－ｗｉｄｔｈ ＡＢＣ１２３ and ① ﬁ ㍿",
-    "special tokens <s> </s> <pad> <unk> <mask> inside, and ＜ｓ＞ full-width",
-    "emoji 😀🎉👍🏽 and zero\u200bwidth",
-    "xxxxxxxxxxxxxxxx ------------ 哈哈哈哈哈哈哈",
-    "unknown \x07 controls and \ue000 private use",
-    "长" * 600,
-]
-REFERENCE = "models/e5-small-reference.json"
-EXIT_LOAD, EXIT_REFERENCE = 2, 3
-
-
-def check_texts(prefix: str) -> list[str]:
-    from ..resources_access import read_json
-    from .background import sentences
-
-    reference = [str(s["text"]) for s in read_json(REFERENCE)["sentences"]]
-    return [prefix + text for text in [*reference, *sentences(), *EDGE_TEXTS]]
 
 
 def reference_agreement(model: Any, prefix: str) -> float:

@@ -11,11 +11,15 @@ Work happens in a staging folder that is swapped in only when complete, so a fai
 leaves the previous model usable. Running it again is cheap: a finished folder is reused
 and pip skips wheels it already downloaded.
 
-For the default model the same check also exports the ONNX graph the service runs on
-(onnx_export.py), in a child process: whoever provisions — often the service itself —
-never imports torch. A folder provisioned before the graph existed gets it on the next
-provision or service start; should the export fail, the folder keeps working on
-sentence-transformers and the export is retried after the next upgrade.
+For the default model the same check also builds the ONNX graph the service runs on, in a
+child process and without torch (onnx_provision.py: the graph written from the folder's
+weights, checked against a numpy run of the same model and against sentence-transformers'
+stored vectors), so provisioning works where torch is not installed (the packaged program).
+Where torch is installed, a folder that builder does not reproduce is exported with torch
+instead (onnx_export.py). A folder provisioned before the graph existed gets it on the next
+provision or service start; should the build fail, the folder keeps working on
+sentence-transformers (if installed) and the build is retried after the next upgrade. Any
+other model runs on sentence-transformers and torch, as before.
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import MemevoError
-from . import e5pack, onnx_encoder, stfolder
-from .models import ModelEntry, entry_for, model_folder, models_dir
+from . import e5pack, onnx_encoder, onnx_provision, stfolder
+from .models import ModelEntry, entry_for, model_folder, models_dir, needs_torch
 from .progress import Progress, Silent
 
 MARKER = "memevo-model.json"
@@ -59,7 +63,7 @@ HUB_PROBE_TIMEOUT_S = 3.0
 # The offline pack is the 4-bit model: against the C engine it came from it agrees to 0.9999;
 # the full-precision hub model agrees with the 4-bit one to about 0.98-0.99.
 MIN_AGREEMENT = {"offline-pack": 0.999, "hub": 0.95}
-# Loading torch, the check and the export: about 30 s on two quiet cores.
+# Building the graph and its checks: about 20 s on two quiet cores (the torch export: 30-60 s).
 CHECK_TIMEOUT_S = 1800
 GRAPH_FAILED = "memevo-onnx-failed.json"
 log = logging.getLogger("memevo.encoder")
@@ -88,13 +92,15 @@ def ready_folder(model_id: str) -> Path | None:
 
 def provision(model_id: str, progress: Progress | None = None) -> Provisioned:
     progress = progress or Silent()
+    entry = entry_for(model_id)
+    if not wants_graph(entry) and not torch_installed():  # the packaged program
+        raise ProvisionError(needs_torch(model_id))
     existing = ready_folder(model_id)
     if existing is not None:
-        add_missing_graph(existing, entry_for(model_id), progress)
+        add_missing_graph(existing, entry, progress)
         return Provisioned(model_id, existing, _marker_source(existing), True)
     if Path(model_id).expanduser().is_absolute():
         raise ProvisionError(f"{model_id} is not a sentence-transformers folder (no modules.json)")
-    entry = entry_for(model_id)
     reasons = []
     if hub_reachable():
         try:
@@ -257,9 +263,27 @@ def add_missing_graph(folder: Path, entry: ModelEntry, progress: Progress) -> No
         log.warning("could not build the ONNX graph in %s: %s", folder, exc)
 
 
+def torch_installed() -> bool:
+    """sentence-transformers and torch are importable (a pip install; not the packaged program)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("torch", "sentence_transformers"))
+
+
 def _run_checks(folder: Path, entry: ModelEntry, minimum: float | None, export: bool) -> dict[str, object]:
-    """onnx_export.py in a child process; its report, or {"error": …} when it failed."""
-    command = [sys.executable, "-m", "memevo.core.encoder.onnx_export", str(folder), "--model", entry.id]
+    """The torch-free build and checks (onnx_provision.py) in a child process; the torch export
+    (onnx_export.py) where the builder cannot reproduce the folder and torch is installed.
+    The child's report, or {"error": …} when it failed."""
+    report = _run_child("onnx_provision", folder, entry, minimum, export)
+    if report.get("exit") == onnx_provision.EXIT_LOAD and torch_installed():
+        log.info("building the graph without torch failed (%s); exporting it with torch", report.get("error"))
+        report = _run_child("onnx_export", folder, entry, minimum, export)
+    report.pop("exit", None)
+    return report
+
+
+def _run_child(
+    module: str, folder: Path, entry: ModelEntry, minimum: float | None, export: bool
+) -> dict[str, object]:
+    command = [sys.executable, "-m", f"memevo.core.encoder.{module}", str(folder), "--model", entry.id]
     if minimum is not None:
         command += ["--reference", str(minimum)]
     if export:
@@ -278,6 +302,7 @@ def _run_checks(folder: Path, entry: ModelEntry, minimum: float | None, export: 
     if result.returncode != 0 and "error" not in report:
         tail = (result.stderr or "").strip().splitlines()[-1:] or [f"exit status {result.returncode}"]
         report["error"] = f"checking the model failed: {tail[0]}"
+    report["exit"] = result.returncode
     return report
 
 
