@@ -208,3 +208,48 @@ def test_a_failed_export_is_not_retried_until_the_next_release(
     # other models never get a graph
     provision.add_missing_graph(folder, provision.entry_for("BAAI/bge-base-zh-v1.5"), provision.Silent())
     assert calls == [True, True]
+
+
+def test_requests_that_arrive_together_share_one_batch(
+    encoder: Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Single encodes arriving while the lane is busy run as one batch when it frees, with the
+    vectors each would have had alone (within float noise)."""
+    import threading
+    import time
+
+    texts = [f"第 {i} 个问题：支付页的灰度开关在哪里配置 (case {i})" for i in range(8)]
+    alone = np.stack([encoder.encode_one(t) for t in texts])
+    model = encoder._model
+    real_encode, real_one = model.encode, model.encode_one
+    batches: list[int] = []
+    release = threading.Event()
+
+    def slow_one(text: str) -> np.ndarray:
+        release.wait(10)  # the lane is busy with a first request while the others arrive
+        return real_one(text)
+
+    def counted(batch: list[str], batch_size: int = 32) -> np.ndarray:
+        batches.append(len(batch))
+        return real_encode(batch, batch_size)
+
+    monkeypatch.setattr(model, "encode_one", slow_one)
+    monkeypatch.setattr(model, "encode", counted)
+    got: dict[int, np.ndarray] = {}
+
+    def ask(i: int) -> None:
+        got[i] = encoder.encode_one(texts[i])
+
+    first = threading.Thread(target=ask, args=(0,))
+    first.start()
+    time.sleep(0.2)
+    rest = [threading.Thread(target=ask, args=(i,)) for i in range(1, 8)]
+    for thread in rest:
+        thread.start()
+    time.sleep(0.3)
+    release.set()
+    for thread in [first, *rest]:
+        thread.join(30)
+    assert batches == [7]  # the seven that waited, in one run of the graph
+    together = np.stack([got[i] for i in range(8)])
+    assert float(np.abs(together - alone).max()) < 1e-5
