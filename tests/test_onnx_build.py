@@ -19,15 +19,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from memevo.core import memories
-from memevo.core.clock import FakeClock
 from memevo.core.encoder import background, onnx_build, onnx_encoder, onnx_provision, provision
 from memevo.core.encoder.encoder import Encoder
 from memevo.core.encoder.models import DEFAULT_MODEL, entry_for
-from memevo.core.recall import verify
-from memevo.core.recall.engine import RecallEngine
-from memevo.core.recall.textfilter import recall_input
-from memevo.core.store import Store
+from test_encoder_onnx import _run_backend
 
 REPO = Path(__file__).resolve().parents[1]
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
@@ -195,33 +190,6 @@ def test_the_built_graph_is_the_torch_export(built: dict[str, Any], st_model: An
         f"built vs torch-exported graph: largest difference {worst:.2e}; torch export {torch_seconds:.1f} s"
     )
     assert worst <= 1e-6
-
-
-def _run_backend(encoder: Any, home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    monkeypatch.setenv("MEMEVO_HOME", str(home))
-    data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
-    clock = FakeClock()
-    with Store.open() as store:
-        for item in data["pool"]:
-            memories.create(store, item["category"], item["text"], clock)
-        engine = RecallEngine(store, encoder, clock)
-        engine.sync_all()
-        text_of = {m.id: m.text for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
-        cases = [verify.Case(c["prompt"], c["expect"]) for c in data["cases"]]
-        scores: dict[tuple[str, str], float] = {}
-        for case in cases:
-            text = recall_input(case.prompt)
-            if text is None:
-                continue
-            for _category, ranked in engine.ranked(text, len(text_of)).items():
-                for memory_id, score in ranked:
-                    scores[(case.prompt, text_of[memory_id])] = score
-        report = verify.run(engine, cases)
-    outcome = [
-        (c["prompt"], c["hit"], sorted((i["category"], i["text"]) for i in c["injected"]))
-        for c in report["cases"]
-    ]
-    return {"scores": scores, "outcome": outcome}
 
 
 def test_the_verify_set_gives_the_same_scores_and_outcomes(
