@@ -86,7 +86,7 @@ def test_print_config_gives_absolute_real_paths(client: str) -> None:
             assert event in get(client).events
             commands += [(event, h["command"], h["timeout"]) for g in groups for h in g["hooks"]]
     # session start, prompt, stop; and a tool call about to run where the client has the hook
-    assert len(commands) == {"claude": 4, "cursor": 5}.get(client, 3)
+    assert len(commands) == {"claude": 4, "cursor": 5, "codebuddy": 4}.get(client, 3)
     for event, command, timeout in commands:
         assert command == f'"{interpreter()}" -I -S "{hook_script()}" {client} {event}'
         assert "/shims/" not in command and Path(interpreter()).is_absolute()
