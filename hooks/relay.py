@@ -109,6 +109,10 @@ class _Fallback(Exception):
 def main(argv):
     started = time.perf_counter()
     route = RELAYED.get(argv[1], {}).get(argv[2]) if len(argv) >= 3 else None
+    if route is not None and argv[1] == "claude" and _env("CURSOR_VERSION"):
+        # Cursor runs Claude Code's hooks too; the Claude adapter stays silent there (Cursor's own
+        # hook answers). Decided here, so a hung service never holds that silent hook up.
+        route = None
     raw = deadline = failed = None
     if route is not None:
         try:

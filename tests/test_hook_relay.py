@@ -365,6 +365,26 @@ def test_a_hung_service_costs_the_same_deadline_and_is_asked_once(
     assert any("TimeoutError: timed out; answering from cache" in line for line in _log_lines(data_dir))
 
 
+def test_under_cursor_the_claude_hook_is_silent_without_asking_a_hung_service(data_dir: Path) -> None:
+    """Cursor runs Claude Code's hooks too: the Claude hook answers nothing there, at once,
+    whatever state the service is in (it is never asked)."""
+    service = FakeService(data_dir, hang=True)
+    try:
+        started = time.monotonic()
+        result = run_hook(
+            "claude",
+            "UserPromptSubmit",
+            json.dumps({"session_id": "s", "prompt": "你好，帮我看看这个函数"}),
+            env={"CURSOR_VERSION": "2.1.0"},
+        )
+        elapsed = time.monotonic() - started
+    finally:
+        service.close()
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert elapsed < 3  # the hook's deadline is 6 s: it never waited for the hung service
+    assert service.relayed == 0 and service.requests == []
+
+
 def test_a_hung_service_leaves_the_cached_reminder(data_dir: Path) -> None:
     (data_dir / "cache").mkdir(parents=True)
     (data_dir / "cache" / "prompt-reminder-default.txt").write_text("缓存的提醒", encoding="utf-8")
