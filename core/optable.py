@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from . import applied
@@ -61,7 +62,7 @@ class Context:
 Func = Callable[..., dict[str, Any]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # cached_property still works: it writes the instance __dict__ directly
 class Operation:
     name: str
     func: Func
@@ -71,12 +72,11 @@ class Operation:
     service: bool = False  # needs the running service; never run by a CLI on its own
     inline: bool = False  # answered on the service's event loop, never queued behind requests
     any_version: bool = False  # answered whatever build asks (a probe)
-    free_params: bool = False  # takes whatever the caller sends (a hook's payload fields)
 
-    @property
-    def params(self) -> list[str]:
-        """Parameter names, for messages and the CLI's listing."""
-        return [p for p in list(inspect.signature(self.func).parameters)[1:] if p != "params"]
+    @cached_property
+    def signature(self) -> inspect.Signature:
+        """Read once: every request checks its parameters against it."""
+        return inspect.signature(self.func)
 
 
 TABLE: dict[str, Operation] = {}
@@ -86,8 +86,7 @@ def operation(name: str, **kind: bool) -> Callable[[Func], Func]:
     def register(func: Func) -> Func:
         if name in TABLE:
             raise RuntimeError(f"operation {name!r} is defined twice")
-        free = any(p.kind is p.VAR_KEYWORD for p in inspect.signature(func).parameters.values())
-        TABLE[name] = Operation(name, func, free_params=free, **kind)
+        TABLE[name] = Operation(name, func, **kind)
         return func
 
     return register
@@ -117,7 +116,7 @@ def dispatch(ctx: Context, name: str, params: dict[str, Any]) -> dict[str, Any]:
 
 def _run(op: Operation, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     try:
-        inspect.signature(op.func).bind(ctx, **params)
+        op.signature.bind(ctx, **params)
     except TypeError as exc:
         raise InvalidInput(f"bad parameters for {op.name}: {exc}") from exc
     return op.func(ctx, **params)
