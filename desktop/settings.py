@@ -162,8 +162,7 @@ class SettingsView(QWidget):
             return
         changed = [row for row in self.rows.values() if row.changed()]
         saved = [row for row in changed if self._save_row(row)]
-        if saved:
-            self.host.ctx.refresh_caches()
+        if saved:  # each row's config_set rewrote the hooks' fallback texts
             config = config_mod.load()
             for row in saved:
                 row.load(config, writable=True)
@@ -207,7 +206,6 @@ class SettingsView(QWidget):
         except MemevoError as exc:
             row.show_message(tr("Not reset: {reason}").format(reason=exc), error=True)
             return
-        self.host.ctx.refresh_caches()
         config = config_mod.load()
         row.load(config, writable=True)
         row.show_message(tr("Back to the default."))
@@ -351,7 +349,6 @@ class SettingsView(QWidget):
             text = tr("Provisioning {model} failed: {reason}").format(model=model_id, reason=error)
         else:
             self.progress.setValue(100)
-            self.host.ctx.refresh_caches()
             text = tr(
                 "{model} is ready ({source}) and set as the model; it is used after memevo restarts."
             ).format(model=model_id, source=outcome.value.source)

@@ -305,19 +305,17 @@ class Tray:
             self.panel = Panel(self.host, self.confirmations)
 
     def toggle_pause(self) -> None:
+        """Through the config operations, which also rewrite the hooks' fallback texts."""
         from ..core import config as config_mod
 
         if config_mod.load()["enabled"]:
-            config_mod.set_key("enabled", False)
+            self.host.handle("config_set", {"key": "enabled", "value": False})
         else:
-            config_mod.unset_key("enabled")
-        self.host.ctx.refresh_caches()
+            self.host.handle("config_unset", {"key": "enabled"})
         self.refresh()
 
     def toggle_confirm(self) -> None:
-        from ..core import config as config_mod
-
-        config_mod.set_key("confirm", self.confirm_action.isChecked())
+        self.host.handle("config_set", {"key": "confirm", "value": self.confirm_action.isChecked()})
         self.refresh()
 
     def show_pending(self) -> None:
