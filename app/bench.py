@@ -394,26 +394,33 @@ def _proc_rss_mb(pid: int) -> float:
 
 
 @contextlib.contextmanager
-def bench_service(python: str, pool: int = 10_000) -> Any:
-    """A `memevo serve` over the benchmark pool in a temporary home, model loaded: yields
-    (env for hooks, the service's Popen, seconds to ready); shut down afterwards."""
+def bench_service(python: str, pool: int = 10_000, mode: str = "serve") -> Any:
+    """`memevo serve` (or, mode="tray", the tray app offscreen, set up, in a HOME of its own)
+    over the benchmark pool in a temporary home, model loaded: yields (env for hooks, the
+    process's Popen, seconds to ready); shut down afterwards."""
     from ..core.encoder.models import models_dir
     from ..core.service import client
+    from ..installer import state
 
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
         # the model already provisioned for the caller, not a fresh one in the temporary home
-        env = os.environ | {
-            "MEMEVO_HOME": home,
-            "MEMEVO_HEADLESS": "1",
-            "MEMEVO_MODELS_DIR": str(models_dir()),
-        }
+        env = os.environ | {"MEMEVO_HOME": home, "MEMEVO_MODELS_DIR": str(models_dir())}
+        if mode == "tray":
+            user_home = os.path.join(home, "user")
+            os.makedirs(user_home)
+            # the tray may write autostart or keyring files: never the user's
+            env |= {"HOME": user_home, "QT_QPA_PLATFORM": "offscreen"}
+        else:
+            env["MEMEVO_HEADLESS"] = "1"
         saved = os.environ.get("MEMEVO_HOME")
         os.environ["MEMEVO_HOME"] = home
         try:
             _bench_pool(pool)
+            if mode == "tray":
+                state.mark_setup_run()  # no wizard
             started = time.perf_counter()
             service = subprocess.Popen(
-                [python, "-m", "memevo.core.cli", "serve"],
+                [python, "-m", "memevo.core.cli", mode],
                 env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -427,8 +434,12 @@ def bench_service(python: str, pool: int = 10_000) -> Any:
                 try:
                     service.wait(30)
                 except subprocess.TimeoutExpired:
-                    service.kill()
-                    service.wait()
+                    service.terminate()
+                    try:
+                        service.wait(10)
+                    except subprocess.TimeoutExpired:
+                        service.kill()
+                        service.wait()
         finally:
             if saved is None:
                 os.environ.pop("MEMEVO_HOME", None)
@@ -467,53 +478,13 @@ def _bench_pool(pool: int) -> None:
 def tray_figures(pool: int = 10_000, settle_s: float = 3.0) -> dict[str, Any]:
     """tray_rss_mb: the tray app (`memevo tray`, offscreen) hosting the service with the model
     over the same 10k-memory pool, set up (no wizard), `settle_s` after the model is in."""
-    from ..core.encoder.models import models_dir
-    from ..core.service import client
-    from ..installer import state
     from ..installer.hook_command import interpreter
 
-    with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
-        user_home = os.path.join(home, "user")
-        os.makedirs(user_home)
-        env = os.environ | {
-            "MEMEVO_HOME": home,
-            "HOME": user_home,  # the tray may write autostart or keyring files: never the user's
-            "QT_QPA_PLATFORM": "offscreen",
-            "MEMEVO_MODELS_DIR": str(models_dir()),
-        }
-        saved = os.environ.get("MEMEVO_HOME")
-        os.environ["MEMEVO_HOME"] = home
-        try:
-            _bench_pool(pool)
-            state.mark_setup_run()
-            started = time.perf_counter()
-            tray = subprocess.Popen(
-                [interpreter(), "-m", "memevo.core.cli", "tray"],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            try:
-                ready_s = _wait_model(client, started)
-                time.sleep(settle_s)
-                figures = {"tray_rss_mb": round(_proc_rss_mb(tray.pid), 1), "tray_ready_s": round(ready_s, 2)}
-            finally:
-                with contextlib.suppress(Exception):
-                    client.call("shutdown", {}, timeout_s=10)
-                try:
-                    tray.wait(30)
-                except subprocess.TimeoutExpired:
-                    tray.terminate()
-                    tray.wait(10)
-        finally:
-            if saved is None:
-                os.environ.pop("MEMEVO_HOME", None)
-            else:
-                os.environ["MEMEVO_HOME"] = saved
-    return figures
+    with bench_service(interpreter(), pool, mode="tray") as (_env, tray, ready_s):
+        time.sleep(settle_s)
+        return {"tray_rss_mb": round(_proc_rss_mb(tray.pid), 1), "tray_ready_s": round(ready_s, 2)}
 
 
-# figure: (statistic or None for a plain number, the most it may be)
 # label -> (figure, statistic, limit). The light encoder's budgets, then the stricter ones of
 # "hooks at the interpreter's floor", each reported on its own line.
 BUDGETS: dict[str, tuple[str, str | None, float]] = {
