@@ -56,6 +56,19 @@ def graph_ready(folder: Path) -> bool:
     return read_manifest(graph_dir(folder)) is not None
 
 
+def install_graph(staging: Path, folder: Path, manifest: dict[str, Any]) -> None:
+    """A checked graph into place: its manifest last (the manifest is what marks it checked),
+    then the staging folder becomes the folder's onnx/, unless another process finished first
+    (its graph is kept). What is replaced: a partial or older graph, or a hub model's own onnx/."""
+    import shutil
+
+    (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    if not graph_ready(folder):
+        final = graph_dir(folder)
+        shutil.rmtree(final, ignore_errors=True)
+        staging.rename(final)
+
+
 def intra_op_threads() -> int:
     """One pool sized for the machine: the CPUs this process may run on, at most MAX_THREADS."""
     try:

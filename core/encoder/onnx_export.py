@@ -188,11 +188,7 @@ def export_and_check(model: Any, folder: Path, model_id: str) -> dict[str, Any]:
             raise RuntimeError(f"the ONNX graph disagrees with sentence-transformers (cosine {cosine:.6f})")
         manifest["seconds"] = round(time.monotonic() - started, 1)
         manifest["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        (staging / onnx_encoder.MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        final = onnx_encoder.graph_dir(folder)
-        if not onnx_encoder.graph_ready(folder):  # else another process finished first: keep its
-            shutil.rmtree(final, ignore_errors=True)  # a partial or older graph
-            staging.rename(final)
+        onnx_encoder.install_graph(staging, folder, manifest)
         return manifest
     finally:
         shutil.rmtree(staging, ignore_errors=True)

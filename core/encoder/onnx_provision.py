@@ -188,11 +188,7 @@ class Staged:
         manifest["seconds"] = round(time.monotonic() - started, 1)
         manifest["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         del self.runtime
-        (self.dir / onnx_encoder.MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        final = onnx_encoder.graph_dir(self.folder)
-        if not onnx_encoder.graph_ready(self.folder):  # else another process finished first: keep its
-            shutil.rmtree(final, ignore_errors=True)  # a partial or older graph, or the hub's own onnx/
-            self.dir.rename(final)
+        onnx_encoder.install_graph(self.dir, self.folder, manifest)
         return manifest
 
     def discard(self) -> None:
