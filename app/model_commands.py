@@ -88,7 +88,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def _print_verify(report: dict[str, Any], explain: bool = False) -> None:
     def hit(i: dict[str, Any]) -> str:  # fused score = cosine + weight x lexical (- question damping)
-        return f"{i['category'][0]} {i['score']:.3f} (cos {i['cosine']:.3f} lex {i['lexical']:.3f}) {i['text'][:36]}"
+        cued = " +cues" if i.get("cued") else ""
+        return (
+            f"{i['category'][0]} {i['score']:.3f} (cos {i['cosine']:.3f} lex {i['lexical']:.3f}{cued})"
+            f" {i['text'][:36]}"
+        )
 
     def cases(rows: list[dict[str, Any]]) -> None:
         for case in rows:
@@ -118,6 +122,12 @@ def _print_verify(report: dict[str, Any], explain: bool = False) -> None:
         f"model {report['model']}  minimums rule {s['recallMinScore']} project {s['recallMinScoreProject']}"
         f"  lexical weight {s.get('recallLexicalWeight', 0)}  question damping {s.get('questionDamping', 0)}"
     )
+    if s.get("recallCues"):
+        offsets = s["cueOffsets"]
+        print(
+            f"recall cues: {s['memoriesWithCues']} memories have them (their scores less "
+            f"{offsets['rule']} rule / {offsets['project']} project)"
+        )
     figures(report, "")
     if report.get("actions"):
         figures(report["actions"], "tool calls: ")

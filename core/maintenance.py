@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from . import applied, backups
+from . import applied, backups, cues
 from . import confidence as conf
 from . import config as config_mod
 from .clock import Clock
@@ -75,6 +75,7 @@ def run(store: Store, clock: Clock, config: config_mod.Config) -> Report:
             deprecated += after.deprecated
         deprecated += _deprecate_low(con)
         purged = purge_expired_trash(con, now)
+        cues.drop_orphans(con)
         side = side_jobs.daily_cleanup(con, now, today, clock.local_day)
         applied.cleanup(con, now)
         store.set_state(con, STATE_KEY, today)

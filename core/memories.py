@@ -575,7 +575,7 @@ def restore(store: Store, memory_id: str) -> Memory:
 def purge_expired_trash(con: Any, now_ms: int) -> int:
     cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
     row = one(con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]))
-    for table in ("trash_vectors", "pins", "versions", "scopes"):
+    for table in ("trash_vectors", "pins", "versions", "scopes", "cues", "cue_vectors"):
         con.execute(
             f"DELETE FROM {table} WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
         )

@@ -104,6 +104,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE imported_notes (sha VARCHAR PRIMARY KEY, source VARCHAR NOT NULL, ts_ms BIGINT NOT NULL)",
         ),
     ),
+    Migration(
+        10,
+        "recall cues the side model wrote for a memory's text, and their mean vector per model",
+        (
+            "CREATE TABLE cues (memory_id VARCHAR PRIMARY KEY, text_sha VARCHAR NOT NULL, "
+            "cues VARCHAR[] NOT NULL, made_ms BIGINT NOT NULL)",
+            "CREATE TABLE cue_vectors (memory_id VARCHAR PRIMARY KEY, model VARCHAR NOT NULL, "
+            "cues_sha VARCHAR NOT NULL, vec FLOAT[] NOT NULL)",
+        ),
+    ),
 )
 
 

@@ -113,6 +113,41 @@ def test_verify_set_regression_with_shipped_thresholds(
     assert injected and all({"score", "cosine", "lexical"} <= set(i) for i in injected)
 
 
+def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine: RecallEngine) -> None:
+    """The same set with the recall cues its file carries: answered, memory by memory, to
+    core/learning/cue_writer.py's request by a model that saw only the memory (core/cues.py).
+
+    Measured with the shipped defaults (cue offsets 0.11 rule / 0.08 project): 125/163 relevant,
+    4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 127/174; tool
+    calls 39/48, 1/30. In-sample like the test above; cross-validated figures in the README."""
+    from memevo.core import cues
+
+    data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
+    cases = _load_recall_set(store, clock)
+    assert cues.save_for_texts(store, data["cues"], clock.now_ms()) == len(data["pool"])
+    engine.sync_all()
+    assert len(engine.cued) == len(data["pool"])
+    actions = verify.parse(data).actions
+    report = verify.run(engine, cases, actions_=actions)
+    assert report["settings"]["recallCues"] is True and report["settings"]["memoriesWithCues"] == 89
+    assert report["relevant_hit"] >= 122  # without cues: 96
+    assert report["unrelated_rule_leaks"] <= 6 and report["unrelated_project_leaks"] <= 1
+    assert report["single_memory_hit"] >= 123
+    acted = report["actions"]
+    assert acted["relevant_hit"] >= 37 and acted["unrelated_rule_leaks"] <= 2
+    assert acted["unrelated_project_leaks"] <= 1
+    injected = [i for case in report["cases"] for i in case["injected"]]
+    assert injected and all(i["cued"] for i in injected)
+    # switched off, the same store recalls as without cues
+    from memevo.core import paths
+
+    paths.config_path().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_path().write_text('{"recallCues": false}', encoding="utf-8")
+    plain = verify.run(engine, cases)
+    assert plain["settings"]["recallCues"] is False
+    assert 94 <= plain["relevant_hit"] < report["relevant_hit"]
+
+
 def test_cosine_only_is_the_gate_before_hybrid_recall(
     store: Store, clock: FakeClock, engine: RecallEngine
 ) -> None:

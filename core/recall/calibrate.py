@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import memories
+from .. import cues, memories
 from ..clock import SystemClock
 from ..encoder.models import entry_for
 from . import lexical
@@ -53,11 +53,16 @@ class Table:
     valid: np.ndarray
     expect: list[list[int]]
     rule: np.ndarray  # memories: True for a rule
+    cued: np.ndarray  # memories: True when recall cues counted in both signals
 
 
-def tabulate(engine: RecallEngine, cases: list[Case], texts: list[str], ids: list[str]) -> Table:
-    centred_pool = np.stack([engine.index._matrix[engine.index._row[i]] for i in ids])
+def tabulate(
+    engine: RecallEngine, cases: list[Case], texts: list[str], ids: list[str], *, cues: bool = False
+) -> Table:
+    """With `cues`, each cued memory's signals are the better of its own and its cues' (as
+    recall computes them); without, the memories alone."""
     position = {t: n for n, t in enumerate(texts)}
+    cued = np.asarray([cues and i in engine.cued for i in ids])
     n = len(cases)
     cosine = np.zeros((n, len(ids)), dtype=np.float32)
     lex = np.zeros_like(cosine)
@@ -70,14 +75,23 @@ def tabulate(engine: RecallEngine, cases: list[Case], texts: list[str], ids: lis
             continue
         valid[q] = True
         question[q] = float(is_question)
-        cosine[q] = centred_pool @ engine.index.centre_query(engine.encoder.encode_one(text))
+        centred = engine.index.centre_query(engine.encoder.encode_one(text))
+        found = engine.index.scores_of(centred, ids, cues=cues)
+        cosine[q] = [found[i] for i in ids]
         scores = engine.lexical.scores(text)
         lex[q] = [scores.of(i) for i in ids]
+        if cues:
+            by_cues = engine.cue_lexical.scores(text)
+            lex[q] = np.where(cued, np.maximum(lex[q], [by_cues.of(i) for i in ids]), lex[q])
         for expected in case.expect:
-            alone[(q, position[expected])] = lexical.alone(text, expected)
+            m = position[expected]
+            alone[(q, m)] = lexical.alone(text, expected)
+            if cued[m]:
+                cue_text = "\n".join(engine.cue_texts(ids[m]))
+                alone[(q, m)] = max(alone[(q, m)], lexical.alone(text, cue_text))
     rule = np.asarray([engine.index.category_of(i) == "rule" for i in ids])
     expect = [[position[e] for e in case.expect] for case in cases]
-    return Table(cosine, lex, alone, question, valid, expect, rule)
+    return Table(cosine, lex, alone, question, valid, expect, rule, cued)
 
 
 def _gate(scores: np.ndarray, minimum: float) -> set[int]:
@@ -86,7 +100,18 @@ def _gate(scores: np.ndarray, minimum: float) -> set[int]:
     return {int(i) for i in order if scores[i] >= floor}
 
 
-def figures(t: Table, cases: list[int], p: Params) -> dict[str, int]:
+Offsets = tuple[float, float]  # taken off a cued rule's / project fact's fused score
+NO_OFFSETS: Offsets = (0.0, 0.0)
+OFFSETS = tuple(round(-0.10 + 0.01 * i, 2) for i in range(51))
+
+
+def _fused(t: Table, q: int, p: Params, offsets: Offsets) -> np.ndarray:
+    weight, damping = p[0], p[1]
+    off = np.where(t.rule, offsets[0], offsets[1]) * t.cued
+    return np.asarray(t.cosine[q] + weight * t.lexical[q] - damping * t.question[q] - off)
+
+
+def figures(t: Table, cases: list[int], p: Params, offsets: Offsets = NO_OFFSETS) -> dict[str, int]:
     weight, damping, min_rule, min_project = p
     rule_ids, project_ids = np.flatnonzero(t.rule), np.flatnonzero(~t.rule)
     out = dict(hit=0, related=0, rule_leaks=0, project_leaks=0, unrelated=0, single=0, single_total=0)
@@ -96,18 +121,37 @@ def figures(t: Table, cases: list[int], p: Params) -> dict[str, int]:
         out["single_total"] += len(expected)
         if not t.valid[q]:
             continue
-        fused = t.cosine[q] + weight * t.lexical[q] - damping * t.question[q]
+        fused = _fused(t, q, p, offsets)
         rules = {int(rule_ids[i]) for i in _gate(fused[rule_ids], min_rule)}
         projects = {int(project_ids[i]) for i in _gate(fused[project_ids], min_project)}
         if expected:
             out["hit"] += bool((rules | projects) & set(expected))
             for m in expected:
-                alone = t.cosine[q, m] + weight * t.alone.get((q, m), 0.0) - damping * t.question[q]
+                off = (offsets[0] if t.rule[m] else offsets[1]) * t.cued[m]
+                alone = t.cosine[q, m] + weight * t.alone.get((q, m), 0.0) - damping * t.question[q] - off
                 out["single"] += bool(alone >= (min_rule if t.rule[m] else min_project))
         else:
             out["rule_leaks"] += bool(rules)
             out["project_leaks"] += bool(projects)
     return out
+
+
+def choose_offsets(t: Table, cases: list[int], p: Params, rule_leak: float, project_leak: float) -> Offsets:
+    """With the prompt gate `p` fixed, the smallest offset per category that keeps unrelated
+    prompts within the leak bounds once cues count (more offset never leaks more)."""
+    unrelated = [q for q in cases if not t.expect[q] and t.valid[q]]
+    chosen = []
+    for n, (mask, bound, minimum) in enumerate(((t.rule, rule_leak, p[2]), (~t.rule, project_leak, p[3]))):
+        allowed = int(np.floor(bound * len([q for q in cases if not t.expect[q]]) + 1e-9))
+        for offset in OFFSETS:
+            offsets = (offset, 0.0) if n == 0 else (0.0, offset)
+            leaks = sum(float(_fused(t, q, p, offsets)[mask].max()) >= minimum for q in unrelated)
+            if leaks <= allowed:
+                chosen.append(offset)
+                break
+        else:
+            chosen.append(OFFSETS[-1])
+    return chosen[0], chosen[1]
 
 
 def choose(
@@ -158,6 +202,27 @@ def cross_validate(
     return total, chosen
 
 
+def cross_validate_cues(
+    plain: Table, cued: Table, cases: list[int], folds: int, seed: int, rule_leak: float, project_leak: float
+) -> dict[str, int]:
+    """The same folds as cross_validate: the prompt gate chosen on the plain figures of the other
+    folds, the cue offsets on their cued figures, measured with cues on the fold left out."""
+    rng = random.Random(seed)
+    related = [q for q in cases if plain.expect[q]]
+    unrelated = [q for q in cases if not plain.expect[q]]
+    rng.shuffle(related)
+    rng.shuffle(unrelated)
+    parts = [related[i::folds] + unrelated[i::folds] for i in range(folds)]
+    total: dict[str, int] = {}
+    for i in range(folds):
+        train = [q for j, part in enumerate(parts) if j != i for q in part]
+        params = choose(plain, train, rule_leak, project_leak)
+        offsets = choose_offsets(cued, train, params, rule_leak, project_leak)
+        for key, value in figures(cued, parts[i], params, offsets).items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
 def line(name: str, f: dict[str, int]) -> str:
     def pct(a: int, b: int) -> str:
         return f"{a}/{b} ({100 * a / max(1, b):.0f}%)"
@@ -190,11 +255,19 @@ def main(argv: list[str] | None = None) -> int:
         try:
             clock = SystemClock()
             made = [memories.create(store, c, text, clock) for c, text in case_file.pool]
+            if case_file.cues:
+                cues.save_for_texts(store, case_file.cues, clock.now_ms())
             engine = RecallEngine(store, encoder, clock)
             texts = [m.text for m in made]
             ids = [m.id for m in made]
             prompts = tabulate(engine, case_file.cases, texts, ids)
             acts = tabulate(engine, case_file.actions or [], texts, ids) if case_file.actions else None
+            with_cues = tabulate(engine, case_file.cases, texts, ids, cues=True) if engine.cued else None
+            acts_cues = (
+                tabulate(engine, case_file.actions or [], texts, ids, cues=True)
+                if engine.cued and case_file.actions
+                else None
+            )
         finally:
             store.close()
     everything = list(range(len(case_file.cases)))
@@ -213,12 +286,25 @@ def main(argv: list[str] | None = None) -> int:
     report["chosen"] = dict(
         zip(("lexical_weight", "question_damping", "min_rule", "min_project"), shipped, strict=True)
     )
+    offsets = NO_OFFSETS
+    if with_cues is not None:
+        for seed in range(args.seeds):
+            rows.append(
+                (
+                    f"hybrid + cues, cross-validated (seed {seed})",
+                    cross_validate_cues(prompts, with_cues, everything, args.folds, seed, *bounds),
+                )
+            )
+        offsets = choose_offsets(with_cues, everything, shipped, *bounds)
+        report["chosen"].update(cue_offset_rule=offsets[0], cue_offset_project=offsets[1])
+    every_action = list(range(len(case_file.actions or [])))
     if acts is not None:
-        every_action = list(range(len(case_file.actions or [])))
         rows.append(("actions, before (cosine, shipped minimums)", figures(acts, every_action, old)))
         rows.append(
             ("actions, hybrid gate as chosen (never tuned on them)", figures(acts, every_action, shipped))
         )
+    if acts_cues is not None:
+        rows.append(("actions, hybrid + cues as chosen", figures(acts_cues, every_action, shipped, offsets)))
     report["rows"] = [{"name": name, **f} for name, f in rows]
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
@@ -228,6 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         "chosen on all cases (ships): lexical weight {}, question damping {}, rule minimum {}, "
         "project minimum {}".format(*shipped)
+        + (", cue offsets {} (rule) / {} (project)".format(*offsets) if with_cues is not None else "")
     )
     return 0
 

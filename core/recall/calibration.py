@@ -3,7 +3,10 @@
 Chosen by `python -m memevo.core.recall.calibrate tests/data/recall-set.json` (k-fold
 cross-validation over the cases: the figures it reports come from cases the values were not
 chosen on; the values below are what the same search chooses on all cases). The cosine-only
-minimums stay in core/encoder/models.py: they apply when the lexical weight is 0.
+minimums stay in core/encoder/models.py: they apply when the lexical weight is 0. The cue
+offsets are chosen the same way with the cases file's recall cues counted (the prompt gate
+fixed as chosen without them), so a memory the side model has not written cues for yet is
+gated exactly as before.
 """
 
 from __future__ import annotations
@@ -17,11 +20,22 @@ class Hybrid:
     question_damping: float  # taken off a textbook question's fused score ("what is X", 「X 的区别」)
     min_rule: float
     min_project: float
+    # Taken off a cued memory's fused score (core/cues.py), so one minimum per category fits
+    # memories with cues and without: the cue minimums chosen by calibration less these.
+    cue_offset_rule: float = 0.0
+    cue_offset_project: float = 0.0
+    cues: bool = False  # calibrated with cues: recall uses them
 
 
 CALIBRATED: dict[str, Hybrid] = {
     "intfloat/multilingual-e5-small": Hybrid(
-        lexical_weight=0.8, question_damping=0.3, min_rule=0.53, min_project=0.62
+        lexical_weight=0.8,
+        question_damping=0.3,
+        min_rule=0.53,
+        min_project=0.62,
+        cue_offset_rule=0.11,
+        cue_offset_project=0.08,
+        cues=True,
     ),
 }
 

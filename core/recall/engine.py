@@ -18,7 +18,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .. import config as config_mod
+from .. import cues as cues_mod
 from .. import memories, vectors
 from ..clock import Clock, SystemClock
 from ..encoder import background
@@ -30,6 +33,7 @@ from .concepts import textbook_question
 from .gate import GateSettings, gate_category
 from .index import MemoryIndex
 from .lexical import LexicalIndex
+from .lexical import alone as lexical_alone
 from .textfilter import recall_input
 
 log = logging.getLogger("memevo.recall")
@@ -46,6 +50,7 @@ class Scored:
     score: float
     cosine: float
     lexical: float
+    cued: bool = False  # the memory has recall cues: they count in both signals
 
 
 @dataclass
@@ -79,6 +84,8 @@ class RecallEngine:
         self.background = background.ensure(encoder)
         self.index = MemoryIndex(encoder.dim, self.background)
         self.lexical = LexicalIndex()
+        self.cue_lexical = LexicalIndex()  # one document per cued memory: its cues
+        self.cued: frozenset[str] = frozenset()
         self.sync_all()
 
     # -- keeping the index in sync with the store --------------------------------------------------
@@ -87,6 +94,20 @@ class RecallEngine:
         for start in range(0, len(pending), batch):
             chunk = pending[start : start + batch]
             vectors.save(self.store, self.encoder.model_id, chunk, self.encoder.encode([t for _, t in chunk]))
+        return len(pending) + self._encode_stale_cues(batch)
+
+    def _encode_stale_cues(self, batch: int) -> int:
+        """Each cued memory's cues, encoded and averaged into one vector (stored per model)."""
+        pending = cues_mod.stale_vectors(self.store, self.encoder.model_id)
+        per_chunk = max(1, batch // cues_mod.MAX_CUES)
+        for start in range(0, len(pending), per_chunk):
+            chunk = pending[start : start + per_chunk]
+            encoded = self.encoder.encode([cue for _, cues in chunk for cue in cues])
+            means, at = [], 0
+            for _, cues in chunk:
+                means.append(cues_mod.mean_vector(encoded[at : at + len(cues)]))
+                at += len(cues)
+            cues_mod.save_vectors(self.store, self.encoder.model_id, chunk, np.stack(means))
         return len(pending)
 
     def sync_all(self) -> None:
@@ -97,7 +118,11 @@ class RecallEngine:
         for batch in vectors.iter_pool(self.store, self.encoder.model_id):
             index.upsert_pool(batch)
             lexical.upsert(batch.ids, batch.categories, batch.texts, ~batch.deprecated.astype(bool))
-        self.index, self.lexical = index, lexical
+        cued = cues_mod.current(self.store, self.encoder.model_id)
+        cue_lexical = LexicalIndex()
+        self._add_cues(index, cue_lexical, cued)
+        self.index, self.lexical, self.cue_lexical = index, lexical, cue_lexical
+        self.cued = frozenset(cued)
 
     def sync_ids(self, ids: list[str]) -> None:
         """After a change to these memories: re-encode what is stale and refresh their rows."""
@@ -109,6 +134,23 @@ class RecallEngine:
         self.index.upsert_pool(pool)
         self.lexical.remove(absent)
         self.lexical.upsert(pool.ids, pool.categories, pool.texts, ~pool.deprecated.astype(bool))
+        cued = cues_mod.current(self.store, self.encoder.model_id, ids)
+        self.cue_lexical.remove(ids)
+        self.index.set_cues({i: None for i in ids})
+        self._add_cues(self.index, self.cue_lexical, cued)
+        self.cued = (self.cued - set(ids)) | set(cued)
+
+    @staticmethod
+    def _add_cues(index: MemoryIndex, cue_lexical: LexicalIndex, cued: dict[str, cues_mod.Cued]) -> None:
+        """Cues of memories in the index (live ones only count in the lexical index)."""
+        present = [i for i in cued if index.category_of(i) is not None]
+        index.set_cues({i: cued[i].vector for i in present})
+        cue_lexical.upsert(
+            present,
+            [index.category_of(i) or "rule" for i in present],
+            ["\n".join(cued[i].cues) for i in present],
+            [index.is_live(i) for i in present],
+        )
 
     # -- recall --------------------------------------------------------------------------------------
     def settings(self, config: dict[str, Any] | None = None) -> GateSettings:
@@ -126,23 +168,63 @@ class RecallEngine:
     ) -> dict[str, list[Scored]]:
         """Per category, the best `limit` candidates by fused score, best first."""
         centred = self.index.centre_query(self.encoder.encode_one(text))
-        semantic = self.index.ranked_centred(centred, max(limit, CANDIDATES))
+        cued = self.cued if settings.use_cues else frozenset()
+        semantic = self.index.ranked_centred(centred, max(limit, CANDIDATES), cues=bool(cued))
         weight = settings.lexical_weight
         lexical = self.lexical.scores(text) if weight > 0 else None
+        cue_lexical = self.cue_lexical.scores(text) if weight > 0 and cued else None
         damping = settings.question_damping if question else 0.0
         out: dict[str, list[Scored]] = {}
         for category in CATEGORIES:
             cosine = dict(semantic[category])
-            if lexical is not None:
-                extra = [i for i, _ in lexical.top(category, CANDIDATES) if i not in cosine]
-                cosine.update(self.index.scores_of(centred, extra))
+            extra: list[str] = []
+            for signal in (lexical, cue_lexical):
+                if signal is not None:
+                    extra += [i for i, _ in signal.top(category, CANDIDATES) if i not in cosine]
+            if extra:
+                cosine.update(self.index.scores_of(centred, list(dict.fromkeys(extra)), cues=bool(cued)))
             rows = []
             for memory_id, cos in cosine.items():
                 lex = lexical.of(memory_id) if lexical is not None else 0.0
-                rows.append(Scored(memory_id, cos + weight * lex - damping, cos, lex))
+                has_cues = memory_id in cued
+                offset = 0.0
+                if has_cues:
+                    lex = max(lex, cue_lexical.of(memory_id)) if cue_lexical is not None else lex
+                    offset = settings.cue_offset(category)
+                rows.append(Scored(memory_id, cos + weight * lex - damping - offset, cos, lex, has_cues))
             rows.sort(key=lambda row: -row.score)
             out[category] = rows[:limit]
         return out
+
+    def alone(
+        self, text: str, memory_id: str, settings: GateSettings, *, question: bool = False
+    ) -> Scored | None:
+        """The memory's fused score as the only memory of a pool (its lexical score too):
+        `memevo verify`'s one-memory figure."""
+        memory_text = self.index.text(memory_id)
+        if memory_text is None:
+            return None
+        cued = settings.use_cues and memory_id in self.cued
+        centred = self.index.centre_query(self.encoder.encode_one(text))
+        cos = self.index.scores_of(centred, [memory_id], cues=cued).get(memory_id)
+        if cos is None:
+            return None
+        lex = offset = 0.0
+        if settings.lexical_weight > 0:
+            lex = lexical_alone(text, memory_text)
+            if cued:
+                lex = max(lex, lexical_alone(text, "\n".join(self.cue_texts(memory_id))))
+        if cued:
+            offset = settings.cue_offset(self.index.category_of(memory_id) or "rule")
+        damping = settings.question_damping if question else 0.0
+        return Scored(memory_id, cos + settings.lexical_weight * lex - damping - offset, cos, lex, cued)
+
+    def cue_texts(self, memory_id: str) -> list[str]:
+        return (
+            [c for c in self.cue_lexical.text_of(memory_id).split("\n") if c]
+            if memory_id in self.cued
+            else []
+        )
 
     def gate(self, ranked: dict[str, list[Scored]], settings: GateSettings) -> dict[str, list[Scored]]:
         kept: dict[str, list[Scored]] = {}

@@ -32,9 +32,15 @@ class GateSettings:
     margin: float
     lexical_weight: float = 0.0
     question_damping: float = 0.0
+    use_cues: bool = False
+    cue_offset_rule: float = 0.0
+    cue_offset_project: float = 0.0
 
     def minimum(self, category: str) -> float:
         return self.min_rule if category == "rule" else self.min_project
+
+    def cue_offset(self, category: str) -> float:
+        return self.cue_offset_rule if category == "rule" else self.cue_offset_project
 
     @classmethod
     def from_config(cls, values: dict[str, Any], entry: ModelEntry) -> GateSettings:
@@ -44,8 +50,10 @@ class GateSettings:
 
         hybrid = calibration.for_model(entry.id)
         weight = number("recallLexicalWeight", hybrid.lexical_weight if hybrid else 0.0)
+        use_cues = False
         if weight > 0 and hybrid is not None:
             min_rule, min_project, damping = hybrid.min_rule, hybrid.min_project, hybrid.question_damping
+            use_cues = hybrid.cues and values.get("recallCues", True) is not False
         else:  # cosine only, or a weight set for a model without a hybrid calibration
             min_rule, min_project, damping = entry.recall_min_rule, entry.recall_min_project, 0.0
         return cls(
@@ -55,6 +63,9 @@ class GateSettings:
             margin=float(values.get("recallMinMargin", OFF)),
             lexical_weight=max(0.0, weight),
             question_damping=damping,
+            use_cues=use_cues,
+            cue_offset_rule=hybrid.cue_offset_rule if use_cues and hybrid else 0.0,
+            cue_offset_project=hybrid.cue_offset_project if use_cues and hybrid else 0.0,
         )
 
 

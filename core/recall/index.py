@@ -29,6 +29,11 @@ class MemoryIndex:
         self._matrix = np.zeros((capacity, dim), dtype=np.float32)
         self._category = np.zeros(capacity, dtype=np.int8)
         self._live = np.zeros(capacity, dtype=bool)  # present and not deprecated
+        # Recall cues (core/cues.py): each cued memory's centred mean cue vector, scored beside
+        # its own and the better cosine counts. Allocated with the first cue, so a pool
+        # without cues (every bench pool) costs nothing more.
+        self._cue: np.ndarray | None = None
+        self._has_cue = np.zeros(capacity, dtype=bool)
         self._ids: list[str | None] = [None] * capacity
         self._texts: list[str | None] = [None] * capacity
         self._row: dict[str, int] = {}
@@ -66,6 +71,7 @@ class MemoryIndex:
             self._matrix[index] = centred
             self._category[index] = [CATEGORY_CODES[c] for c in categories]
             self._live[index] = ~np.asarray(deprecated, dtype=bool)
+            self._has_cue[index] = False  # a changed text's cues are stale; set_cues follows
             for row, text in zip(rows, texts, strict=True):
                 self._texts[row] = text
 
@@ -75,9 +81,40 @@ class MemoryIndex:
                 row = self._row.pop(memory_id, None)
                 if row is not None:
                     self._live[row] = False
+                    self._has_cue[row] = False
                     self._ids[row] = None
                     self._texts[row] = None
                     self._free.append(row)
+
+    def set_cues(self, vectors: dict[str, np.ndarray | None]) -> None:
+        """Each memory's raw mean cue vector, or None: it has none (or none encoded yet)."""
+        with self._lock:
+            for memory_id, raw in vectors.items():
+                row = self._row.get(memory_id)
+                if row is None:
+                    continue
+                if raw is None:
+                    self._has_cue[row] = False
+                    continue
+                if self._cue is None:
+                    self._cue = np.zeros_like(self._matrix)
+                self._cue[row] = center(np.asarray(raw, dtype=np.float32).reshape(1, -1), self.background)[0]
+                self._has_cue[row] = True
+
+    def has_cue(self, memory_id: str) -> bool:
+        with self._lock:
+            row = self._row.get(memory_id)
+            return row is not None and bool(self._has_cue[row])
+
+    def _with_cues(self, rows: np.ndarray, scores: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """scores (of `rows`) raised to the cue vector's cosine where that is better."""
+        if self._cue is None:
+            return scores
+        cued = np.flatnonzero(self._has_cue[rows])
+        if cued.size:
+            scores = scores.copy()
+            scores[cued] = np.maximum(scores[cued], self._cue[rows[cued]] @ query)
+        return scores
 
     def set_deprecated(self, ids: list[str], deprecated: bool) -> None:
         with self._lock:
@@ -114,6 +151,11 @@ class MemoryIndex:
         self._matrix = matrix
         self._category = np.concatenate([self._category, np.zeros(capacity - len(self._ids), dtype=np.int8)])
         self._live = np.concatenate([self._live, np.zeros(capacity - len(self._ids), dtype=bool)])
+        self._has_cue = np.concatenate([self._has_cue, np.zeros(capacity - len(self._ids), dtype=bool)])
+        if self._cue is not None:
+            cue = np.zeros((capacity, self.dim), dtype=np.float32)
+            cue[: self._used] = self._cue[: self._used]
+            self._cue = cue
         self._texts += [None] * (capacity - len(self._ids))
         self._ids += [None] * (capacity - len(self._ids))
 
@@ -121,6 +163,11 @@ class MemoryIndex:
         with self._lock:
             row = self._row.get(memory_id)
             return None if row is None else self._texts[row]
+
+    def is_live(self, memory_id: str) -> bool:
+        with self._lock:
+            row = self._row.get(memory_id)
+            return row is not None and bool(self._live[row])
 
     def category_of(self, memory_id: str) -> str | None:
         with self._lock:
@@ -134,13 +181,17 @@ class MemoryIndex:
             row = self._row.get(memory_id)
             return None if row is None else float(self._matrix[row] @ self.centre_query(raw_query))
 
-    def scores_of(self, centred_query: np.ndarray, ids: list[str]) -> dict[str, float]:
-        """The cosine of each live memory among `ids` (a centred query; others left out)."""
+    def scores_of(self, centred_query: np.ndarray, ids: list[str], *, cues: bool = False) -> dict[str, float]:
+        """The cosine of each live memory among `ids` (a centred query; others left out);
+        with `cues`, the better of the memory's and its cues' cosine."""
         with self._lock:
             rows = [(i, self._row[i]) for i in ids if i in self._row and self._live[self._row[i]]]
             if not rows:
                 return {}
-            found = self._matrix[np.asarray([r for _, r in rows], dtype=np.int64)] @ centred_query
+            index = np.asarray([r for _, r in rows], dtype=np.int64)
+            found = self._matrix[index] @ centred_query
+            if cues:
+                found = self._with_cues(index, found, centred_query)
             return {i: float(s) for (i, _), s in zip(rows, found.tolist(), strict=True)}
 
     # -- searching ---------------------------------------------------------------------------------
@@ -163,10 +214,14 @@ class MemoryIndex:
         """Per category, the best `limit` live memories as (id, score), best first."""
         return self.ranked_centred(self.centre_query(raw_query), limit)
 
-    def ranked_centred(self, query: np.ndarray, limit: int) -> dict[str, list[tuple[str, float]]]:
+    def ranked_centred(
+        self, query: np.ndarray, limit: int, *, cues: bool = False
+    ) -> dict[str, list[tuple[str, float]]]:
         with self._lock:
             used = self._used
             scores = self._scores(query, used)
+            if cues:
+                scores = self._with_cues(np.arange(used), scores, query)
             result: dict[str, list[tuple[str, float]]] = {}
             for category, code in CATEGORY_CODES.items():
                 mask = self._live[:used] & (self._category[:used] == code)

@@ -408,6 +408,12 @@ class LexicalIndex:
                 self._add(memory_id, category, text, bool(alive))
             self._maybe_compact()
 
+    def text_of(self, memory_id: str) -> str:
+        """The text a document was indexed from ("" when there is none)."""
+        with self._lock:
+            doc = self._doc_of.get(memory_id)
+            return (self._texts[doc] or "") if doc is not None else ""
+
     def remove(self, ids: list[str]) -> None:
         with self._lock:
             for memory_id in ids:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import memories
+from .. import cues, memories
 from ..errors import InvalidInput
-from . import actions, lexical
+from . import actions
 from .concepts import textbook_question
 from .engine import RecallEngine, Scored
 from .gate import GateSettings, gate_category
@@ -47,6 +47,9 @@ class CaseFile:
     cases: list[Case]
     pool: list[tuple[str, str]] | None = None
     actions: list[Case] | None = None
+    # {"<memory text>": ["cue", …]}: recall cues as the side model wrote them (core/cues.py),
+    # given with the file's own memories so a run needs no side API.
+    cues: dict[str, list[str]] | None = None
 
 
 def load_cases(path: Path) -> list[Case]:
@@ -95,7 +98,13 @@ def parse(data: Any, where: str = "the cases") -> CaseFile:
                 f"{where}: memory {number} is not {{'category': 'rule'|'project', 'text': str}}"
             )
         pool.append((str(raw["category"]), str(raw["text"])))
-    return CaseFile(cases, pool, action_cases)
+    raw_cues = data.get("cues")
+    if raw_cues is not None and not (
+        isinstance(raw_cues, dict)
+        and all(isinstance(v, list) and all(isinstance(c, str) for c in v) for v in raw_cues.values())
+    ):
+        raise InvalidInput(f'{where}: "cues" is not {{"<memory text>": ["cue", …], …}}')
+    return CaseFile(cases, pool, action_cases, raw_cues)
 
 
 def _parse_actions(raw_actions: Any, where: str) -> list[Case] | None:
@@ -137,6 +146,8 @@ def run_with_pool(encoder: Any, case_file: CaseFile) -> dict[str, Any]:
         try:
             for category, text in case_file.pool:
                 memories.create(store, category, text, clock)
+            if case_file.cues:
+                cues.save_for_texts(store, case_file.cues, clock.now_ms())
             return run(RecallEngine(store, encoder, clock), case_file.cases, actions_=case_file.actions)
         finally:
             store.close()
@@ -232,16 +243,12 @@ def _scores_of(
     score as the only memory of a pool)."""
     if not ids:
         return []
-    query = engine.encoder.encode_one(text)
-    damping = settings.question_damping if question else 0.0
     out = []
     for memory_id in ids:
-        score, category = engine.index.score(query, memory_id), engine.index.category_of(memory_id)
-        if score is None or category is None:
-            continue
-        if settings.lexical_weight > 0:
-            score += settings.lexical_weight * lexical.alone(text, engine.index.text(memory_id) or "")
-        out.append((memory_id, category, score - damping))
+        scored = engine.alone(text, memory_id, settings, question=question)
+        category = engine.index.category_of(memory_id)
+        if scored is not None and category is not None:
+            out.append((memory_id, category, scored.score))
     return out
 
 
@@ -266,6 +273,9 @@ def _report(
             "recallMinMargin": settings.margin,
             "recallLexicalWeight": settings.lexical_weight,
             "questionDamping": settings.question_damping,
+            "recallCues": settings.use_cues,
+            "cueOffsets": {"rule": settings.cue_offset_rule, "project": settings.cue_offset_project},
+            "memoriesWithCues": len(engine.cued),
         },
         "relevant_hit": sum(1 for r in relevant if r[4]),
         "relevant_total": len(relevant),
@@ -298,6 +308,7 @@ def _row_json(row: Scored, category: str, by_id: dict[str, str]) -> dict[str, An
         "score": round(row.score, 4),
         "cosine": round(row.cosine, 4),
         "lexical": round(row.lexical, 4),
+        "cued": row.cued,
     }
 
 
