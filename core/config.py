@@ -109,6 +109,12 @@ SCHEMA: tuple[Key, ...] = (
     ),
     Key("actionRecall", True, _bool, "before a command or an edit runs, recall the rules about it"),
     Key(
+        "recallCues",
+        True,
+        _bool,
+        "the side model writes recall cues for each memory (at most half the daily limit) and recall uses them",
+    ),
+    Key(
         "sessionStartChars",
         2400,
         _int_range(400, 10000),

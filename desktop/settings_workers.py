@@ -106,6 +106,13 @@ def key_texts() -> dict[str, tuple[str, str]]:
             tr("Rules before each action"),
             tr("Before a command or an edit runs (Claude Code, Cursor), recall the rules about it."),
         ),
+        "recallCues": (
+            tr("Recall cues from the side model"),
+            tr(
+                "The side model writes, once per memory, when it matters; recall uses them. "
+                "At most half the daily calls."
+            ),
+        ),
         "sessionStartChars": (
             tr("Session start budget (characters)"),
             tr("The rules injected at session start fit in this many characters, 400 to 10000."),

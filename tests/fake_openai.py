@@ -13,11 +13,22 @@ from typing import Any
 Step = tuple[str, Any]
 
 
+def _is_cue_request(body: dict[str, Any]) -> bool:
+    from memevo.core.learning.cue_writer import CUES_SYSTEM
+
+    messages = body.get("messages") or [{}]
+    return bool(messages[0].get("content") == CUES_SYSTEM)
+
+
 class FakeOpenAI:
     def __init__(self, script: list[Step] | Callable[[dict[str, Any]], Step]) -> None:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        # Recall-cue requests (core/learning/cue_writer.py) are answered on their own, so a
+        # test's script of judge answers is not consumed by the cues written after a change.
+        self.cue_requests: list[dict[str, Any]] = []
+        self.cue_answer: Step = ("json", {"cues": ["a scripted cue", "另一个提示"]})
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -26,9 +37,13 @@ class FakeOpenAI:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-                owner.requests.append(body)
-                owner.headers.append(dict(self.headers))
-                kind, value = owner._next(body)
+                if _is_cue_request(body):
+                    owner.cue_requests.append(body)
+                    kind, value = owner.cue_answer
+                else:
+                    owner.requests.append(body)
+                    owner.headers.append(dict(self.headers))
+                    kind, value = owner._next(body)
                 if kind == "sleep":
                     time.sleep(value)
                     kind, value = "json", {"remember": False}

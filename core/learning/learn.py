@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
-from .. import aioloop, memories, scopes, secrets
+from .. import aioloop, cues, memories, scopes, secrets
 from .. import config as config_mod
 from ..errors import InvalidInput
 from ..recall.textfilter import judge_input
-from . import jobs, judge, resolve, sessionid
+from . import cue_writer, jobs, judge, resolve, sessionid
 
 if TYPE_CHECKING:
     from ..clock import Clock
@@ -50,8 +50,12 @@ class LearningHost(Protocol):
     def after_learning(self, result: dict[str, Any]) -> None:
         """A proposal was applied: indexes and texts follow the changed memories."""
 
+    def after_cues(self, ids: list[str]) -> None:
+        """Recall cues were written for these memories: the recall indexes take them in."""
+
 
 START_TIMEOUT_S = 10.0
+CUE_BATCH = 16  # memories read per pass; cues are still written one call at a time
 
 
 class LearningRunner:
@@ -68,6 +72,10 @@ class LearningRunner:
         self.thread = threading.Thread(target=self._run_loop, name="memevo-side", daemon=True)
         self.thread.start()
         self.futures: dict[str, Future[None]] = {}
+        self.cue_error: str | None = None  # the last reason cues could not be written
+        self._cue_lock = threading.Lock()
+        self._cue_future: Future[None] | None = None
+        self._cues_again = False
         first = _new_client()
         try:
             self.client: httpx.AsyncClient = asyncio.run_coroutine_threadsafe(first, self.loop).result(
@@ -170,6 +178,63 @@ class LearningRunner:
         ranked = engine.ranked(text, 3)
         best = sorted(ranked["rule"] + ranked["project"], key=lambda pair: -pair[1])[:3]
         return [(memory_id, engine.index.text(memory_id) or "") for memory_id, _ in best]
+
+    # -- recall cues (core/cues.py) -----------------------------------------------------------------
+    def want_cues(self) -> None:
+        """Memories may lack cues (new, changed, or from before cues): write them in the
+        background, one side call at a time; a pass already running looks again after."""
+        with self._cue_lock:
+            self._cues_again = True
+            if self._cue_future is None or self._cue_future.done():
+                self._cue_future = asyncio.run_coroutine_threadsafe(self._write_cues(), self.loop)
+
+    def wait_cues(self, timeout_s: float) -> None:
+        future = self._cue_future
+        if future is not None:
+            future.result(timeout_s)
+
+    async def _write_cues(self) -> None:
+        try:
+            while True:
+                with self._cue_lock:
+                    if not self._cues_again:
+                        return
+                    self._cues_again = False
+                if not await self._cue_pass():
+                    return
+        except Exception as exc:
+            self.cue_error = f"internal: {exc}"
+            log.exception("recall cues failed")
+
+    async def _cue_pass(self) -> bool:
+        """Write cues until none are missing; False when they must wait (off, not configured,
+        the side API failing, or half of today's calls used: learning keeps the other half)."""
+        store, clock = self.host.store, self.host.clock
+        while True:
+            config = config_mod.load()
+            if not config["recallCues"]:
+                return False
+            todo = cues.wanted(store, CUE_BATCH)
+            if not todo:
+                return True
+            for memory_id, category, text in todo:
+                day = clock.local_day(clock.now_ms())
+                if jobs.calls_today(store, day) >= int(config["sideDailyLimit"]) // 2:
+                    self.cue_error = "half of today's side API calls are used; the rest wait for tomorrow"
+                    log.info("recall cues: %s", self.cue_error)
+                    return False
+                try:
+                    endpoint = _endpoint(config)
+                    written = await self._call(
+                        config, cue_writer.write(self.client, endpoint, text, category)
+                    )
+                except judge.JudgeError as exc:
+                    self.cue_error = str(exc)
+                    log.warning("recall cues: %s", exc)
+                    return False
+                self.cue_error = None
+                if cues.save(store, memory_id, text, written, clock.now_ms()):
+                    self.host.after_cues([memory_id])
 
     def wait(self, job_id: str, timeout_s: float) -> None:
         future = self.futures.get(job_id)

@@ -107,6 +107,7 @@ class ServiceContext(optable.Context):
             "model_error": self.engine_error,
             "store_error": self.store_error,
             "learning_error": self.learner.error,
+            "cue_error": self.learner.cue_error,
             "desktop": self.desktop,
             "memories_indexed": len(self.engine.index) if self.engine else None,
             "uptime_s": round(time.monotonic() - self.started, 1),
@@ -126,12 +127,18 @@ class ServiceContext(optable.Context):
         self.refresh_caches()
         if op.writes:
             self.refresh_snapshot()
+            self.learner.want_cues()
 
     def after_learning(self, result: dict[str, Any]) -> None:
         if self.engine is not None:
             self.engine.sync_ids(optable.changed_ids(result))
         self.refresh_caches()
         self.refresh_snapshot()
+        self.learner.want_cues()
+
+    def after_cues(self, ids: list[str]) -> None:
+        if self.engine is not None:
+            self.engine.sync_ids(ids)
 
     def after_maintenance(self) -> None:
         if self.engine is not None:

@@ -68,6 +68,7 @@ class ServiceHost:
             ctx.engine = open_engine(self.store, self.load_progress, clock=self.clock)
             ctx.ready_after_s = time.monotonic() - ctx.started
             log.info("recall ready after %.1f s (%d memories)", ctx.ready_after_s, len(ctx.engine.index))
+            ctx.learner.want_cues()  # memories from before cues, or written while it was down
         except Exception as exc:  # the service keeps serving session starts and the CLI
             detail = exc.detail if isinstance(exc, StoreDamaged) else damage_detail(str(exc), self.store.path)
             if detail is not None:

@@ -50,6 +50,28 @@ class Learner:
             log.error("learning is unavailable: %s", exc)
             raise
 
+    def want_cues(self) -> None:
+        """After a change (and once the model is ready): memories without recall cues get them
+        from the side model in the background — only when learning is configured."""
+        from .. import config as config_mod
+        from ..learning.learn import LearningUnavailable
+
+        try:
+            config = config_mod.load()
+            if not (config["recallCues"] and config["sideApiBase"] and config["sideApiModel"]):
+                return
+            self.start()
+            assert self.runner is not None
+            self.runner.want_cues()
+        except LearningUnavailable:
+            return  # kept in `error` and shown
+        except Exception:  # a write or the model's start must never fail for want of cues
+            log.warning("could not start writing recall cues", exc_info=True)
+
+    @property
+    def cue_error(self) -> str | None:
+        return self.runner.cue_error if self.runner is not None else None
+
     def remember_answer(self, client: str, session: str | None, text: Any, enabled: bool) -> None:
         """sideContext: keep the last assistant message of each session (memory only, redacted)."""
         if not enabled or not session or not isinstance(text, str) or not text.strip():
