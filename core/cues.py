@@ -31,7 +31,8 @@ from .vectors import text_sha
 
 MAX_CUES = 10
 MAX_CUE_CHARS = 60
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+# C0/C1 controls, line and paragraph separators, and the bidi controls memory texts refuse too
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
 
 
 @dataclass(frozen=True)
@@ -44,16 +45,17 @@ class Cued:
 
 def clean(value: Any) -> list[str]:
     """What the side model answered, made safe and bounded: strings only, one line each,
-    at most MAX_CUE_CHARS characters and MAX_CUES of them, duplicates dropped."""
+    at most MAX_CUE_CHARS characters and MAX_CUES of them, duplicates dropped. Redacted before
+    it is cut, so no part of a key cut by the limit survives."""
     if not isinstance(value, list):
         return []
     out: dict[str, None] = {}
     for item in value[: MAX_CUES * 4]:
         if not isinstance(item, str):
             continue
-        cue = _CONTROL.sub(" ", item[: MAX_CUE_CHARS * 4]).strip()[:MAX_CUE_CHARS].strip()
+        cue = redact_secrets(_CONTROL.sub(" ", item[: MAX_CUE_CHARS * 4])).strip()[:MAX_CUE_CHARS].strip()
         if cue:
-            out.setdefault(redact_secrets(cue), None)
+            out.setdefault(cue, None)
         if len(out) >= MAX_CUES:
             break
     return list(out)

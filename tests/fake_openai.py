@@ -29,6 +29,7 @@ class FakeOpenAI:
         # test's script of judge answers is not consumed by the cues written after a change.
         self.cue_requests: list[dict[str, Any]] = []
         self.cue_answer: Step = ("json", {"cues": ["a scripted cue", "另一个提示"]})
+        self.cue_for: Callable[[dict[str, Any]], Step] | None = None  # per request, when set
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,7 +40,7 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                 if _is_cue_request(body):
                     owner.cue_requests.append(body)
-                    kind, value = owner.cue_answer
+                    kind, value = owner.cue_for(body) if owner.cue_for is not None else owner.cue_answer
                 else:
                     owner.requests.append(body)
                     owner.headers.append(dict(self.headers))

@@ -53,7 +53,17 @@ _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 
 class JudgeError(Exception):
-    """The endpoint failed (timeout, HTTP error, unusable body). Nothing is written."""
+    """The endpoint failed (timeout, HTTP error, unusable body). Nothing is written.
+    status: the HTTP status when the endpoint answered with an error."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def refused_this_request(self) -> bool:
+        """The endpoint refused this request itself (a bad or filtered body), not all requests."""
+        return self.status in (400, 413, 422)
 
 
 @dataclass(frozen=True)
@@ -140,7 +150,7 @@ async def chat(client: httpx.AsyncClient, endpoint: Endpoint, system: str, user:
     if response.status_code == 429:
         raise JudgeError("the side API is rate limiting (429)")
     if response.status_code >= 400:
-        raise JudgeError(f"the side API answered HTTP {response.status_code}")
+        raise JudgeError(f"the side API answered HTTP {response.status_code}", response.status_code)
     try:
         content = response.json()["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError) as exc:

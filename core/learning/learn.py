@@ -198,9 +198,12 @@ class LearningRunner:
             while True:
                 with self._cue_lock:
                     if not self._cues_again:
+                        self._cue_future = None  # a want_cues from now on starts a new pass
                         return
                     self._cues_again = False
                 if not await self._cue_pass():
+                    with self._cue_lock:
+                        self._cue_future = None  # waits for the next change or start
                     return
         except Exception as exc:
             self.cue_error = f"internal: {exc}"
@@ -213,6 +216,7 @@ class LearningRunner:
         while True:
             config = config_mod.load()
             if not config["recallCues"]:
+                self.cue_error = None
                 return False
             todo = cues.wanted(store, CUE_BATCH)
             if not todo:
@@ -229,10 +233,13 @@ class LearningRunner:
                         config, cue_writer.write(self.client, endpoint, text, category)
                     )
                 except judge.JudgeError as exc:
-                    self.cue_error = str(exc)
-                    log.warning("recall cues: %s", exc)
-                    return False
-                self.cue_error = None
+                    log.warning("recall cues for %s: %s", memory_id[:8], exc)
+                    if not exc.refused_this_request:
+                        self.cue_error = str(exc)
+                        return False  # the endpoint is failing: the next change or start retries
+                    written = []  # refused for this text (filtered, too large): not asked again
+                else:
+                    self.cue_error = None
                 if cues.save(store, memory_id, text, written, clock.now_ms()):
                     self.host.after_cues([memory_id])
 
