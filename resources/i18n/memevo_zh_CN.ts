@@ -614,6 +614,14 @@
         <translation>在执行命令或修改文件之前（Claude Code、Cursor），召回与这一步有关的规则。</translation>
     </message>
     <message>
+        <source>Recall cues from the side model</source>
+        <translation>让旁路模型写召回线索</translation>
+    </message>
+    <message>
+        <source>The side model writes, once per memory, when it matters; recall uses them. At most half the daily calls.</source>
+        <translation>旁路模型为每条记忆写一次「什么时候用得上」，召回时一并比对。最多占每日调用次数的一半。</translation>
+    </message>
+    <message>
         <source>Session start budget (characters)</source>
         <translation>会话开始注入上限（字符）</translation>
     </message>
