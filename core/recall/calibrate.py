@@ -182,23 +182,31 @@ def choose(
     return best[1]
 
 
-def cross_validate(
-    t: Table, cases: list[int], folds: int, seed: int, rule_leak: float, project_leak: float, **kw: Any
-) -> tuple[dict[str, int], list[Params]]:
+def _splits(t: Table, cases: list[int], folds: int, seed: int) -> list[tuple[list[int], list[int]]]:
+    """(train, test) per fold; related and unrelated cases spread evenly over the folds."""
     rng = random.Random(seed)
     related = [q for q in cases if t.expect[q]]
     unrelated = [q for q in cases if not t.expect[q]]
     rng.shuffle(related)
     rng.shuffle(unrelated)
     parts = [related[i::folds] + unrelated[i::folds] for i in range(folds)]
+    return [([q for j, part in enumerate(parts) if j != i for q in part], parts[i]) for i in range(folds)]
+
+
+def _add(total: dict[str, int], part: dict[str, int]) -> None:
+    for key, value in part.items():
+        total[key] = total.get(key, 0) + value
+
+
+def cross_validate(
+    t: Table, cases: list[int], folds: int, seed: int, rule_leak: float, project_leak: float, **kw: Any
+) -> tuple[dict[str, int], list[Params]]:
     total: dict[str, int] = {}
     chosen = []
-    for i in range(folds):
-        train = [q for j, part in enumerate(parts) if j != i for q in part]
+    for train, test in _splits(t, cases, folds, seed):
         params = choose(t, train, rule_leak, project_leak, **kw)
         chosen.append(params)
-        for key, value in figures(t, parts[i], params).items():
-            total[key] = total.get(key, 0) + value
+        _add(total, figures(t, test, params))
     return total, chosen
 
 
@@ -207,19 +215,11 @@ def cross_validate_cues(
 ) -> dict[str, int]:
     """The same folds as cross_validate: the prompt gate chosen on the plain figures of the other
     folds, the cue offsets on their cued figures, measured with cues on the fold left out."""
-    rng = random.Random(seed)
-    related = [q for q in cases if plain.expect[q]]
-    unrelated = [q for q in cases if not plain.expect[q]]
-    rng.shuffle(related)
-    rng.shuffle(unrelated)
-    parts = [related[i::folds] + unrelated[i::folds] for i in range(folds)]
     total: dict[str, int] = {}
-    for i in range(folds):
-        train = [q for j, part in enumerate(parts) if j != i for q in part]
+    for train, test in _splits(plain, cases, folds, seed):
         params = choose(plain, train, rule_leak, project_leak)
         offsets = choose_offsets(cued, train, params, rule_leak, project_leak)
-        for key, value in figures(cued, parts[i], params, offsets).items():
-            total[key] = total.get(key, 0) + value
+        _add(total, figures(cued, test, params, offsets))
     return total
 
 
