@@ -22,7 +22,7 @@ from ..store import Store
 from . import caches
 from .books import Bookkeeper
 from .learner import Learner
-from .memo import Awards, SessionStarts
+from .memo import Awards, Rows, SessionStarts
 
 log = logging.getLogger("memevo.service")
 KEY_CHECK_TTL_S = 30.0
@@ -83,6 +83,7 @@ class ServiceContext(optable.Context):
         self.learner = Learner(self)
         self.session_starts = SessionStarts()
         self.awards = Awards()
+        self.rows = Rows()
         self._snapshot_lock = threading.Lock()
 
     @property
@@ -149,6 +150,7 @@ class ServiceContext(optable.Context):
         """Plain-text copies the hooks fall back on while the service is down or hung; and the
         session-start texts kept in memory are rendered again on next use."""
         self.session_starts.clear()
+        self.rows.clear()
         caches.write(self.store, self.keys.has())
 
     def refresh_snapshot(self) -> None:

@@ -145,7 +145,7 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         hits = result.hits
         if hits:
             try:
-                found = memories.find(ctx.store, [h.id for h in hits], AWARD_LOCK_WAIT_S)
+                found = ctx.rows.find(ctx.store, [h.id for h in hits], AWARD_LOCK_WAIT_S)
             except StoreBusy:
                 found = {}
             hits = [h for h in hits if h.id not in found or scopes.visible(found[h.id].scope, ask.repo)]
@@ -240,7 +240,7 @@ def _recall(
     if not result.hits:
         return "", [], result.skipped
     try:
-        found = memories.find(ctx.store, [h.id for h in result.hits], AWARD_LOCK_WAIT_S)
+        found = ctx.rows.find(ctx.store, [h.id for h in result.hits], AWARD_LOCK_WAIT_S)
     except StoreBusy:  # the gate's own order then
         found = {}
     hits = [h for h in result.hits if h.id not in found or scopes.visible(found[h.id].scope, repo)]
@@ -281,6 +281,7 @@ def _award(ctx: ServiceContext, ids: list[str], found: dict[str, memories.Memory
         log.warning("%s award skipped for %s: %s", what, ",".join(due), exc)
         return
     ctx.awards.mark(due, today)
+    ctx.rows.drop(list(gained))  # their confidence and award day changed
     if gained:
         ctx.session_starts.clear()  # confidence orders the session start's rules
 

@@ -1,5 +1,6 @@
 """What the service remembers between requests so a hook's answer needs no query:
-the session-start texts with the day maintenance last ran, and today's recall awards.
+the session-start texts with the day maintenance last ran, today's recall awards, and the
+rows of memories recall brought back.
 
 Every change clears the texts (the context's `refresh_caches`, which every write, learning
 result, maintenance run and settings change goes through, and an award that gained).
@@ -75,3 +76,47 @@ class Awards:
             if len(self._done) + len(ids) > KEPT_AWARDS:
                 self._done.clear()
             self._done.update(ids)
+
+
+KEPT_ROWS = 4096
+
+
+class Rows:
+    """Rows of recalled memories (pin, repository, confidence, award day), kept between
+    prompts: recall needs them to rank and to decide an award, the same memories come back
+    prompt after prompt, and even one keyed read of the store costs 2.5-5 ms on the hook's
+    path. Cleared by every change (the context's `refresh_caches`) and dropped for memories an
+    award wrote; a read that raced a change is not kept (generation, as SessionStarts)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rows: dict[str, Any] = {}
+        self._generation = 0
+
+    def find(self, store: Any, ids: list[str], lock_wait_s: float | None = None) -> dict[str, Any]:
+        from .. import memories
+
+        with self._lock:
+            found = {i: self._rows[i] for i in ids if i in self._rows}
+            generation = self._generation
+        missing = [i for i in ids if i not in found]
+        if missing:
+            read = memories.find(store, missing, lock_wait_s)
+            found.update(read)
+            with self._lock:
+                if generation == self._generation:
+                    if len(self._rows) + len(read) > KEPT_ROWS:
+                        self._rows.clear()
+                    self._rows.update(read)
+        return found
+
+    def drop(self, ids: list[str]) -> None:
+        with self._lock:
+            for memory_id in ids:
+                self._rows.pop(memory_id, None)
+            self._generation += 1
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+            self._generation += 1

@@ -73,6 +73,7 @@ def recall(ctx: ServiceContext, prompt: Any = "", award: Any = False) -> dict[st
     result = ctx.engine.recall(str(prompt), award=bool(award))
     if result.awarded:
         ctx.session_starts.clear()  # confidence orders the session start's rules
+        ctx.rows.drop(list(result.awarded))
     return {"hits": [h.as_json() for h in result.hits], "skipped": result.skipped}
 
 
