@@ -151,6 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--explain", action="store_true", help="also show each case's best candidates and their signals"
     )
+    p.add_argument(
+        "--write-cues",
+        action="store_true",
+        help="a file with its own memories: ask the side model for their recall cues first "
+        "(one call per memory without cues in the file)",
+    )
     command(
         "rebuild-index", model_commands.cmd_rebuild_index, "back up the vectors, then re-encode every memory"
     )

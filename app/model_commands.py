@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
+from ..core.errors import InvalidInput
 from .cli_shared import call, emit_json, plain, progress, service_holds_store, through_service, with_engine
 
 
@@ -71,8 +73,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     path = Path(args.cases) if args.cases else paths.data_dir() / "recall-cases.json"
     case_file = verify.load_file(path)  # errors in the file are the user's to see at once
+    written: dict[str, list[str]] | None = None
+    if getattr(args, "write_cues", False):
+        case_file, written = _write_cues(case_file)
     if service_holds_store():
         raw = json.loads(path.read_text(encoding="utf-8"))
+        if case_file.cues:
+            raw["cues"] = case_file.cues
         report = through_service("verify", {"file": raw, "where": str(path)})
     elif case_file.pool is not None:  # its own memories: the user's store is never opened
         from ..core.runtime import load_encoder
@@ -80,10 +87,35 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = verify.run_with_pool(load_encoder(progress()), case_file)
     else:
         report = with_engine(lambda engine: verify.run(engine, case_file.cases, actions_=case_file.actions))
+    if written is not None:
+        report["cues_written"] = written  # keep them: a "cues" map in the file is used next time
     if args.json:
         return emit_json(report)
     _print_verify(report, args.explain)
     return 0
+
+
+def _write_cues(case_file: Any) -> tuple[Any, dict[str, list[str]]]:
+    """The file's memories without cues get them from the side model (one call each, at most
+    sideDailyLimit), as the service writes them for the user's own memories."""
+    import dataclasses
+
+    from ..core import config as config_mod
+    from ..core.learning import cue_writer
+
+    if case_file.pool is None:
+        raise InvalidInput("--write-cues needs a cases file with its own memories (`memories`)")
+    given = dict(case_file.cues or {})
+    items = [(text, category) for category, text in case_file.pool if text not in given]
+    limit = int(config_mod.load()["sideDailyLimit"])
+
+    def step(done: int, total: int) -> None:
+        print(f"writing recall cues: {done + 1}/{total}", file=sys.stderr, flush=True)
+
+    written, stopped = cue_writer.write_all(items, limit, step)
+    if stopped:
+        print(f"recall cues: {stopped}; {len(written)} of {len(items)} written", file=sys.stderr)
+    return dataclasses.replace(case_file, cues=given | written), written
 
 
 def _print_verify(report: dict[str, Any], explain: bool = False) -> None:

@@ -101,3 +101,43 @@ def test_bench_json_reports_every_budget_key(run_cli) -> None:
         assert 0 < timing["min"] <= timing["median"] <= timing["max"]
     assert figures["rebuild_sentences_per_s"] > 0
     assert "recall_1m_ms" in figures and "rss_1m_mb" in figures  # null with --quick
+
+
+def test_verify_write_cues_asks_the_side_model_for_the_files_memories(run_cli, data_dir: Path) -> None:
+    """`--write-cues`: the file's memories without cues get them (one side call each, the memory
+    redacted), the cases run with them, and the report carries them to keep in the file."""
+    from fake_openai import FakeOpenAI
+    from memevo.core import config as config_mod
+
+    money = "Money amounts are integers in cents or Decimal, never floats"
+    given = "回答问题时请一律使用中文"
+    cases = {
+        "memories": [{"category": "rule", "text": money}, {"category": "rule", "text": given}],
+        "cues": {given: ["用中文回答"]},
+        "cases": [{"prompt": "这个商品的价格字段我打算用 double 类型", "expect": [money]}],
+    }
+    path = data_dir / "cases.json"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+    server = FakeOpenAI([])
+    server.cue_answer = ("json", {"cues": ["价格字段用 double 存", "price = 19.99", "计算折扣金额"]})
+    try:
+        config_mod.set_key("sideApiBase", server.base)
+        config_mod.set_key("sideApiModel", "judge-mini")
+        env = {"MEMEVO_SIDE_API_KEY": "sk-test-local-only-0000000000"}
+        plain = _json(run_cli("verify", "--cases", str(path), "--json", env=env))
+        assert server.cue_requests == [] and plain["relevant_hit"] == 0
+        result = run_cli("verify", "--cases", str(path), "--json", "--write-cues", env=env)
+        report = _json(result)
+        assert len(server.cue_requests) == 1  # the memory the file gave no cues for
+        assert money in server.cue_requests[0]["messages"][1]["content"]
+        assert report["cues_written"] == {money: ["价格字段用 double 存", "price = 19.99", "计算折扣金额"]}
+        assert report["settings"]["memoriesWithCues"] == 2
+        assert report["relevant_hit"] == 1 and report["cases"][0]["injected"][0]["cued"] is True
+        assert "writing recall cues: 1/1" in result.stderr
+        server.cue_answer = ("status", 503)
+        failed = run_cli("verify", "--cases", str(path), "--json", "--write-cues", env=env)
+        assert _json(failed)["cues_written"] == {}
+        assert "the side API answered HTTP 503" in failed.stderr
+    finally:
+        server.close()

@@ -8,6 +8,8 @@ again. The memory is redacted before it leaves the machine, like everything sent
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import httpx
 
 from .. import cues
@@ -35,3 +37,37 @@ def cues_from(content: str) -> list[str]:
 
 async def write(client: httpx.AsyncClient, endpoint: judge.Endpoint, text: str, category: str) -> list[str]:
     return cues_from(await judge.chat(client, endpoint, CUES_SYSTEM, request(text, category)))
+
+
+def write_all(
+    items: list[tuple[str, str]], limit: int, progress: Callable[[int, int], None] | None = None
+) -> tuple[dict[str, list[str]], str | None]:
+    """Cues for (text, category) pairs, one side call each and at most `limit` calls, for
+    `memevo verify --write-cues` (a cases file's own memories). Returns the cues by text and
+    the reason it stopped early, if it did; what was written before a failure is kept."""
+    import asyncio
+
+    from .. import config as config_mod
+    from .learn import configured_endpoint
+
+    written: dict[str, list[str]] = {}
+    try:
+        endpoint = configured_endpoint(config_mod.load())
+    except judge.JudgeError as exc:
+        return written, str(exc)
+    todo = items[:limit]
+
+    async def run() -> str | None:
+        async with httpx.AsyncClient() as client:
+            for done, (text, category) in enumerate(todo):
+                if progress is not None:
+                    progress(done, len(todo))
+                try:
+                    written[text] = await write(client, endpoint, text, category)
+                except judge.JudgeError as exc:
+                    if not exc.refused_this_request:
+                        return str(exc)
+                    written[text] = []
+        return None if len(todo) == len(items) else f"stopped after {limit} calls (sideDailyLimit)"
+
+    return written, asyncio.run(run())

@@ -127,7 +127,7 @@ class LearningRunner:
         store, clock = self.host.store, self.host.clock
         try:
             config = config_mod.load()
-            endpoint = _endpoint(config)
+            endpoint = configured_endpoint(config)
             repo_name = scopes.name(repo) if repo else None
             verdict = await self._call(config, judge.judge(self.client, endpoint, words, context, repo_name))
             if not verdict.remember:
@@ -228,7 +228,7 @@ class LearningRunner:
                     log.info("recall cues: %s", self.cue_error)
                     return False
                 try:
-                    endpoint = _endpoint(config)
+                    endpoint = configured_endpoint(config)
                     written = await self._call(
                         config, cue_writer.write(self.client, endpoint, text, category)
                     )
@@ -262,7 +262,8 @@ async def _new_client() -> httpx.AsyncClient:
     return httpx.AsyncClient()
 
 
-def _endpoint(config: config_mod.Config) -> judge.Endpoint:
+def configured_endpoint(config: config_mod.Config) -> judge.Endpoint:
+    """The side API as configured (the key from the keyring); JudgeError when it is not."""
     key = secrets.get_api_key()
     if not (config["sideApiBase"] and config["sideApiModel"] and key):
         raise judge.JudgeError("learning is not configured (sideApiBase, sideApiModel and the API key)")
