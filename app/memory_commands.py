@@ -206,6 +206,12 @@ def cmd_history(args: argparse.Namespace) -> int:
             print(f"{memory['id']}  now: {shown(memory['text'])}")
         else:
             print(f"{args.id} is in the trash")
+        if memory:
+            cues = result.get("cues")
+            print(
+                "  recall cues: "
+                + ("not written (yet)" if cues is None else " · ".join(cues) if cues else "none usable")
+            )
         if not result["versions"]:
             print("  no earlier texts")
         for v in result["versions"]:

@@ -155,6 +155,16 @@ def current(store: Store, model: str, ids: list[str] | None = None) -> dict[str,
     return out
 
 
+def of(store: Store, memory_id: str) -> list[str] | None:
+    """A memory's cues for its current text; None when none are written for it (yet)."""
+    rows = store.query(
+        f"SELECT c.cues FROM cues c JOIN memories m ON m.id = c.memory_id "
+        f"WHERE c.memory_id = ? AND c.text_sha = {_SHA}",
+        [memory_id],
+    )
+    return list(rows[0][0]) if rows else None
+
+
 def counts(store: Store) -> dict[str, int]:
     """Live memories, and how many of them have cues for their current text."""
     row = store.query(

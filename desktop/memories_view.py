@@ -139,14 +139,21 @@ class MemoriesView(QWidget):
         answer = QMessageBox.question(self, title, question)
         return bool(answer == QMessageBox.StandardButton.Yes)
 
-    def choose_version(self, memory: Memory, versions: list[dict[str, Any]]) -> int | None:
-        """The history dialog: earlier texts with their dates; returns the version to restore."""
+    def choose_version(
+        self, memory: Memory, versions: list[dict[str, Any]], cues: list[str] | None = None
+    ) -> int | None:
+        """The history dialog: earlier texts with their dates, and the recall cues of the text
+        now; returns the version to restore."""
         from .qt import QDialog, QDialogButtonBox, QListWidget
 
         dialog = QDialog(self)
         dialog.setWindowTitle(tr("History of #{id}").format(id=memory.id))
         layout = QVBoxLayout(dialog)
         layout.addWidget(QLabel(tr("Now: {text}").format(text=memory.text)))
+        if cues:
+            shown_cues = QLabel(tr("Recall cues: {cues}").format(cues=" · ".join(cues)))
+            shown_cues.setWordWrap(True)
+            layout.addWidget(shown_cues)
         listing = QListWidget()
         for v in versions:
             listing.addItem(
@@ -386,7 +393,7 @@ class MemoriesView(QWidget):
             if not versions:
                 self.say(tr("#{id} has no earlier texts.").format(id=memory.id))
                 return
-            version = self.choose_version(memory, versions)
+            version = self.choose_version(memory, versions, results[0].get("cues"))
             if version is None:
                 return
 

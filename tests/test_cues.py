@@ -482,3 +482,14 @@ def test_cues_use_at_most_half_of_the_daily_limit(
     assert len(server.cue_requests) == 3 and runner.cue_error is None
     assert set(_stored(host)) == set(ids)
     assert host.engine is not None and host.engine.cued == frozenset(ids)
+
+
+def test_history_shows_the_cues_of_the_text_now(host: ServiceHost, clock: FakeClock) -> None:
+    """`memevo history ID` and the panel's history dialog show what recall matches beside the
+    text: nothing before the side model wrote cues, the cues after, nothing once it changed."""
+    memory_id = memories.create(host.store, "rule", MONEY, clock).id
+    assert host.handle("history", {"id": memory_id})["cues"] is None
+    assert cues.save(host.store, memory_id, MONEY, MONEY_CUES, clock.now_ms())
+    assert host.handle("history", {"id": memory_id})["cues"] == MONEY_CUES
+    host.handle("replace", {"id": memory_id, "text": MONEY + " (also in reports)"})
+    assert host.handle("history", {"id": memory_id})["cues"] is None

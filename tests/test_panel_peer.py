@@ -55,7 +55,9 @@ def test_history_dialog_restores_a_version(qtbot, host: ServiceHost, clock: Fake
     host.handle("replace", {"id": m.id, "text": "the build uses gradle 8"})
     view = _view(qtbot, host)
     offered: list[list[dict]] = []
-    view.choose_version = lambda memory, versions: offered.append(versions) or versions[0]["version"]  # type: ignore[method-assign]
+    view.choose_version = lambda memory, versions, cues=None: (
+        offered.append(versions) or versions[0]["version"]
+    )  # type: ignore[method-assign]
     _select(view, [0])
     view.buttons["history"].click()
     qtbot.waitUntil(lambda: memories.get(host.store, m.id).text == "the build uses gradle 7", timeout=30_000)

@@ -108,6 +108,10 @@
         <translation>现在：{text}</translation>
     </message>
     <message>
+        <source>Recall cues: {cues}</source>
+        <translation>召回线索：{cues}</translation>
+    </message>
+    <message>
         <source>v{version} · {start} – {end} · {reason}
 {text}</source>
         <translation>v{version} · {start} – {end} · {reason}
