@@ -243,6 +243,7 @@ class SettingsView(QWidget):
         def saved(_none: Any) -> None:
             self.key_edit.clear()
             self.host.ctx.keys.forget()  # learning turns on now, not in 30 s
+            self.host.ctx.learner.want_cues()  # memories without recall cues get them now
             _say(self.side_message, tr("Key saved in the OS keyring."))
             self.refresh_key_status()
 

@@ -493,3 +493,15 @@ def test_history_shows_the_cues_of_the_text_now(host: ServiceHost, clock: FakeCl
     assert host.handle("history", {"id": memory_id})["cues"] == MONEY_CUES
     host.handle("replace", {"id": memory_id, "text": MONEY + " (also in reports)"})
     assert host.handle("history", {"id": memory_id})["cues"] is None
+
+
+def test_configuring_the_side_api_starts_cues_for_memories_already_there(
+    host: ServiceHost, server: FakeOpenAI
+) -> None:
+    memory_id = _add(host, MONEY)  # learning not configured yet: nothing asked
+    assert server.cue_requests == [] and host.ctx.learner.runner is None
+    host.handle("config_set", {"key": "sideApiBase", "value": server.base})
+    host.handle("config_set", {"key": "sideApiModel", "value": "judge-mini"})
+    runner = _runner(host)
+    assert len(server.cue_requests) == 1 and runner.cue_error is None
+    assert _stored(host) == {memory_id: tuple(MONEY_CUES)}

@@ -128,7 +128,7 @@ class ServiceContext(optable.Context):
         self.refresh_caches()
         if op.writes:
             self.refresh_snapshot()
-            self.learner.want_cues()
+        self.learner.want_cues()  # a changed memory, or learning just configured (config ops)
 
     def after_learning(self, result: dict[str, Any]) -> None:
         if self.engine is not None:
