@@ -183,13 +183,16 @@ class RecallEngine:
                     extra += [i for i, _ in signal.top(category, CANDIDATES) if i not in cosine]
             if extra:
                 cosine.update(self.index.scores_of(centred, list(dict.fromkeys(extra)), cues=bool(cued)))
+            ids = list(cosine)
+            words = lexical.of_many(ids) if lexical is not None else [0.0] * len(ids)
+            by_cues = cue_lexical.of_many(ids) if cue_lexical is not None else words
             rows = []
-            for memory_id, cos in cosine.items():
-                lex = lexical.of(memory_id) if lexical is not None else 0.0
+            for memory_id, lex, cue_lex in zip(ids, words, by_cues, strict=True):
+                cos = cosine[memory_id]
                 has_cues = memory_id in cued
                 offset = 0.0
                 if has_cues:
-                    lex = max(lex, cue_lexical.of(memory_id)) if cue_lexical is not None else lex
+                    lex = max(lex, cue_lex)
                     offset = settings.cue_offset(category)
                 rows.append(Scored(memory_id, cos + weight * lex - damping - offset, cos, lex, has_cues))
             rows.sort(key=lambda row: -row.score)
