@@ -113,6 +113,21 @@ def encoder(provisioned_model: Any) -> Any:
 
 
 @pytest.fixture
+def side_host(store: Store, encoder: Any, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """An in-process service with the real model and a side API key in the environment (the
+    tests point sideApiBase at a local FakeOpenAI)."""
+    from memevo.core.recall.engine import RecallEngine
+    from memevo.core.service.host import ServiceHost
+
+    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
+    monkeypatch.setenv("MEMEVO_SIDE_TIMEOUT_S", "2")
+    service = ServiceHost(store, clock)
+    service.engine = RecallEngine(store, encoder, clock)
+    yield service
+    service.close()
+
+
+@pytest.fixture
 def run_cli(data_dir: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run the installed `memevo` console command as a user would, in its own process."""
 

@@ -298,13 +298,8 @@ def test_a_deprecated_memorys_cues_do_not_recall_it(
 
 # -- the service writes them through the side API ------------------------------------------------------------
 @pytest.fixture
-def host(store: Store, encoder, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServiceHost]:
-    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
-    monkeypatch.setenv("MEMEVO_SIDE_TIMEOUT_S", "2")
-    service = ServiceHost(store, clock)
-    service.engine = RecallEngine(store, encoder, clock)
-    yield service
-    service.close()
+def host(side_host: ServiceHost) -> ServiceHost:
+    return side_host  # conftest: the real model, a side API key in the environment
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ from memevo.core import maintenance, memories
 from memevo.core.clock import FakeClock
 from memevo.core.errors import InvalidInput
 from memevo.core.learning import jobs, judge, resolve, sessionid
-from memevo.core.recall.engine import RecallEngine
 from memevo.core.recall.textfilter import REDACTED, redact_secrets
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
@@ -118,13 +116,8 @@ def test_ordinary_text_survives_redaction(text: str) -> None:
 
 # -- the side path end to end (in-process service, real model, real HTTP) ---------------------------------------
 @pytest.fixture
-def host(store: Store, encoder, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServiceHost]:
-    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
-    monkeypatch.setenv("MEMEVO_SIDE_TIMEOUT_S", "2")
-    service = ServiceHost(store, clock)
-    service.engine = RecallEngine(store, encoder, clock)
-    yield service
-    service.close()
+def host(side_host: ServiceHost) -> ServiceHost:
+    return side_host  # conftest: the real model, a side API key in the environment
 
 
 def _configure(server: FakeOpenAI, confirm: bool) -> None:
