@@ -88,7 +88,10 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
         return "learning-off", tr(
             "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
         ).format(count=count)
-    return "working", tr("memevo: working — {count} memories").format(count=count)
+    text = tr("memevo: working — {count} memories").format(count=count)
+    if host.ctx.learner.cue_error:  # recall works; only the side model's cues wait (core/cues.py)
+        text += "\n" + tr("Recall cues wait: {reason}").format(reason=host.ctx.learner.cue_error)
+    return "working", text
 
 
 class Tray:

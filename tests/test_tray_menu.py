@@ -45,6 +45,13 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     config_mod.set_key("sideApiModel", "judge")
     tray.refresh()
     assert tray.state == "working" and "2 条记忆" in tray.icon.toolTip()
+    assert "召回线索" not in tray.icon.toolTip()
+    host.ctx.learner.start()
+    assert host.ctx.learner.runner is not None
+    host.ctx.learner.runner.cue_error = "the side API answered HTTP 500"
+    tray.refresh()
+    assert tray.state == "working" and "the side API answered HTTP 500" in tray.icon.toolTip()
+    host.ctx.learner.runner.cue_error = None
     tray.toggle_pause()
     assert tray.state == "paused" and tray.pause_action.text() == "恢复记忆"
     assert config_mod.load()["enabled"] is False
