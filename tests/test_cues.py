@@ -500,3 +500,18 @@ def test_configuring_the_side_api_starts_cues_for_memories_already_there(
     runner = _runner(host)
     assert len(server.cue_requests) == 1 and runner.cue_error is None
     assert _stored(host) == {memory_id: tuple(MONEY_CUES)}
+
+
+def test_paused_memevo_sends_no_cue_requests_until_resumed(host: ServiceHost, server: FakeOpenAI) -> None:
+    """Paused means nothing is injected or learned: no memory text goes to the side model either."""
+    _configure(server)
+    host.handle("config_set", {"key": "enabled", "value": False})
+    memory_id = _add(host, MONEY)
+    runner = host.ctx.learner.runner
+    if runner is not None:
+        runner.wait_cues(10)
+    assert server.cue_requests == [] and _stored(host) == {}
+    host.handle("config_set", {"key": "enabled", "value": True})  # the tray's resume does this
+    _runner(host)
+    assert len(server.cue_requests) == 1
+    assert _stored(host) == {memory_id: tuple(MONEY_CUES)}

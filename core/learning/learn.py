@@ -210,12 +210,12 @@ class LearningRunner:
             log.exception("recall cues failed")
 
     async def _cue_pass(self) -> bool:
-        """Write cues until none are missing; False when they must wait (off, not configured,
+        """Write cues until none are missing; False when they must wait (off, paused, not configured,
         the side API failing, or half of today's calls used: learning keeps the other half)."""
         store, clock = self.host.store, self.host.clock
         while True:
             config = config_mod.load()
-            if not config["recallCues"]:
+            if not config["recallCues"] or not config["enabled"]:  # off, or memevo paused
                 self.cue_error = None
                 return False
             todo = cues.wanted(store, CUE_BATCH)

@@ -58,7 +58,8 @@ class Learner:
 
         try:
             config = config_mod.load()
-            if not (config["recallCues"] and config["sideApiBase"] and config["sideApiModel"]):
+            wanted = config["recallCues"] and config["enabled"]  # paused: nothing leaves the machine
+            if not (wanted and config["sideApiBase"] and config["sideApiModel"]):
                 return
             self.start()
             assert self.runner is not None
