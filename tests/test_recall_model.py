@@ -117,9 +117,9 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     """The same set with the recall cues its file carries: answered, memory by memory, to
     core/learning/cue_writer.py's request by a model that saw only the memory (core/cues.py).
 
-    Measured with the shipped defaults (cue offsets 0.11 rule / 0.08 project): 125/163 relevant,
-    4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 127/174; tool
-    calls 39/48, 1/30. In-sample like the test above; cross-validated figures in the README."""
+    Measured with the shipped defaults (cue offsets 0.13 rule / 0.13 project): 125/163 relevant,
+    4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 128/174; tool
+    calls 38/48, 1/30. In-sample like the test above; cross-validated figures in the README."""
     from memevo.core import cues
 
     data = json.loads(RECALL_SET.read_text(encoding="utf-8"))

@@ -33,8 +33,8 @@ CALIBRATED: dict[str, Hybrid] = {
         question_damping=0.3,
         min_rule=0.53,
         min_project=0.62,
-        cue_offset_rule=0.11,
-        cue_offset_project=0.08,
+        cue_offset_rule=0.13,
+        cue_offset_project=0.13,
         cues=True,
     ),
 }
