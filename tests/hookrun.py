@@ -12,6 +12,16 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 HOOK = REPO / "hooks" / "memevo_hook.py"
+# stdin no client sends on purpose: each must leave the hook quiet (exit 0, nothing printed)
+MALFORMED_STDIN = {
+    "empty": b"",
+    "blank": b"   ",
+    "broken-json": b"{not json",
+    "array": b"[1, 2, 3]",
+    "string": b'"just a string"',
+    "binary": bytes(range(256)) * 64,
+    "bad-utf8": b"\xff\xfe\x00garbage",
+}
 
 
 def run_hook(

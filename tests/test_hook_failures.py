@@ -8,22 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from hookrun import FakeService, run_hook
+from hookrun import MALFORMED_STDIN, FakeService, run_hook
 
 
-@pytest.mark.parametrize(
-    "stdin",
-    [
-        b"",
-        b"   ",
-        b"{not json",
-        b"[1, 2, 3]",
-        b'"just a string"',
-        bytes(range(256)) * 64,
-        b"\xff\xfe\x00garbage",
-    ],
-    ids=["empty", "blank", "broken-json", "array", "string", "binary", "bad-utf8"],
-)
+@pytest.mark.parametrize("stdin", list(MALFORMED_STDIN.values()), ids=list(MALFORMED_STDIN))
 def test_malformed_stdin(data_dir: Path, stdin: bytes) -> None:
     service = FakeService(data_dir, {"context": "SHOULD NOT APPEAR"})
     try:
