@@ -28,7 +28,6 @@ failed (3) or the folder could not be loaded (2).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -43,7 +42,7 @@ import numpy as np
 
 from . import onnx_encoder
 from .models import entry_for
-from .onnx_provision import EXIT_LOAD, EXIT_REFERENCE, MIN_COSINE, REFERENCE, check_texts
+from .onnx_provision import EXIT_LOAD, EXIT_REFERENCE, MIN_COSINE, REFERENCE, check_texts, child_arguments
 
 OPSET = 17
 
@@ -195,12 +194,7 @@ def export_and_check(model: Any, folder: Path, model_id: str) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m memevo.core.encoder.onnx_export")
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--reference", type=float, default=None, help="minimum cosine to the reference")
-    parser.add_argument("--export", action="store_true")
-    args = parser.parse_args(argv)
+    args = child_arguments("onnx_export", argv)
     report: dict[str, Any] = {}
     status = 0
     try:

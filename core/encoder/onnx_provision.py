@@ -202,13 +202,18 @@ def _versions() -> dict[str, str]:
     return {"builder": "onnx_build", "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m memevo.core.encoder.onnx_provision")
+def child_arguments(module: str, argv: list[str] | None) -> argparse.Namespace:
+    """The command line provision.py gives both graph builders (this one and onnx_export)."""
+    parser = argparse.ArgumentParser(prog=f"python -m memevo.core.encoder.{module}")
     parser.add_argument("folder", type=Path)
     parser.add_argument("--model", required=True)
     parser.add_argument("--reference", type=float, default=None, help="minimum cosine to the reference")
     parser.add_argument("--export", action="store_true")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = child_arguments("onnx_provision", argv)
     started = time.monotonic()
     report: dict[str, Any] = {}
     status = 0
