@@ -20,20 +20,17 @@ import argparse
 import itertools
 import json
 import random
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .. import cues, memories
-from ..clock import SystemClock
 from ..encoder.models import entry_for
 from . import lexical
 from .engine import RecallEngine
 from .gate import RELATIVE_KEEP
-from .verify import Case, _input_of, load_file
+from .verify import Case, _input_of, load_file, pool_engine
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5)
 DAMPINGS = (0.0, 0.1, 0.2, 0.3)
@@ -243,33 +240,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from ..runtime import load_encoder
-    from ..store import Store
 
     case_file = load_file(Path(args.cases))
     if case_file.pool is None:
         raise SystemExit("calibrate needs a cases file with its own memories (`memories` or `pool`)")
     encoder = load_encoder()
     entry = entry_for(encoder.model_id)
-    with tempfile.TemporaryDirectory(prefix="memevo-calibrate-") as folder:
-        store = Store.open(Path(folder) / "calibrate.duckdb")
-        try:
-            clock = SystemClock()
-            made = [memories.create(store, c, text, clock) for c, text in case_file.pool]
-            if case_file.cues:
-                cues.save_for_texts(store, case_file.cues, clock.now_ms())
-            engine = RecallEngine(store, encoder, clock)
-            texts = [m.text for m in made]
-            ids = [m.id for m in made]
-            prompts = tabulate(engine, case_file.cases, texts, ids)
-            acts = tabulate(engine, case_file.actions or [], texts, ids) if case_file.actions else None
-            with_cues = tabulate(engine, case_file.cases, texts, ids, cues=True) if engine.cued else None
-            acts_cues = (
-                tabulate(engine, case_file.actions or [], texts, ids, cues=True)
-                if engine.cued and case_file.actions
-                else None
-            )
-        finally:
-            store.close()
+    with pool_engine(encoder, case_file) as (engine, made):
+        texts = [m.text for m in made]
+        ids = [m.id for m in made]
+        prompts = tabulate(engine, case_file.cases, texts, ids)
+        acts = tabulate(engine, case_file.actions or [], texts, ids) if case_file.actions else None
+        with_cues = tabulate(engine, case_file.cases, texts, ids, cues=True) if engine.cued else None
+        acts_cues = (
+            tabulate(engine, case_file.actions or [], texts, ids, cues=True)
+            if engine.cued and case_file.actions
+            else None
+        )
     everything = list(range(len(case_file.cases)))
     bounds = (args.rule_leak, args.project_leak)
     report: dict[str, Any] = {"model": encoder.model_id, "folds": args.folds, "seeds": args.seeds}

@@ -53,6 +53,15 @@ class Scored:
     cued: bool = False  # the memory has recall cues: they count in both signals
 
 
+def _fused(
+    memory_id: str, category: str, cos: float, lex: float, cued: bool, settings: GateSettings, damping: float
+) -> Scored:
+    """What the gate sees: cosine + weight x lexical, less the question damping and, for a
+    memory whose cues counted, its category's cue offset."""
+    offset = settings.cue_offset(category) if cued else 0.0
+    return Scored(memory_id, cos + settings.lexical_weight * lex - damping - offset, cos, lex, cued)
+
+
 @dataclass
 class Hit:
     id: str
@@ -188,13 +197,9 @@ class RecallEngine:
             by_cues = cue_lexical.of_many(ids) if cue_lexical is not None else words
             rows = []
             for memory_id, lex, cue_lex in zip(ids, words, by_cues, strict=True):
-                cos = cosine[memory_id]
                 has_cues = memory_id in cued
-                offset = 0.0
-                if has_cues:
-                    lex = max(lex, cue_lex)
-                    offset = settings.cue_offset(category)
-                rows.append(Scored(memory_id, cos + weight * lex - damping - offset, cos, lex, has_cues))
+                lex = max(lex, cue_lex) if has_cues else lex
+                rows.append(_fused(memory_id, category, cosine[memory_id], lex, has_cues, settings, damping))
             rows.sort(key=lambda row: -row.score)
             out[category] = rows[:limit]
         return out
@@ -212,15 +217,14 @@ class RecallEngine:
         cos = self.index.scores_of(centred, [memory_id], cues=cued).get(memory_id)
         if cos is None:
             return None
-        lex = offset = 0.0
+        lex = 0.0
         if settings.lexical_weight > 0:
             lex = lexical_alone(text, memory_text)
             if cued:
                 lex = max(lex, lexical_alone(text, "\n".join(self.cue_texts(memory_id))))
-        if cued:
-            offset = settings.cue_offset(self.index.category_of(memory_id) or "rule")
+        category = self.index.category_of(memory_id) or "rule"
         damping = settings.question_damping if question else 0.0
-        return Scored(memory_id, cos + settings.lexical_weight * lex - damping - offset, cos, lex, cued)
+        return _fused(memory_id, category, cos, lex, cued, settings, damping)
 
     def cue_texts(self, memory_id: str) -> list[str]:
         return (

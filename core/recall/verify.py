@@ -14,6 +14,8 @@ minimum would give per category.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,8 +134,10 @@ def _parse_actions(raw_actions: Any, where: str) -> list[Case] | None:
     return out
 
 
-def run_with_pool(encoder: Any, case_file: CaseFile) -> dict[str, Any]:
-    """The file's own memories in a throwaway store, recalled by the given encoder."""
+@contextmanager
+def pool_engine(encoder: Any, case_file: CaseFile) -> Iterator[tuple[RecallEngine, list[memories.Memory]]]:
+    """The file's own memories (and any cues it carries) in a throwaway store, with a recall
+    engine over them; the user's store is never opened. Also calibrate.py's."""
     import tempfile
 
     from ..clock import SystemClock
@@ -144,13 +148,18 @@ def run_with_pool(encoder: Any, case_file: CaseFile) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memevo-verify-") as folder:
         store = Store.open(Path(folder) / "verify.duckdb")
         try:
-            for category, text in case_file.pool:
-                memories.create(store, category, text, clock)
+            made = [memories.create(store, category, text, clock) for category, text in case_file.pool]
             if case_file.cues:
                 cues.save_for_texts(store, case_file.cues, clock.now_ms())
-            return run(RecallEngine(store, encoder, clock), case_file.cases, actions_=case_file.actions)
+            yield RecallEngine(store, encoder, clock), made
         finally:
             store.close()
+
+
+def run_with_pool(encoder: Any, case_file: CaseFile) -> dict[str, Any]:
+    """The file's own memories in a throwaway store, recalled by the given encoder."""
+    with pool_engine(encoder, case_file) as (engine, _made):
+        return run(engine, case_file.cases, actions_=case_file.actions)
 
 
 def run(
