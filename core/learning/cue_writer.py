@@ -11,6 +11,7 @@ has to be larger. The memory is redacted before it leaves the machine, like ever
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import httpx
@@ -18,6 +19,8 @@ import httpx
 from .. import cues
 from ..redaction import redact_secrets
 from . import judge
+
+log = logging.getLogger("memevo.side")
 
 CUES_SYSTEM = "You write recall cues for a developer's long-term memory tool. Reply with JSON only."
 
@@ -39,7 +42,16 @@ def cues_from(content: str) -> list[str]:
 
 
 async def write(client: httpx.AsyncClient, endpoint: judge.Endpoint, text: str, category: str) -> list[str]:
-    return cues_from(await judge.chat(client, endpoint, CUES_SYSTEM, request(text, category)))
+    """The memory's cues; [] when the endpoint refuses this request itself (HTTP 400/413/422: a
+    filtered or oversized body), so that text is not asked again and the next memory goes on.
+    Any other failure (JudgeError) means the endpoint is failing: the caller stops."""
+    try:
+        return cues_from(await judge.chat(client, endpoint, CUES_SYSTEM, request(text, category)))
+    except judge.JudgeError as exc:
+        if not exc.refused_this_request:
+            raise
+        log.warning("recall cues: the side API refused a memory's request: %s", exc)
+        return []
 
 
 def write_all(
@@ -68,9 +80,7 @@ def write_all(
                 try:
                     written[text] = await write(client, endpoint, text, category)
                 except judge.JudgeError as exc:
-                    if not exc.refused_this_request:
-                        return str(exc)
-                    written[text] = []
+                    return str(exc)
         return None if len(todo) == len(items) else f"stopped after {limit} calls (sideDailyLimit)"
 
     return written, asyncio.run(run())

@@ -232,14 +232,11 @@ class LearningRunner:
                     written = await self._call(
                         config, cue_writer.write(self.client, endpoint, text, category)
                     )
-                except judge.JudgeError as exc:
+                except judge.JudgeError as exc:  # the endpoint is failing: the next change or start retries
                     log.warning("recall cues for %s: %s", memory_id[:8], exc)
-                    if not exc.refused_this_request:
-                        self.cue_error = str(exc)
-                        return False  # the endpoint is failing: the next change or start retries
-                    written = []  # refused for this text (filtered, too large): not asked again
-                else:
-                    self.cue_error = None
+                    self.cue_error = str(exc)
+                    return False
+                self.cue_error = None
                 if cues.save(store, memory_id, text, written, clock.now_ms()):
                     self.host.after_cues([memory_id])
 
