@@ -106,14 +106,17 @@ class MemoryIndex:
             row = self._row.get(memory_id)
             return row is not None and bool(self._has_cue[row])
 
-    def _with_cues(self, rows: np.ndarray, scores: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """scores (of `rows`) raised to the cue vector's cosine where that is better."""
+    def _with_cues(self, rows: np.ndarray | None, scores: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """scores (of `rows`; None: of the first len(scores) rows) raised to the cue vector's
+        cosine where that is better."""
         if self._cue is None:
             return scores
-        cued = np.flatnonzero(self._has_cue[rows])
+        flags = self._has_cue[: len(scores)] if rows is None else self._has_cue[rows]
+        cued = np.flatnonzero(flags)
         if cued.size:
             scores = scores.copy()
-            scores[cued] = np.maximum(scores[cued], self._cue[rows[cued]] @ query)
+            slots = cued if rows is None else rows[cued]
+            scores[cued] = np.maximum(scores[cued], self._cue[slots] @ query)
         return scores
 
     def set_deprecated(self, ids: list[str], deprecated: bool) -> None:
@@ -221,7 +224,7 @@ class MemoryIndex:
             used = self._used
             scores = self._scores(query, used)
             if cues:
-                scores = self._with_cues(np.arange(used), scores, query)
+                scores = self._with_cues(None, scores, query)
             result: dict[str, list[tuple[str, float]]] = {}
             for category, code in CATEGORY_CODES.items():
                 mask = self._live[:used] & (self._category[:used] == code)
