@@ -119,10 +119,11 @@ def _write_cues(case_file: Any) -> tuple[Any, dict[str, list[str]]]:
 
 
 def _print_verify(report: dict[str, Any], explain: bool = False) -> None:
-    def hit(i: dict[str, Any]) -> str:  # fused score = cosine + weight x lexical (- question damping)
+    def hit(i: dict[str, Any]) -> str:  # fused score = cosine + weight x lexical - damped (- cue offset)
         cued = " +cues" if i.get("cued") else ""
+        damped = f" -{i['damped']:.3f}" if i.get("damped") else ""
         return (
-            f"{i['category'][0]} {i['score']:.3f} (cos {i['cosine']:.3f} lex {i['lexical']:.3f}{cued})"
+            f"{i['category'][0]} {i['score']:.3f} (cos {i['cosine']:.3f} lex {i['lexical']:.3f}{damped}{cued})"
             f" {i['text'][:36]}"
         )
 
@@ -154,6 +155,12 @@ def _print_verify(report: dict[str, Any], explain: bool = False) -> None:
         f"model {report['model']}  minimums rule {s['recallMinScore']} project {s['recallMinScoreProject']}"
         f"  lexical weight {s.get('recallLexicalWeight', 0)}  question damping {s.get('questionDamping', 0)}"
     )
+    generic = s.get("genericDamping") or {}
+    if generic.get("weight"):
+        print(
+            f"a prompt close to a generic question (closeness past {generic['from']}) loses"
+            f" {generic['weight']} x the excess (shown as -damped)"
+        )
     if s.get("recallCues"):
         offsets = s["cueOffsets"]
         print(

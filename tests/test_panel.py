@@ -7,6 +7,8 @@ from collections.abc import Iterator
 import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
+from memevo.core.encoder.models import DEFAULT_MODEL
+from memevo.core.recall import calibration
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
 from memevo.desktop.panel import PAGE, MemoriesView, Panel
@@ -155,7 +157,9 @@ def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
     report = panel.status.report
     assert report["counts"]["rule"]["live"] == 1 and report["histogram"] == {"0.5": 2}
     assert report["last_maintenance"] == clock.local_day(clock.now_ms())
-    assert report["thresholds"] == {"rule": 0.53, "project": 0.62, "topK": 3}  # the hybrid gate's defaults
+    hybrid = calibration.for_model(DEFAULT_MODEL)
+    assert hybrid is not None  # the hybrid gate's defaults
+    assert report["thresholds"] == {"rule": hybrid.min_rule, "project": hybrid.min_project, "topK": 3}
     assert report["hooks"][0]["service_ms"] == 21.5
     text = panel.status.label.text()
     assert "置信度分布" in text and "服务端耗时 21.5 ms" in text and "multilingual-e5-small" in text

@@ -83,9 +83,10 @@ def test_verify_set_regression_with_shipped_thresholds(
 ) -> None:
     """Our own verify set (tests/data/recall-set.json) through the production hybrid gate.
 
-    Measured with the shipped defaults (lexical weight 0.8, question damping 0.3, minimums
-    rule 0.53 / project 0.62): 96/163 relevant, 4/109 unrelated prompts bring a rule, 0/109 a
-    project fact, one-memory pool 96/174; tool calls 34/48, 1/30 quiet calls bring a rule.
+    Measured with the shipped defaults (lexical weight 0.4, question damping 0.1, generic
+    damping 1.0 past 0.55, minimums rule 0.46 / project 0.50): 109/163 relevant, 4/109
+    unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 111/174; tool calls
+    38/48, 1/30 quiet calls bring a rule.
     These are in-sample (the defaults were chosen on these cases); the cross-validated figures
     are in the README. The bounds leave a little room for float noise, not for a worse gate.
     """
@@ -95,14 +96,14 @@ def test_verify_set_regression_with_shipped_thresholds(
     before = {m.id: m.confidence for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
     report = verify.run(engine, cases, actions_=actions)
     assert report["relevant_total"] == 163 and report["unrelated_total"] == 109
-    assert report["relevant_hit"] >= 94
+    assert report["relevant_hit"] >= 106
     assert report["unrelated_project_leaks"] <= 1
     assert report["unrelated_rule_leaks"] <= 6
-    assert report["single_memory_hit"] >= 94
+    assert report["single_memory_hit"] >= 108
     assert report["expected_not_in_pool"] == []
     acted = report["actions"]
     assert acted["relevant_total"] == 48 and acted["unrelated_total"] == 30
-    assert acted["relevant_hit"] >= 32 and acted["unrelated_rule_leaks"] <= 2
+    assert acted["relevant_hit"] >= 36 and acted["unrelated_rule_leaks"] <= 2
     assert acted["unrelated_project_leaks"] <= 1
     after = {m.id: m.confidence for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
     assert after == before  # verify never awards
@@ -117,9 +118,10 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     """The same set with the recall cues its file carries: answered, memory by memory, to
     core/learning/cue_writer.py's request by a model that saw only the memory (core/cues.py).
 
-    Measured with the shipped defaults (cue offsets 0.13 rule / 0.13 project): 125/163 relevant,
-    4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 128/174; tool
-    calls 38/48, 1/30. In-sample like the test above; cross-validated figures in the README."""
+    Measured with the shipped defaults (cue offsets 0.06 rule / 0.04 project): 152/163 relevant,
+    4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 156/174; tool
+    calls 44/48, 1/30 quiet calls bring a rule and 1/30 a fact. In-sample like the test above;
+    cross-validated figures in the README."""
     from memevo.core import cues
 
     data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
@@ -130,12 +132,12 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     actions = verify.parse(data).actions
     report = verify.run(engine, cases, actions_=actions)
     assert report["settings"]["recallCues"] is True and report["settings"]["memoriesWithCues"] == 89
-    assert report["relevant_hit"] >= 122  # without cues: 96
+    assert report["relevant_hit"] >= 148  # without cues: 109
     assert report["unrelated_rule_leaks"] <= 6 and report["unrelated_project_leaks"] <= 1
-    assert report["single_memory_hit"] >= 123
+    assert report["single_memory_hit"] >= 152
     acted = report["actions"]
-    assert acted["relevant_hit"] >= 37 and acted["unrelated_rule_leaks"] <= 2
-    assert acted["unrelated_project_leaks"] <= 1
+    assert acted["relevant_hit"] >= 42 and acted["unrelated_rule_leaks"] <= 2
+    assert acted["unrelated_project_leaks"] <= 2
     injected = [i for case in report["cases"] for i in case["injected"]]
     assert injected and all(i["cued"] for i in injected)
     # switched off, the same store recalls as without cues
@@ -145,7 +147,7 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     paths.config_path().write_text('{"recallCues": false}', encoding="utf-8")
     plain = verify.run(engine, cases)
     assert plain["settings"]["recallCues"] is False
-    assert 94 <= plain["relevant_hit"] < report["relevant_hit"]
+    assert 106 <= plain["relevant_hit"] < report["relevant_hit"]
 
 
 def test_cosine_only_is_the_gate_before_hybrid_recall(
@@ -371,6 +373,8 @@ def test_calibrate_chooses_what_ships_and_cues_beat_the_plain_hybrid(
         "min_project": shipped.min_project,
         "cue_offset_rule": shipped.cue_offset_rule,
         "cue_offset_project": shipped.cue_offset_project,
+        "generic_from": shipped.generic_from,
+        "generic_weight": shipped.generic_weight,
     }
     rows = {row["name"]: row for row in report["rows"]}
     plain, cued = rows["hybrid, cross-validated (seed 0)"], rows["hybrid + cues, cross-validated (seed 0)"]

@@ -4,11 +4,11 @@
 
 The file's memories go into a throwaway store (the user's is never opened). Every case's
 cosine and lexical score against every memory are computed once, through the engine's own
-indexes; then, for each fold, the lexical weight, the question damping and the two minimums
-are chosen on the other folds — the lowest minimums that keep unrelated prompts bringing a
-rule within `--rule-leak` (4%) and a project fact within `--project-leak` (0), then the
-weight and damping with the most related hits — and the fold's figures are measured with
-them. The reported figures are the folds' sums: never measured on the cases they were chosen
+indexes; then, for each fold, the lexical weight, the question damping, the generic damping
+(generic.py: where it starts and how much) and the two minimums are chosen on the other folds
+— the lowest minimums that keep unrelated prompts bringing a rule within `--rule-leak` (4%)
+and a project fact within `--project-leak` (0), then the weight and dampings with the most
+related hits — and the fold's figures are measured with them. The reported figures are the folds' sums: never measured on the cases they were chosen
 on. The values chosen on all cases are printed last: those are what ships
 (core/recall/calibration.py). Action cases are measured with the prompt gate as chosen on all
 prompt cases; they are never used to choose anything.
@@ -27,16 +27,20 @@ from typing import Any
 import numpy as np
 
 from ..encoder.models import entry_for
-from . import lexical
+from . import generic, lexical
+from .concepts import textbook_question
 from .engine import RecallEngine
 from .gate import RELATIVE_KEEP
 from .verify import Case, _input_of, load_file, pool_engine
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5)
 DAMPINGS = (0.0, 0.1, 0.2, 0.3)
+# (from, weight) of the generic damping (generic.py); the first: none.
+GENERIC = ((1.0, 0.0), *itertools.product((0.55, 0.6, 0.65, 0.7), (0.5, 1.0, 1.5)))
 MINIMUMS = tuple(round(0.30 + 0.01 * i, 2) for i in range(91))
 TOP_K = 3
-Params = tuple[float, float, float, float]  # weight, damping, min rule, min project
+# weight, question damping, min rule, min project, generic from, generic weight
+Params = tuple[float, float, float, float, float, float]
 
 
 @dataclass
@@ -47,6 +51,7 @@ class Table:
     lexical: np.ndarray
     alone: dict[tuple[int, int], float]
     question: np.ndarray
+    generic: np.ndarray  # per case: closeness to the generic prompts (tool calls: 0)
     valid: np.ndarray
     expect: list[list[int]]
     rule: np.ndarray  # memories: True for a rule
@@ -65,14 +70,21 @@ def tabulate(
     lex = np.zeros_like(cosine)
     alone: dict[tuple[int, int], float] = {}
     question = np.zeros(n)
+    closeness = np.zeros(n)
+    generic_prompts = (
+        engine.generic
+        if len(engine.generic.matrix)
+        else generic.Closeness(generic.ensure(engine.encoder), engine.background)
+    )
     valid = np.zeros(n, dtype=bool)
     for q, case in enumerate(cases):
-        text, is_question = _input_of(case)
+        text, prompt = _input_of(case)
         if text is None:
             continue
         valid[q] = True
-        question[q] = float(is_question)
+        question[q] = float(prompt and textbook_question(text))
         centred = engine.index.centre_query(engine.encoder.encode_one(text))
+        closeness[q] = generic_prompts.of(centred) if prompt else 0.0
         found = engine.index.scores_of(centred, ids, cues=cues)
         cosine[q] = [found[i] for i in ids]
         scores = engine.lexical.scores(text)
@@ -88,7 +100,7 @@ def tabulate(
                 alone[(q, m)] = max(alone[(q, m)], lexical.alone(text, cue_text))
     rule = np.asarray([engine.index.category_of(i) == "rule" for i in ids])
     expect = [[position[e] for e in case.expect] for case in cases]
-    return Table(cosine, lex, alone, question, valid, expect, rule, cued)
+    return Table(cosine, lex, alone, question, closeness, valid, expect, rule, cued)
 
 
 def _gate(scores: np.ndarray, minimum: float) -> set[int]:
@@ -102,14 +114,18 @@ NO_OFFSETS: Offsets = (0.0, 0.0)
 OFFSETS = tuple(round(-0.10 + 0.01 * i, 2) for i in range(51))
 
 
+def _damping(t: Table, q: int, p: Params) -> float:
+    """What the case's prompt loses from every fused score (as RecallEngine.damping)."""
+    return float(p[1] * t.question[q]) + generic.damping(float(t.generic[q]), p[4], p[5])
+
+
 def _fused(t: Table, q: int, p: Params, offsets: Offsets) -> np.ndarray:
-    weight, damping = p[0], p[1]
     off = np.where(t.rule, offsets[0], offsets[1]) * t.cued
-    return np.asarray(t.cosine[q] + weight * t.lexical[q] - damping * t.question[q] - off)
+    return np.asarray(t.cosine[q] + p[0] * t.lexical[q] - _damping(t, q, p) - off)
 
 
 def figures(t: Table, cases: list[int], p: Params, offsets: Offsets = NO_OFFSETS) -> dict[str, int]:
-    weight, damping, min_rule, min_project = p
+    weight, min_rule, min_project = p[0], p[2], p[3]
     rule_ids, project_ids = np.flatnonzero(t.rule), np.flatnonzero(~t.rule)
     out = dict(hit=0, related=0, rule_leaks=0, project_leaks=0, unrelated=0, single=0, single_total=0)
     for q in cases:
@@ -125,7 +141,7 @@ def figures(t: Table, cases: list[int], p: Params, offsets: Offsets = NO_OFFSETS
             out["hit"] += bool((rules | projects) & set(expected))
             for m in expected:
                 off = (offsets[0] if t.rule[m] else offsets[1]) * t.cued[m]
-                alone = t.cosine[q, m] + weight * t.alone.get((q, m), 0.0) - damping * t.question[q] - off
+                alone = t.cosine[q, m] + weight * t.alone.get((q, m), 0.0) - _damping(t, q, p) - off
                 out["single"] += bool(alone >= (min_rule if t.rule[m] else min_project))
         else:
             out["rule_leaks"] += bool(rules)
@@ -156,21 +172,21 @@ def choose(
 ) -> Params:
     unrelated = [q for q in cases if not t.expect[q]]
     best: tuple[tuple[int, int, int], Params] | None = None
-    for weight, damping in itertools.product(weights, DAMPINGS if weights != (0.0,) else (0.0,)):
+    hybrid = weights != (0.0,)
+    for weight, damping, (start, lift) in itertools.product(
+        weights, DAMPINGS if hybrid else (0.0,), GENERIC if hybrid else GENERIC[:1]
+    ):
         chosen = []
         for mask, bound in ((t.rule, rule_leak), (~t.rule, project_leak)):
+            probe: Params = (weight, damping, 0.0, 0.0, start, lift)
             tops = sorted(
-                (
-                    float((t.cosine[q] + weight * t.lexical[q] - damping * t.question[q])[mask].max())
-                    for q in unrelated
-                    if t.valid[q]
-                ),
+                (float(_fused(t, q, probe, NO_OFFSETS)[mask].max()) for q in unrelated if t.valid[q]),
                 reverse=True,
             )
             allowed = int(np.floor(bound * len(unrelated) + 1e-9))
             above = tops[allowed] if allowed < len(tops) else -1.0
             chosen.append(next((m for m in MINIMUMS if m > above), MINIMUMS[-1]))
-        params = (weight, damping, chosen[0], chosen[1])
+        params = (weight, damping, chosen[0], chosen[1], start, lift)
         f = figures(t, cases, params)
         key = (f["hit"], f["single"], -f["rule_leaks"] - f["project_leaks"])
         if best is None or key > best[0]:
@@ -260,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     everything = list(range(len(case_file.cases)))
     bounds = (args.rule_leak, args.project_leak)
     report: dict[str, Any] = {"model": encoder.model_id, "folds": args.folds, "seeds": args.seeds}
-    old: Params = (0.0, 0.0, entry.recall_min_rule, entry.recall_min_project)
+    old: Params = (0.0, 0.0, entry.recall_min_rule, entry.recall_min_project, *GENERIC[0])
     rows = [("before: cosine, shipped minimums", figures(prompts, everything, old))]
     for seed in range(args.seeds):
         cos, _ = cross_validate(prompts, everything, args.folds, seed, *bounds, weights=(0.0,))
@@ -271,7 +287,18 @@ def main(argv: list[str] | None = None) -> int:
         report.setdefault("fold_choices", []).append(chosen)
     shipped = choose(prompts, everything, *bounds)
     report["chosen"] = dict(
-        zip(("lexical_weight", "question_damping", "min_rule", "min_project"), shipped, strict=True)
+        zip(
+            (
+                "lexical_weight",
+                "question_damping",
+                "min_rule",
+                "min_project",
+                "generic_from",
+                "generic_weight",
+            ),
+            shipped,
+            strict=True,
+        )
     )
     offsets = NO_OFFSETS
     if with_cues is not None:
@@ -300,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line(name, f))
     print(
         "chosen on all cases (ships): lexical weight {}, question damping {}, rule minimum {}, "
-        "project minimum {}".format(*shipped)
+        "project minimum {}, generic damping from {} weight {}".format(*shipped)
         + (", cue offsets {} (rule) / {} (project)".format(*offsets) if with_cues is not None else "")
     )
     return 0

@@ -6,7 +6,8 @@ chosen on; the values below are what the same search chooses on all cases). The 
 minimums stay in core/encoder/models.py: they apply when the lexical weight is 0. The cue
 offsets are chosen the same way with the cases file's recall cues counted (the prompt gate
 fixed as chosen without them), so a memory the side model has not written cues for yet is
-gated exactly as before.
+gated exactly as before. The generic damping (core/recall/generic.py: a prompt close to a
+question that needs no memory) is chosen with the gate, from the same folds.
 """
 
 from __future__ import annotations
@@ -25,17 +26,23 @@ class Hybrid:
     cue_offset_rule: float = 0.0
     cue_offset_project: float = 0.0
     cues: bool = False  # calibrated with cues: recall uses them
+    # A prompt closer than `generic_from` to the generic prompts (core/recall/generic.py) loses
+    # generic_weight x the excess from every fused score; weight 0: no generic damping.
+    generic_from: float = 1.0
+    generic_weight: float = 0.0
 
 
 CALIBRATED: dict[str, Hybrid] = {
     "intfloat/multilingual-e5-small": Hybrid(
-        lexical_weight=0.8,
-        question_damping=0.3,
-        min_rule=0.53,
-        min_project=0.62,
-        cue_offset_rule=0.13,
-        cue_offset_project=0.13,
+        lexical_weight=0.4,
+        question_damping=0.1,
+        min_rule=0.46,
+        min_project=0.50,
+        cue_offset_rule=0.06,
+        cue_offset_project=0.04,
         cues=True,
+        generic_from=0.55,
+        generic_weight=1.0,
     ),
 }
 

@@ -5,10 +5,10 @@ CLI for `verify` and `bench`). Stale vectors are encoded before searching, so a 
 added by any path is recallable from the next prompt.
 
 Hybrid recall: per category, the best `CANDIDATES` memories by centred cosine and the best
-by BM25 (lexical.py) are merged; each gets the fused score cosine + w x lexical (less the
-question damping for a textbook question) and the gate keeps what clears the minimums. The
-lexical index is kept in step with the vector index: built by `sync_all`, refreshed by
-`sync_ids`, from the same pool rows. A tool call about to run (`recall_action`) is first
+by BM25 (lexical.py) are merged; each gets the fused score cosine + w x lexical (less a
+prompt's damping: a textbook question, or one close to the generic prompts of generic.py) and
+the gate keeps what clears the minimums. The lexical index is kept in step with the vector
+index: built by `sync_all`, refreshed by `sync_ids`, from the same pool rows. A tool call about to run (`recall_action`) is first
 described in words (actions.py) and then recalled the same way.
 """
 
@@ -28,7 +28,8 @@ from ..encoder import background
 from ..encoder.encoder import Encoder
 from ..errors import StoreBusy
 from ..store import Store
-from . import actions
+from . import actions, generic
+from .calibration import for_model
 from .concepts import textbook_question
 from .gate import GateSettings, gate_category
 from .index import MemoryIndex
@@ -51,15 +52,16 @@ class Scored:
     cosine: float
     lexical: float
     cued: bool = False  # the memory has recall cues: they count in both signals
+    damped: float = 0.0  # taken off for the prompt: a textbook question, close to a generic one
 
 
 def _fused(
     memory_id: str, category: str, cos: float, lex: float, cued: bool, settings: GateSettings, damping: float
 ) -> Scored:
-    """What the gate sees: cosine + weight x lexical, less the question damping and, for a
+    """What the gate sees: cosine + weight x lexical, less the prompt's damping and, for a
     memory whose cues counted, its category's cue offset."""
     offset = settings.cue_offset(category) if cued else 0.0
-    return Scored(memory_id, cos + settings.lexical_weight * lex - damping - offset, cos, lex, cued)
+    return Scored(memory_id, cos + settings.lexical_weight * lex - damping - offset, cos, lex, cued, damping)
 
 
 @dataclass
@@ -95,6 +97,20 @@ class RecallEngine:
         self.lexical = LexicalIndex()
         self.cue_lexical = LexicalIndex()  # one document per cued memory: its cues
         self.cued: frozenset[str] = frozenset()
+        self.generic = self._closeness()
+        self.sync_all()
+
+    def _closeness(self) -> generic.Closeness:
+        """The generic prompts' vectors, for a model whose gate damps them (shipped for the
+        default model; built once into the data dir for another calibrated one)."""
+        hybrid = for_model(self.encoder.model_id)
+        if hybrid is None or hybrid.generic_weight <= 0:
+            return generic.Closeness(np.zeros((0, self.encoder.dim), np.float32), self.background)
+        return generic.Closeness(generic.ensure(self.encoder), self.background)
+
+    def recentre(self) -> None:
+        """After the background mean changed: every centred vector again."""
+        self.generic = self._closeness()
         self.sync_all()
 
     # -- keeping the index in sync with the store --------------------------------------------------
@@ -172,17 +188,29 @@ class RecallEngine:
         """Cosine only (the panel's search, the side judge's nearest memories)."""
         return self.index.ranked(self.encoder.encode_one(text), limit)
 
+    def damping(self, text: str, centred: np.ndarray, settings: GateSettings) -> float:
+        """What a user's prompt loses from every fused score: the textbook-question damping
+        ("what is X", 「X 和 Y 的区别」), and its closeness to the generic prompts past the
+        calibrated start (generic.py). Tool calls are never damped."""
+        damped = settings.question_damping if settings.question_damping and textbook_question(text) else 0.0
+        if settings.generic_weight > 0:
+            damped += generic.damping(
+                self.generic.of(centred), settings.generic_from, settings.generic_weight
+            )
+        return damped
+
     def signals(
-        self, text: str, limit: int, settings: GateSettings, *, question: bool = False
+        self, text: str, limit: int, settings: GateSettings, *, prompt: bool = False
     ) -> dict[str, list[Scored]]:
-        """Per category, the best `limit` candidates by fused score, best first."""
+        """Per category, the best `limit` candidates by fused score, best first. `prompt`: the
+        text is a user's prompt (damped as one), not a tool call's description."""
         centred = self.index.centre_query(self.encoder.encode_one(text))
         cued = self.cued if settings.use_cues else frozenset()
         semantic = self.index.ranked_centred(centred, max(limit, CANDIDATES), cues=bool(cued))
         weight = settings.lexical_weight
         lexical = self.lexical.scores(text) if weight > 0 else None
         cue_lexical = self.cue_lexical.scores(text) if weight > 0 and cued else None
-        damping = settings.question_damping if question else 0.0
+        damping = self.damping(text, centred, settings) if prompt else 0.0
         out: dict[str, list[Scored]] = {}
         for category in CATEGORIES:
             cosine = dict(semantic[category])
@@ -205,7 +233,7 @@ class RecallEngine:
         return out
 
     def alone(
-        self, text: str, memory_id: str, settings: GateSettings, *, question: bool = False
+        self, text: str, memory_id: str, settings: GateSettings, *, prompt: bool = False
     ) -> Scored | None:
         """The memory's fused score as the only memory of a pool (its lexical score too):
         `memevo verify`'s one-memory figure."""
@@ -223,7 +251,7 @@ class RecallEngine:
             if cued:
                 lex = max(lex, lexical_alone(text, "\n".join(self.cue_texts(memory_id))))
         category = self.index.category_of(memory_id) or "rule"
-        damping = settings.question_damping if question else 0.0
+        damping = self.damping(text, centred, settings) if prompt else 0.0
         return _fused(memory_id, category, cos, lex, cued, settings, damping)
 
     def cue_texts(self, memory_id: str) -> list[str]:
@@ -252,7 +280,7 @@ class RecallEngine:
         text = recall_input(prompt)
         if text is None:
             return RecallResult(skipped="input outside 6–500 characters after removing code and logs")
-        return self._recall_text(text, textbook_question(text), award, settings)
+        return self._recall_text(text, award, settings, prompt=True)
 
     def recall_action(
         self, tool: str, tool_input: Any, *, award: bool = True, settings: GateSettings | None = None
@@ -261,13 +289,14 @@ class RecallEngine:
         described = actions.describe(tool, tool_input)
         if described is None or not described.kinds:
             return RecallResult(skipped="no kind of action that rules are about")
-        return self._recall_text(described.text, False, award, settings)
+        return self._recall_text(described.text, award, settings, prompt=False)
 
     def _recall_text(
-        self, text: str, question: bool, award: bool, settings: GateSettings | None
+        self, text: str, award: bool, settings: GateSettings | None, *, prompt: bool
     ) -> RecallResult:
         settings = settings or self.settings()
-        kept = self.gate(self.signals(text, max(settings.top_k, 2), settings, question=question), settings)
+        ranked = self.signals(text, max(settings.top_k, 2), settings, prompt=prompt)
+        kept = self.gate(ranked, settings)
         result = RecallResult()
         for category, rows in kept.items():
             hits = [Hit(row.id, category, self.index.text(row.id) or "", row.score) for row in rows]

@@ -23,7 +23,8 @@ OFF = -1
 @dataclass(frozen=True)
 class GateSettings:
     """The minimums apply to the fused score: cosine + lexical_weight x lexical, less
-    question_damping for a textbook question. With lexical_weight 0 it is the cosine alone,
+    question_damping for a textbook question and the generic damping for a prompt close to a
+    question that needs no memory. With lexical_weight 0 it is the cosine alone,
     gated by the model's cosine minimums (the gate before hybrid recall)."""
 
     top_k: int
@@ -35,6 +36,10 @@ class GateSettings:
     use_cues: bool = False
     cue_offset_rule: float = 0.0
     cue_offset_project: float = 0.0
+    # A prompt whose closeness to the generic prompts (generic.py) passes `generic_from` loses
+    # generic_weight x the excess; 0: off (cosine only, or a model without a hybrid calibration).
+    generic_from: float = 1.0
+    generic_weight: float = 0.0
 
     def minimum(self, category: str) -> float:
         return self.min_rule if category == "rule" else self.min_project
@@ -66,6 +71,8 @@ class GateSettings:
             use_cues=use_cues,
             cue_offset_rule=hybrid.cue_offset_rule if use_cues and hybrid else 0.0,
             cue_offset_project=hybrid.cue_offset_project if use_cues and hybrid else 0.0,
+            generic_from=hybrid.generic_from if weight > 0 and hybrid else 1.0,
+            generic_weight=hybrid.generic_weight if weight > 0 and hybrid else 0.0,
         )
 
 

@@ -23,7 +23,6 @@ from typing import Any
 from .. import cues, memories
 from ..errors import InvalidInput
 from . import actions
-from .concepts import textbook_question
 from .engine import RecallEngine, Scored
 from .gate import GateSettings, gate_category
 from .textfilter import recall_input
@@ -205,9 +204,9 @@ def _measure(
     rows: list[Row] = []
     single_hit = single_total = 0
     for case in cases:
-        text, question = _input_of(case)
+        text, prompt = _input_of(case)
         ranked: Ranked = (
-            engine.signals(text, limit, settings, question=question)
+            engine.signals(text, limit, settings, prompt=prompt)
             if text is not None
             else {c: [] for c in CATEGORIES}
         )
@@ -216,7 +215,7 @@ def _measure(
         hit = any(row.id in expected_ids for c in CATEGORIES for row in injected[c])
         rows.append((case, ranked, injected, expected_ids, hit))
         if case.expect and text is not None:
-            for _memory_id, category, score in _scores_of(engine, text, expected_ids, settings, question):
+            for _memory_id, category, score in _scores_of(engine, text, expected_ids, settings, prompt):
                 single_total += 1
                 minimum = settings.minimum(category)
                 single_hit += score >= (minimum if minimum != -1 else float("-inf"))
@@ -226,12 +225,12 @@ def _measure(
 
 
 def _input_of(case: Case) -> tuple[str | None, bool]:
-    """What recall sees for a case (None: no recall), and whether it is a textbook question."""
+    """What recall sees for a case (None: no recall), and whether it is a user's prompt (damped
+    as one) rather than a tool call's description."""
     if case.tool is not None:
         described = actions.describe(case.tool, case.tool_input)
         return (described.text if described is not None and described.kinds else None), False
-    text = recall_input(case.prompt)
-    return text, text is not None and textbook_question(text)
+    return recall_input(case.prompt), True
 
 
 def _live_texts(engine: RecallEngine) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
@@ -246,7 +245,7 @@ def _live_texts(engine: RecallEngine) -> tuple[dict[str, list[str]], dict[str, s
 
 
 def _scores_of(
-    engine: RecallEngine, text: str, ids: set[str], settings: GateSettings, question: bool
+    engine: RecallEngine, text: str, ids: set[str], settings: GateSettings, prompt: bool
 ) -> list[tuple[str, str, float]]:
     """Each expected memory's fused score on its own: the one-memory-pool case (its lexical
     score as the only memory of a pool)."""
@@ -254,7 +253,7 @@ def _scores_of(
         return []
     out = []
     for memory_id in ids:
-        scored = engine.alone(text, memory_id, settings, question=question)
+        scored = engine.alone(text, memory_id, settings, prompt=prompt)
         category = engine.index.category_of(memory_id)
         if scored is not None and category is not None:
             out.append((memory_id, category, scored.score))
@@ -282,6 +281,7 @@ def _report(
             "recallMinMargin": settings.margin,
             "recallLexicalWeight": settings.lexical_weight,
             "questionDamping": settings.question_damping,
+            "genericDamping": {"from": settings.generic_from, "weight": settings.generic_weight},
             "recallCues": settings.use_cues,
             "cueOffsets": {"rule": settings.cue_offset_rule, "project": settings.cue_offset_project},
             "memoriesWithCues": len(engine.cued),
@@ -318,6 +318,7 @@ def _row_json(row: Scored, category: str, by_id: dict[str, str]) -> dict[str, An
         "cosine": round(row.cosine, 4),
         "lexical": round(row.lexical, 4),
         "cued": row.cued,
+        "damped": round(row.damped, 4),
     }
 
 

@@ -61,5 +61,5 @@ def build_background(ctx: ServiceContext) -> dict[str, Any]:
     engine = _engine(ctx)
     target = background.build(engine.encoder)
     engine.background = background.ensure(engine.encoder)
-    engine.sync_all()  # the index centres vectors with the mean: rebuild it with the new one
+    engine.recentre()  # the index and the generic prompts are centred with the mean: again
     return {"model": engine.encoder.model_id, "path": str(target), "sentences": len(background.sentences())}
