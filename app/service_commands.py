@@ -106,8 +106,22 @@ def cmd_secret(args: argparse.Namespace) -> int:
             "keyring": status.keyring_backend,
             "problem": status.keyring_problem,
         }
+    if args.action in ("set", "clear"):
+        _tell_the_service()
     if args.json:
         return emit_json(result)
     for key, value in result.items():
         print(f"{key:<10} {value}")
     return 0
+
+
+def _tell_the_service() -> None:
+    """A running service notices the key at once (learning, recall cues); none running: its
+    next start reads the keyring anyway, so nothing is started for this."""
+    import contextlib
+
+    from ..core.errors import MemevoError
+    from ..core.service import client
+
+    with contextlib.suppress(client.ServiceUnavailable, MemevoError):  # not running, or an older build
+        client.call("secret.changed", {}, timeout_s=5)

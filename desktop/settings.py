@@ -8,6 +8,7 @@ work runs on worker threads (settings_workers); the UI thread only words the res
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ..core import config as config_mod
@@ -42,6 +43,8 @@ from .settings_workers import (
     run_in_thread,
 )
 from .worker import OffUi
+
+log = logging.getLogger("memevo.desktop")
 
 SIDE_KEYS = ("sideApiBase", "sideApiModel")
 MODEL_KEYS = ("model",)
@@ -240,21 +243,35 @@ class SettingsView(QWidget):
             _say(self.side_message, tr("Key not saved: the field is empty."), error=True)
             return
 
+        def store() -> None:  # on the worker: the keyring, then the service notices (learning, cues)
+            secrets.set_api_key(key)
+            self._notice_key()
+
         def saved(_none: Any) -> None:
             self.key_edit.clear()
-            self.host.ctx.keys.forget()  # learning turns on now, not in 30 s
-            self.host.ctx.learner.want_cues()  # memories without recall cues get them now
             _say(self.side_message, tr("Key saved in the OS keyring."))
             self.refresh_key_status()
 
         def refused(exc: Exception) -> None:  # no keyring, a locked one, dbus down: said, never raised
             _say(self.side_message, tr("Key not saved: {reason}").format(reason=exc), error=True)
 
-        self.key_worker.run(lambda: secrets.set_api_key(key), saved, refused)
+        self.key_worker.run(store, saved, refused)
+
+    def _notice_key(self) -> None:
+        """The key is stored either way: a failure to tell the service is logged, not shown as
+        a failure to store it (the service checks the keyring again within 30 s)."""
+        try:
+            self.host.handle("secret.changed", {})
+        except Exception:
+            log.warning("the service could not take the new key at once", exc_info=True)
 
     def clear_key(self) -> None:
+        def clear() -> bool:
+            removed = secrets.clear_api_key()
+            self._notice_key()
+            return removed
+
         def cleared(removed: bool) -> None:
-            self.host.ctx.keys.forget()
             message = (
                 tr("Key removed from the keyring.") if removed else tr("There was no key in the keyring.")
             )
@@ -266,7 +283,7 @@ class SettingsView(QWidget):
                 self.side_message, tr("The keyring cannot be used: {problem}").format(problem=exc), error=True
             )
 
-        self.key_worker.run(secrets.clear_api_key, cleared, refused)
+        self.key_worker.run(clear, cleared, refused)
 
     def test_connection(self) -> None:
         """Uses the fields as they are (saved or not) and the typed key, else the stored one."""

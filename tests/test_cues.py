@@ -4,7 +4,9 @@ real model, and the service writing them through a local chat/completions server
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ from memevo.core.recall.engine import RecallEngine
 from memevo.core.recall.textfilter import REDACTED
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
+from test_secrets import needs_keyring
 
 SECRET = "sk-" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3A"  # 40 alphanumerics after "sk-"
 MONEY = "Money amounts are integers in cents or Decimal, never floats"
@@ -515,3 +518,53 @@ def test_paused_memevo_sends_no_cue_requests_until_resumed(host: ServiceHost, se
     _runner(host)
     assert len(server.cue_requests) == 1
     assert _stored(host) == {memory_id: tuple(MONEY_CUES)}
+
+
+def test_a_key_set_outside_the_service_starts_cues_at_once(
+    host: ServiceHost, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memevo secret set` (or the settings page) tells the service: memories added while the
+    key was missing get their cues now, not at the next change."""
+    from memevo.core import secrets
+
+    _configure(server)
+    monkeypatch.delenv(secrets.ENV)
+    host.ctx.keys.forget()
+    memory_id = _add(host, MONEY)
+    runner = _runner(host)
+    assert server.cue_requests == [] and runner.cue_error is not None  # not configured: nothing sent
+    monkeypatch.setenv(secrets.ENV, "sk-test-local-only-0000000000")  # as the keyring would now answer
+    assert host.handle("secret.changed", {}) == {"noticed": True}
+    runner.wait_cues(10)
+    assert len(server.cue_requests) == 1 and _stored(host) == {memory_id: tuple(MONEY_CUES)}
+    assert runner.cue_error is None
+
+
+@pytest.mark.slow
+@needs_keyring
+def test_memevo_secret_set_reaches_the_running_service(
+    data_dir: Path, server: FakeOpenAI, run_cli: Any, provisioned_model: Any
+) -> None:
+    """Real processes and the real keyring: a `memevo serve` started without a key, a memory added
+    through it, then `memevo secret set` in another process — the service asks the side model
+    for the memory's cues within seconds (it used to wait for the next change)."""
+    import servicerun
+    from memevo.core import secrets
+
+    _configure(server)
+    secrets.clear_api_key()
+    try:
+        with servicerun.service(data_dir, env={secrets.ENV: ""}):
+            added = run_cli("rule", "add", MONEY, env={secrets.ENV: ""})
+            assert added.returncode == 0, added.stderr
+            time.sleep(1.0)
+            assert server.cue_requests == []  # no key yet: nothing leaves the machine
+            stored = run_cli("secret", "set", input="sk-test-local-only-0000000000\n", env={secrets.ENV: ""})
+            assert stored.returncode == 0, stored.stderr
+            deadline = time.monotonic() + 20
+            while not server.cue_requests and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert len(server.cue_requests) == 1
+            assert f"«{MONEY}»" in server.cue_requests[0]["messages"][1]["content"]
+    finally:
+        secrets.clear_api_key()

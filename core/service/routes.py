@@ -36,6 +36,17 @@ def ping(ctx: ServiceContext) -> dict[str, Any]:
     return ctx.status()
 
 
+@operation("secret.changed", service=True)
+def secret_changed(ctx: ServiceContext) -> dict[str, Any]:
+    """The side API key was just set or cleared (`memevo secret`, the settings page): learning
+    and the hooks' fallback texts see it now rather than at the next key check, and memories
+    without recall cues get them now rather than at the next change."""
+    ctx.keys.forget()
+    ctx.refresh_caches()
+    ctx.learner.want_cues()
+    return {"noticed": True}
+
+
 @operation("shutdown", service=True, inline=True)
 def shutdown(ctx: ServiceContext, handover: bool = False) -> dict[str, Any]:
     """Stop after the requests under way; handover: the tray app is taking over."""
