@@ -39,14 +39,20 @@ def shipped_name(model_id: str) -> str:
     return f"models/{folder_name(model_id)}.background.json"
 
 
-def load(model_id: str) -> np.ndarray | None:
-    """The user's rebuilt mean if any, else the one shipped for this model."""
+def user_then_shipped(user_file: Path, shipped: str) -> list[dict[str, object]]:
+    """A per-model document as built into the data dir, then as shipped: each one that reads
+    (the caller checks which is current). Shared with the generic prompts' vectors."""
     candidates: list[dict[str, object]] = []
     with contextlib.suppress(OSError, ValueError):
-        candidates.append(json.loads(user_path(model_id).read_text(encoding="utf-8")))
+        candidates.append(json.loads(user_file.read_text(encoding="utf-8")))
     with contextlib.suppress(OSError, ValueError):
-        candidates.append(read_json(shipped_name(model_id)))
-    for data in candidates:
+        candidates.append(read_json(shipped))
+    return [c for c in candidates if isinstance(c, dict)]
+
+
+def load(model_id: str) -> np.ndarray | None:
+    """The user's rebuilt mean if any, else the one shipped for this model."""
+    for data in user_then_shipped(user_path(model_id), shipped_name(model_id)):
         if data.get("model") == model_id and isinstance(data.get("mean"), list):
             return np.asarray(data["mean"], dtype=np.float32)
     return None

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic, paths
-from ..encoder.background import center
+from ..encoder.background import center, user_then_shipped
 from ..encoder.encoder import Encoder
 from ..encoder.models import folder_name
 from ..resources_access import read_json
@@ -66,12 +66,7 @@ def _decode(data: dict[str, object], model_id: str, digest: str, dim: int) -> np
 def load(model_id: str, dim: int) -> np.ndarray | None:
     """The vectors built in the data dir if current, else the shipped ones if current."""
     digest = prompts_digest()
-    candidates: list[dict[str, object]] = []
-    with contextlib.suppress(OSError, ValueError):
-        candidates.append(json.loads(user_path(model_id).read_text(encoding="utf-8")))
-    with contextlib.suppress(OSError, ValueError):
-        candidates.append(read_json(shipped_name(model_id)))
-    for data in candidates:
+    for data in user_then_shipped(user_path(model_id), shipped_name(model_id)):
         with contextlib.suppress(ValueError, TypeError):
             vectors = _decode(data, model_id, digest, dim)
             if vectors is not None:
