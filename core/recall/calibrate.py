@@ -8,10 +8,11 @@ indexes; then, for each fold, the lexical weight, the question damping, the gene
 (generic.py: where it starts and how much) and the two minimums are chosen on the other folds
 — the lowest minimums that keep unrelated prompts bringing a rule within `--rule-leak` (4%)
 and a project fact within `--project-leak` (0), then the weight and dampings with the most
-related hits — and the fold's figures are measured with them. The reported figures are the folds' sums: never measured on the cases they were chosen
-on. The values chosen on all cases are printed last: those are what ships
-(core/recall/calibration.py). Action cases are measured with the prompt gate as chosen on all
-prompt cases; they are never used to choose anything.
+related hits — and the fold's figures are measured with them. The reported figures are the
+folds' sums: never measured on the cases they were chosen on. The values chosen on all cases
+are printed last: those are what ships (core/recall/calibration.py). Action cases are
+measured with the prompt gate as chosen on all prompt cases; they are never used to choose
+anything.
 """
 
 from __future__ import annotations
@@ -71,10 +72,11 @@ def tabulate(
     alone: dict[tuple[int, int], float] = {}
     question = np.zeros(n)
     closeness = np.zeros(n)
+    # calibrating needs the closeness even for a model whose shipped gate does not damp yet
     generic_prompts = (
         engine.generic
         if len(engine.generic.matrix)
-        else generic.Closeness(generic.ensure(engine.encoder), engine.background)
+        else generic.Closeness.of_model(engine.encoder, engine.background)
     )
     valid = np.zeros(n, dtype=bool)
     for q, case in enumerate(cases):

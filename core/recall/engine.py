@@ -105,8 +105,8 @@ class RecallEngine:
         default model; built once into the data dir for another calibrated one)."""
         hybrid = for_model(self.encoder.model_id)
         if hybrid is None or hybrid.generic_weight <= 0:
-            return generic.Closeness(np.zeros((0, self.encoder.dim), np.float32), self.background)
-        return generic.Closeness(generic.ensure(self.encoder), self.background)
+            return generic.Closeness.empty(self.encoder.dim, self.background)
+        return generic.Closeness.of_model(self.encoder, self.background)
 
     def recentre(self) -> None:
         """After the background mean changed: every centred vector again."""

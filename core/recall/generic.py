@@ -57,8 +57,9 @@ def _decode(data: dict[str, object], model_id: str, digest: str, dim: int) -> np
     raw = data.get("vectors")
     if not isinstance(raw, str):
         return None
+    count = data.get("count")
     flat = np.frombuffer(base64.b64decode(raw), dtype="<f2")
-    if flat.size != int(str(data.get("count", -1))) * dim:
+    if not isinstance(count, int) or flat.size != count * dim:
         return None
     return flat.reshape(-1, dim).astype(np.float32)
 
@@ -104,7 +105,17 @@ class Closeness:
     """The prompts' centred vectors; `of` gives a centred query's best cosine to them."""
 
     def __init__(self, raw: np.ndarray, background: np.ndarray) -> None:
-        self.matrix = center(raw, background) if len(raw) else np.zeros((0, background.shape[-1]), np.float32)
+        self.matrix = center(raw, background)
+
+    @classmethod
+    def of_model(cls, encoder: Encoder, background: np.ndarray) -> Closeness:
+        """The shipped prompts' for this model (built into the data dir first if need be)."""
+        return cls(ensure(encoder), background)
+
+    @classmethod
+    def empty(cls, dim: int, background: np.ndarray) -> Closeness:
+        """No prompts: every closeness is 0 (a model whose gate does not damp them)."""
+        return cls(np.zeros((0, dim), np.float32), background)
 
     def of(self, centred_query: np.ndarray) -> float:
         if not len(self.matrix):
