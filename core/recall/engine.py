@@ -8,8 +8,9 @@ Hybrid recall: per category, the best `CANDIDATES` memories by centred cosine an
 by BM25 (lexical.py) are merged; each gets the fused score cosine + w x lexical (less a
 prompt's damping: a textbook question, or one close to the generic prompts of generic.py) and
 the gate keeps what clears the minimums. The lexical index is kept in step with the vector
-index: built by `sync_all`, refreshed by `sync_ids`, from the same pool rows. A tool call about to run (`recall_action`) is first
-described in words (actions.py) and then recalled the same way.
+index: built by `sync_all`, refreshed by `sync_ids`, from the same pool rows. A tool call
+about to run (`recall_action`) is first described in words (actions.py) and then recalled the
+same way (never damped).
 """
 
 from __future__ import annotations
