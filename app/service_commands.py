@@ -116,12 +116,15 @@ def cmd_secret(args: argparse.Namespace) -> int:
 
 
 def _tell_the_service() -> None:
-    """A running service notices the key at once (learning, recall cues); none running: its
-    next start reads the keyring anyway, so nothing is started for this."""
-    import contextlib
-
+    """A running service notices the key at once (learning, recall cues). With none running, the
+    hooks' fallback texts (which say whether learning is configured) are rewritten here, as
+    every command that runs without a service does; nothing is started for this."""
     from ..core.errors import MemevoError
-    from ..core.service import client
+    from ..core.service import caches, client
 
-    with contextlib.suppress(client.ServiceUnavailable, MemevoError):  # not running, or an older build
+    try:
         client.call("secret.changed", {}, timeout_s=5)
+    except client.ServiceUnavailable:  # a lost reply too: a service holding the store is left alone
+        caches.write_without_service()
+    except MemevoError:  # an older service without the operation: it asks the keyring within 30 s
+        pass

@@ -68,6 +68,27 @@ def test_secret_set_status_clear_through_the_real_keyring(data_dir: Path) -> Non
     assert json.loads(_memevo("secret", "status", "--json").stdout)["set"] is False
 
 
+@needs_keyring
+@pytest.mark.usefixtures("clean_keyring")
+def test_secret_set_without_a_service_rewrites_the_hooks_fallback_texts(data_dir: Path) -> None:
+    """The texts the hooks fall back on while no service runs say whether learning is on: set
+    and cleared from the command line, they follow at once (not at the next service start)."""
+    from memevo.core import config as config_mod
+    from memevo.core.service import caches, texts
+
+    config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
+    config_mod.set_key("sideApiModel", "local-judge")
+    assert caches.write_without_service()
+    reminder = data_dir / "cache" / "prompt-reminder-claude.txt"
+    off = texts.learning_off("claude", False)
+    assert reminder.read_text(encoding="utf-8") == off  # configured but for the key
+    no_key = {secrets.ENV: ""}
+    assert _memevo("secret", "set", stdin="sk-test-keyring-1234567890\n", env=no_key).returncode == 0
+    assert reminder.read_text(encoding="utf-8") != off
+    assert _memevo("secret", "clear", env=no_key).returncode == 0
+    assert reminder.read_text(encoding="utf-8") == off
+
+
 def test_the_key_is_never_taken_from_an_argument() -> None:
     result = _memevo("secret", "set", "sk-in-argv")
     assert result.returncode == 2  # argparse refuses the extra argument
