@@ -1,8 +1,10 @@
 """Choose the hybrid gate's defaults by cross-validation, and report figures honestly.
 
-    python -m memevo.core.recall.calibrate tests/data/recall-set.json [--folds 5] [--seeds 3]
+    python -m memevo.core.recall.calibrate tests/data/recall-set.json [more files] [--folds 5] [--seeds 3]
 
-The file's memories go into a throwaway store (the user's is never opened). Every case's
+Each file's memories go into a throwaway store (the user's is never opened); with several
+files, each file's cases are scored against its own memories only and the search runs over
+all cases at once (`stack`). Every case's
 cosine and lexical score against every memory are computed once, through the engine's own
 indexes; then, for each fold, the lexical weight, the question damping, the generic damping
 (generic.py: where it starts and how much) and the two minimums are chosen on the other folds
@@ -103,6 +105,45 @@ def tabulate(
     rule = np.asarray([engine.index.category_of(i) == "rule" for i in ids])
     expect = [[position[e] for e in case.expect] for case in cases]
     return Table(cosine, lex, alone, question, closeness, valid, expect, rule, cued)
+
+
+# A memory of another file's pool, for a case: never a candidate, never above a minimum.
+ELSEWHERE = -10.0
+
+
+def stack(tables: list[Table]) -> Table:
+    """Several files' tables as one: each case scored against its own file's memories only (the
+    other pools' cells are ELSEWHERE), so the gate, the folds and the search run over all
+    cases at once and the chosen values fit every file's team, not one."""
+    if len(tables) == 1:
+        return tables[0]
+    rows, cols = sum(len(t.valid) for t in tables), sum(len(t.rule) for t in tables)
+    cosine = np.full((rows, cols), ELSEWHERE, dtype=np.float32)
+    lex = np.zeros((rows, cols), dtype=np.float32)
+    alone: dict[tuple[int, int], float] = {}
+    expect: list[list[int]] = []
+    q0 = m0 = 0
+    for t in tables:
+        n, m = t.cosine.shape
+        cosine[q0 : q0 + n, m0 : m0 + m] = t.cosine
+        lex[q0 : q0 + n, m0 : m0 + m] = t.lexical
+        alone.update({(q + q0, k + m0): v for (q, k), v in t.alone.items()})
+        expect += [[k + m0 for k in e] for e in t.expect]
+        q0, m0 = q0 + n, m0 + m
+    joined = {
+        name: np.concatenate([getattr(t, name) for t in tables]) for name in ("question", "generic", "valid")
+    }
+    return Table(
+        cosine,
+        lex,
+        alone,
+        joined["question"],
+        joined["generic"],
+        joined["valid"],
+        expect,
+        np.concatenate([t.rule for t in tables]),
+        np.concatenate([t.cued for t in tables]),
+    )
 
 
 def _gate(scores: np.ndarray, minimum: float) -> set[int]:
@@ -250,7 +291,7 @@ def line(name: str, f: dict[str, int]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memevo.core.recall.calibrate", description=__doc__)
-    parser.add_argument("cases")
+    parser.add_argument("cases", nargs="+", help="cases files, each with its own memories")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--rule-leak", type=float, default=0.04)
@@ -259,23 +300,40 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from ..runtime import load_encoder
 
-    case_file = load_file(Path(args.cases))
-    if case_file.pool is None:
-        raise SystemExit("calibrate needs a cases file with its own memories (`memories` or `pool`)")
+    case_files = [load_file(Path(name)) for name in args.cases]
+    for name, case_file in zip(args.cases, case_files, strict=True):
+        if case_file.pool is None:
+            raise SystemExit(
+                f"{name}: calibrate needs a cases file with its own memories (`memories` or `pool`)"
+            )
     encoder = load_encoder()
     entry = entry_for(encoder.model_id)
-    with pool_engine(encoder, case_file) as (engine, made):
-        texts = [m.text for m in made]
-        ids = [m.id for m in made]
-        prompts = tabulate(engine, case_file.cases, texts, ids)
-        acts = tabulate(engine, case_file.actions or [], texts, ids) if case_file.actions else None
-        with_cues = tabulate(engine, case_file.cases, texts, ids, cues=True) if engine.cued else None
-        acts_cues = (
-            tabulate(engine, case_file.actions or [], texts, ids, cues=True)
-            if engine.cued and case_file.actions
-            else None
-        )
-    everything = list(range(len(case_file.cases)))
+    parts: list[tuple[Table, Table, Table | None, Table | None]] = []
+    any_cues = False
+    for case_file in case_files:
+        with pool_engine(encoder, case_file) as (engine, made):
+            texts = [m.text for m in made]
+            ids = [m.id for m in made]
+            plain = tabulate(engine, case_file.cases, texts, ids)
+            cued = tabulate(engine, case_file.cases, texts, ids, cues=True) if engine.cued else plain
+            acts = acts_cued = None
+            if case_file.actions:
+                acts = tabulate(engine, case_file.actions, texts, ids)
+                acts_cued = (
+                    tabulate(engine, case_file.actions, texts, ids, cues=True) if engine.cued else acts
+                )
+            any_cues = any_cues or bool(engine.cued)
+            parts.append((plain, cued, acts, acts_cued))
+    prompts = stack([part[0] for part in parts])
+    with_cues = stack([part[1] for part in parts]) if any_cues else None
+    action_parts = [part for part in parts if part[2] is not None]
+    acts = stack([part[2] for part in action_parts if part[2] is not None]) if action_parts else None
+    acts_cues = (
+        stack([part[3] for part in action_parts if part[3] is not None])
+        if action_parts and any_cues
+        else None
+    )
+    everything = list(range(len(prompts.valid)))
     bounds = (args.rule_leak, args.project_leak)
     report: dict[str, Any] = {"model": encoder.model_id, "folds": args.folds, "seeds": args.seeds}
     old: Params = (0.0, 0.0, entry.recall_min_rule, entry.recall_min_project, *GENERIC[0])
@@ -313,7 +371,20 @@ def main(argv: list[str] | None = None) -> int:
             )
         offsets = choose_offsets(with_cues, everything, shipped, *bounds)
         report["chosen"].update(cue_offset_rule=offsets[0], cue_offset_project=offsets[1])
-    every_action = list(range(len(case_file.actions or [])))
+    if len(parts) > 1:  # each file's own figures with the values chosen on all of them
+        start = 0
+        for name, part in zip(args.cases, parts, strict=True):
+            own = list(range(start, start + len(part[0].valid)))
+            start += len(own)
+            rows.append((f"as chosen, in-sample: {Path(name).name}", figures(prompts, own, shipped)))
+            if with_cues is not None:
+                rows.append(
+                    (
+                        f"as chosen + cues, in-sample: {Path(name).name}",
+                        figures(with_cues, own, shipped, offsets),
+                    )
+                )
+    every_action = list(range(len(acts.valid))) if acts is not None else []
     if acts is not None:
         rows.append(("actions, before (cosine, shipped minimums)", figures(acts, every_action, old)))
         rows.append(
