@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +79,23 @@ def _non_empty_text(value: Any) -> str:
     return value.strip()
 
 
+_HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
+
+
+def _model(value: Any) -> str:
+    """A hub id (`org/name`) or an absolute folder holding a sentence-transformers model
+    (its modules.json): anything else would only fail at the next start, with recall off."""
+    text = _non_empty_text(value)
+    folder = Path(text).expanduser()
+    if folder.is_absolute():
+        if not (folder / "modules.json").is_file():
+            raise ValueError(f"must be a sentence-transformers folder: {folder} has no modules.json")
+        return str(folder)
+    if not _HUB_ID.fullmatch(text):
+        raise ValueError("must be a model id like intfloat/multilingual-e5-small, or an absolute folder")
+    return text
+
+
 @dataclass(frozen=True)
 class Key:
     name: str
@@ -86,13 +104,16 @@ class Key:
     help: str
     # Shown and settable by `memevo config`; legacy keys are read but not offered.
     public: bool = True
+    # A stricter check when the value is set (not when the file is read: a model folder that
+    # has gone since must still be named in the model's error, not replaced by the default).
+    when_set: Validator | None = None
 
 
 MODEL_DEFAULT = None  # the recall minimums default to the active model's calibrated values
 
 SCHEMA: tuple[Key, ...] = (
     Key("enabled", True, _bool, "false: hooks inject nothing and learning stops (the CLI still works)"),
-    Key("recallTopK", 3, _positive_int, "at most this many rules and this many project facts per prompt"),
+    Key("recallTopK", 3, _int_range(1, 20), "at most this many rules and this many project facts per prompt"),
     Key("recallMinScore", MODEL_DEFAULT, _score_or_off, "rule recall minimum; unset = model default; -1 off"),
     Key(
         "recallMinScoreProject",
@@ -129,13 +150,19 @@ SCHEMA: tuple[Key, ...] = (
     Key("showRecall", False, _bool, "Claude Code: also show the user what was recalled"),
     Key("confirm", True, _bool, "ask before writing what the side judge proposes"),
     Key("sideWaitMs", 12000, _int_range(0, 60000), "how long Stop waits for the side judge (ms)"),
-    Key("decayDays", 30, _positive_int, "idle days before a memory loses 0.05"),
+    Key("decayDays", 30, _int_range(1, 3650), "idle days before a memory loses 0.05"),
     Key(
-        "model", "intfloat/multilingual-e5-small", _non_empty_text, "sentence-transformers model id or folder"
+        "model",
+        "intfloat/multilingual-e5-small",
+        _non_empty_text,
+        "sentence-transformers model id or absolute folder",
+        when_set=_model,
     ),
     Key("sideApiBase", None, _http_url, "side judge base URL (OpenAI-compatible)"),
     Key("sideApiModel", None, _non_empty_text, "side judge model name"),
-    Key("sideDailyLimit", 300, _positive_int, "at most this many side API calls per day (cost guard)"),
+    Key(
+        "sideDailyLimit", 300, _int_range(1, 100_000), "at most this many side API calls per day (cost guard)"
+    ),
     Key("sideContext", False, _bool, "also send the previous assistant message, redacted (off by default)"),
     # Not offered in the tray's settings (its own service never idles out); read from the file.
     Key(
@@ -231,7 +258,7 @@ def set_key(name: str, value: Any, path: Path | None = None) -> Any:
         known = ", ".join(k.name for k in SCHEMA if k.public)
         raise InvalidInput(f"unknown config key {name!r} (known: {known})")
     try:
-        normalised = key.validate(value)
+        normalised = (key.when_set or key.validate)(value)
     except ValueError as exc:
         raise InvalidInput(f"{name} {exc}; config unchanged") from exc
     raw = _writable_raw(path)

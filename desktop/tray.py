@@ -89,6 +89,8 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
             "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
         ).format(count=count)
     text = tr("memevo: working — {count} memories").format(count=count)
+    if host.ctx.learner.side_error:  # recall works; what the user says is not analysed
+        text += "\n" + tr("Learning waits: {reason}").format(reason=host.ctx.learner.side_error)
     if host.ctx.learner.cue_error:  # recall works; only the side model's cues wait (core/cues.py)
         text += "\n" + tr("Recall cues wait: {reason}").format(reason=host.ctx.learner.cue_error)
     return "working", text

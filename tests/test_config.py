@@ -65,6 +65,12 @@ def test_file_is_reread_on_every_use(data_dir: Path) -> None:
         ("decayDays", 0),
         ("sideApiBase", "ftp://example.com"),
         ("sideApiModel", "  "),
+        ("recallTopK", 10**30),
+        ("decayDays", 10**30),
+        ("sideDailyLimit", 10**30),
+        ("model", "/etc"),  # a folder, but no model in it: recall would stop at the next start
+        ("model", "/no/such/folder"),
+        ("model", "not a model id"),
     ],
 )
 def test_bad_values_are_refused_and_the_file_is_unchanged(data_dir: Path, key: str, value: object) -> None:
@@ -133,3 +139,12 @@ def test_cli_value_parsing() -> None:
     assert parse("5") == 5 and parse("0.25") == 0.25 and parse("-1") == -1
     assert parse("https://api.example.com/v1") == "https://api.example.com/v1"
     assert parse("gpt-4o-mini") == "gpt-4o-mini"
+
+
+def test_a_model_is_a_hub_id_or_a_folder_holding_one(data_dir: Path, tmp_path: Path) -> None:
+    assert config_mod.set_key("model", " BAAI/bge-small-zh-v1.5 ") == "BAAI/bge-small-zh-v1.5"
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    (folder / "modules.json").write_text("[]", encoding="utf-8")
+    assert config_mod.set_key("model", str(folder)) == str(folder)
+    assert config_mod.load()["model"] == str(folder)

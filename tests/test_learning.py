@@ -240,6 +240,35 @@ def test_failures_write_nothing_and_keep_a_reason(host: ServiceHost, step: tuple
     assert sum(memories.counts(host.store)["rule"].values()) == 0
 
 
+def test_a_failing_side_api_shows_in_the_status_until_a_call_succeeds(host: ServiceHost) -> None:
+    """A wrong key (HTTP 401) or the daily limit was kept only in the job and the log: a user
+    without the tray saw nothing in `memevo service`. The status says why, until the side API
+    answers again."""
+    server = FakeOpenAI([("status", 401), ("json", {"remember": False})])
+    try:
+        _configure(server, confirm=True)
+        assert host.status()["side_error"] is None
+        assert _learn(host, "第一句话：以后都用中文", prompt_id="a").status == "failed"
+        assert "401" in (host.status()["side_error"] or "")
+        assert _learn(host, "第二句话：以后都用英文", prompt_id="b").status == "nothing"
+    finally:
+        server.close()
+    assert host.status()["side_error"] is None
+
+
+def test_terminal_escapes_and_control_characters_never_reach_the_judge(host: ServiceHost) -> None:
+    """A prompt pasted from a terminal: its colour sequences went to the side API whole, and a
+    judge that copied the words left "[31m" in the memory."""
+    server = FakeOpenAI([("json", {"remember": False})])
+    try:
+        _configure(server, confirm=True)
+        _learn(host, "记住：提交前\x1b[31m先跑测试\x1b[0m，\u202e别忘了\x07")
+    finally:
+        server.close()
+    sent = server.requests[0]["messages"][1]["content"]
+    assert sent == "记住：提交前先跑测试，别忘了"
+
+
 def test_a_retried_hook_starts_the_analysis_once(host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": False})])
     try:

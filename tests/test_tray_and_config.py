@@ -34,7 +34,11 @@ def _self_test() -> subprocess.CompletedProcess[str]:
 
 
 def test_self_test_fails_with_the_reason(data_dir: Path, tmp_path: Path, run_cli) -> None:
-    assert run_cli("config", "model", str(tmp_path / "no-such-model")).returncode == 0
+    # a model folder that has gone since it was set (setting one now checks it is there)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "config.json").write_text(
+        json.dumps({"model": str(tmp_path / "no-such-model")}), encoding="utf-8"
+    )
     result = _self_test()
     assert result.returncode == 1 and "self-test FAILED: the model is not ready" in result.stderr
     assert "no-such-model is not a sentence-transformers folder" in result.stderr

@@ -73,6 +73,10 @@ class LearningRunner:
         self.thread.start()
         self.futures: dict[str, Future[None]] = {}
         self.cue_error: str | None = None  # the last reason cues could not be written
+        # Why the last analysis could not ask the side API (HTTP 401, unreachable, the daily
+        # limit …), cleared by the next one that could: the job alone kept it, and a user
+        # without the tray never saw why nothing was learned.
+        self.side_error: str | None = None
         self._cue_lock = threading.Lock()
         self._cue_future: Future[None] | None = None
         self._cues_again = False
@@ -130,6 +134,7 @@ class LearningRunner:
             endpoint = configured_endpoint(config)
             repo_name = scopes.name(repo) if repo else None
             verdict = await self._call(config, judge.judge(self.client, endpoint, words, context, repo_name))
+            self.side_error = None
             if not verdict.remember:
                 jobs.update(store, job_id, clock.now_ms(), status="nothing")
                 return
@@ -159,6 +164,7 @@ class LearningRunner:
             log.warning("side job %s refused: %s", job_id[:8], exc)
         except judge.JudgeError as exc:
             jobs.update(store, job_id, clock.now_ms(), status="failed", error=str(exc))
+            self.side_error = str(exc)
             log.warning("side job %s: %s", job_id[:8], exc)
         except Exception as exc:
             jobs.update(store, job_id, clock.now_ms(), status="failed", error=f"internal: {exc}")

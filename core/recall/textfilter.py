@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ..memories import text_width
+from ..memories import remove_unsafe, text_width
 from ..redaction import REDACTED, redact_secrets
 
 __all__ = [
@@ -195,9 +195,15 @@ def recall_input(prompt: str) -> str | None:
     return cleaned if usable(cleaned) else None
 
 
+# A terminal's colour and title sequences pasted with a prompt (ESC [ 31 m, ESC ] 0 ; … BEL):
+# dropped whole, so no "[31m" is left behind for the judge to copy into a memory.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+
+
 def judge_input(prompt: str) -> str | None:
-    """What the side judge may be sent: filtered like recall, then secrets hidden."""
-    cleaned = strip_code_and_logs(prompt)
+    """What the side judge may be sent: filtered like recall, without terminal escapes and
+    control or text-direction characters (a memory may not hold them), secrets hidden."""
+    cleaned = strip_code_and_logs(remove_unsafe(_ESCAPES.sub("", prompt)))
     if len(cleaned) > JUDGE_MAX_CHARS:
         return None
     cleaned = redact_secrets(cleaned)

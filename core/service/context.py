@@ -108,6 +108,7 @@ class ServiceContext(optable.Context):
             "model_error": self.engine_error,
             "store_error": self.store_error,
             "learning_error": self.learner.error,
+            "side_error": self.learner.side_error,
             "cue_error": self.learner.cue_error,
             "desktop": self.desktop,
             "memories_indexed": len(self.engine.index) if self.engine else None,

@@ -73,6 +73,11 @@ class Learner:
     def cue_error(self) -> str | None:
         return self.runner.cue_error if self.runner is not None else None
 
+    @property
+    def side_error(self) -> str | None:
+        """Why the last analysis could not ask the side API (None once one could)."""
+        return self.runner.side_error if self.runner is not None else None
+
     def remember_answer(self, client: str, session: str | None, text: Any, enabled: bool) -> None:
         """sideContext: keep the last assistant message of each session (memory only, redacted)."""
         if not enabled or not session or not isinstance(text, str) or not text.strip():

@@ -766,6 +766,10 @@
         <translation>memevo：运行中——{count} 条记忆</translation>
     </message>
     <message>
+        <source>Learning waits: {reason}</source>
+        <translation>学习暂停：{reason}</translation>
+    </message>
+    <message>
         <source>Recall cues wait: {reason}</source>
         <translation>召回线索暂停：{reason}</translation>
     </message>
