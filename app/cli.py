@@ -72,8 +72,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("delete", memory_commands.cmd_delete, "move memories to the trash (restorable for 30 days)")
     p.add_argument("ids", nargs="+", metavar="ID")
     command("trash", memory_commands.cmd_trash, "list the trash")
-    command(
-        "pending", memory_commands.cmd_pending, "list the learned proposals waiting for your confirmation"
+    p = command(
+        "pending",
+        memory_commands.cmd_pending,
+        "list the learned proposals waiting for your confirmation, or answer one",
+    )
+    p.add_argument("answer", nargs="?", choices=["accept", "discard"], help="answer one proposal")
+    p.add_argument(
+        "session_id", nargs="?", metavar="SESSIONID", help="its sessionID (a unique prefix will do)"
+    )
+    p.add_argument(
+        "--as",
+        dest="decision",
+        choices=["create_rule", "create_project", "reinforce", "merge", "replace"],
+        help="accept it differently from its proposal (e.g. as a project fact)",
     )
     p = command("restore", memory_commands.cmd_restore, "bring a memory back from the trash")
     p.add_argument("id")

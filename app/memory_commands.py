@@ -127,6 +127,9 @@ def cmd_trash(args: argparse.Namespace) -> int:
 
 
 def cmd_pending(args: argparse.Namespace) -> int:
+    if args.answer is not None:
+        return _answer_pending(args)
+
     def say(result: dict[str, Any]) -> None:
         waiting = result["pending"]
         if not waiting:
@@ -145,9 +148,28 @@ def cmd_pending(args: argparse.Namespace) -> int:
             if _tray_hosts_service()
             else "your client's chat"
         )
-        print(f"{len(waiting)} waiting; answer them in {where}.")
+        print(
+            f"{len(waiting)} waiting; answer them in {where}, or here: memevo pending accept|discard SESSIONID"
+        )
 
     return reply(args, call("pending"), say)
+
+
+def _answer_pending(args: argparse.Namespace) -> int:
+    from ..core.errors import InvalidInput
+
+    if not args.session_id:
+        raise InvalidInput(
+            f"memevo pending {args.answer} SESSIONID: name the proposal (see `memevo pending`)"
+        )
+    if args.answer == "discard" and args.decision:
+        raise InvalidInput("--as goes with accept, not discard")
+    decision = "discard" if args.answer == "discard" else args.decision or ""
+
+    def say(result: dict[str, Any]) -> None:
+        print(result["message"] if "message" in result else f"{result['sessionID']}: {result.get('action')}")
+
+    return reply(args, call("pending.resolve", sessionID=args.session_id, decision=decision), say)
 
 
 def _tray_hosts_service() -> bool:

@@ -169,6 +169,30 @@ def op_award_recall(ctx: Context, ids: list[str]) -> dict[str, Any]:
     return {"gained": {k: conf.as_float(v) for k, v in gained.items()}}
 
 
+@operation("pending.resolve", writes=True)
+def op_pending_resolve(ctx: Context, sessionID: str, decision: str = "") -> dict[str, Any]:
+    """`memevo pending accept|discard`: the user answers a waiting proposal from a terminal,
+    whichever client's session it came from (the tray's dialog and the chat's memory_resolve
+    answer it there). A unique prefix of the sessionID is enough; no decision: the proposal's own."""
+    from .learning import jobs, resolve
+
+    store = ctx.writer()
+    wanted = str(sessionID).strip().lower()
+    if len(wanted) < 4:
+        raise InvalidInput(
+            "name a proposal by its sessionID (at least its first 4 characters; see `memevo pending`)"
+        )
+    matches = [job for job in jobs.pending(store) if job.id.startswith(wanted)]
+    if not matches:
+        raise InvalidInput(f"no waiting proposal has the sessionID {sessionID} (see `memevo pending`)")
+    if len(matches) > 1:
+        raise InvalidInput(f"{sessionID} names {len(matches)} waiting proposals; give more of the sessionID")
+    job = matches[0]
+    assert job.proposal is not None  # jobs.pending: ready or shown, with a proposal
+    chosen = str(decision) or resolve.default_decision(job.proposal)
+    return {"sessionID": job.id, **resolve.resolve(store, ctx.clock, job.client, job.id, chosen)}
+
+
 @operation("delete", writes=True)
 def op_delete(ctx: Context, ids: list[str]) -> dict[str, Any]:
     if not ids:

@@ -229,6 +229,54 @@ def test_pending_lists_nothing_without_a_store_or_service(run_cli) -> None:
     assert json.loads(as_json.stdout) == {"pending": []}
 
 
+def _waiting(proposals: list[tuple[str, str, str, str]]) -> None:
+    """Proposals as the learning worker leaves them: (sessionID, client, category, text)."""
+    from memevo.core.clock import SystemClock
+    from memevo.core.learning import jobs, resolve
+    from memevo.core.store import Store
+
+    store, now = Store.open(), SystemClock().now_ms()
+    try:
+        for job_id, client, category, text in proposals:
+            assert jobs.create(store, job_id, client, "s1", None, f"记住：{text}", now)
+            proposal = {"text": text, "category": category, "action": "create"}
+            jobs.update(
+                store, job_id, now, status="ready", proposal=proposal | {"options": resolve.options(proposal)}
+            )
+    finally:
+        store.close()
+
+
+def test_a_waiting_proposal_is_answered_from_the_terminal(run_cli) -> None:
+    """Without the tray (or beside it) a proposal was only listed; `memevo pending accept|discard`
+    answers it, exactly once, whichever client it came from."""
+    _waiting(
+        [
+            ("a1b2c3d4" + "0" * 24, "cursor", "rule", "提交前先跑一遍单元测试"),
+            ("a1b2ffff" + "0" * 24, "claude", "rule", "回答问题时一律使用中文"),
+            ("0f0f0f0f" + "0" * 24, "codebuddy", "rule", "发布只在周二和周四下午"),
+        ]
+    )
+    listed = run_cli("pending")
+    assert listed.returncode == 0 and "memevo pending accept|discard SESSIONID" in listed.stdout
+    ambiguous = run_cli("pending", "accept", "a1b2")
+    assert ambiguous.returncode != 0 and "names 2 waiting proposals" in ambiguous.stderr
+    accepted = run_cli("pending", "accept", "a1b2c3")
+    assert accepted.returncode == 0, accepted.stderr
+    assert "归类：rule" in accepted.stdout
+    as_fact = run_cli("pending", "accept", "0F0F0F0F", "--as", "create_project", "--json")
+    assert json.loads(as_fact.stdout)["memory"]["category"] == "project"
+    discarded = run_cli("pending", "discard", "a1b2ff")
+    assert discarded.returncode == 0 and "没有写入" in discarded.stdout
+    again = run_cli("pending", "accept", "a1b2c3")
+    assert again.returncode != 0 and "no waiting proposal" in again.stderr
+    assert run_cli("pending", "accept").returncode != 0  # no sessionID: a clear refusal
+    rules = [m["text"] for m in _json(run_cli("read", "rule", "--json"))["memories"]]
+    facts = [m["text"] for m in _json(run_cli("read", "project", "--json"))["memories"]]
+    assert rules == ["提交前先跑一遍单元测试"] and facts == ["发布只在周二和周四下午"]
+    assert json.loads(run_cli("pending", "--json").stdout) == {"pending": []}
+
+
 def test_output_cut_short_by_the_reader_is_not_an_error(run_cli, data_dir: Path) -> None:
     for i in range(30):
         assert run_cli("rule", "add", f"第 {i} 条：提交前先跑一遍单元测试").returncode == 0
