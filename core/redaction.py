@@ -7,10 +7,13 @@ character as it was. It looks for:
   Hugging Face, SendGrid, Slack, AWS, Google, Alibaba `LTAI`, Tencent `AKID`, JWTs, ...),
   plus the provider patterns of detect-secrets (`detect_secrets.plugins`), run on RE2;
 - credentials in URLs and DSNs (`scheme://user:password@host`), connection strings,
-  Authorization / Cookie headers, `--password` style flags, `mysql -pSECRET`, `curl -u`;
+  Authorization / Cookie headers, `--password` style flags, `mysql -pSECRET`, `redis-cli -a`,
+  `curl -u`;
 - a value given to a name that says it is secret: `.env` lines (`DB_PASS=…`), JSON and
   YAML keys (`"api_key": "…"`), query parameters, XML elements; and in prose, English and
-  Chinese (`the password is …`, `token 是 …`, `跳板机密码 …`, `密钥：…`);
+  Chinese (`the password is …`, `token 是 …`, `跳板机密码 …`, `密钥：…`); a password is read whole,
+  whatever characters it has (`密码是 Qw,er!2024`), and after a Chinese keyword up to the end of its
+  clause (`wifi 密码是 correct horse battery staple`);
 - a long random-looking token (upper and lower case and digits, high entropy) anywhere.
 Ordinary identifiers stay: hex digests and git SHAs, UUIDs, version tags, branch, service
 and namespace names, URLs without credentials, a config key named without a value.
@@ -210,16 +213,19 @@ _SEPARATE_P = re.compile(
     r"(?<![A-Za-z0-9_\-])(?:sshpass|docker[ \t]+login)(?:[ \t][^\r\n]{0,200}?)?[ \t](?:-p|--password)[ \t]+"
 )
 _CURL_USER = re.compile(r"(?<![A-Za-z0-9_\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"']{1,128}:")
+# redis-cli's -a is the password (its -p is the port); the command ends at | ; &
+_REDIS_A = re.compile(r"(?<![A-Za-z0-9_\-])redis-cli(?:[ \t][^\r\n|;&]{0,200}?)?[ \t]-a[ \t]+")
 
 
 def _command_lines(text: str) -> Iterable[Span]:
+    """A flag's value is a whole word: `-pPa,ss;w0rd` goes as a whole."""
     for flag in _FLAG.finditer(text):
-        span = _value_span(text, flag.end())
+        span = _value_span(text, flag.end(), "token")
         if span and not _placeholder(text[span[0] : span[1]]):
             yield span
-    for pattern in (_MYSQL_P, _SEPARATE_P, _CURL_USER):
+    for pattern in (_MYSQL_P, _SEPARATE_P, _CURL_USER, _REDIS_A):
         for match in pattern.finditer(text):
-            span = _value_span(text, match.end())
+            span = _value_span(text, match.end(), "token")
             if span and not _placeholder(text[span[0] : span[1]]):
                 yield span
 
@@ -229,11 +235,27 @@ _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "「": "」
 _BARE_VALUE = re.compile(
     r"[!#-%(-+\-./0-9:=?@A-Z\[\\\]^_a-z{|}~]{1,512}"
 )  # printable ASCII but , ; < > ' " `
+_TOKEN = re.compile(r"[!-~]{1,512}")  # printable ASCII, no spaces
+_CLAUSE = re.compile(r"[!-~][\t -~]{0,511}")  # and spaces: a line end or a Chinese character ends it
+_VALUE_END = re.compile(  # inside a token or clause: where the value has ended after all
+    r"[,;.](?=[ \t])"  # the sentence's punctuation: `密码是 abc123, 用户名…`
+    r"|[&;,][\"']?[A-Za-z_][A-Za-z0-9_.\-]{0,40}[\"']?[ \t]{0,4}[=:]"  # the next key: `;Encrypt=`, `&useSSL=`
+    r"|</[A-Za-z]"  # a closing tag
+)
+_SPACED_PLACEHOLDER = re.compile(r"<[^<>\r\n]{1,80}>|\$?\{\{[^{}\r\n]{1,80}\}\}")  # <your password>, {{ pw }}
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
-def _value_span(text: str, pos: int) -> Span | None:
-    """The value that starts at pos: quoted up to its closing quote, else a run of printable
-    ASCII without spaces (a Chinese character ends it), trailing punctuation left out."""
+def _value_span(text: str, pos: int, reading: str = "bare") -> Span | None:
+    """The value that starts at pos: quoted up to its closing quote, else read as `reading` says:
+    - bare: a run of printable ASCII without spaces and without , ; < > ' " ` (a Chinese
+      character ends it): a value given to a secret name, where those characters end it;
+    - token: the whole word of printable ASCII (a password, a flag's value): `Qw,er!2024`,
+      `it's-Secret9`, `Tr0ub4dor&3` go as a whole;
+    - clause: printable ASCII and spaces up to the line's end or the next Chinese character
+      (a passphrase after 「密码是」: `correct horse battery staple`).
+    A token or clause ends early at the next key (`;Encrypt=…`, `&useSSL=…`), a closing tag, or
+    `, ` / `; ` / `. `; trailing punctuation and a closing bracket or quote it did not open are left out."""
     if pos >= len(text) or text.startswith(REDACTED, pos):
         return None
     close = _QUOTES.get(text[pos])
@@ -246,17 +268,37 @@ def _value_span(text: str, pos: int) -> Span | None:
         pos += 1
         if pos >= len(text) or text.startswith(REDACTED, pos):
             return None
-    bare = _BARE_VALUE.match(text, pos)
-    if not bare:
-        return None
-    value = bare.group(0).rstrip(".:")
-    while (
-        value
-        and value[-1] in ")]}"
-        and value.count(value[-1]) > value.count({")": "(", "]": "[", "}": "{"}[value[-1]])
-    ):
-        value = value[:-1].rstrip(".:")
+    if reading == "bare":
+        bare = _BARE_VALUE.match(text, pos)
+        value = _trim(bare.group(0)) if bare else ""
+    else:
+        if _SPACED_PLACEHOLDER.match(text, pos):
+            return None
+        run = (_CLAUSE if reading == "clause" else _TOKEN).match(text, pos)
+        if not run:
+            return None
+        value = run.group(0)
+        stop = _VALUE_END.search(value)
+        if stop:
+            value = value[: stop.start()]
+        while True:  # a clause: words without a letter or digit at its end are punctuation
+            value = _trim(value.rstrip(" \t"))
+            cut = max(value.rfind(" "), value.rfind("\t"))
+            if cut < 0 or any(ch.isalnum() for ch in value[cut + 1 :]):
+                break
+            value = value[:cut]
     return (pos, pos + len(value)) if value else None
+
+
+def _trim(value: str) -> str:
+    """Without the sentence's trailing punctuation, nor a closing bracket or quote the value did not open."""
+    while value:
+        last = value[-1]
+        unopened = last in _CLOSERS and value.count(last) > value.count(_CLOSERS[last])
+        if not (last in ".:,;" or unopened or (last in "\"'`" and value.count(last) % 2)):
+            break
+        value = value[:-1]
+    return value
 
 
 # the name part may carry a prefix or suffix: DATABASE_PASSWORD, apiKey, x-api-key, AccessKeySecret
@@ -343,7 +385,7 @@ def _keyword_values(text: str) -> Iterable[Span]:
             continue
         if match.group("sep") == "=" and text[match.end("sep") : match.end("sep") + 1] == "=":
             continue  # a comparison: password == other
-        span = _value_span(text, match.end())
+        span = _value_span(text, match.end(), "token" if kind == "password" else "bare")
         if span and text[match.start() - 1 : match.start()] in ("?", "&"):  # a query parameter
             amp = text.find("&", span[0], span[1])
             span = (span[0], amp) if amp > span[0] else span if amp < 0 else None
@@ -374,8 +416,18 @@ def _after_separator(
     strength = next(name for name in ("strong", "copula", "weak") if sep.group(name) is not None)
     if strength == "weak" and keyword == "key":
         return  # "key" alone: only key = … / key: … say it is a value
-    span = _value_span(text, sep.end())
-    if span and _accepts(text[span[0] : span[1]], kind, strength):
+    reading = "bare"
+    if kind == "password":  # a password is read whole: any character may be in it
+        chinese = not keyword.isascii() or not sep.group(0).isascii()
+        reading = "clause" if chinese and strength != "weak" else "token"
+    span = _value_span(text, sep.end(), reading)
+    if not span:
+        return
+    value = text[span[0] : span[1]]
+    if reading == "clause" and text[span[0] - 1] not in _QUOTES and any(ch in value for ch in " \t"):
+        if not all(_describes(word) for word in value.split()):  # 密码是 correct horse battery staple
+            yield span
+    elif _accepts(value, kind, strength):
         yield span
 
 
@@ -418,6 +470,18 @@ _PLACEHOLDER = re.compile(  # masked, templated, an environment variable, a refe
   | (?:/|~/|\./|\.\./|[A-Za-z]:\\).*
     """
 )
+
+
+def _describes(word: str) -> bool:
+    """A word of a clause that says what a password is like (密码是 bcrypt hash 过的), not what it is."""
+    lowered = _trim(word).lower()
+    return (
+        not any(ch.isalnum() for ch in lowered)
+        or lowered in _STOP
+        or lowered.isdigit()
+        or bool(_VERSION.fullmatch(lowered) or _WORDLIKE.fullmatch(lowered))
+        or _placeholder(lowered)
+    )
 
 
 def _placeholder(value: str) -> bool:

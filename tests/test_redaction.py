@@ -71,6 +71,98 @@ def test_only_the_secret_goes() -> None:
     assert redact_secrets('{"api_key": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"}') == f'{{"api_key": "{REDACTED}"}}'
 
 
+# -- a password named by its keyword goes whole, whatever characters it has ----------------------------------
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("记住：VPN 密码是 Qw,er!2024，连公司内网用", f"记住：VPN 密码是 {REDACTED}，连公司内网用"),
+        ("记住：堡垒机密码是 it's-Secret9", f"记住：堡垒机密码是 {REDACTED}"),
+        ("记住：数据库密码是 pass;word99", f"记住：数据库密码是 {REDACTED}"),
+        ("记住：Jenkins 的 admin 密码为 pass<>word", f"记住：Jenkins 的 admin 密码为 {REDACTED}"),
+        ("记住：服务器 root 密码是 Tr0ub4dor&3", f"记住：服务器 root 密码是 {REDACTED}"),
+        ("密码是 Xy7`pq9z", f"密码是 {REDACTED}"),
+        ("密码是 ab>cd1234", f"密码是 {REDACTED}"),
+        ("VPN 口令：Qw,er!2024，别外传", f"VPN 口令：{REDACTED}，别外传"),
+        ("测试账号 test01 密码 ab;cd1234 记一下", f"测试账号 test01 密码 {REDACTED} 记一下"),
+        ("密码：abc123, 用户名是 bob", f"密码：{REDACTED}, 用户名是 bob"),
+        ("the password is Qw,er!2024, then log in", f"the password is {REDACTED}, then log in"),
+        ("password: pass;word99", f"password: {REDACTED}"),
+        ("passwd = it's-Secret9", f"passwd = {REDACTED}"),
+        ("<td>password: Xk9,mq2</td>", f"<td>password: {REDACTED}</td>"),
+        ("(password: abc,123)", f"(password: {REDACTED})"),
+        ("wifi password 是 Tr0ub4dor&3", f"wifi password 是 {REDACTED}"),
+        (
+            "jdbc:mysql://db/app?user=root&password=R,oot#Z&useSSL=false",
+            f"jdbc:mysql://db/app?user=root&password={REDACTED}&useSSL=false",
+        ),
+        ("Server=db;Password=St;r0ng!;Encrypt=True;", f"Server=db;Password={REDACTED};Encrypt=True;"),
+    ],
+)
+def test_a_password_after_its_keyword_goes_whole(text: str, expected: str) -> None:
+    assert redact_secrets(text) == expected
+    assert redact_secrets(expected) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("记住：wifi 密码是 correct horse battery staple", f"记住：wifi 密码是 {REDACTED}"),
+        ("wifi 密码是 correct horse battery staple，在前台贴着", f"wifi 密码是 {REDACTED}，在前台贴着"),
+        ("密码：correct horse battery staple\n下一行", f"密码：{REDACTED}\n下一行"),
+        ("wifi password 是 correct horse battery staple", f"wifi password 是 {REDACTED}"),
+        ("密码是 abc123 (测试用)", f"密码是 {REDACTED} (测试用)"),
+    ],
+)
+def test_a_passphrase_after_a_chinese_keyword_goes_to_the_end_of_its_clause(text: str, expected: str) -> None:
+    assert redact_secrets(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "记住：redis 用 redis-cli -a Sup3rS3cret 连接 staging",
+            f"记住：redis 用 redis-cli -a {REDACTED} 连接 staging",
+        ),
+        ("redis-cli -h cache -p 6379 -a pa,ss;w0rd ping", f"redis-cli -h cache -p 6379 -a {REDACTED} ping"),
+        ("mysql -uroot -pPa,ss;w0rd orders", f"mysql -uroot -p{REDACTED} orders"),
+        ("sshpass -p pa,ss;w0rd ssh deploy@10.0.3.7", f"sshpass -p {REDACTED} ssh deploy@10.0.3.7"),
+        ("./migrate --password pa<ss>w0rd --dry-run", f"./migrate --password {REDACTED} --dry-run"),
+        ("./migrate --password=pa&ss'w0rd", f"./migrate --password={REDACTED}"),
+        ("PGPASSWORD=pass;word99 psql -h db", f"PGPASSWORD={REDACTED} psql -h db"),
+    ],
+)
+def test_command_line_passwords_go_whole(text: str, expected: str) -> None:
+    assert redact_secrets(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "密码是怎么存的",
+        "wifi 密码是多少",
+        "密码为空时报错",
+        "改密码的接口",
+        "密码是 MD5 加密存的",
+        "密码是 bcrypt hash 过的",
+        "密码是 6 到 16 位",
+        "password is required",
+        "the password is correct",
+        "the password field",
+        "password is, I think, fine",
+        "password: <your password here>",
+        "password: {{ db_password }}",
+        '{"password":null,"user":"app"}',
+        "{password:null,user:app}",
+        'redis-cli -h cache -a "$REDIS_PASSWORD" ping',
+        "redis-cli ping && ls -a build",
+        "redis-cli -h cache -p 6379 ping",
+    ],
+)
+def test_a_password_keyword_without_a_value_changes_nothing(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
 def test_private_key_blocks_closed_or_cut_off() -> None:
     block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n-----END OPENSSH PRIVATE KEY-----"
     assert redact_secrets(f"key:\n{block}\nthanks") == f"key:\n{REDACTED}\nthanks"
