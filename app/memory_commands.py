@@ -289,22 +289,29 @@ def _show_config(current: dict[str, Any], as_json: bool) -> int:
         print(f"memevo: config problem: {problem}", file=sys.stderr)
     if as_json:
         return emit_json(current)
-    model_minimums = _model_minimums()
+    effective = _gate_defaults({name: entry["value"] for name, entry in current["config"].items()})
     for name, entry in current["config"].items():
         value_text = json.dumps(entry["value"], ensure_ascii=False)
         marker = "" if entry["set_by_user"] else "  (default)"
-        if entry["value"] is None and name in model_minimums:
-            value_text, marker = f"{model_minimums[name]:g}", "  (the model's calibrated default)"
+        if entry["value"] is None and name in effective:
+            value_text, marker = f"{effective[name]:g}", "  (the model's calibrated default)"
         print(f"{name:<22} {value_text}{marker}")
     return 0
 
 
-def _model_minimums() -> dict[str, float]:
-    """recallMinScore / recallMinScoreProject left unset mean the model's calibrated values."""
+def _gate_defaults(values: dict[str, Any]) -> dict[str, float]:
+    """What the gate uses for the keys left unset: the model's calibrated hybrid values (or its
+    cosine minimums when the lexical weight is 0), as recall itself reads them."""
     from ..core.encoder.models import entry_for
+    from ..core.recall.gate import GateSettings
     from ..core.runtime import configured_model
 
     entry = entry_for(configured_model())
     if not entry.calibrated:
         return {}
-    return {"recallMinScore": entry.recall_min_rule, "recallMinScoreProject": entry.recall_min_project}
+    gate = GateSettings.from_config(values, entry)
+    return {
+        "recallMinScore": gate.min_rule,
+        "recallMinScoreProject": gate.min_project,
+        "recallLexicalWeight": gate.lexical_weight,
+    }

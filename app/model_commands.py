@@ -41,6 +41,7 @@ def cmd_maintenance(args: argparse.Namespace) -> int:
 def cmd_model(args: argparse.Namespace) -> int:
     from ..core.encoder.models import entry_for, model_folder
     from ..core.encoder.provision import provision, ready_folder
+    from ..core.recall import calibration
     from ..core.runtime import configured_model
 
     model_id = configured_model()
@@ -50,11 +51,23 @@ def cmd_model(args: argparse.Namespace) -> int:
     else:
         folder = ready_folder(model_id)
         entry = entry_for(model_id)
+        hybrid = calibration.for_model(model_id)
         result = {
             "model": model_id,
             "ready": folder is not None,
             "folder": str(folder or model_folder(model_id)),
-            "calibrated_minimums": {"rule": entry.recall_min_rule, "project": entry.recall_min_project}
+            # what recall uses unless configured otherwise (`memevo config`): the hybrid gate,
+            # or with recallLexicalWeight 0 the cosine alone with its own minimums
+            "hybrid_gate": (
+                {
+                    "lexical_weight": hybrid.lexical_weight,
+                    "rule": hybrid.min_rule,
+                    "project": hybrid.min_project,
+                }
+                if hybrid is not None
+                else None
+            ),
+            "cosine_only_minimums": {"rule": entry.recall_min_rule, "project": entry.recall_min_project}
             if entry.calibrated
             else None,
         }

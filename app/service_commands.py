@@ -53,15 +53,41 @@ def cmd_service(args: argparse.Namespace) -> int:
             call("shutdown", {}, timeout_s=5)
             result: dict[str, Any] = {"stopped": True}
         except ServiceUnavailable:
-            result = {"stopped": False, "reason": "no service is running"}
+            silent = _silent_service()
+            result = {
+                "stopped": False,
+                "reason": f"{silent}; it stops once it answers (the request is waiting for it)"
+                if silent
+                else "no service is running",
+            }
     else:
         status = ping()
+        silent = _silent_service() if status is None else None
         result = {"running": status is not None} | (status or {})
+        if silent:
+            result = {"running": False, "not_answering": silent}
     if args.json:
         return emit_json(result)
     for key, value in result.items():
         print(f"{key.replace('_', ' '):<18} {plain(value)}")
     return 0
+
+
+def _silent_service() -> str | None:
+    """A service that holds the instance lock but does not answer (stopped with SIGSTOP, or
+    stuck): said as such, with its pid, rather than "no service is running"."""
+    from ..core.service import protocol, spawn
+
+    if not spawn.lock_held():
+        return None
+    try:
+        pid = int(json.loads(protocol.info_path().read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return "a memevo service holds the store but does not answer (still starting, stopped or stuck)"
+    return (
+        f"the memevo service (pid {pid}) holds the store but does not answer: it may be stopped "
+        f"(`kill -CONT {pid}`) or stuck (`kill {pid}`; the next command starts a new one)"
+    )
 
 
 def cmd_print_config(args: argparse.Namespace) -> int:

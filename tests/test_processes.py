@@ -137,6 +137,23 @@ def test_the_mcp_server_answers_at_once_while_the_service_is_stopped(
     assert RULE in read["texts"][0]
 
 
+def test_a_stopped_service_is_said_to_be_not_answering_not_absent(
+    data_dir: Path, serve: subprocess.Popen[str]
+) -> None:
+    """`memevo service` said "running no" and `service stop` "no service is running" for a
+    service stopped with SIGSTOP, while `memevo serve` said one was running."""
+    servicerun.wait_for(data_dir, model=False)
+    os.kill(serve.pid, signal.SIGSTOP)
+    try:
+        status = json.loads(ok(data_dir, "service", "--json"))
+        stop = json.loads(ok(data_dir, "service", "stop", "--json"))
+    finally:
+        os.kill(serve.pid, signal.SIGCONT)
+    assert status["running"] is False and f"pid {serve.pid}" in status["not_answering"]
+    assert stop["stopped"] is False and f"kill -CONT {serve.pid}" in stop["reason"]
+    assert serve.wait(60) == 0  # resumed, it takes the stop it was asked for
+
+
 async def _mcp(
     env: dict[str, str], calls: list[tuple[str, dict[str, Any]]], timeout: float = 120
 ) -> dict[str, Any]:
