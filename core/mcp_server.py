@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import webbrowser
 from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from .errors import MemevoError
-from .service.client import ServiceUnavailable, call_or_local, call_service
+from .errors import InvalidInput, MemevoError
+from .service.client import ServiceUnavailable, call, call_or_local, call_service
 
 INSTRUCTIONS = (
     "Tools of the memory-self-evolution plugin. Use them only for this plugin's memories and only "
@@ -60,7 +61,7 @@ def build(client: str) -> MCPServer:
         params: dict[str, Any] = {"text": query, "limit": limit}
         if category:
             params["category"] = category
-        hits = _call("search", params, service_only=True)["hits"]
+        hits = _call("search", params, service_only=True, needs_model=True)["hits"]
         rows = [
             f"#{h['id']} {h['category']} 置信度 {h['confidence']:g}{'（已置顶）' if h['pinned'] else ''} "
             f"范围 {_scope_label(h)} 相似度 {h['score']:.2f}：{h['text']}"
@@ -140,23 +141,49 @@ def _scope_label(memory: dict[str, Any]) -> str:
 
 
 MODEL_READ_ONLY = ("sideApiBase", "sideApiModel", "sideContext")
-CALL_WAIT_S = 30.0  # within the clients' own tool-call timeouts (60 s and more)
+CALL_WAIT_S = 30.0  # the whole tool, within the clients' own tool-call timeouts (60 s and more)
+MODEL_POLL_S = 0.25
 
 
-def _call(op: str, params: dict[str, Any], service_only: bool = False) -> dict[str, Any]:
-    """Waits for a starting or taking-over service and retries, rather than failing the tool."""
-    try:
-        if service_only:
-            result = call_service(op, params, wait_s=CALL_WAIT_S)
-        else:
-            result = call_or_local(op, params, wait_s=CALL_WAIT_S)
-    except ServiceUnavailable as exc:
-        raise ToolError(f"the memevo service is not answering: {exc}") from exc
-    except MemevoError as exc:
-        raise ToolError(str(exc)) from exc
+def _call(
+    op: str, params: dict[str, Any], service_only: bool = False, needs_model: bool = False
+) -> dict[str, Any]:
+    """Waits for a starting or taking-over service and retries, rather than failing the tool;
+    needs_model: also for the service's model to load. All within CALL_WAIT_S in total."""
+    deadline = time.monotonic() + CALL_WAIT_S
+    while True:
+        try:
+            if service_only:
+                result = call_service(op, params, deadline=deadline)
+            else:
+                result = call_or_local(op, params, deadline=deadline)
+            break
+        except ServiceUnavailable as exc:
+            raise ToolError(f"the memevo service is not answering: {exc}") from exc
+        except InvalidInput as exc:
+            if not needs_model or not _model_loading(deadline):
+                raise ToolError(str(exc)) from exc
+            if time.monotonic() + MODEL_POLL_S >= deadline:
+                raise ToolError(
+                    f"the memevo service was still loading its model after {CALL_WAIT_S:g} s; "
+                    "try again in a moment"
+                ) from exc
+            time.sleep(MODEL_POLL_S)
+        except MemevoError as exc:
+            raise ToolError(str(exc)) from exc
     if result.get("already_applied"):  # a retried write: done once, its answer lost with the service
         raise ToolError(f"{result.get('note')}; it was not done twice — read the memories to see it")
     return result
+
+
+def _model_loading(deadline: float) -> bool:
+    """The service answers but its model is still loading (not failed, not loaded): worth
+    asking again. A service that does not answer the question is worth asking again too."""
+    try:
+        status = call("ping", {}, timeout_s=max(0.5, min(2.0, deadline - time.monotonic())))
+    except (ServiceUnavailable, MemevoError):
+        return True
+    return not status.get("model_ready") and not status.get("model_error")
 
 
 def start_service_if_needed() -> None:

@@ -42,6 +42,10 @@ class ReplyLost(ServiceUnavailable):
     service may have applied it. Never redo a write locally after this."""
 
 
+class NoAnswer(ReplyLost):
+    """The service took the request and sent nothing back in time: it is busy or stuck."""
+
+
 def _connect(timeout_s: float) -> tuple[socket.socket, str | None]:
     if protocol.transport() == "tcp":
         endpoint = protocol.read_endpoint()
@@ -77,7 +81,7 @@ def call(op: str, params: dict[str, Any], timeout_s: float = 60.0) -> dict[str, 
         try:
             data = _read_line(conn)
         except TimeoutError as exc:
-            raise ReplyLost(f"the memevo service did not answer {op} within {timeout_s:g} s") from exc
+            raise NoAnswer(f"the memevo service did not answer {op} within {timeout_s:g} s") from exc
         except OSError as exc:
             raise ReplyLost(f"the connection broke before the answer to {op}: {exc}") from exc
     finally:
@@ -122,9 +126,17 @@ class _Waiting:
 
 
 def call_or_local(
-    op: str, params: dict[str, Any], timeout_s: float = 60.0, wait_s: float | None = None
+    op: str,
+    params: dict[str, Any],
+    timeout_s: float = 60.0,
+    wait_s: float | None = None,
+    deadline: float | None = None,
 ) -> dict[str, Any]:
-    """Through the service when one runs (or is starting), else on the store directly."""
+    """Through the service when one runs (or is starting), else on the store directly.
+
+    deadline (a time.monotonic() value) bounds the whole call, the wait for each reply
+    included: an MCP tool must answer within the client's own timeout, however stuck the
+    service is."""
     from .. import applied
     from ..ops import call_local
     from ..optable import TABLE
@@ -135,14 +147,17 @@ def call_or_local(
         params = {**params, applied.PARAM: applied.new_id()}
     if os.environ.get("MEMEVO_NO_SERVICE") == "1":
         return _local(call_local, op, params)
-    deadline = time.monotonic() + (WAIT_S if wait_s is None else wait_s)
+    started = time.monotonic()
+    bounded = deadline is not None
+    if deadline is None:
+        deadline = started + (WAIT_S if wait_s is None else wait_s)
     waiting = _Waiting(op)
-    sent = False
+    sent = stuck = False
     while True:
         try:
-            return call(op, params, timeout_s)
+            return call(op, params, _attempt_s(timeout_s, deadline, bounded))
         except ReplyLost as exc:
-            sent, why = True, str(exc)
+            sent, stuck, why = True, isinstance(exc, NoAnswer), str(exc)
         except ServiceUnavailable as exc:
             if not spawn.lock_held():
                 if not sent:
@@ -151,41 +166,82 @@ def call_or_local(
                     except StoreBusy:
                         if not spawn.lock_held():
                             raise  # another command holds the store: its own clear message
-                why = "the memevo service is starting"
+                why, stuck = "the memevo service is starting", False
             else:
-                why = f"the memevo service is starting ({exc})"
+                why, stuck = f"the memevo service is starting ({exc})", False
         if sent and not spawn.lock_held():
             spawn.start_detached()  # the service died with our request: retry through a new one
-        if time.monotonic() > deadline:
+        if time.monotonic() >= deadline:
+            waited = time.monotonic() - started
+            if stuck:
+                raise MemevoError(_stuck(op, waited, writes))
             if sent and writes:
                 raise MemevoError(
                     f"the connection to the memevo service was lost after sending {op} ({why}); "
                     "it may or may not have been applied — check with `memevo read` before trying again"
                 )
             raise MemevoError(
-                f"{why}, and it did not answer within {WAIT_S:g} s; see `memevo service status`"
+                f"the memevo service did not answer {op} within {waited:.0f} s ({why}); see `memevo service status`"
             )
         waiting.tick(why)
         time.sleep(0.2)
 
 
 def call_service(
-    op: str, params: dict[str, Any], timeout_s: float = 60.0, wait_s: float | None = None
+    op: str,
+    params: dict[str, Any],
+    timeout_s: float = 60.0,
+    wait_s: float | None = None,
+    deadline: float | None = None,
 ) -> dict[str, Any]:
     """Only through the service (what needs its memory, like memory_resolve), starting one
-    if none runs and waiting for it to listen."""
-    deadline = time.monotonic() + (WAIT_S if wait_s is None else wait_s)
+    if none runs and waiting for it to listen; deadline as in call_or_local."""
+    started = time.monotonic()
+    bounded = deadline is not None
+    if deadline is None:
+        deadline = started + (WAIT_S if wait_s is None else wait_s)
     waiting = _Waiting(op)
     while True:
         try:
-            return call(op, params, timeout_s)
+            return call(op, params, _attempt_s(timeout_s, deadline, bounded))
         except ServiceUnavailable as exc:
             if not spawn.lock_held():
                 spawn.start_detached()
-            if time.monotonic() > deadline:
-                raise MemevoError(f"the memevo service did not answer {op}: {exc}") from exc
+            if time.monotonic() >= deadline:
+                waited = time.monotonic() - started
+                if isinstance(exc, NoAnswer):
+                    raise MemevoError(_stuck(op, waited, writes=False)) from exc
+                raise MemevoError(
+                    f"the memevo service did not answer {op} within {waited:.0f} s: {exc}"
+                ) from exc
             waiting.tick("the memevo service is starting")
             time.sleep(0.2)
+
+
+def _attempt_s(timeout_s: float, deadline: float, bounded: bool) -> float:
+    """How long one attempt waits for its reply: never past a caller's deadline."""
+    return min(timeout_s, max(deadline - time.monotonic(), 0.5)) if bounded else timeout_s
+
+
+def _stuck(op: str, waited: float, writes: bool) -> str:
+    """One sentence: the service took the request and never answered."""
+    pid = _service_pid()
+    who = f"the memevo service (PID {pid})" if pid else "the memevo service"
+    end = f"end process {pid}" if pid else "end the memevo service's process"
+    if writes:
+        return (
+            f"{who} took {op} but did not answer it within {waited:.0f} s and seems stuck, so it may or may "
+            f"not have been applied: {end}, then check with `memevo read` before trying again"
+        )
+    return f"{who} took {op} but did not answer it within {waited:.0f} s and seems stuck: {end} and try again"
+
+
+def _service_pid() -> int | None:
+    try:
+        pid = json.loads(protocol.info_path().read_text(encoding="utf-8"))["pid"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) else None
 
 
 def _local(call_local: Any, op: str, params: dict[str, Any]) -> dict[str, Any]:
