@@ -118,8 +118,9 @@ def build(client: str) -> MCPServer:
         if value is None:
             raise ToolError("give a value to change it, or no key to see everything")
         if key in MODEL_READ_ONLY:
-            # Where the user's prompts and key go is the user's choice, never a model's: a
-            # prompt-injected model could otherwise send them to any server.
+            # Where the user's prompts and key go, and which model memevo downloads and loads,
+            # are the user's choice, never a model's: a prompt-injected model could otherwise
+            # send them to any server or point recall at any folder.
             raise ToolError(
                 f"{key} can't be changed from here: change it with `memevo config {key} …` or the panel"
             )
@@ -140,7 +141,7 @@ def _scope_label(memory: dict[str, Any]) -> str:
     return "global" if scope == "global" else f"repo:{name(scope)}"
 
 
-MODEL_READ_ONLY = ("sideApiBase", "sideApiModel", "sideContext")
+MODEL_READ_ONLY = ("sideApiBase", "sideApiModel", "sideContext", "model")
 CALL_WAIT_S = 30.0  # the whole tool, within the clients' own tool-call timeouts (60 s and more)
 MODEL_POLL_S = 0.25
 

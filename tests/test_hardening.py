@@ -141,9 +141,10 @@ def test_the_model_cannot_redirect_the_side_api(data_dir: Path) -> None:
         _tool(3, "memory_config", '{"key":"sideApiModel","value":"x"}'),
         _tool(4, "memory_config", '{"key":"sideContext","value":true}'),
         _tool(5, "memory_config", '{"key":"showRecall","value":false}'),
+        _tool(6, "memory_config", '{"key":"model","value":"attacker/model"}'),
     ]
-    answers = _raw_mcp(data_dir, lines, {"init", 2, 3, 4, 5})
-    for request_id in (2, 3, 4):
+    answers = _raw_mcp(data_dir, lines, {"init", 2, 3, 4, 5, 6})
+    for request_id in (2, 3, 4, 6):
         assert answers[request_id]["result"]["isError"], answers[request_id]
         assert "memevo config" in str(answers[request_id]) and "the panel" in str(answers[request_id])
     assert not answers[5]["result"]["isError"]  # other keys stay changeable on request
