@@ -211,7 +211,7 @@ def run_recall_child(n: int, runs: int) -> dict[str, Any]:
         output = ""
         for args in (["make", str(n)], ["recall", str(runs)]):
             result = subprocess.run(
-                [sys.executable, "-m", "memevo.app.bench", *args],
+                [sys.executable, "-P", "-m", "memevo.app.bench", *args],
                 capture_output=True,
                 text=True,
                 env=env,
@@ -420,7 +420,7 @@ def bench_service(python: str, pool: int = 10_000, mode: str = "serve") -> Any:
                 state.mark_setup_run()  # no wizard
             started = time.perf_counter()
             service = subprocess.Popen(
-                [python, "-m", "memevo.core.cli", mode],
+                [python, "-P", "-m", "memevo.core.cli", mode],
                 env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

@@ -235,8 +235,10 @@ def start_service():
         logs = os.path.join(data_dir(), "logs")
         os.makedirs(logs, exist_ok=True)
         with open(os.path.join(logs, "service-start.log"), "ab") as out:
+            # -P: the hook runs in the user's project; a `memevo/` or `memevo.py` there must
+            # not be imported in place of memevo (the hook itself runs with -I)
             subprocess.Popen(
-                [sys.executable, "-m", "memevo.core.cli", mode, "--wait-lock", "15"],
+                [sys.executable, "-P", "-m", "memevo.core.cli", mode, "--wait-lock", "15"],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=out,

@@ -163,9 +163,16 @@ def mcp_entry(client: str) -> dict[str, Any]:
     return {
         "type": "stdio",
         "command": hook_command.interpreter(),
-        "args": ["-m", MCP_MARKER, "mcp", "--client", client],
+        "args": mcp_args(client),
         "description": "memevo: long-term memory (memory-self-evolution)",
     }
+
+
+def mcp_args(client: str) -> list[str]:
+    """`-P -m memevo.core.cli mcp --client CLIENT` (hook_command.SAFE_PATH: clients start MCP
+    servers in the user's project, which must not shadow memevo). An entry of an older version,
+    without -P, still carries MCP_MARKER: it is ours, reported stale and rewritten in place."""
+    return hook_command.module_command(MCP_MARKER, "mcp", "--client", client)[1:]
 
 
 def set_mcp(client: str, data: dict[str, Any]) -> bool:

@@ -13,6 +13,11 @@ import sys
 from pathlib import Path
 
 HOOK_FILE = "memevo_hook.py"
+# `-P`: Python puts no working folder first on sys.path. Clients start our MCP server in the
+# user's project (and login starts the tray app in HOME): with a plain `-m`, a `memevo/`
+# package or `memevo.py` there would run instead of memevo. `-I` would also drop user
+# site-packages and PYTHONPATH, where `pip install --user` puts memevo.
+SAFE_PATH = "-P"
 
 
 def interpreter() -> str:
@@ -21,6 +26,11 @@ def interpreter() -> str:
     if any(part in path for part in ("/shims/", "\\shims\\")):
         path = os.path.realpath(path)
     return path
+
+
+def module_command(module: str, *args: str) -> list[str]:
+    """`<interpreter> -P -m <module> <args…>`: how memevo registers its own modules to run."""
+    return [interpreter(), SAFE_PATH, "-m", module, *args]
 
 
 def hook_script() -> Path:

@@ -79,7 +79,7 @@ def run(
             state.update_client(client, registered=True, removed=False, repair=True)
         if outcome.changed and not outcome.manual_command:  # no MCP server registered: nothing to load
             result.restart.append(DISPLAY_NAMES[client])
-    _autostart(choices.autostart, repair, say)
+    _autostart(choices.autostart, refresh=repair or only is None, say=say)
     state.mark_setup_run()
     _write_fallback_texts()
     result.backups = [str(p) for p in writer.backed_up.values()]
@@ -126,7 +126,10 @@ def _provision(progress: Any) -> Any:
     return provision(configured_model(), progress)
 
 
-def _autostart(wanted: bool | None, repair: bool, say: Say) -> None:
+def _autostart(wanted: bool | None, refresh: bool, say: Say) -> None:
+    """wanted: on, off, or None to keep the user's choice. refresh (every setup but a plain
+    `--only CLIENT`): our entry, when its command is not today's (an older version's without
+    -P, an interpreter that moved), is rewritten."""
     try:
         from . import autostart
     except ImportError:  # pragma: no cover - shipped together
@@ -137,7 +140,8 @@ def _autostart(wanted: bool | None, repair: bool, say: Say) -> None:
         elif wanted is False and autostart.status()["ours"]:
             autostart.disable()
             say("Start at login: off")
-        elif repair and autostart.status().get("stale"):
+        elif refresh and (current := autostart.status()).get("stale") and current.get("enabled"):
+            # one switched off at the desktop stays as the user left it (it never runs anyway)
             say(f"Start at login: updated {autostart.enable()}")
     except (autostart.AutostartNotOurs, OSError) as exc:  # someone else's file of that name stays
         say(f"Start at login: not changed — {exc}")

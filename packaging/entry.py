@@ -19,7 +19,7 @@ import os
 import sys
 
 # Interpreter options that callers put before a script or -m; none changes anything here.
-PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u", "-O", "-OO", "-q", "-b", "-bb"}
+PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u", "-O", "-OO", "-q", "-b", "-bb", "-P"}
 
 
 def _bundle_dir():

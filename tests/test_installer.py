@@ -174,7 +174,14 @@ def test_foreign_entries_survive_and_the_node_tool_is_replaced(home: Path) -> No
     )
     servers = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
     assert sorted(servers) == ["memory-self-evolution", "other"]
-    assert servers["memory-self-evolution"]["args"] == ["-m", "memevo.core.cli", "mcp", "--client", "cursor"]
+    assert servers["memory-self-evolution"]["args"] == [
+        "-P",
+        "-m",
+        "memevo.core.cli",
+        "mcp",
+        "--client",
+        "cursor",
+    ]
     for name in (".mcp.json", "mcp.json"):  # the CodeBuddy CLI reads .mcp.json first, the IDE mcp.json
         assert "memory-self-evolution" in json.loads((home / ".codebuddy" / name).read_text())["mcpServers"]
     assert (home / ".claude" / "skills" / "memory-self-evolution-manage" / "SKILL.md").exists()

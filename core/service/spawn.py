@@ -20,6 +20,9 @@ from ..display import has_display
 from . import protocol
 
 SPAWN_GUARD_S = 10.0
+# `-P`: no working folder first on sys.path. A starter runs in the client's folder (the user's
+# project), where a `memevo/` package or `memevo.py` would otherwise be imported instead of ours.
+SAFE_PATH = "-P"
 
 
 def service_mode() -> str:
@@ -62,6 +65,7 @@ def lock_held() -> bool:
 def start_detached(mode: str | None = None) -> bool:
     """Start the service in the background unless one was started a moment ago."""
     data = paths.data_dir()
+    service_args = [mode or service_mode(), "--wait-lock", "15"]
     guard = data / "service.spawned"
     with contextlib.suppress(OSError):
         if time.time() - guard.stat().st_mtime < SPAWN_GUARD_S:
@@ -71,7 +75,7 @@ def start_detached(mode: str | None = None) -> bool:
         guard.write_text(str(os.getpid()), encoding="utf-8")
         with open(data / "logs" / "service-start.log", "ab") as out:
             child = subprocess.Popen(
-                [sys.executable, "-m", "memevo.core.cli", mode or service_mode(), "--wait-lock", "15"],
+                [sys.executable, SAFE_PATH, "-m", "memevo.core.cli", *service_args],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=out,

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from .. import jsonfile
 from ..entries import MCP_MARKER, SERVER_NAME
-from ..hook_command import interpreter
+from ..hook_command import module_command
 from .base import Client, ClientFiles, ClientResult, edit, home, override
 
 PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
@@ -164,7 +164,9 @@ def _version_key(path: Path) -> tuple[int, ...]:
 
 
 def server_args(client: str = Claude.name) -> list[str]:
-    return [interpreter(), "-m", MCP_MARKER, "mcp", "--client", client]
+    """What `claude mcp add` registers; an older registration (without -P) reads as stale and
+    setup or a repair replaces it (`claude mcp remove`, then `add`)."""
+    return module_command(MCP_MARKER, "mcp", "--client", client)
 
 
 def add_command(claude: str = "claude") -> list[str]:
