@@ -25,8 +25,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_tray(args: argparse.Namespace) -> int:
+    from ..core.display import has_display
     from ..desktop.tray import main as tray_main
 
+    if not has_display() and "QT_QPA_PLATFORM" not in os.environ and not args.self_test:
+        # Offscreen, its dialogs and icon would be invisible and learned proposals would wait
+        # on a dialog nobody sees; headless, they are confirmed in the client's chat.
+        print(
+            "memevo tray: no display here; running the headless service instead (`memevo serve`): "
+            "learned proposals are confirmed in your client's chat or with `memevo pending`",
+            file=sys.stderr,
+            flush=True,
+        )
+        return cmd_serve(args)
     _exit_now(int(tray_main(self_test=args.self_test, wait_lock_s=args.wait_lock)))
     return 0
 

@@ -154,6 +154,25 @@ def test_a_stopped_service_is_said_to_be_not_answering_not_absent(
     assert serve.wait(60) == 0  # resumed, it takes the stop it was asked for
 
 
+def test_the_tray_without_a_display_runs_the_headless_service_and_says_so(data_dir: Path) -> None:
+    """Offscreen, nobody could see its dialogs: a learned proposal waited on one forever."""
+    env = _env(data_dir)
+    env.pop("QT_QPA_PLATFORM", None)
+    tray = subprocess.Popen(
+        [sys.executable, "-m", "memevo.core.cli", "tray"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        status = servicerun.wait_for(data_dir, model=False)
+        assert status["pid"] == tray.pid and not status["desktop"]
+    finally:
+        servicerun.stop(data_dir, pid=tray.pid)
+        _, err = tray.communicate(timeout=60)
+    assert b"no display here; running the headless service instead" in err
+
+
 async def _mcp(
     env: dict[str, str], calls: list[tuple[str, dict[str, Any]]], timeout: float = 120
 ) -> dict[str, Any]:
