@@ -78,6 +78,16 @@ class Store:
         running with it, so the tray and the commands can say what is wrong)."""
         return cls(DamagedConnection(damage), path, read_only=True)
 
+    def give_up(self, damage: StoreDamaged) -> None:
+        """Found damaged after it opened (a block `verify` could not read): from now on every
+        use raises `damage`, as for a store that could not be opened, and the file is let go."""
+        with self._lock:
+            try:
+                self.con.close()
+            except Exception:  # a damaged file may fail its last checkpoint too: it is left as it is
+                log.warning("closing the damaged store failed", exc_info=True)
+            self.con = DamagedConnection(damage)
+
     def verify(self, only: tuple[str, ...] | None = None) -> dict[str, int]:
         """Read every row of every table (or of `only`) once; rows per table. A damaged block
         shows now as StoreDamaged, rather than in the middle of a later request."""

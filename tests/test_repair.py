@@ -373,12 +373,15 @@ def test_the_service_names_the_damage_and_repair_stops_it(
         assert "model could not be loaded" not in (status["model_error"] or "")  # not blamed on the model
         shown = run_cli("service", "status")
         assert "store error" in shown.stdout and REMEDY in shown.stdout
-        if kind == "wal":  # the store could not be opened at all
-            _says_damaged(run_cli("list"))  # answered by the service
-            os.environ["MEMEVO_HOME"] = str(data_dir)
-            start = client.call("hook.session_start", {"client": "claude", "flavor": "claude"}, timeout_s=10)
-            cached = (data_dir / "cache" / "session-start-claude.txt").read_text(encoding="utf-8")
-            assert start["context"] == f"{cached}\n\n{DAMAGED_NOTICE}"  # the rules as last written
+        # whether the store could not be opened at all (wal) or a block failed the service's
+        # check after it opened (truncated, block): every command and hook says so alike
+        _says_damaged(run_cli("list"))  # answered by the service
+        _says_damaged(run_cli("rule", "add", "written into a damaged store"))
+        os.environ["MEMEVO_HOME"] = str(data_dir)
+        start = client.call("hook.session_start", {"client": "claude", "flavor": "claude"}, timeout_s=10)
+        cache = data_dir / "cache" / "session-start-claude.txt"
+        cached = cache.read_text(encoding="utf-8") if cache.exists() else ""  # none written before the damage
+        assert start["context"] == (f"{cached}\n\n{DAMAGED_NOTICE}" if cached else DAMAGED_NOTICE)
         report = _json(run_cli("repair", "--json"))
         assert report["stopped_service"] is True and report["outcome"] == "repaired", report
         assert service.wait(20) == 0

@@ -72,7 +72,13 @@ class ServiceHost:
         except Exception as exc:  # the service keeps serving session starts and the CLI
             detail = exc.detail if isinstance(exc, StoreDamaged) else damage_detail(str(exc), self.store.path)
             if detail is not None:
-                ctx.store_error = ctx.engine_error = str(StoreDamaged(detail))
+                # as for a store that could not be opened (server.py): every command says so,
+                # hooks answer from the cached texts with the remedy, `memevo repair` stops us
+                from . import damaged
+
+                damage = StoreDamaged(detail)
+                self.store.give_up(damage)
+                damaged.mark(ctx, damage)
                 log.error("%s", ctx.store_error, exc_info=not isinstance(exc, StoreDamaged))
             else:
                 ctx.engine_error = f"the model could not be loaded: {exc}"
