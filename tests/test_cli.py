@@ -65,7 +65,7 @@ def test_read_pages_by_fifty(run_cli, data_dir: Path) -> None:
         (["move", "nope", "project"], "no memory with id nope"),
         (["purge", "nope", "--yes"], "no memory with id nope"),
         (["delete", "nope"], "no memory with id nope"),
-        (["config", "recallTopK", "0"], "recallTopK must be a positive whole number"),
+        (["config", "recallTopK", "0"], "recallTopK must be a whole number from 1 to 20"),
         (["config", "noSuchKey", "1"], "unknown config key"),
     ],
 )

@@ -203,7 +203,7 @@ def test_a_broken_config_file_is_shown_and_nothing_is_written_over_it(view: Sett
     assert view.status_label.text() == tr("Nothing saved: config.json is broken.")
     path.write_text('{"recallTopK": 0}', encoding="utf-8")  # valid JSON, one bad value: writable
     view.reload_button.click()
-    assert "recallTopK=0 must be a positive whole number; using default" in view.problem_label.text()
+    assert "recallTopK=0 must be a whole number from 1 to 20; using default" in view.problem_label.text()
     assert view.save_button.isEnabled() and view.rows["recallTopK"].editor.value() == 3
     view.rows["recallTopK"].editor.setValue(4)
     view.save_button.click()
