@@ -196,7 +196,12 @@ def cmd_purge(args: argparse.Namespace) -> int:
         for path in purged["legacy_files_with_text"]:
             print(f"  note: the Node tool's file {path} still contains this text; memevo does not edit it")
 
-    if not args.yes and sys.stdin.isatty():
+    if not args.yes:
+        if not sys.stdin.isatty():  # irreversible: never on piped or absent input
+            raise InvalidInput(
+                "purge is irreversible and cannot ask for confirmation here (input is not a terminal); "
+                f"nothing purged. To purge, run: memevo purge {shown(args.id)} --yes"
+            )
         answer = input(f"Remove memory {args.id} and its text everywhere, for good? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing purged")

@@ -25,13 +25,13 @@ DAMAGED_PREFIX = "damaged-"
 TextHolder = Callable[[Any, str, str], int]
 TEXT_HOLDERS: list[TextHolder] = []
 # Files of the Node tool: we never edit them, but we tell the user when they still hold the text.
+# (memories.html is memevo's own page, core/snapshot.py: purge rewrites it.)
 LEGACY_FILES = (
     "rule.jsonl",
     "project.jsonl",
     "trash.jsonl",
     "embeddings.jsonl",
     "memories.md",
-    "memories.html",
 )
 
 
@@ -53,17 +53,35 @@ class PurgeReport:
 
 
 def purge(store: Store, memory_id: str) -> PurgeReport:
-    with store.transaction() as con:
+    """The order keeps the promise however the process stops. The backups go first: a purge
+    cut short there is simply run again (the memory is still in the store). Then the store's
+    one transaction, which also commits the request's "applied" record (core/applied.py), so it
+    records the compaction as pending and rewrites memevo's page; then the compaction, which
+    the next read-write open of the store finishes if it was cut short (Store.open)."""
+    with store.reading() as con:  # held throughout: no daily backup is taken meanwhile
         text = _find_text(con, memory_id)
         texts = _all_texts(con, memory_id, text)  # its superseded versions go too
-        removed = _remove(con, memory_id, texts)
-    store.compact()
+        daily = _scrub_daily_backups(store.path.parent, memory_id, texts)
+        others = [path for t in texts for path in _scrub_backups(memory_id, t)]
+        with store.transaction() as con:
+            removed = _remove(con, memory_id, texts)
+            store.compact_later(con)
+            _rewrite_page(store)
+        store.compact()
     report = PurgeReport(memory_id, text, removed)
-    daily = _scrub_daily_backups(store.path.parent, memory_id, texts)
-    others = [path for t in texts for path in _scrub_backups(memory_id, t)]
     report.scrubbed_files = list(dict.fromkeys(daily + others))
     report.legacy_files_with_text = list(dict.fromkeys(p for t in texts for p in _legacy_files_holding(t)))
     return report
+
+
+def _rewrite_page(store: Store) -> None:
+    """memories.html, memevo's own page of the live store, rendered inside the purge's
+    transaction (it sees the memory gone): it lacks the text before the purge commits."""
+    from . import snapshot
+
+    live = paths.store_path()
+    if snapshot.path().exists() and store.path.resolve() == live.resolve():
+        snapshot.write(store)
 
 
 def _all_texts(con: Any, memory_id: str, text: str) -> list[str]:
@@ -129,6 +147,7 @@ def _scrub_daily_backups(data: Path, memory_id: str, texts: list[str]) -> list[s
                     _remove(
                         con, memory_id, list(dict.fromkeys([*texts, *_all_texts(con, memory_id, texts[0])]))
                     )
+                    copy.compact_later(con)
                 copy.compact()
         except Exception:
             log.warning("could not open the daily backup %s; overwriting the text's bytes", daily.path)

@@ -8,6 +8,7 @@ use goes through one re-entrant lock, so a write during maintenance simply waits
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -21,6 +22,7 @@ from . import paths
 from .errors import StoreBusy, StoreDamaged
 from .migrations import MIGRATIONS, latest_version
 
+log = logging.getLogger("memevo.store")
 DEFAULT_LOCK_WAIT_S = 5.0
 _PID = re.compile(r"held in (?P<holder>.+?) \(PID (?P<pid>\d+)\)")
 # DuckDB keeps three 4 KiB headers before the first block (Storage::BLOCK_START).
@@ -28,6 +30,9 @@ HEADER_BYTES = 3 * 4096
 # Read whole at every open (a few ms for 10k memories), so a command meets damage to what the
 # user sees as StoreDamaged; the service reads every table once more when it starts.
 OPEN_CHECKED = ("memories", "trash", "state")
+# Set (in `state`) in the transaction that deletes text which must leave the file, cleared in the
+# compacted copy itself: a compaction cut short is done again by the next read-write open.
+COMPACT_PENDING = "store.compact_pending"
 
 
 class Store:
@@ -70,6 +75,11 @@ class Store:
         except StoreDamaged:
             store.close()
             raise
+        if not read_only:
+            try:
+                store.finish_compaction()
+            except Exception:  # disk full…: still pending, tried again at the next open
+                log.warning("could not finish the compaction of %s", path, exc_info=True)
         return store
 
     @classmethod
@@ -211,31 +221,55 @@ class Store:
         with self._lock:
             self.con.execute("CHECKPOINT")
 
+    def compact_later(self, con: Any) -> None:
+        """In the transaction that deletes text: the file must be compacted. Should the process
+        die before `compact` swaps the files, the next read-write open compacts instead, so
+        no one reads that the change was applied while its text is still in the file."""
+        self.set_state(con, COMPACT_PENDING, "1")
+
     def compact(self) -> None:
         """Rewrite the file so deleted rows are physically gone.
 
         DuckDB leaves deleted strings in free blocks after DELETE and CHECKPOINT; purge must
         not, so the live data is copied into a fresh file that atomically replaces the old one.
+        The copy no longer says a compaction is pending; the old file does until it is replaced.
         """
         import duckdb
 
         if self.read_only:
             raise RuntimeError("compact needs the store open read-write")
         with self._lock:
-            fresh = self.path.with_name(f".{self.path.name}.compact")
-            for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
-                leftover.unlink(missing_ok=True)
+            fresh = self._remove_leftovers()
             row = one(self.con.execute("SELECT current_database()"))
             name = str(row[0]) if row else "main"
             self.con.execute("ATTACH ? AS memevo_compact", [str(fresh)])
             try:
                 self.con.execute(f'COPY FROM DATABASE "{name}" TO memevo_compact')
+                self.con.execute("DELETE FROM memevo_compact.main.state WHERE key = ?", [COMPACT_PENDING])
             finally:
                 self.con.execute("DETACH memevo_compact")
             self.con.close()
-            os.replace(fresh, self.path)
-            self.path.with_name(self.path.name + ".wal").unlink(missing_ok=True)
-            self.con = duckdb.connect(str(self.path))
+            try:
+                # The old file was checkpointed as it closed; its log must not meet the new file.
+                self.path.with_name(self.path.name + ".wal").unlink(missing_ok=True)
+                os.replace(fresh, self.path)
+            finally:
+                self.con = duckdb.connect(str(self.path))
+                self._remove_leftovers()
+
+    def finish_compaction(self) -> None:
+        """At a read-write open: a compaction cut short (the process was killed while a purge
+        rewrote the file) is done again, and a leftover copy (user data) is removed."""
+        if self.get_state(COMPACT_PENDING) is not None:
+            self.compact()
+        else:
+            self._remove_leftovers()
+
+    def _remove_leftovers(self) -> Path:
+        fresh = self.path.with_name(f".{self.path.name}.compact")
+        for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+        return fresh
 
 
 def default_lock_wait() -> float:
