@@ -93,6 +93,8 @@ def cmd_import_legacy(args: argparse.Namespace) -> int:
         print(f"  skipped unreadable line {line}")
     if report["length_outside_limits"]:
         print(f"  {report['length_outside_limits']} kept although outside 6–400 characters")
+    if report["config_kept"]:
+        print("  settings: config.json holds memevo's own settings, kept as they are")
     if report["config_keys_taken"]:
         print(f"  settings taken: {', '.join(report['config_keys_taken'])}")
     if report["config_keys_dropped"]:

@@ -35,6 +35,9 @@ CARRIED_CONFIG_KEYS = (
     "sideApiModel",
     "sideJudge",
 )
+OLD_MODEL_CONFIG_KEYS = ("recallMinScore", "recallMinScoreProject", "recallMinMargin")
+# The Node tool encoded with bge-base-zh; a "model" naming it is the old model, not a choice made here.
+NODE_MODELS = ("BAAI/bge-base-zh-v1.5", "Xenova/bge-base-zh-v1.5")
 CONFIG_DONE_KEY = "legacy_config_imported"
 
 
@@ -46,6 +49,7 @@ class ImportReport:
     length_outside_limits: int = 0
     config_keys_taken: list[str] = field(default_factory=list)
     config_keys_dropped: list[str] = field(default_factory=list)
+    config_kept: bool = False  # config.json holds memevo's own settings: left exactly as it was
     maintenance_day: str | None = None
     warnings: list[str] = field(default_factory=list)
     found_files: list[str] = field(default_factory=list)
@@ -207,7 +211,9 @@ def _import_config(store: Store, report: ImportReport) -> None:
     except ValueError as exc:
         report.warnings.append(f"{exc}; its settings were not imported")
         return
-    if raw:
+    if raw and _written_by_memevo(raw):
+        report.config_kept = True  # memevo's own settings: nothing in it is the Node tool's
+    elif raw:
         kept = {k: v for k, v in raw.items() if k in CARRIED_CONFIG_KEYS}
         report.config_keys_taken = sorted(kept)
         report.config_keys_dropped = sorted(set(raw) - set(kept))
@@ -218,6 +224,21 @@ def _import_config(store: Store, report: ImportReport) -> None:
             config_mod.replace_raw(kept, path)
     with store.transaction() as con:
         store.set_state(con, CONFIG_DONE_KEY, "1")
+
+
+def _written_by_memevo(raw: dict[str, Any]) -> bool:
+    """The Node tool writes only its own keys; `memevo config`, setup, the panel and the tray
+    rewrite the whole file keeping every key in it. So a key of ours the Node tool never had
+    (actionRecall, sessionStartChars, serviceIdleMinutes, a model other than bge-base-zh…)
+    means memevo wrote this file and the user chose its settings here: all of them stay."""
+    node_keys = (*CARRIED_CONFIG_KEYS, *OLD_MODEL_CONFIG_KEYS)
+    for name, value in raw.items():
+        if name not in config_mod.BY_NAME or name in node_keys:
+            continue
+        if name == "model" and isinstance(value, str) and value.strip() in NODE_MODELS:
+            continue
+        return True
+    return False
 
 
 def client_hook_files() -> list[Path]:

@@ -169,3 +169,45 @@ def test_nothing_to_import_is_not_an_error(data_dir: Path) -> None:
     with Store.open() as store:
         report = legacy.run(store, FakeClock())
     assert report.found_files == [] and report.imported == {"rule": 0, "project": 0, "trash": 0}
+
+
+def test_memevos_own_settings_survive_the_import(run_cli, data_dir: Path) -> None:
+    """Setup offers import-legacy: the settings made with memevo must all come through it."""
+    settings = [
+        ("sessionStartChars", "3000"),
+        ("actionRecall", "false"),
+        ("recallTopK", "5"),
+        ("model", "intfloat/multilingual-e5-small"),
+        ("recallMinScore", "0.5"),
+    ]
+    for key, value in settings:
+        assert run_cli("config", key, value).returncode == 0
+    raw = (data_dir / "config.json").read_text(encoding="utf-8")
+    raw_data = json.loads(raw) | {"serviceIdleMinutes": 0}  # read from the file only
+    (data_dir / "config.json").write_text(json.dumps(raw_data), encoding="utf-8")
+    _jsonl(data_dir / "rule.jsonl", [{"id": "n1", "text": "回答用中文", "confidence": 0.7}])
+    before = (data_dir / "config.json").read_bytes()
+    done = run_cli("import-legacy")
+    assert done.returncode == 0, done.stderr
+    assert "imported 1 rule" in done.stdout and "dropped" not in done.stdout
+    assert "kept as they are" in done.stdout
+    assert (data_dir / "config.json").read_bytes() == before
+    assert not (data_dir / "config.json.node-backup").exists()
+    loaded = config_mod.load()
+    assert (loaded["sessionStartChars"], loaded["actionRecall"], loaded["recallTopK"]) == (3000, False, 5)
+    assert loaded["recallMinScore"] == 0.5 and loaded["serviceIdleMinutes"] == 0
+
+
+def test_a_node_config_with_the_node_model_loses_the_old_model_keys(data_dir: Path) -> None:
+    _node_install(data_dir)
+    path = data_dir / "config.json"
+    path.write_text(
+        json.dumps(json.loads(path.read_text(encoding="utf-8")) | {"model": "Xenova/bge-base-zh-v1.5"}),
+        encoding="utf-8",
+    )
+    with Store.open() as store:
+        report = legacy.run(store, FakeClock())
+    assert not report.config_kept
+    dropped = ["model", "recallMinMargin", "recallMinScore", "recallMinScoreProject"]
+    assert report.config_keys_dropped == dropped
+    assert "model" not in config_mod.load().user_set
