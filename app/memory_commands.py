@@ -44,6 +44,12 @@ def cmd_add(args: argparse.Namespace) -> int:
     def say(result: dict[str, Any]) -> None:
         memory = result["memory"]
         where = f", only in {memory['scope']}" if memory.get("scope", "global") != "global" else ""
+        if result.get("action") == "reinforce":  # the same text is there already: never twice
+            print(
+                f"already there: reinforced {memory['category']} #{memory['id']} "
+                f"(+{points(result['gained'])}, confidence {points(memory['confidence'])}{where})"
+            )
+            return
         print(f"added {memory['category']} {memory['id']} (confidence {points(memory['confidence'])}{where})")
 
     params: dict[str, Any] = {"category": args.category, "text": args.text}

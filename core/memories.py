@@ -191,6 +191,18 @@ def session_rules(store: Store, limit: int, repo: str | None = None) -> list[Mem
     return [Memory.from_row(row) for row in store.query(sql, [repo, limit])]
 
 
+def same_text(store: Store, category: Category, text: str, scope: str | None = None) -> Memory | None:
+    """The memory an add of this text would repeat: same category and text as create stores it,
+    global or of the same repository; a live one before a deprecated one (trash is not looked at)."""
+    sql = (
+        f"SELECT {_COLUMNS} FROM memories WHERE category = ? AND text = ? "
+        "AND id NOT IN (SELECT memory_id FROM scopes WHERE repo IS DISTINCT FROM ?) "
+        "ORDER BY deprecated, confidence DESC, id LIMIT 1"
+    )
+    rows = store.query(sql, [category, check_text(text), scope])
+    return Memory.from_row(rows[0]) if rows else None
+
+
 def counts(store: Store) -> dict[str, dict[str, int]]:
     rows = store.query(
         "SELECT category, count(*) FILTER (WHERE NOT deprecated), count(*) FILTER (WHERE deprecated) "

@@ -147,8 +147,26 @@ def _proposed_text(proposal: dict[str, Any]) -> str:
 # -- writing -----------------------------------------------------------------------------------
 @operation("add", writes=True)
 def op_add(ctx: Context, category: str, text: str, scope: str | None = None) -> dict[str, Any]:
-    """scope: a repository's path (the caller resolves "here"), or None / "global"."""
-    return {"memory": memories.create(ctx.writer(), category, text, ctx.clock, scope).as_json()}
+    """scope: a repository's path (the caller resolves "here"), or None / "global".
+
+    A text a memory of the category already holds (as create stores it; global or of this
+    repository) reinforces that memory instead of writing it twice, as learning does; a
+    deprecated one only when the reinforce revives it, else a new one is written."""
+    store = ctx.writer()
+    cat, body = memories.check_category(category), memories.check_text(text)
+    repo = memories.check_scope(scope)
+    same = memories.same_text(store, cat, body, repo)
+    if same is not None and _live_after_reinforce(same, ctx.clock):
+        memory, gained = memories.reinforce(store, same.id, ctx.clock)
+        return {"memory": memory.as_json(), "action": "reinforce", "gained": conf.as_float(gained)}
+    return {"memory": memories.create(store, cat, body, ctx.clock, repo).as_json(), "action": "create"}
+
+
+def _live_after_reinforce(memory: memories.Memory, clock: Clock) -> bool:
+    """A live memory stays live; a deprecated one comes back only if today's reinforce lifts it."""
+    now = clock.now_ms()
+    award = conf.apply_award(memory.standing, conf.Tier.REINFORCE, now, clock.local_day(now))
+    return not award.standing.deprecated
 
 
 @operation("scope", writes=True)

@@ -307,6 +307,9 @@ class MemoriesView(QWidget):
 
         def done(results: list[dict[str, Any]]) -> None:
             memory = results[0]["memory"]
+            if results[0].get("action") == "reinforce":  # that text is there already: nothing to undo
+                self.say(tr("Already there: #{id} was reinforced instead").format(id=memory["id"]))
+                return
             self.say(
                 tr("Added #{id} ({group}, confidence 0.5)").format(
                     id=memory["id"], group=group_name(category)

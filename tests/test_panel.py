@@ -142,6 +142,23 @@ def test_add_edit_purge_and_restore(
     assert view.model.total == 0 and memories.trash_list(host.store) == []
 
 
+def test_adding_a_text_already_there_reinforces_it_and_offers_no_undo(
+    qtbot, host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Undo of that add would have deleted the memory that was there before."""
+    existing = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    clock.advance(days=1)  # creating it was the day's award
+    panel = Panel(host)
+    qtbot.addWidget(panel)
+    view = panel.memories
+    monkeypatch.setattr(view, "ask_text", lambda *args: "回答问题时一律使用中文")
+    _settle(qtbot, view)
+    _click(qtbot, view, "add")
+    assert view.model.total == 1 and existing.id in view.last_message
+    assert not view.buttons["undo"].isEnabled()
+    assert memories.get(host.store, existing.id).confidence > existing.confidence
+
+
 def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
     from memevo.core import config as config_mod
     from memevo.core import maintenance

@@ -174,6 +174,10 @@
         <translation>新{group}的正文（6–400 字）：</translation>
     </message>
     <message>
+        <source>Already there: #{id} was reinforced instead</source>
+        <translation>已有这条记忆：改为强化 #{id}</translation>
+    </message>
+    <message>
         <source>Added #{id} ({group}, confidence 0.5)</source>
         <translation>已添加 #{id}（{group}，置信度 0.5）</translation>
     </message>
