@@ -23,7 +23,8 @@ from .errors import StoreBusy, StoreDamaged
 from .migrations import MIGRATIONS, latest_version
 
 log = logging.getLogger("memevo.store")
-DEFAULT_LOCK_WAIT_S = 5.0
+# Long enough for a burst of commands writing without a service (30 at once took ~10 s here).
+DEFAULT_LOCK_WAIT_S = 30.0
 _PID = re.compile(r"held in (?P<holder>.+?) \(PID (?P<pid>\d+)\)")
 # DuckDB keeps three 4 KiB headers before the first block (Storage::BLOCK_START).
 HEADER_BYTES = 3 * 4096
@@ -380,7 +381,8 @@ def _busy_message(duckdb_message: str, wait_s: float) -> str:
     holder = f"process {match['pid']} ({match['holder']})" if match else "another process"
     return (
         f"the memory store is in use by {holder}; waited {wait_s:g} s; nothing was written. "
-        "If the memevo service is running, stop it or retry in a moment."
+        "Another memevo command (or a service starting) is still writing: retry in a moment; "
+        "`memevo service` says whether a service runs."
     )
 
 
