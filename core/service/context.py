@@ -113,7 +113,7 @@ class ServiceContext(optable.Context):
             "desktop": self.desktop,
             "memories_indexed": len(self.engine.index) if self.engine else None,
             "uptime_s": round(time.monotonic() - self.started, 1),
-            "ready_after_s": self.ready_after_s,
+            "ready_after_s": round(self.ready_after_s, 2) if self.ready_after_s is not None else None,
         }
 
     # -- what follows a change ----------------------------------------------------------------------

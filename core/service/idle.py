@@ -62,7 +62,9 @@ async def exit_when_idle(watch: IdleWatch, loader: threading.Thread, stopping: a
     while not stopping.is_set():
         limit = idle_limit_s()
         if limit is not None and not loader.is_alive() and watch.idle_for() >= limit:
-            log.info("no request for %g minutes: the service exits; the next caller starts it", limit / 60)
+            minutes = limit / 60
+            unit = "minute" if minutes == 1 else "minutes"
+            log.info("no request for %g %s: the service exits; the next caller starts it", minutes, unit)
             stopping.set()
             return
         wait = IDLE_CHECK_MAX_S if limit is None else max(0.05, min(IDLE_CHECK_MAX_S, limit / 4))
