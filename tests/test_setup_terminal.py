@@ -95,3 +95,27 @@ def test_enter_takes_the_defaults_and_skip_skips(env: dict[str, str]) -> None:
     assert "mcp__memory-self-evolution__memory_resolve" not in json.dumps(claude)
     assert "Restart Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server" in screen
     assert "Claude Code: the hooks work from the next session" in screen  # no claude binary here
+
+
+def test_a_wrong_answer_is_asked_again_at_once(env: dict[str, str]) -> None:
+    """An invalid choice was silently taken as the default, and a base URL that is not one was
+    accepted, the model and key asked, and setup then failed at the end having registered nothing."""
+    code, screen = _run_on_a_terminal(
+        [
+            ("ask me in a native dialog", "3"),
+            ("answer 1 or 2", "2"),
+            ("base URL", "notaurl"),
+            ("must be an http", "https://api.example.com/v1"),
+            ("model:", "gpt-4o-mini"),
+            ("API key", "skip"),
+            ("memory_resolve run without asking", ""),
+        ],
+        env,
+    )
+    assert code == 0, screen[-3000:]
+    config = json.loads((Path(env["MEMEVO_HOME"]) / "config.json").read_text(encoding="utf-8"))
+    assert config == {
+        "confirm": False,
+        "sideApiBase": "https://api.example.com/v1",
+        "sideApiModel": "gpt-4o-mini",
+    }
