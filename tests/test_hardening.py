@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from mcpwire import INIT
 from memevo.core import config as config_mod
 from memevo.core import memories
 from memevo.core.clock import FakeClock
@@ -85,17 +86,7 @@ def _raw_mcp(data_dir: Path, lines: list[str], want: set[Any]) -> dict[Any, dict
         env=env,
     )
     assert proc.stdin is not None and proc.stdout is not None
-    init = {
-        "jsonrpc": "2.0",
-        "id": "init",
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    for line in [json.dumps(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}', *lines]:
+    for line in [json.dumps(INIT), '{"jsonrpc":"2.0","method":"notifications/initialized"}', *lines]:
         proc.stdin.write(line.encode() + b"\n")
     proc.stdin.flush()
     answers: dict[Any, dict[str, Any]] = {}

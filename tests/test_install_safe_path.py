@@ -19,21 +19,12 @@ from typing import Any
 
 import pytest
 import servicerun
+from mcpwire import INIT
 from memevo.installer import autostart, entries, hook_command, jsonfile, setup_engine
 from memevo.installer.clients import claude, client_status, needs_repair, register_client
 from test_claude_cli import CLAUDE
 
 OLD_ARGS = ["-m", "memevo.core.cli", "mcp", "--client"]  # what versions before -P registered
-INIT = {
-    "jsonrpc": "2.0",
-    "id": "init",
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 
 
 def run_memevo(*args: str, path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[str]:

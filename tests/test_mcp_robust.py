@@ -24,19 +24,9 @@ import pytest
 import servicerun
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcpwire import INIT
 from memevo.core import mcp_stdin
 from test_service import FACT, _populate
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": "init",
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 
 
 class RawServer:
