@@ -41,6 +41,18 @@ def _run_on_a_terminal(answers: list[tuple[str, str]], env: dict[str, str]) -> t
     return os.waitstatus_to_exitcode(status), seen
 
 
+# what the answers "2", the example base URL and model leave in config.json
+DIRECT_WITH_AN_API = {
+    "confirm": False,
+    "sideApiBase": "https://api.example.com/v1",
+    "sideApiModel": "gpt-4o-mini",
+}
+
+
+def _config(env: dict[str, str]) -> object:
+    return json.loads((Path(env["MEMEVO_HOME"]) / "config.json").read_text(encoding="utf-8"))
+
+
 @pytest.fixture
 def env(isolated_home: Path) -> dict[str, str]:
     home = Path(os.environ["HOME"])
@@ -63,12 +75,7 @@ def test_questions_answers_and_a_hidden_key(env: dict[str, str]) -> None:
         env,
     )
     assert code == 0, screen[-3000:]
-    config = json.loads((Path(env["MEMEVO_HOME"]) / "config.json").read_text(encoding="utf-8"))
-    assert config == {
-        "confirm": False,
-        "sideApiBase": "https://api.example.com/v1",
-        "sideApiModel": "gpt-4o-mini",
-    }
+    assert _config(env) == DIRECT_WITH_AN_API
     assert key not in screen  # read without echo
     for root in (Path(env["HOME"]), Path(env["MEMEVO_HOME"])):
         for path in root.rglob("*"):
@@ -113,9 +120,4 @@ def test_a_wrong_answer_is_asked_again_at_once(env: dict[str, str]) -> None:
         env,
     )
     assert code == 0, screen[-3000:]
-    config = json.loads((Path(env["MEMEVO_HOME"]) / "config.json").read_text(encoding="utf-8"))
-    assert config == {
-        "confirm": False,
-        "sideApiBase": "https://api.example.com/v1",
-        "sideApiModel": "gpt-4o-mini",
-    }
+    assert _config(env) == DIRECT_WITH_AN_API
