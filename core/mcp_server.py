@@ -152,6 +152,7 @@ def _call(
     """Waits for a starting or taking-over service and retries, rather than failing the tool;
     needs_model: also for the service's model to load. All within CALL_WAIT_S in total."""
     deadline = time.monotonic() + CALL_WAIT_S
+    asked_once_ready = False
     while True:
         try:
             if service_only:
@@ -162,7 +163,11 @@ def _call(
         except ServiceUnavailable as exc:
             raise ToolError(f"the memevo service is not answering: {exc}") from exc
         except InvalidInput as exc:
-            if not needs_model or not _model_loading(deadline):
+            state = _model_state(deadline) if needs_model else "failed"
+            if state == "ready" and not asked_once_ready:
+                asked_once_ready = True  # it finished loading between our call and the question
+                continue
+            if state != "loading":
                 raise ToolError(str(exc)) from exc
             if time.monotonic() + MODEL_POLL_S >= deadline:
                 raise ToolError(
@@ -177,14 +182,16 @@ def _call(
     return result
 
 
-def _model_loading(deadline: float) -> bool:
-    """The service answers but its model is still loading (not failed, not loaded): worth
-    asking again. A service that does not answer the question is worth asking again too."""
+def _model_state(deadline: float) -> str:
+    """ "loading" (not failed, not loaded, or the service does not answer the question: worth
+    asking again), "ready" (it may have finished a moment ago: worth one more try), or "failed"."""
     try:
         status = call("ping", {}, timeout_s=max(0.5, min(2.0, deadline - time.monotonic())))
     except (ServiceUnavailable, MemevoError):
-        return True
-    return not status.get("model_ready") and not status.get("model_error")
+        return "loading"
+    if status.get("model_error"):
+        return "failed"
+    return "ready" if status.get("model_ready") else "loading"
 
 
 def start_service_if_needed() -> None:
