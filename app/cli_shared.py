@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import MemevoError, StoreDamaged
+from ..core.errors import MemevoError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -48,21 +48,16 @@ def run_handler(handler: Handler, args: argparse.Namespace) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit would fail again
         return 141
     except Exception as exc:  # one line for the user, the traceback for the log
+        from ..core import paths
+        from ..core.store import damage_in
+
         where = log_traceback()
-        damage = _damage_in(exc)
+        damage = damage_in(exc, paths.store_path())
         if damage is not None:  # a damaged block met in the middle of a command
             print(f"memevo: {damage}", file=sys.stderr)
             return damage.exit_code
         print(f"memevo: internal error: {exc} (details in {where})", file=sys.stderr)
         return 1
-
-
-def _damage_in(exc: Exception) -> StoreDamaged | None:
-    from ..core import paths
-    from ..core.store import damage_detail
-
-    detail = damage_detail(str(exc), paths.store_path())
-    return StoreDamaged(detail) if detail is not None else None
 
 
 def log_traceback() -> str:

@@ -91,9 +91,8 @@ def _silent_service() -> str | None:
 
     if not spawn.lock_held():
         return None
-    try:
-        pid = int(json.loads(protocol.info_path().read_text(encoding="utf-8"))["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
+    pid = protocol.recorded_pid()
+    if pid is None:
         return "a memevo service holds the store but does not answer (still starting, stopped or stuck)"
     return (
         f"the memevo service (pid {pid}) holds the store but does not answer: it may be stopped "

@@ -313,6 +313,15 @@ _SHORT_READ = re.compile(
 )
 
 
+def damage_in(exc: BaseException, path: Path) -> StoreDamaged | None:
+    """The damage an error reports (itself, when it already is StoreDamaged), or None: met in
+    the middle of a request or a command, it is said like damage found at the open."""
+    if isinstance(exc, StoreDamaged):
+        return exc
+    detail = damage_detail(str(exc), path)
+    return StoreDamaged(detail) if detail is not None else None
+
+
 def damage_detail(message: str, path: Path) -> str | None:
     """A short account of the damage DuckDB's error message reports, or None: not damage
     (a lock, a version mismatch, a bug of ours)."""

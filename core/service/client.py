@@ -225,7 +225,7 @@ def _attempt_s(timeout_s: float, deadline: float, bounded: bool) -> float:
 
 def _stuck(op: str, waited: float, writes: bool) -> str:
     """One sentence: the service took the request and never answered."""
-    pid = _service_pid()
+    pid = protocol.recorded_pid()
     who = f"the memevo service (PID {pid})" if pid else "the memevo service"
     end = f"end process {pid}" if pid else "end the memevo service's process"
     if writes:
@@ -234,14 +234,6 @@ def _stuck(op: str, waited: float, writes: bool) -> str:
             f"not have been applied: {end}, then check with `memevo read` before trying again"
         )
     return f"{who} took {op} but did not answer it within {waited:.0f} s and seems stuck: {end} and try again"
-
-
-def _service_pid() -> int | None:
-    try:
-        pid = json.loads(protocol.info_path().read_text(encoding="utf-8"))["pid"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return pid if isinstance(pid, int) and not isinstance(pid, bool) else None
 
 
 def _local(call_local: Any, op: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -54,7 +54,7 @@ class ServiceHost:
     def load_engine(self) -> None:
         """The model, loaded off the request path; the service serves meanwhile."""
         from ..runtime import open_engine
-        from ..store import damage_detail
+        from ..store import damage_in
 
         ctx = self.ctx
         limit_blas_threads()
@@ -70,13 +70,12 @@ class ServiceHost:
             log.info("recall ready after %.1f s (%d memories)", ctx.ready_after_s, len(ctx.engine.index))
             ctx.learner.want_cues()  # memories from before cues, or written while it was down
         except Exception as exc:  # the service keeps serving session starts and the CLI
-            detail = exc.detail if isinstance(exc, StoreDamaged) else damage_detail(str(exc), self.store.path)
-            if detail is not None:
+            damage = damage_in(exc, self.store.path)
+            if damage is not None:
                 # as for a store that could not be opened (server.py): every command says so,
                 # hooks answer from the cached texts with the remedy, `memevo repair` stops us
                 from . import damaged
 
-                damage = StoreDamaged(detail)
                 self.store.give_up(damage)
                 damaged.mark(ctx, damage)
                 log.error("%s", ctx.store_error, exc_info=not isinstance(exc, StoreDamaged))

@@ -32,6 +32,15 @@ def info_path() -> Path:
     return paths.data_dir() / "service.json"
 
 
+def recorded_pid() -> int | None:
+    """The pid the running (or last) service wrote into service.json, if it is readable."""
+    try:
+        pid = json.loads(info_path().read_text(encoding="utf-8"))["pid"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+
+
 def transport() -> str:
     """A Unix socket (mode 600) on Linux and macOS; on Windows, loopback TCP with a token
     kept in a user-only file. MEMEVO_TRANSPORT=tcp selects the latter anywhere (tests)."""

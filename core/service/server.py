@@ -25,7 +25,7 @@ from typing import IO, Any
 from .. import atomic, paths
 from ..errors import MemevoError, StoreDamaged
 from ..redaction import RedactingFilter
-from ..store import damage_detail
+from ..store import damage_in
 from . import protocol, routes
 from .host import ServiceHost
 from .idle import IdleWatch, exit_when_idle
@@ -197,9 +197,9 @@ class Server:
             return protocol.reply_error(type(exc).__name__, str(exc))
         except Exception as exc:
             log.exception("%s failed", op)
-            detail = damage_detail(str(exc), self.host.store.path)
-            if detail is not None:  # a damaged block met by a request: named, with its remedy
-                return protocol.reply_error(StoreDamaged.__name__, str(StoreDamaged(detail)))
+            damage = damage_in(exc, self.host.store.path)
+            if damage is not None:  # a damaged block met by a request: named, with its remedy
+                return protocol.reply_error(StoreDamaged.__name__, str(damage))
             return protocol.reply_error("internal", f"{op} failed: {exc}")
         return protocol.reply_ok(result)
 
