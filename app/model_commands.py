@@ -168,6 +168,8 @@ def _print_verify(report: dict[str, Any], explain: bool = False) -> None:
         f"model {report['model']}  minimums rule {s['recallMinScore']} project {s['recallMinScoreProject']}"
         f"  lexical weight {s.get('recallLexicalWeight', 0)}  question damping {s.get('questionDamping', 0)}"
     )
+    if s.get("languageNeutral"):
+        print("vectors are language-neutral: the Chinese-English direction is taken out before the cosine")
     generic = s.get("genericDamping") or {}
     if generic.get("weight"):
         print(

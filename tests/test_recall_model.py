@@ -83,10 +83,10 @@ def test_verify_set_regression_with_shipped_thresholds(
 ) -> None:
     """Our own verify set (tests/data/recall-set.json) through the production hybrid gate.
 
-    Measured with the shipped defaults (lexical weight 0.4, question damping 0.1, generic
-    damping 1.0 past 0.55, minimums rule 0.46 / project 0.50): 109/163 relevant, 4/109
-    unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 111/174; tool calls
-    38/48, 1/30 quiet calls bring a rule.
+    Measured with the shipped defaults (vectors language-neutral, lexical weight 0.4, question
+    damping 0.1, generic damping 1.5 past 0.55, minimums rule 0.43 / project 0.44): 121/163
+    relevant, 4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool
+    123/174; tool calls 42/48, 1/30 quiet calls bring a rule and 1/30 a fact.
     These are in-sample (the defaults were chosen on these cases); the cross-validated figures
     are in the README. The bounds leave a little room for float noise, not for a worse gate.
     """
@@ -96,14 +96,14 @@ def test_verify_set_regression_with_shipped_thresholds(
     before = {m.id: m.confidence for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
     report = verify.run(engine, cases, actions_=actions)
     assert report["relevant_total"] == 163 and report["unrelated_total"] == 109
-    assert report["relevant_hit"] >= 106
+    assert report["relevant_hit"] >= 118
     assert report["unrelated_project_leaks"] <= 1
     assert report["unrelated_rule_leaks"] <= 6
-    assert report["single_memory_hit"] >= 108
+    assert report["single_memory_hit"] >= 120
     assert report["expected_not_in_pool"] == []
     acted = report["actions"]
     assert acted["relevant_total"] == 48 and acted["unrelated_total"] == 30
-    assert acted["relevant_hit"] >= 36 and acted["unrelated_rule_leaks"] <= 2
+    assert acted["relevant_hit"] >= 40 and acted["unrelated_rule_leaks"] <= 2
     assert acted["unrelated_project_leaks"] <= 1
     after = {m.id: m.confidence for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
     assert after == before  # verify never awards
@@ -118,8 +118,8 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     """The same set with the recall cues its file carries: answered, memory by memory, to
     core/learning/cue_writer.py's request by a model that saw only the memory (core/cues.py).
 
-    Measured with the shipped defaults (cue offsets 0.06 rule / 0.04 project): 152/163 relevant,
-    4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 156/174; tool
+    Measured with the shipped defaults (cue offsets 0.09 rule / 0.08 project): 153/163 relevant,
+    2/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 157/174; tool
     calls 44/48, 1/30 quiet calls bring a rule and 1/30 a fact. In-sample like the test above;
     cross-validated figures in the README."""
     from memevo.core import cues
@@ -132,9 +132,9 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     actions = verify.parse(data).actions
     report = verify.run(engine, cases, actions_=actions)
     assert report["settings"]["recallCues"] is True and report["settings"]["memoriesWithCues"] == 89
-    assert report["relevant_hit"] >= 148  # without cues: 109
-    assert report["unrelated_rule_leaks"] <= 6 and report["unrelated_project_leaks"] <= 1
-    assert report["single_memory_hit"] >= 152
+    assert report["relevant_hit"] >= 150  # without cues: 121
+    assert report["unrelated_rule_leaks"] <= 4 and report["unrelated_project_leaks"] <= 1
+    assert report["single_memory_hit"] >= 154
     acted = report["actions"]
     assert acted["relevant_hit"] >= 42 and acted["unrelated_rule_leaks"] <= 2
     assert acted["unrelated_project_leaks"] <= 2
@@ -147,13 +147,15 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     paths.config_path().write_text('{"recallCues": false}', encoding="utf-8")
     plain = verify.run(engine, cases)
     assert plain["settings"]["recallCues"] is False
-    assert 106 <= plain["relevant_hit"] < report["relevant_hit"]
+    assert 118 <= plain["relevant_hit"] < report["relevant_hit"]
 
 
 def test_cosine_only_is_the_gate_before_hybrid_recall(
     store: Store, clock: FakeClock, engine: RecallEngine
 ) -> None:
-    """recallLexicalWeight 0: the cosine alone, with the model's cosine minimums (0.44 / 0.50)."""
+    """recallLexicalWeight 0: the cosine alone (language-neutral vectors), with the model's cosine
+    minimums (0.47 / 0.54, chosen on this set by `calibrate` under the same leak bounds as the
+    hybrid gate): 73/163 relevant, 3/109 unrelated prompts bring a rule, 0/109 a fact."""
     cases = _load_recall_set(store, clock)
     engine.sync_all()
     from memevo.core import paths
@@ -162,9 +164,10 @@ def test_cosine_only_is_the_gate_before_hybrid_recall(
     paths.config_path().write_text('{"recallLexicalWeight": 0}', encoding="utf-8")
     settings = engine.settings()
     assert settings.lexical_weight == 0 and settings.question_damping == 0
-    assert (settings.min_rule, settings.min_project) == (0.44, 0.50)
+    assert (settings.min_rule, settings.min_project) == (0.47, 0.54)
     report = verify.run(engine, cases, settings)
-    assert report["relevant_hit"] >= 99 and report["unrelated_rule_leaks"] >= 20
+    assert 70 <= report["relevant_hit"] <= 80
+    assert report["unrelated_rule_leaks"] <= 5 and report["unrelated_project_leaks"] <= 1
 
 
 def test_an_identifier_alone_recalls_its_fact(store: Store, clock: FakeClock, engine: RecallEngine) -> None:
@@ -391,8 +394,9 @@ def test_out_of_sample_sets_recall_more_than_the_cosine_gate(encoder) -> None:
     """Three sets written after the gate was chosen (tests/data/recall-blind-*.json: three
     other teams, 146 related and 159 unrelated prompts, by helpers that never saw the verify
     set or the code; never tuned on). Measured with the shipped defaults, summed over the
-    three: cosine gate 58/146 related, 16/159 unrelated bring a rule, 6/159 a project fact;
-    hybrid 75/146, 8/159, 6/159; hybrid with the files' cues 119/146, 9/159, 8/159. The
+    three: cosine gate 44/146 related, 9/159 unrelated bring a rule, 4/159 a project fact;
+    hybrid 90/146, 10/159, 8/159; hybrid with the files' cues 129/146, 9/159, 9/159 (before the
+    vectors were language-neutral: cosine 58, 16, 6; hybrid 75, 8, 6; cues 119, 9, 8). The
     bounds hold the hybrid to those figures (float noise aside) and to beating the cosine gate."""
     from memevo.core import paths
 
@@ -420,14 +424,11 @@ def test_out_of_sample_sets_recall_more_than_the_cosine_gate(encoder) -> None:
                     total[key] = total.get(key, 0) + report[key]
     cosine, hybrid, cued = totals["cosine"], totals["hybrid"], totals["cues"]
     assert cosine["relevant_total"] == hybrid["relevant_total"] == 146
-    assert hybrid["relevant_hit"] >= 73 and hybrid["relevant_hit"] > cosine["relevant_hit"]
+    assert hybrid["relevant_hit"] >= 87 and hybrid["relevant_hit"] > cosine["relevant_hit"] + 40
+    assert hybrid["unrelated_rule_leaks"] <= 11
+    assert hybrid["unrelated_project_leaks"] <= 9
     assert (
-        hybrid["unrelated_rule_leaks"] <= 10
-        and hybrid["unrelated_rule_leaks"] < cosine["unrelated_rule_leaks"]
-    )
-    assert hybrid["unrelated_project_leaks"] <= 7
-    assert (
-        cued["relevant_hit"] >= 115
+        cued["relevant_hit"] >= 125
         and cued["unrelated_rule_leaks"] <= 11
-        and cued["unrelated_project_leaks"] <= 9
+        and cued["unrelated_project_leaks"] <= 10
     )

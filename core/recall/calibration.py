@@ -36,13 +36,13 @@ CALIBRATED: dict[str, Hybrid] = {
     "intfloat/multilingual-e5-small": Hybrid(
         lexical_weight=0.4,
         question_damping=0.1,
-        min_rule=0.46,
-        min_project=0.50,
-        cue_offset_rule=0.06,
-        cue_offset_project=0.04,
+        min_rule=0.43,
+        min_project=0.44,
+        cue_offset_rule=0.09,
+        cue_offset_project=0.08,
         cues=True,
         generic_from=0.55,
-        generic_weight=1.0,
+        generic_weight=1.5,
     ),
 }
 

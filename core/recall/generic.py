@@ -11,7 +11,7 @@ weight x (closeness − from) off the fused score of a prompt closer than `from`
 with the gate, core/recall/calibration.py); tool calls are never damped.
 
 The vectors are stored raw (before the background is subtracted), as float16, so a rebuilt
-background mean still applies: shipped for the default model under `resources/models/`, built
+background still applies: shipped for the default model under `resources/models/`, built
 and kept in the data dir for any other model (or after the list changed).
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic, paths
-from ..encoder.background import center, user_then_shipped
+from ..encoder.background import Background, center, user_then_shipped
 from ..encoder.encoder import Encoder
 from ..encoder.models import folder_name
 from ..resources_access import read_json
@@ -104,16 +104,16 @@ def ensure(encoder: Encoder) -> np.ndarray:
 class Closeness:
     """The prompts' centred vectors; `of` gives a centred query's best cosine to them."""
 
-    def __init__(self, raw: np.ndarray, background: np.ndarray) -> None:
+    def __init__(self, raw: np.ndarray, background: Background | np.ndarray) -> None:
         self.matrix = center(raw, background)
 
     @classmethod
-    def of_model(cls, encoder: Encoder, background: np.ndarray) -> Closeness:
+    def of_model(cls, encoder: Encoder, background: Background) -> Closeness:
         """The shipped prompts' for this model (built into the data dir first if need be)."""
         return cls(ensure(encoder), background)
 
     @classmethod
-    def empty(cls, dim: int, background: np.ndarray) -> Closeness:
+    def empty(cls, dim: int, background: Background) -> Closeness:
         """No prompts: every closeness is 0 (a model whose gate does not damp them)."""
         return cls(np.zeros((0, dim), np.float32), background)
 

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..encoder.background import center
+from ..encoder.background import Background, center
 from ..vectors import Pool
 
 CATEGORY_CODES = {"rule": 0, "project": 1}
@@ -23,9 +23,13 @@ _POOL = ThreadPoolExecutor(1, thread_name_prefix="memevo-search")
 
 
 class MemoryIndex:
-    def __init__(self, dim: int, background: np.ndarray, capacity: int = 1024) -> None:
+    def __init__(self, dim: int, background: Background | np.ndarray, capacity: int = 1024) -> None:
         self.dim = dim
-        self.background = np.asarray(background, dtype=np.float32)
+        self.background = (
+            background
+            if isinstance(background, Background)
+            else Background(np.asarray(background, np.float32))
+        )
         self._matrix = np.zeros((capacity, dim), dtype=np.float32)
         self._category = np.zeros(capacity, dtype=np.int8)
         self._live = np.zeros(capacity, dtype=bool)  # present and not deprecated

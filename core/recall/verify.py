@@ -285,6 +285,8 @@ def _report(
             "recallCues": settings.use_cues,
             "cueOffsets": {"rule": settings.cue_offset_rule, "project": settings.cue_offset_project},
             "memoriesWithCues": len(engine.cued),
+            # the background's language direction taken out of every vector (background.py)
+            "languageNeutral": engine.background.language is not None,
         },
         "relevant_hit": sum(1 for r in relevant if r[4]),
         "relevant_total": len(relevant),
