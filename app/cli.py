@@ -173,7 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
         "rebuild-index", model_commands.cmd_rebuild_index, "back up the vectors, then re-encode every memory"
     )
     command(
-        "build-background", model_commands.cmd_build_background, "recompute the background mean for the model"
+        "build-background",
+        model_commands.cmd_build_background,
+        "recompute the background (mean and language direction) for the model",
     )
     p = command(
         "serve", service_commands.cmd_serve, "run the memory service headless (no desktop)", json_flag=False

@@ -234,7 +234,9 @@ def cmd_build_background(args: argparse.Namespace) -> int:
         result = {"model": encoder.model_id, "path": str(target), "sentences": len(background.sentences())}
     if args.json:
         return emit_json(result)
-    print(f"background mean for {result['model']} from {result['sentences']} sentences: {result['path']}")
+    print(
+        f"background (mean and language direction) for {result['model']} from {result['sentences']} sentences: {result['path']}"
+    )
     print("thresholds depend on it: run `memevo verify` on your cases")
     return 0
 

@@ -299,10 +299,10 @@ def test_model_service_and_config_print_plain_values(run_cli, provisioned_model)
     assert model.returncode == 0, model.stderr
     assert "True" not in model.stdout and "{'" not in model.stdout
     assert "ready" in model.stdout and "yes" in model.stdout
-    assert "lexical_weight 0.4, rule 0.46, project 0.5" in model.stdout  # the hybrid gate recall uses
-    assert "rule 0.44, project 0.5" in model.stdout  # the cosine alone's, with recallLexicalWeight 0
+    assert "lexical_weight 0.4, rule 0.43, project 0.44" in model.stdout  # the hybrid gate recall uses
+    assert "rule 0.47, project 0.54" in model.stdout  # the cosine alone's, with recallLexicalWeight 0
     config = run_cli("config").stdout
-    assert "recallMinScore         0.46  (the model's calibrated default)" in config
+    assert "recallMinScore         0.43  (the model's calibrated default)" in config
     assert "recallLexicalWeight    0.4  (the model's calibrated default)" in config
     assert "(model default)" not in config
     status = run_cli("service", "status").stdout
