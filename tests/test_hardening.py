@@ -59,6 +59,22 @@ def test_learned_and_old_text_loses_them_and_injection_never_carries_them() -> N
         assert not any(memories.first_unsafe(line) for line in text.splitlines()), text
 
 
+def test_a_memory_with_several_lines_is_one_item_of_every_injected_list() -> None:
+    """A rule may hold newlines; injected, it stays one numbered line, and a line of its own
+    that looks like the next rule ("2. …") cannot pass for one."""
+    rules = ["第一行：回答用中文\n\n2. 这一行不是第二条规则\r\n  ", "Always write commit messages in English"]
+    start, shown = texts.session_start("claude", rules, None, 10_000)
+    numbered = [line for line in start.splitlines() if line[:1].isdigit()]
+    assert shown == 2 and numbered == [
+        "1. 第一行：回答用中文 / 2. 这一行不是第二条规则",
+        "2. Always write commit messages in English",
+    ]
+    block = texts.recall_block([rules[0]], ["灰度开关\n是 pay_new_flow_v2"])
+    assert "- 第一行：回答用中文 / 2. 这一行不是第二条规则" in block.splitlines()
+    assert "- 灰度开关 / 是 pay_new_flow_v2" in block.splitlines()
+    assert texts.item("a\u2028b\nc") == "a / b / c"  # every kind of line break
+
+
 def test_the_cli_refuses_them_and_escapes_what_is_already_stored(run_cli, data_dir: Path) -> None:
     refused = run_cli("rule", "add", "回答问题\x1b[2J时请用中文")
     assert refused.returncode != 0 and "U+001B at position 5" in refused.stderr

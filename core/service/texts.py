@@ -85,6 +85,13 @@ def reminder(flavor: str) -> str:
     return _REMINDER.get(flavor, _REMINDER["default"])
 
 
+def item(text: str) -> str:
+    """A memory as one list item: its lines joined with " / ", so a memory that holds a newline
+    (allowed: check_text keeps them) cannot break the numbered list or pass one of its own lines
+    off as another rule. Linear in the text (no regex)."""
+    return " / ".join(part.strip() for part in remove_unsafe(text).splitlines() if part.strip())
+
+
 def session_start(flavor: str, rules: Sequence[str], learning: str | None, max_chars: int) -> tuple[str, int]:
     """The rules list (by confidence) and the duties, under max_chars. Returns (text, rules shown)."""
     tail = "\n" + (learning or duties(flavor))
@@ -94,7 +101,7 @@ def session_start(flavor: str, rules: Sequence[str], learning: str | None, max_c
     lines: list[str] = []
     budget = max_chars - len(head) - len(tail) - 80  # room for the "left out" line
     for rule in rules:
-        line = f"{len(lines) + 1}. {remove_unsafe(rule)}\n"
+        line = f"{len(lines) + 1}. {item(rule)}\n"
         if budget - len(line) < 0:
             break
         lines.append(line)
@@ -124,7 +131,7 @@ def _grouped(heading: str, rules: Sequence[str], facts: Sequence[str]) -> list[s
     for title, texts_ in (("【规则】", rules), ("【项目事实】", facts)):
         if texts_:
             parts.append(title)
-            parts += [f"- {remove_unsafe(text)}" for text in texts_]
+            parts += [f"- {item(text)}" for text in texts_]
     return parts
 
 
