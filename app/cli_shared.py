@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import MemevoError
+from ..core.errors import InvalidInput, MemevoError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -32,6 +32,12 @@ def call(name: str, **params: Any) -> dict[str, Any]:
 
 def run_handler(handler: Handler, args: argparse.Namespace) -> int:
     """One command, its errors said in one line: the exit code `memevo` returns."""
+    from ..core import paths
+
+    problem = paths.data_dir_problem()
+    if problem is not None:  # said before any command reads "no memories" or fails half-way
+        print(f"memevo: {problem}; nothing was read or written", file=sys.stderr)
+        return InvalidInput.exit_code
     try:
         return int(handler(args))
     except MemevoError as exc:

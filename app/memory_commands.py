@@ -314,15 +314,8 @@ def _gate_defaults(values: dict[str, Any]) -> dict[str, float]:
     """What the gate uses for the keys left unset: the model's calibrated hybrid values (or its
     cosine minimums when the lexical weight is 0), as recall itself reads them."""
     from ..core.encoder.models import entry_for
-    from ..core.recall.gate import GateSettings
+    from ..core.recall.gate import model_defaults
     from ..core.runtime import configured_model
 
     entry = entry_for(configured_model())
-    if not entry.calibrated:
-        return {}
-    gate = GateSettings.from_config(values, entry)
-    return {
-        "recallMinScore": gate.min_rule,
-        "recallMinScoreProject": gate.min_project,
-        "recallLexicalWeight": gate.lexical_weight,
-    }
+    return model_defaults(values, entry) if entry.calibrated else {}

@@ -16,6 +16,21 @@ def data_dir() -> Path:
     return Path.home() / DEFAULT_DIRNAME
 
 
+def data_dir_problem() -> str | None:
+    """Why the data dir cannot hold memevo's state (a file stands where it or a folder above it
+    should be), or None. Nothing is created to find out."""
+    path = data_dir()
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            if candidate.is_dir():
+                return None
+            named = f"{HOME_ENV} ({path})" if os.environ.get(HOME_ENV) else f"the data dir ({path})"
+            return f"{named} cannot be used: {candidate} is a file, not a folder" + (
+                f"; point {HOME_ENV} at a folder, or unset it" if os.environ.get(HOME_ENV) else ""
+            )
+    return None
+
+
 def store_path() -> Path:
     return data_dir() / "memevo.duckdb"
 

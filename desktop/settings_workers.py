@@ -21,6 +21,7 @@ from ..core import aioloop
 from ..core import config as config_mod
 from ..core.encoder.models import entry_for
 from ..core.learning import judge
+from ..core.recall.gate import MODEL_KEYS, model_defaults
 from .i18n import tr
 from .qt import (
     QCheckBox,
@@ -76,7 +77,6 @@ def config_is_broken() -> str | None:
 
 # -- one row of the form --------------------------------------------------------------------------
 ERROR_STYLE = "color: #b00020;"
-SCORE_KEYS = {"recallMinScore": "rule", "recallMinScoreProject": "project"}
 
 
 def key_texts() -> dict[str, tuple[str, str]]:
@@ -140,10 +140,9 @@ def key_texts() -> dict[str, tuple[str, str]]:
 
 
 def default_text(key: config_mod.Key, config: config_mod.Config) -> str:
-    if key.name in SCORE_KEYS and key.default is None:
-        entry = entry_for(str(config["model"]))
-        value = entry.recall_min_rule if SCORE_KEYS[key.name] == "rule" else entry.recall_min_project
-        return tr("default: {value} (the model's value)").format(value=value)
+    if key.name in MODEL_KEYS and key.default is None:  # what recall really uses (as `memevo config`)
+        value = model_defaults(config.values, entry_for(str(config["model"])))[key.name]
+        return tr("default: {value} (the model's value)").format(value=f"{value:g}")
     if key.default is None:
         return tr("default: none")
     if isinstance(key.default, bool):

@@ -362,3 +362,18 @@ def run_list(data_dir: Path) -> str:
         env=os.environ | {"MEMEVO_HOME": str(data_dir)},
         timeout=60,
     ).stdout
+
+
+def test_a_data_dir_that_is_a_file_is_said_before_anything_runs(run_cli, tmp_path: Path) -> None:
+    """MEMEVO_HOME naming a file (or a folder below one) used to read as "0 memories" for
+    `memevo list` and end in "internal error: Not a directory" for writes."""
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x", encoding="utf-8")
+    for home in (a_file, a_file / "below"):
+        for args in (("list",), ("rule", "add", "回答问题时请用中文"), ("service", "status")):
+            result = run_cli(*args, env={"MEMEVO_HOME": str(home)})
+            assert result.returncode == 1, (args, result.stdout)
+            assert result.stdout == ""
+            assert f"{a_file} is a file, not a folder" in result.stderr
+            assert "point MEMEVO_HOME at a folder" in result.stderr and "internal error" not in result.stderr
+    assert a_file.read_text(encoding="utf-8") == "x"

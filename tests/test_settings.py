@@ -18,6 +18,7 @@ from memevo.core import memories, paths, secrets
 from memevo.core.clock import FakeClock
 from memevo.core.encoder import provision as provision_mod
 from memevo.core.encoder.models import DEFAULT_MODEL
+from memevo.core.recall import calibration
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
 from memevo.desktop.i18n import tr
@@ -115,9 +116,13 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
         "default: off"
     )
     assert rows["recallMinScore"].editor.text() == "0.3"
+    # the hybrid gate's minimum, as recall and `memevo config` use it (not the cosine-only one)
     assert rows["recallMinScore"].default_label.text() == tr("default: {value} (the model's value)").format(
-        value=0.44
+        value=f"{calibration.CALIBRATED[DEFAULT_MODEL].min_rule:g}"
     )
+    assert rows["recallLexicalWeight"].default_label.text() == tr(
+        "default: {value} (the model's value)"
+    ).format(value=f"{calibration.CALIBRATED[DEFAULT_MODEL].lexical_weight:g}")
     assert rows["recallMinScoreProject"].editor.text() == ""
     assert rows["recallMinMargin"].editor.text() == "-1"
     assert rows["sideApiBase"].editor.text() == "https://api.example.com/v1"

@@ -10,6 +10,7 @@ category whose top1 does not lead its second by the margin injects only its top1
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +75,25 @@ class GateSettings:
             generic_from=hybrid.generic_from if weight > 0 and hybrid else 1.0,
             generic_weight=hybrid.generic_weight if weight > 0 and hybrid else 0.0,
         )
+
+
+# The keys whose unset value is the model's (config.MODEL_DEFAULT), and what each reads of the gate.
+MODEL_KEYS: dict[str, Callable[[GateSettings], float]] = {
+    "recallMinScore": lambda gate: gate.min_rule,
+    "recallMinScoreProject": lambda gate: gate.min_project,
+    "recallLexicalWeight": lambda gate: gate.lexical_weight,
+}
+
+
+def model_defaults(values: dict[str, Any], entry: ModelEntry) -> dict[str, float]:
+    """What recall uses for each of MODEL_KEYS when that key is left unset and the others are as
+    configured: the calibrated hybrid values, or the cosine minimums once the lexical weight is
+    0. The one answer `memevo config` and the settings page give."""
+    out: dict[str, float] = {}
+    for key, read in MODEL_KEYS.items():
+        gate = GateSettings.from_config({k: v for k, v in values.items() if k != key}, entry)
+        out[key] = float(read(gate))
+    return out
 
 
 def gate_category(
