@@ -172,12 +172,21 @@ def test_confirm_on_leaves_a_proposal_and_resolve_applies_it(host: ServiceHost) 
         resolve.resolve(host.store, host.clock, "cursor", job.id, "create_project")
     with pytest.raises(resolve.ResolveRejected, match="not offered"):
         resolve.resolve(host.store, host.clock, "claude", job.id, "merge")
+    with pytest.raises(resolve.ResolveRejected, match=r"\(2000000 characters\)' was not offered") as big:
+        resolve.resolve(host.store, host.clock, "claude", job.id, "y" * 2_000_000)
+    assert len(str(big.value)) < 300
     result = resolve.resolve(host.store, host.clock, "claude", job.id, "create_project")
     assert result["message"].endswith("归类：project（项目事实）")
     with pytest.raises(resolve.ResolveRejected, match="already handled"):
         resolve.resolve(host.store, host.clock, "claude", job.id, "discard")
     with pytest.raises(resolve.ResolveRejected, match="unknown sessionID"):
         resolve.resolve(host.store, host.clock, "claude", "nope", "discard")
+    # a model's megabyte of sessionID or decision is not sent back whole
+    with pytest.raises(
+        resolve.ResolveRejected, match=r"unknown sessionID x{80}… \(1000000 characters\)$"
+    ) as big:
+        resolve.resolve(host.store, host.clock, "claude", "x" * 1_000_000, "discard")
+    assert len(str(big.value)) < 200
 
 
 @pytest.mark.parametrize("action", ["reinforce", "merge", "replace"])

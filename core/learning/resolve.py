@@ -36,19 +36,28 @@ def default_decision(proposal: dict[str, Any]) -> str:
     return f"create_{proposal.get('category', 'rule')}" if action == "create" else action
 
 
+ECHO_CHARS = 80  # what a refusal repeats of the caller's words (a model may send megabytes)
+
+
+def _echo(value: str) -> str:
+    """The caller's value as a refusal quotes it: whole when short, else its start and length."""
+    return value if len(value) <= ECHO_CHARS else f"{value[:ECHO_CHARS]}… ({len(value)} characters)"
+
+
 def resolve(
     store: Store, clock: Clock, client: str, job_id: str, decision: str, edited_text: str | None = None
 ) -> dict[str, Any]:
     job = jobs.get(store, job_id)
+    shown = _echo(job_id)
     if job is None:
-        raise ResolveRejected(f"unknown sessionID {job_id}")
+        raise ResolveRejected(f"unknown sessionID {shown}")
     if job.client != client:
-        raise ResolveRejected(f"sessionID {job_id} belongs to another client ({job.client})")
+        raise ResolveRejected(f"sessionID {shown} belongs to another client ({job.client})")
     if job.status not in ("ready", "shown") or job.proposal is None:
-        raise ResolveRejected(f"sessionID {job_id} is already handled ({job.status})")
+        raise ResolveRejected(f"sessionID {shown} is already handled ({job.status})")
     if decision not in DECISIONS or decision not in options(job.proposal):
         raise ResolveRejected(
-            f"decision {decision!r} was not offered for {job_id} (offered: {', '.join(options(job.proposal))})"
+            f"decision {_echo(decision)!r} was not offered for {shown} (offered: {', '.join(options(job.proposal))})"
         )
     result = apply(store, clock, job.proposal, decision, edited_text)
     jobs.update(store, job_id, clock.now_ms(), status="done", result=result, resolved_ms=clock.now_ms())
