@@ -36,8 +36,10 @@ def build(client: str) -> MCPServer:
         lines = [f"{c}: {v['live']} 条有效，{v['deprecated']} 条已废弃" for c, v in counts.items()]
         if open:
             path = _call("snapshot", {})["path"]
-            webbrowser.open(f"file://{path}")
-            lines.append(f"已刷新并打开 {path}")
+            if webbrowser.open(f"file://{path}"):
+                lines.append(f"已刷新并打开 {path}")
+            else:  # no browser here (a server, a container, SSH): say so, never claim it opened
+                lines.append(f"已刷新 {path}，但这里没有能打开它的浏览器：请在能访问这个文件的地方手动打开")
         return "\n".join(lines)
 
     @server.tool(description="按置信度返回某一组的 50 条记忆（从 offset 开始），已废弃的也列出并标注。")

@@ -28,12 +28,12 @@ def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 async def _session_calls(
-    home: Path, calls: list[tuple[str, dict[str, Any]]], client: str = "claude"
+    home: Path, calls: list[tuple[str, dict[str, Any]]], client: str = "claude", browser: str = "true"
 ) -> tuple[list[str], list[Any]]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memevo.core.cli", "mcp", "--client", client],
-        env=os.environ | {"MEMEVO_HOME": str(home), "BROWSER": "true"},
+        env=os.environ | {"MEMEVO_HOME": str(home), "BROWSER": browser},
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -43,13 +43,29 @@ async def _session_calls(
 
 
 def _run(
-    home: Path, calls: list[tuple[str, dict[str, Any]]], client: str = "claude"
+    home: Path, calls: list[tuple[str, dict[str, Any]]], client: str = "claude", browser: str = "true"
 ) -> tuple[list[str], list[Any]]:
-    return asyncio.run(_session_calls(home, calls, client))
+    return asyncio.run(_session_calls(home, calls, client, browser))
 
 
 def _text(result: Any) -> str:
     return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def test_open_says_so_when_no_browser_could_open_the_snapshot(mcp_home: Path, tmp_path: Path) -> None:
+    """On a machine with no browser (`BROWSER` fails, as over SSH or in a container) the page
+    is still written, and the answer says it was not opened instead of claiming it was."""
+    _, (opened,) = _run(mcp_home, [("memory_list", {"open": True})], browser="false")
+    page = mcp_home / "memories.html"
+    assert page.exists() and f"已刷新 {page}" in _text(opened)
+    assert "已刷新并打开" not in _text(opened) and "没有能打开它的浏览器" in _text(opened)
+    seen = tmp_path / "seen-url"
+    recorder = tmp_path / "browser.sh"
+    recorder.write_text(f'#!/bin/sh\necho "$1" > {seen}\n', encoding="utf-8")
+    recorder.chmod(0o700)
+    _, (opened,) = _run(mcp_home, [("memory_list", {"open": True})], browser=f"{recorder} %s")
+    assert "已刷新并打开" in _text(opened)
+    assert seen.read_text(encoding="utf-8").strip() == f"file://{page}"
 
 
 def test_exactly_six_tools_with_their_schemas(mcp_home: Path) -> None:
