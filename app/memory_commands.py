@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidInput
@@ -64,6 +65,12 @@ def _here() -> str:
     repo = repo_of(os.getcwd())
     if repo is None:
         raise InvalidInput("the current folder cannot be used as a repository")
+    broad = {str(Path("/").resolve()), str(Path.home().resolve())}
+    if repo in broad:  # no .git above it: "here" would be every session started there
+        raise InvalidInput(
+            f"{repo} is not a repository (no .git in it or above it): run this inside the repository "
+            "the memory belongs to; nothing changed"
+        )
     return repo
 
 

@@ -377,3 +377,22 @@ def test_a_data_dir_that_is_a_file_is_said_before_anything_runs(run_cli, tmp_pat
             assert f"{a_file} is a file, not a folder" in result.stderr
             assert "point MEMEVO_HOME at a folder" in result.stderr and "internal error" not in result.stderr
     assert a_file.read_text(encoding="utf-8") == "x"
+
+
+def test_here_outside_any_repository_is_refused_at_the_root_and_in_home(run_cli, tmp_path: Path) -> None:
+    """`--here` / `scope ID here` from `/` or the home folder (no .git above) used to scope the
+    memory to that folder: every session started there, or nowhere the user meant."""
+    home = Path(os.environ["HOME"])
+    for folder in (Path("/"), home):
+        added = run_cli("rule", "add", "提交前先跑一遍测试", "--here", cwd=str(folder))
+        assert added.returncode == 1 and "is not a repository" in added.stderr, added.stderr
+        assert "nothing changed" in added.stderr
+    assert "rule          0 live" in run_cli("list").stdout
+    rule = json.loads(run_cli("rule", "add", "提交前先跑一遍测试", "--json").stdout)["memory"]
+    moved = run_cli("scope", rule["id"], "here", cwd=str(home))
+    assert moved.returncode == 1 and "is not a repository" in moved.stderr
+    repo = tmp_path / "shop"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    moved = run_cli("scope", rule["id"], "here", cwd=str(repo / "src"))
+    assert moved.returncode == 0 and f"only in {repo}" in moved.stdout
