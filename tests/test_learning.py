@@ -251,18 +251,29 @@ def test_failures_write_nothing_and_keep_a_reason(host: ServiceHost, step: tuple
 
 def test_a_failing_side_api_shows_in_the_status_until_a_call_succeeds(host: ServiceHost) -> None:
     """A wrong key (HTTP 401) or the daily limit was kept only in the job and the log: a user
-    without the tray saw nothing in `memevo service`. The status says why, until the side API
-    answers again."""
+    without the tray saw nothing in `memevo service`, and each prompt's reminder still said
+    learning works. The status says why, and the reminder that learning is failing, until the
+    side API answers again."""
+    from memevo.core.service import hookops, texts
+
+    def reminder() -> str:  # what the next prompt's hook injects beside the recall
+        return hookops.prompt_reminder(host.ctx, config_mod.load(), "claude")
+
     server = FakeOpenAI([("status", 401), ("json", {"remember": False})])
     try:
         _configure(server, confirm=True)
         assert host.status()["side_error"] is None
+        assert reminder() == texts.reminder("claude")
         assert _learn(host, "第一句话：以后都用中文", prompt_id="a").status == "failed"
         assert "401" in (host.status()["side_error"] or "")
+        # the model is told learning is failing, so it does not promise to remember
+        assert reminder() == texts.reminder("claude") + texts.side_failing()
+        assert "401" not in reminder() and "不会被记下" in reminder()
         assert _learn(host, "第二句话：以后都用英文", prompt_id="b").status == "nothing"
     finally:
         server.close()
     assert host.status()["side_error"] is None
+    assert reminder() == texts.reminder("claude")
 
 
 def test_terminal_escapes_and_control_characters_never_reach_the_judge(host: ServiceHost) -> None:

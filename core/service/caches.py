@@ -53,8 +53,13 @@ def session_start_text(
     return text, [m.id for m in rules[:shown]]
 
 
-def prompt_reminder(config: config_mod.Config, has_key: bool, flavor: str) -> str:
-    return learning_text(config, has_key, flavor) or texts.reminder(flavor)
+def prompt_reminder(config: config_mod.Config, has_key: bool, flavor: str, side_failing: bool = False) -> str:
+    """side_failing: learning is set up but the side API's last call failed (the service knows;
+    the fallback files, written for no service, never say it)."""
+    off = learning_text(config, has_key, flavor)
+    if off:
+        return off
+    return texts.reminder(flavor) + (texts.side_failing() if side_failing else "")
 
 
 def write(store: Store | None, has_key: bool) -> None:

@@ -75,7 +75,7 @@ def session_start_text(
 
 
 def prompt_reminder(ctx: ServiceContext, config: config_mod.Config, flavor: str) -> str:
-    return caches.prompt_reminder(config, ctx.keys.has(), flavor)
+    return caches.prompt_reminder(config, ctx.keys.has(), flavor, ctx.learner.side_error is not None)
 
 
 @operation("hook.session_start", service=True)

@@ -77,6 +77,18 @@ def learning_off(flavor: str, legacy_blocking: bool) -> str:
     )
 
 
+def side_failing() -> str:
+    """Added to the per-prompt reminder while the side API's last call failed (a wrong key, the
+    daily limit, the endpoint down): learning is set up but nothing is being learned. Fixed words
+    (the reason is in `memevo service`), so the model neither promises to remember nor repeats an
+    error text."""
+    return (
+        "记忆沉淀暂时失败：最近一次旁路判别接口调用出错（原因可在终端运行 `memevo service` 查看），"
+        "修好之前用户说的偏好和规范不会被记下。用户陈述偏好、规范或要求记住时，请如实告诉用户这一点；"
+        '急用时可以直接写入：`memevo rule add "…"` 或 `memevo project add "…"`。'
+    )
+
+
 def duties(flavor: str) -> str:
     return _DUTIES.get(flavor, _DUTIES["default"])
 
