@@ -67,6 +67,18 @@ def _minutes_or_never(value: Any) -> float | int:
     return value
 
 
+LEARNING_MODES = ("auto", "side", "client", "off")
+
+
+def _learning_mode(value: Any) -> str:
+    """`memevo config learning off` reads "off" as false: it means the mode off."""
+    if value is False:
+        return "off"
+    if not isinstance(value, str) or value.strip().lower() not in LEARNING_MODES:
+        raise ValueError(f"must be one of {', '.join(LEARNING_MODES)}")
+    return value.strip().lower()
+
+
 def _http_url(value: Any) -> str:
     if not isinstance(value, str) or not value.strip().startswith(("http://", "https://")):
         raise ValueError("must be an http:// or https:// URL")
@@ -148,7 +160,31 @@ SCHEMA: tuple[Key, ...] = (
         "each prompt's recall injects at most this many characters",
     ),
     Key("showRecall", False, _bool, "Claude Code: also show the user what was recalled"),
-    Key("confirm", True, _bool, "ask before writing what the side judge proposes"),
+    Key(
+        "learning",
+        "auto",
+        _learning_mode,
+        "who proposes memories: auto (the side API when configured, else the client's own model), "
+        "side, client or off",
+    ),
+    Key(
+        "confirm",
+        True,
+        _bool,
+        "ask before writing what is learned (the side judge's or the client's proposal)",
+    ),
+    Key(
+        "proposalsPerSession",
+        8,
+        _int_range(1, 100),
+        "at most this many proposals from the client's model per session (a flood guard)",
+    ),
+    Key(
+        "proposalsPerDay",
+        30,
+        _int_range(1, 1000),
+        "at most this many proposals from the clients' models per day, all clients together",
+    ),
     Key("sideWaitMs", 12000, _int_range(0, 60000), "how long Stop waits for the side judge (ms)"),
     Key("decayDays", 30, _int_range(1, 3650), "idle days before a memory loses 0.05"),
     Key(

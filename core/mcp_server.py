@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 import webbrowser
@@ -21,9 +22,22 @@ from .errors import InvalidInput, MemevoError
 from .service.client import ServiceUnavailable, call, call_or_local, call_service
 
 INSTRUCTIONS = (
-    "Tools of the memory-self-evolution plugin. Use them only for this plugin's memories and only "
-    "when the user explicitly asks to list or tidy them; new memories are written by the plugin, "
-    "never through these tools."
+    "Tools of the memory-self-evolution plugin. memory_propose proposes a memory when the user "
+    "says something that should last across sessions (the plugin compares it with what it has "
+    "and the user confirms it); the other tools are only for when the user explicitly asks to "
+    "list or tidy the memories."
+)
+PROPOSE_DESCRIPTION = (
+    "提议一条长期记忆（不会直接写入：插件判重，用户确认）。用户说出跨会话都适用的偏好和工作规范"
+    "（如「回答用中文」「改完代码不要自动 commit」）、值得长期查阅的项目事实（文档、链接、仓库、目录、开关、账号），"
+    "或跨项目通用的技术选型结论，或明确说「记住」时调用。不要提议：只在当前任务里成立的方案讨论、"
+    "对某个功能或工具提的需求、实验参数和阶段结论、单个 bug/需求/MR 的细节、为当前任务交代的背景、假设和提问、带期限的安排。"
+    "text：自包含的记忆正文，脱离对话也能读懂，6 到 400 个字，保留原话里的名称、链接和标识符；"
+    "category：rule（偏好、规范、约定）或 project（项目事实）；scope（只对 project）：repo（只属于当前仓库）或 global；"
+    "words：用户的原话（照抄）；cues（可选，最多 10 条、每条 60 字内）：这条记忆应当被想起的场景，"
+    "写成用户可能说的话，规则还可以写它约束的工具调用（如「加新依赖前先问我」写 pip install …）。"
+    "若返回相近的已有记忆，按返回说明带上 action（create、reinforce、merge、replace）和 target 再调用一次；"
+    "其余情况按返回的说明做，不要重复提交同一条。"
 )
 
 
@@ -110,6 +124,31 @@ def build(client: str) -> MCPServer:
         )
         return str(result.get("message", ""))
 
+    @server.tool(description=PROPOSE_DESCRIPTION)
+    def memory_propose(
+        text: str,
+        category: Literal["rule", "project"],
+        words: str,
+        scope: Literal["repo", "global"] = "repo",
+        cues: list[str] | None = None,
+        action: Literal["create", "reinforce", "merge", "replace"] | None = None,
+        target: str | None = None,
+    ) -> str:
+        params: dict[str, Any] = {
+            "client": client,
+            "instance": INSTANCE,
+            "cwd": _cwd(),
+            "text": text,
+            "category": category,
+            "words": words,
+            "scope": scope,
+            "cues": cues,
+            "action": action,
+            "target": target,
+        }
+        result = _call("propose", params, service_only=True, needs_model=True)
+        return str(result.get("message", ""))
+
     @server.tool(description="查看全部配置，或修改一项（key 和 value）。只改这一项，读到的总是当前值。")
     def memory_config(key: str | None = None, value: Any = None) -> str:
         if key is None:
@@ -143,7 +182,32 @@ def _scope_label(memory: dict[str, Any]) -> str:
     return "global" if scope == "global" else f"repo:{name(scope)}"
 
 
-MODEL_READ_ONLY = ("sideApiBase", "sideApiModel", "sideContext", "model")
+# Where the user's prompts go and which model loads, and what guards learning (who proposes,
+# whether the user confirms, how many proposals a model may make): never a model's to change.
+MODEL_READ_ONLY = (
+    "sideApiBase",
+    "sideApiModel",
+    "sideContext",
+    "model",
+    "learning",
+    "confirm",
+    "proposalsPerSession",
+    "proposalsPerDay",
+    "sideDailyLimit",
+)
+# This server process, as the service tells one client's sessions apart when no hook has
+# named the session (core/service/proposeops.py).
+INSTANCE = f"{os.getpid()}-{int(time.time())}"
+
+
+def _cwd() -> str | None:
+    """The folder the client started us in (its project): the proposal's repository."""
+    try:
+        return os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("CODEBUDDY_PROJECT_DIR") or os.getcwd()
+    except OSError:
+        return None
+
+
 CALL_WAIT_S = 30.0  # the whole tool, within the clients' own tool-call timeouts (60 s and more)
 MODEL_POLL_S = 0.25
 

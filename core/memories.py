@@ -191,6 +191,13 @@ def session_rules(store: Store, limit: int, repo: str | None = None) -> list[Mem
     return [Memory.from_row(row) for row in store.query(sql, [repo, limit])]
 
 
+def live(store: Store) -> list[Memory]:
+    """Every live memory of both groups (a proposal is compared with each, once)."""
+    return [
+        m for category in CATEGORIES for m in ranked(store, category, limit=None, include_deprecated=False)
+    ]
+
+
 def same_text(store: Store, category: Category, text: str, scope: str | None = None) -> Memory | None:
     """The memory an add of this text would repeat: same category and text as create stores it,
     global or of the same repository; a live one before a deprecated one (trash is not looked at)."""
@@ -587,7 +594,7 @@ def restore(store: Store, memory_id: str) -> Memory:
 def purge_expired_trash(con: Any, now_ms: int) -> int:
     cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
     row = one(con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]))
-    for table in ("trash_vectors", "pins", "versions", "scopes", "cues", "cue_vectors"):
+    for table in ("trash_vectors", "pins", "versions", "scopes", "cues", "cue_vectors", "origins"):
         con.execute(
             f"DELETE FROM {table} WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
         )

@@ -114,6 +114,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             "cues_sha VARCHAR NOT NULL, vec FLOAT[] NOT NULL)",
         ),
     ),
+    Migration(
+        11,
+        "where each learned change of a memory came from: the client, its session, who proposed "
+        "it (the side judge or the client's model) and the user's words",
+        (
+            "CREATE TABLE origins (memory_id VARCHAR NOT NULL, ts_ms BIGINT NOT NULL, "
+            "client VARCHAR NOT NULL, session VARCHAR, proposer VARCHAR NOT NULL, "
+            "action VARCHAR NOT NULL, words VARCHAR)",
+        ),
+    ),
 )
 
 

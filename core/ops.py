@@ -11,7 +11,7 @@ from typing import Any
 
 from . import confidence as conf
 from . import config as config_mod
-from . import cues, legacy, maintenance, memories, purge
+from . import cues, legacy, maintenance, memories, origins, purge
 from .clock import Clock, SystemClock, iso
 from .errors import InvalidInput, NotFound
 from .optable import Context, Operation, StoreAccess, dispatch, operation
@@ -67,6 +67,7 @@ def op_history(ctx: Context, id: str) -> dict[str, Any]:
         "memory": memory.as_json() if memory else None,
         "versions": [v.as_json() for v in versions],
         "cues": cues.of(store, id) if memory else None,  # what recall matches beside the text
+        "origins": [o.as_json() for o in origins.of(store, id)],  # who proposed each learned change
     }
 
 

@@ -60,6 +60,67 @@ def create(
     return True
 
 
+CLIENT_ORIGIN = "json_extract_string(proposal, '$.origin') = 'client'"
+
+
+def create_proposed(
+    store: Store,
+    job_id: str,
+    client: str,
+    session: str,
+    words: str,
+    now_ms: int,
+    proposal: dict[str, Any],
+    status: str,
+    caps: tuple[int, int],
+) -> str:
+    """A proposal from a client's model, created exclusively and within its caps in one
+    transaction (so concurrent calls cannot overrun them): "created", "exists" (the same
+    proposal was made before in this session), "session" or "day" (that cap is reached).
+    caps: (per session, per day); the day is the proposal's own `day`."""
+    per_session, per_day = caps
+    with store.transaction() as con:
+        if one(con.execute("SELECT 1 FROM side_jobs WHERE id = ?", [job_id])):
+            return "exists"
+        row = one(
+            con.execute(
+                f"SELECT count(*) FILTER (WHERE client = ? AND session = ?), "
+                f"count(*) FILTER (WHERE json_extract_string(proposal, '$.day') = ?) "
+                f"FROM side_jobs WHERE {CLIENT_ORIGIN}",
+                [client, session, proposal["day"]],
+            )
+        )
+        in_session, today = (int(row[0]), int(row[1])) if row else (0, 0)
+        if in_session >= per_session:
+            return "session"
+        if today >= per_day:
+            return "day"
+        con.execute(
+            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words, proposal) "
+            "VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?)",
+            [
+                job_id,
+                client,
+                session,
+                now_ms,
+                now_ms,
+                status,
+                words,
+                json.dumps(proposal, ensure_ascii=False),
+            ],
+        )
+    return "created"
+
+
+def proposals_today(store: Store, day: str) -> int:
+    """Proposals the clients' models made today (`memevo service`, the panel)."""
+    rows = store.query(
+        f"SELECT count(*) FROM side_jobs WHERE {CLIENT_ORIGIN} AND json_extract_string(proposal, '$.day') = ?",
+        [day],
+    )
+    return int(rows[0][0]) if rows else 0
+
+
 def get(store: Store, job_id: str) -> Job | None:
     rows = store.query(f"SELECT {_COLUMNS} FROM side_jobs WHERE id = ?", [job_id])
     return Job.from_row(rows[0]) if rows else None

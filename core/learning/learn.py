@@ -154,7 +154,9 @@ class LearningRunner:
             if config["confirm"]:
                 jobs.update(store, job_id, clock.now_ms(), status="ready", proposal=proposal)
                 return
-            result = resolve.apply(store, clock, proposal, resolve.default_decision(proposal))
+            job = jobs.get(store, job_id)
+            origin = resolve.origin_of(job) if job else None
+            result = resolve.apply(store, clock, proposal, resolve.default_decision(proposal), origin=origin)
             jobs.update(store, job_id, clock.now_ms(), status="applied", proposal=proposal, result=result)
             self.host.after_learning(result)
         except (

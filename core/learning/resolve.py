@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import memories
+from .. import cues, memories, origins
 from ..clock import Clock
 from ..errors import InvalidInput, NotFound
 from ..store import Store
@@ -59,12 +59,40 @@ def resolve(
         raise ResolveRejected(
             f"decision {_echo(decision)!r} was not offered for {shown} (offered: {', '.join(options(job.proposal))})"
         )
-    result = apply(store, clock, job.proposal, decision, edited_text)
+    result = apply(store, clock, job.proposal, decision, edited_text, origin_of(job))
     jobs.update(store, job_id, clock.now_ms(), status="done", result=result, resolved_ms=clock.now_ms())
     return result
 
 
+def origin_of(job: jobs.Job) -> dict[str, Any]:
+    """Where a job's proposal came from, as a memory's history keeps it (core/origins.py)."""
+    proposer = str((job.proposal or {}).get("origin") or origins.SIDE)
+    return {"client": job.client, "session": job.session, "proposer": proposer, "words": job.words}
+
+
 def apply(
+    store: Store,
+    clock: Clock,
+    proposal: dict[str, Any],
+    decision: str,
+    edited_text: str | None = None,
+    origin: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The decision applied; the memory it lands in keeps `origin` in its history and the
+    proposal's recall cues (the client's model writes them with its proposal)."""
+    result = _apply(store, clock, proposal, decision, edited_text)
+    memory = result.get("memory")
+    if isinstance(memory, dict) and isinstance(memory.get("id"), str):
+        now = clock.now_ms()
+        if origin is not None:
+            origins.record(store, memory["id"], now, origin, str(result.get("action")))
+        written = cues.clean(proposal.get("cues"))
+        if written:
+            cues.save(store, memory["id"], str(memory["text"]), written, now)
+    return result
+
+
+def _apply(
     store: Store, clock: Clock, proposal: dict[str, Any], decision: str, edited_text: str | None = None
 ) -> dict[str, Any]:
     if decision == "discard":

@@ -25,11 +25,14 @@ _write_lock = threading.Lock()
 
 
 def learning_text(config: config_mod.Config, has_key: bool, flavor: str) -> str | None:
-    """The 「记忆沉淀未启用」 text while learning is not active, else None."""
+    """What the session start says of learning in place of the side judge's duties: the
+    client-mode duties, the 「记忆沉淀未启用」 text while learning is off, else None."""
     state = readiness.state(config, has_key)
+    if state.mode == readiness.CLIENT:
+        return texts.client_duties(flavor)
     if state.active:
         return None
-    return texts.learning_off(flavor, state.legacy_blocking)
+    return texts.learning_off(flavor, state.legacy_blocking, state.chosen == readiness.OFF)
 
 
 def session_start_text(
@@ -56,9 +59,11 @@ def session_start_text(
 def prompt_reminder(config: config_mod.Config, has_key: bool, flavor: str, side_failing: bool = False) -> str:
     """side_failing: learning is set up but the side API's last call failed (the service knows;
     the fallback files, written for no service, never say it)."""
-    off = learning_text(config, has_key, flavor)
-    if off:
-        return off
+    state = readiness.state(config, has_key)
+    if state.mode == readiness.CLIENT:
+        return texts.client_reminder(flavor)
+    if not state.active:
+        return texts.learning_off(flavor, state.legacy_blocking, state.chosen == readiness.OFF)
     return texts.reminder(flavor) + (texts.side_failing() if side_failing else "")
 
 

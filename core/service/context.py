@@ -112,8 +112,31 @@ class ServiceContext(optable.Context):
             "cue_error": self.learner.cue_error,
             "desktop": self.desktop,
             "memories_indexed": len(self.engine.index) if self.engine else None,
+            "learning": self.learning_status(),
             "uptime_s": round(time.monotonic() - self.started, 1),
             "ready_after_s": round(self.ready_after_s, 2) if self.ready_after_s is not None else None,
+        }
+
+    def learning_status(self) -> dict[str, Any]:
+        """Who proposes now (side, client, off), and today's proposals from the clients' models
+        against their caps; the side API calls are counted beside them (status.py)."""
+        from .. import config as config_mod
+        from ..learning import readiness
+
+        config = config_mod.load()
+        today = self.clock.local_day(self.clock.now_ms())
+        try:
+            proposals, calls = jobs.proposals_today(self.store, today), jobs.calls_today(self.store, today)
+        except Exception as exc:  # a damaged or busy store: the status still answers
+            return {"error": f"{type(exc).__name__}: {exc}"[:200]}
+        return {
+            "mode": readiness.state(config, self.keys.has()).mode,
+            "chosen": config["learning"],
+            "proposals_today": proposals,
+            "proposals_per_day": config["proposalsPerDay"],
+            "proposals_per_session": config["proposalsPerSession"],
+            "side_calls_today": calls,
+            "side_daily_limit": config["sideDailyLimit"],
         }
 
     # -- what follows a change ----------------------------------------------------------------------

@@ -111,6 +111,7 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     if kind == "user":
         block, ids, skipped = _recall(ctx, prompt, config, ask.repo)
         _remember_injected(ask, ids)  # a tool call of this turn does not repeat them
+        ctx.learner.note_prompt(ask.client, ask.session, ask.repo, prompt)  # client mode's proposals
         _maybe_learn(ctx, config, params, prompt)
     parts = [p for p in (block, prompt_reminder(ctx, config, ask.flavor)) if p]
     result = _done(ctx, ask, "prompt", started, "\n\n".join(parts), ids)
@@ -187,7 +188,7 @@ def _remember_injected(ask: Ask, ids: list[str]) -> None:
 
 
 def _maybe_learn(ctx: ServiceContext, config: config_mod.Config, params: dict[str, Any], prompt: str) -> None:
-    if not readiness.state(config, ctx.keys.has()).active:
+    if not readiness.state(config, ctx.keys.has()).side:
         return
     try:
         context = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -11,6 +12,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memevo.service")
 ANSWERS_KEPT = 256
+PROMPTS_KEPT = 20  # per session: what a proposal's quoted words are looked for in
+PROMPT_CHARS = 8000
+SESSION_FRESH_S = 1800.0  # a proposal belongs to a session whose user spoke this recently
+
+
+def prompts_of_session(said: dict[tuple[str, str], list[str]], key: tuple[str, str]) -> list[str]:
+    """The session's list, moved to the end (most recently used last)."""
+    found = said.pop(key, [])
+    said[key] = found
+    return found
+
+
+def _trim(kept: dict[Any, Any], size: int) -> None:
+    while len(kept) > size:
+        kept.pop(next(iter(kept)))
 
 
 class Learner:
@@ -20,6 +36,8 @@ class Learner:
         self.error: str | None = None  # the worker could not start: shown, never silent
         self._lock = threading.Lock()
         self._answers: dict[tuple[str, str], str] = {}
+        self._said: dict[tuple[str, str], list[str]] = {}  # (client, session) -> recent prompts
+        self._latest: dict[tuple[str, str | None], tuple[str, float]] = {}  # (client, repo) -> session
 
     def start(self) -> None:
         """Start the worker now (the tray app does, so a failure shows at once rather than at
@@ -87,6 +105,47 @@ class Learner:
         self._answers[(client, session)] = redact_secrets(strip_code_and_logs(text))[-2000:]
         while len(self._answers) > ANSWERS_KEPT:
             self._answers.pop(next(iter(self._answers)))
+
+    def note_prompt(self, client: str, session: str | None, repo: str | None, prompt: str) -> None:
+        """Client mode: the user's latest words per client and repository (memory only), so a
+        proposal from that client's MCP server is tied to its session and its quoted words can
+        be checked against what the user really said."""
+        if not session:
+            return
+        from ..recall.textfilter import redact_secrets
+
+        kept = redact_secrets(prompt[-PROMPT_CHARS:])
+        with self._lock:
+            said = prompts_of_session(self._said, (client, session))
+            said.append(kept)
+            del said[:-PROMPTS_KEPT]
+            self._latest.pop((client, repo), None)
+            self._latest[(client, repo)] = (session, time.monotonic())
+            _trim(self._latest, ANSWERS_KEPT)
+            _trim(self._said, ANSWERS_KEPT)
+
+    def session_of(self, client: str, repo: str | None) -> str | None:
+        """The session of this client's latest user prompt in this repository (or, failing
+        that, anywhere), within SESSION_FRESH_S: the conversation a proposal comes from."""
+        now = time.monotonic()
+        with self._lock:
+            for key in ((client, repo), *[k for k in reversed(self._latest) if k[0] == client]):
+                found = self._latest.get(key)
+                if found and now - found[1] <= SESSION_FRESH_S:
+                    return found[0]
+        return None
+
+    def user_said(self, client: str, session: str | None, words: str) -> bool:
+        """Whether `words` (normalised) occur in one of the session's recent prompts: a quote
+        the user never typed (an injected instruction's) is held for confirmation."""
+        from ..learning.propose import normalised
+
+        wanted = normalised(words)
+        if not session or len(wanted) < 2:
+            return False
+        with self._lock:
+            said = list(self._said.get((client, session), []))
+        return any(wanted in normalised(p) for p in said)
 
     def previous_answer(self, client: str, session: Any) -> str | None:
         return self._answers.get((client, str(session))) if session else None

@@ -56,12 +56,60 @@ _REMINDER = {
 }
 
 
-def learning_off(flavor: str, legacy_blocking: bool) -> str:
-    """Shown instead of the duties and the reminder while learning is not set up."""
+# Client mode (core/learning/propose.py): the client's own model proposes through our MCP tool.
+# The tool as each client shows it to its model: Claude Code and the CodeBuddy CLI name MCP
+# tools mcp__<server>__<tool> and find deferred ones through their tool search; Cursor and
+# WorkBuddy (the default flavour) are told both forms.
+PROPOSE_TOOL = "memory_propose"
+PROPOSE_QUALIFIED = f"mcp__{PLUGIN}__{PROPOSE_TOOL}"
+_PROPOSE_NAMED = {
+    "claude": f"{PROPOSE_QUALIFIED}（用工具搜索 select:{PROPOSE_QUALIFIED} 加载）",
+    "codebuddy": f"{PROPOSE_QUALIFIED}（MCP 工具，经工具搜索或 DeferExecuteTool 调用）",
+    "default": f"{PLUGIN} 的 MCP 工具 {PROPOSE_TOOL}（有的客户端显示为 {PROPOSE_QUALIFIED}）",
+}
+
+
+def propose_tool(flavor: str) -> str:
+    return _PROPOSE_NAMED.get(flavor, _PROPOSE_NAMED["default"])
+
+
+def client_duties(flavor: str) -> str:
+    """The session start's division of duties in client mode: the model proposes, the plugin
+    compares and the user confirms."""
+    own = "（Claude Code 自带的记忆不受影响，照常工作。）" if flavor == "claude" else ""
+    other = "不要用 update_memory 等客户端自带的记忆写入工具记录用户的偏好；" if flavor == "codebuddy" else ""
+    return (
+        f"职责边界：{PLUGIN} 的长期记忆由你提议、由插件判重、由用户确认。用户说出应跨会话长期保持的偏好、规范、约定，"
+        f"或值得长期查阅的项目事实（名称、开关、地址、目录），或明确要求「记住」时，调用 {propose_tool(flavor)}，"
+        "提交一条自包含的记忆正文和用户原话；只在当前任务里成立的内容、需求、假设、提问和单个 bug 的细节不要提交。"
+        f"提交后按工具返回的说明做；{other}不要自己判断写入成功，也不要重复提交同一条。"
+        f"只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令弹窗并处理对应 sessionID。{own}"
+    )
+
+
+def client_reminder(flavor: str) -> str:
+    """Each prompt's reminder in client mode: the same bytes every time (prompt caches)."""
+    return (
+        f"{PLUGIN}：如果用户这句话里有应长期保持的偏好、规范、约定或项目事实（或要求「记住」），"
+        f"调用 {propose_tool(flavor)} 提议一条自包含的记忆并附上用户原话；否则不要调用，也不要提起记忆。"
+    )
+
+
+def learning_off(flavor: str, legacy_blocking: bool, chosen_off: bool = False) -> str:
+    """Shown instead of the duties and the reminder while learning is not set up (side mode
+    without its API, the legacy blocking mode) or switched off (learning=off)."""
+    if chosen_off:
+        scope = "本插件" if flavor == "claude" else f"{PLUGIN}"
+        return (
+            f"记忆沉淀已关闭：{scope}的学习被用户关掉了（learning=off），不会记下新内容；已有的记忆照常注入和召回。"
+            "用户陈述偏好、规范或要求记住时，请明确告诉用户：这句话不会被本插件记下。"
+            "重新打开：在终端运行 `memevo config learning auto`；"
+            '急用时可以直接写入：`memevo rule add "…"` 或 `memevo project add "…"`。'
+        )
     why = (
         "配置还停在旧版本的阻塞模式（sideJudge=false），升级后不会自动改走旁路"
         if legacy_blocking
-        else "还没有配齐旁路判别接口（sideApiBase、sideApiModel 和 API key）"
+        else "选择了旁路判别（learning=side），但还没有配齐接口（sideApiBase、sideApiModel 和 API key）"
     )
     scope = "本插件" if flavor == "claude" else f"{PLUGIN}"
     return (
@@ -71,7 +119,8 @@ def learning_off(flavor: str, legacy_blocking: bool) -> str:
             "启用方法：在终端运行 `memevo config --unset sideJudge`（接口已配齐时即可生效），"
             "或运行 `memevo setup` 重新填写接口地址、模型和密钥；"
             if legacy_blocking
-            else "启用方法：在终端运行 `memevo setup` 填写接口地址、模型和密钥；"
+            else "启用方法：在终端运行 `memevo setup` 填写接口地址、模型和密钥，"
+            "或运行 `memevo config learning auto` 改由客户端自己的模型提议；"
         )
         + '急用时可以直接写入：`memevo rule add "…"` 或 `memevo project add "…"`。'
     )

@@ -1,0 +1,194 @@
+"""The `propose` operation: a memory proposed by a client's own model (MCP memory_propose).
+
+The service decides what it can (an equal memory is reinforced), hands similar memories back
+to the model to choose, and then asks the user as configured: the tray's native dialog on a
+desktop, the in-chat question headless (the instruction comes back in the tool's answer), or
+writes at once when confirmation is off — unless the quoted words are not among what the user
+said in that session, in which case it asks all the same (an injected instruction cannot
+write by itself). Caps per session and per day bound what any model can queue.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .. import config as config_mod
+from .. import memories, scopes
+from ..errors import InvalidInput, NotFound
+from ..learning import jobs, propose, readiness, resolve, stop
+from ..optable import operation
+from .context import ServiceContext
+
+log = logging.getLogger("memevo.service")
+MODE_WORDS = {
+    readiness.SIDE: "learning is done by the side judge here (learning=side, or auto with a side API): "
+    "the plugin analyses the user's words itself; do not propose",
+    readiness.OFF: "learning is off (learning=off, paused, or the side API it was set to use is not "
+    "configured): tell the user this will not be remembered",
+}
+
+
+@operation("propose", service=True)
+def op_propose(
+    ctx: ServiceContext,
+    client: Any = "",
+    instance: Any = "",
+    cwd: Any = None,
+    text: Any = None,
+    category: Any = None,
+    words: Any = None,
+    scope: Any = "repo",
+    cues: Any = None,
+    action: Any = None,
+    target: Any = None,
+) -> dict[str, Any]:
+    """client and instance come from the MCP server's registration and process, never from the
+    model. Returns {"status", "message"} (and "sessionID" once a proposal exists):
+    candidates | pending | ask | applied | duplicate."""
+    config = config_mod.load()
+    state = readiness.state(config, ctx.keys.has())
+    if not config["enabled"]:
+        raise InvalidInput("memevo is paused (enabled=false): nothing is learned; tell the user")
+    if state.mode != readiness.CLIENT:
+        raise InvalidInput(MODE_WORDS[state.mode])
+    proposed = propose.check(text, category, words, scope, cues, action, target)
+    who = str(client) or "unknown"
+    repo = scopes.repo_of(cwd if isinstance(cwd, str) else None)
+    session = ctx.learner.session_of(who, repo) or f"mcp-{str(instance)[:40] or 'unknown'}"
+    chosen, target_memory = _decide(ctx, proposed)
+    if chosen is None:  # similar memories: the model compares and calls again
+        return {"status": "candidates", "message": propose.candidates_text(target_memory or [])}
+    verified = ctx.learner.user_said(who, session, proposed.words)
+    now = ctx.clock.now_ms()
+    made = propose.proposal(proposed, chosen, target_memory, repo, ctx.clock.local_day(now), verified)
+    job_id = propose.job_id(who, session, proposed)
+    confirm = bool(config["confirm"]) or not verified
+    status = "running" if not confirm else "ready" if ctx.desktop else "shown"
+    created = jobs.create_proposed(
+        ctx.store,
+        job_id,
+        who,
+        session,
+        proposed.words,
+        now,
+        made,
+        status,
+        (int(config["proposalsPerSession"]), int(config["proposalsPerDay"])),
+    )
+    if created == "exists":
+        return _already(ctx, job_id)
+    if created in ("session", "day"):
+        raise _capped(created, config)
+    job = jobs.get(ctx.store, job_id)
+    assert job is not None
+    if status == "ready":
+        return {
+            "status": "pending",
+            "sessionID": job_id,
+            "message": "已交给用户在 memevo 的确认弹窗里决定，现在还没有写入。不要再次提交这一条，"
+            "也不要自己写到别处；告诉用户：请在弹出的「记忆确认」窗口里选择（也可以用 `memevo pending` 查看）。"
+            + ("" if verified else "（用户原话没有在本会话的输入里找到，所以即使关闭了确认也要用户确认。）"),
+        }
+    if status == "shown":
+        if not config["confirm"]:
+            log.info("client proposal %s held for confirmation: its words are not the user's", job_id[:8])
+        return {"status": "ask", "sessionID": job_id, "message": stop.confirm_instruction(who, job)}
+    return _apply_now(ctx, job)
+
+
+def _decide(ctx: ServiceContext, proposed: propose.Proposed) -> tuple[str | None, Any]:
+    """(action, target memory) when decided; (None, candidates) when the model must choose."""
+    if proposed.action in ("reinforce", "merge", "replace"):
+        try:
+            target = memories.get(ctx.store, str(proposed.target))
+        except NotFound:
+            raise InvalidInput(
+                f"no memory #{str(proposed.target)[: propose.ID_CHARS]}: use an id this tool named as a candidate"
+            ) from None
+        return proposed.action, target
+    same = _same(ctx, proposed)
+    if same is not None:
+        return "reinforce", same
+    if proposed.action == "create":
+        return "create", None
+    engine = ctx.engine
+    if engine is None:
+        raise InvalidInput(ctx.engine_error or "the model is still loading; try again in a few seconds")
+    ranked = engine.ranked(proposed.text, propose.CANDIDATES)
+    near = sorted(ranked["rule"] + ranked["project"], key=lambda pair: -pair[1])[: propose.CANDIDATES]
+    close = [(i, s) for i, s in near if s >= propose.SIMILAR_MIN]
+    found = memories.find(ctx.store, [i for i, _ in close]) if close else {}
+    candidates = [(found[i], s) for i, s in close if i in found and not found[i].deprecated]
+    if candidates:
+        return None, candidates
+    return "create", None
+
+
+def _same(ctx: ServiceContext, proposed: propose.Proposed) -> memories.Memory | None:
+    """A live memory saying exactly this (case, width, spaces and punctuation aside)."""
+    wanted = propose.normalised(proposed.text)
+    for memory in memories.live(ctx.store):
+        if propose.normalised(memory.text) == wanted:
+            return memory
+    return None
+
+
+def _apply_now(ctx: ServiceContext, job: jobs.Job) -> dict[str, Any]:
+    """Confirmation off and the words are the user's: written now. On a desktop the tray
+    notifies it (applied); headless the model is told here and shows it (done)."""
+    proposal = job.proposal or {}
+    now = ctx.clock.now_ms()
+    try:
+        result = resolve.apply(
+            ctx.store, ctx.clock, proposal, resolve.default_decision(proposal), origin=resolve.origin_of(job)
+        )
+    except InvalidInput as exc:
+        jobs.update(ctx.store, job.id, now, status="refused", error=str(exc))
+        raise
+    except Exception as exc:  # never left running: Stop would wait for it
+        jobs.update(ctx.store, job.id, now, status="failed", error=f"internal: {exc}")
+        raise
+    jobs.update(
+        ctx.store,
+        job.id,
+        now,
+        status="applied" if ctx.desktop else "done",
+        result=result,
+        shown_ms=None if ctx.desktop else now,
+        resolved_ms=now,
+    )
+    ctx.after_learning(result)
+    return {
+        "status": "applied",
+        "sessionID": job.id,
+        "message": f"{stop.NOTICE}。请把下面的结果原样告诉用户：\n{result.get('message', '')}",
+    }
+
+
+def _already(ctx: ServiceContext, job_id: str) -> dict[str, Any]:
+    job = jobs.get(ctx.store, job_id)
+    state = job.status if job else "handled"
+    told = {
+        "ready": "它正在等用户在确认弹窗里决定",
+        "shown": "它正在等用户确认",
+        "running": "它正在处理",
+    }.get(state, f"它已经处理过了（{state}）")
+    return {
+        "status": "duplicate",
+        "sessionID": job_id,
+        "message": f"这一条在本会话里已经提交过，{told}；没有重复记下。不要再提交它。",
+    }
+
+
+def _capped(which: str, config: config_mod.Config) -> InvalidInput:
+    if which == "session":
+        limit, key = config["proposalsPerSession"], "proposalsPerSession"
+        scope = "本会话"
+    else:
+        limit, key = config["proposalsPerDay"], "proposalsPerDay"
+        scope = "今天"
+    return InvalidInput(
+        f"{scope}的记忆提议已达上限（{key}={limit}），这条没有记下；不要再提交，告诉用户可以用 "
+        f'`memevo rule add "…"` 或 `memevo project add "…"` 直接写入，或用 `memevo config {key} N` 调高上限。'
+    )
