@@ -90,7 +90,7 @@ def test_unrelated_prompt_sends_only_the_reminder(memevo_home: Path, tmp_path: P
     sent = api.texts()
     assert RULES[0] in sent  # the session start still lists the rules
     assert FACT not in sent
-    reminder = texts.learning_off("claude", False)
+    reminder = texts.client_reminder("claude")
     assert json.dumps(reminder, ensure_ascii=False)[1:-1] in sent
 
 

@@ -68,11 +68,12 @@ def test_open_says_so_when_no_browser_could_open_the_snapshot(mcp_home: Path, tm
     assert seen.read_text(encoding="utf-8").strip() == f"file://{page}"
 
 
-def test_exactly_six_tools_with_their_schemas(mcp_home: Path) -> None:
+def test_exactly_seven_tools_with_their_schemas(mcp_home: Path) -> None:
     names, _ = _run(mcp_home, [])
     assert sorted(names) == [
         "memory_config",
         "memory_list",
+        "memory_propose",
         "memory_read",
         "memory_resolve",
         "memory_search",
@@ -184,3 +185,81 @@ def test_the_skill_file() -> None:
     assert "name: memory-self-evolution-manage" in front and "description:" in front
     for tool in ("memory_list", "memory_read", "memory_update", "open=true"):
         assert tool in text
+
+
+# -- memory_propose: the client's own model proposes (no side API in this home) -----------------------------
+def _config(home: Path, *args: str) -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", "config", *args],
+        env=os.environ | {"MEMEVO_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+PROPOSAL = {
+    "text": "提交信息（commit message）一律用英文写",
+    "category": "rule",
+    "words": "以后提交信息都用英文写",
+}
+
+
+def test_a_proposal_waits_for_the_user_and_memory_resolve_lands_it(mcp_home: Path) -> None:
+    """Headless, confirm on: the answer is the in-chat question, nothing is written until the
+    user's choice comes back through memory_resolve; a model cannot switch confirmation off."""
+    _, (asked, refused) = _run(
+        mcp_home, [("memory_propose", PROPOSAL), ("memory_config", {"key": "confirm", "value": False})]
+    )
+    text = _text(asked)
+    assert "MEMORY_CONFIRM_V1" in text and not asked.is_error, text
+    assert refused.is_error and "memevo config confirm" in _text(refused)
+    session = text.split("sessionID: ")[1].split()[0]
+    _, (again, resolved, read) = _run(
+        mcp_home,
+        [
+            ("memory_propose", PROPOSAL),  # another MCP process: another session, its own proposal
+            ("memory_resolve", {"sessionID": session, "decision": "create_rule"}),
+            ("memory_read", {"category": "rule"}),
+        ],
+    )
+    assert "MEMORY_CONFIRM_V1" in _text(again)
+    assert "新增记忆" in _text(resolved), _text(resolved)
+    assert _text(read).count(PROPOSAL["text"]) == 1
+
+
+def test_a_flood_from_several_mcp_servers_stays_within_the_caps(mcp_home: Path) -> None:
+    """Three MCP server processes (three sessions) propose ten memories each, at once: each
+    session gets its cap, all of them together the day's cap, the rest a refusal."""
+    _config(mcp_home, "proposalsPerSession", "3")
+    status = servicerun.ping(mcp_home)
+    assert status is not None
+    before = status["learning"]["proposals_today"]
+    _config(mcp_home, "proposalsPerDay", str(before + 7))
+
+    async def flood(index: int) -> list[Any]:
+        calls = [
+            (
+                "memory_propose",
+                PROPOSAL | {"text": f"第 {index}-{n} 条：部署前先在 staging 环境跑第 {n} 组冒烟测试"},
+            )
+            for n in range(10)
+        ]
+        return (await _session_calls(mcp_home, calls))[1]
+
+    async def all_of_them() -> list[list[Any]]:
+        return list(await asyncio.gather(*(flood(i) for i in range(3))))
+
+    try:
+        results = asyncio.run(all_of_them())
+    finally:
+        _config(mcp_home, "--unset", "proposalsPerSession")
+        _config(mcp_home, "--unset", "proposalsPerDay")
+    queued = [[not r.is_error for r in session] for session in results]
+    assert all(sum(session) <= 3 for session in queued), queued
+    assert sum(map(sum, queued)) == 7, queued  # 3 + 3 + 1, whichever session came last
+    refusals = [_text(r) for session in results for r in session if r.is_error]
+    assert refusals and all("上限" in t for t in refusals), refusals[:3]

@@ -206,7 +206,7 @@ def test_setup_writes_the_fallback_texts_before_any_service_runs(data_dir: Path)
     (Path(os.environ["HOME"]) / ".claude").mkdir()
     ok(data_dir, "setup", "--only", "claude")
     (data_dir / "service.spawned").write_text("1")
-    assert "记忆沉淀未启用" in session_start(data_dir)  # learning is not set up yet: the hint
+    assert "memory_propose" in session_start(data_dir)  # no side API: the client's model proposes
 
 
 def test_a_stopped_service_still_gives_the_rules_at_session_start(

@@ -80,8 +80,8 @@ def test_secret_set_without_a_service_rewrites_the_hooks_fallback_texts(data_dir
     config_mod.set_key("sideApiModel", "local-judge")
     assert caches.write_without_service()
     reminder = data_dir / "cache" / "prompt-reminder-claude.txt"
-    off = texts.learning_off("claude", False)
-    assert reminder.read_text(encoding="utf-8") == off  # configured but for the key
+    off = texts.client_reminder("claude")
+    assert reminder.read_text(encoding="utf-8") == off  # no key: auto falls back to the client's model
     no_key = {secrets.ENV: ""}
     assert _memevo("secret", "set", stdin="sk-test-keyring-1234567890\n", env=no_key).returncode == 0
     assert reminder.read_text(encoding="utf-8") != off

@@ -72,7 +72,7 @@ def test_session_start_injects_rules_never_project_facts(home: Path) -> None:
     )
     assert context.index(RULES[1]) < context.index(RULES[0])  # same confidence: most recently active first
     assert FACT not in context
-    assert "记忆沉淀未启用" in context  # no side API configured here
+    assert texts.client_duties("claude") in context  # no side API: the client's model proposes
     assert "Claude Code 自带的记忆" not in context or "不影响" in context
 
 
@@ -85,7 +85,7 @@ def test_related_prompt_recalls_the_fact_unrelated_gets_only_the_reminder(home: 
         )
     )
     assert "【项目事实】\n- " + FACT in related
-    assert related.endswith(texts.learning_off("claude", False))
+    assert related.endswith(texts.client_reminder("claude"))
     unrelated = _context(
         run_hook(
             "claude",
@@ -93,7 +93,7 @@ def test_related_prompt_recalls_the_fact_unrelated_gets_only_the_reminder(home: 
             json.dumps({"session_id": "s1", "prompt_id": "b", "prompt": UNRELATED}),
         )
     )
-    assert unrelated == texts.learning_off("claude", False)
+    assert unrelated == texts.client_reminder("claude")
 
 
 def test_fifty_hooks_at_once_are_all_answered_and_awarded_once(home: Path) -> None:
@@ -115,7 +115,7 @@ def test_cli_goes_through_the_running_service(home: Path) -> None:
     assert added.returncode == 0, added.stderr
     context = _context(run_hook("codebuddy", "SessionStart", json.dumps({"session_id": "s2"})))
     assert "提交信息一律用英文写" in context
-    assert "update_memory" in context or "记忆沉淀未启用" in context
+    assert "update_memory" in context and "memory_propose" in context  # CodeBuddy's wording, client mode
 
 
 def test_config_changes_apply_from_the_next_prompt(home: Path) -> None:

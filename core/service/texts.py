@@ -76,7 +76,7 @@ def propose_tool(flavor: str) -> str:
 def client_duties(flavor: str) -> str:
     """The session start's division of duties in client mode: the model proposes, the plugin
     compares and the user confirms."""
-    own = "（Claude Code 自带的记忆不受影响，照常工作。）" if flavor == "claude" else ""
+    own = "这不影响 Claude Code 自带的记忆，它照常工作。" if flavor == "claude" else ""
     other = "不要用 update_memory 等客户端自带的记忆写入工具记录用户的偏好；" if flavor == "codebuddy" else ""
     return (
         f"职责边界：{PLUGIN} 的长期记忆由你提议、由插件判重、由用户确认。用户说出应跨会话长期保持的偏好、规范、约定，"
