@@ -210,3 +210,27 @@ def test_a_flood_cannot_pass_the_caps(host: ServiceHost) -> None:
     with pytest.raises(InvalidInput, match="今天"):
         _propose(host, text="另一个会话的第三条规则：部署前先通知值班同学")
     assert host.status()["learning"]["proposals_today"] == 7
+
+
+def test_the_models_cues_are_used_by_recall_at_the_tool_call(host: ServiceHost) -> None:
+    """A rule about adding dependencies, with the cues the client's model wrote: the command
+    it governs brings it back before it runs."""
+    config_mod.set_key("confirm", False)
+    words = "加新依赖前先问我"
+    _say(host, words)
+    reply = _propose(
+        host,
+        text="给项目加新的第三方依赖之前先问我，不要直接安装",
+        words=words,
+        cues=["pip install requests", "npm install lodash", "往 requirements.txt 里加一个包"],
+    )
+    assert reply["status"] == "applied", reply
+    engine = host.engine
+    assert engine is not None
+    memory_id = next(m.id for m in memories.ranked(host.store, "rule", limit=None))
+    assert memory_id in engine.cued
+    action = host.handle(
+        "hook.action",
+        {"client": "claude", "session": "s9", "tool": "Bash", "input": {"command": "pip install requests"}},
+    )
+    assert action["context"] and "第三方依赖" in action["context"], action
