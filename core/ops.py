@@ -134,6 +134,9 @@ def op_pending(ctx: Context) -> dict[str, Any]:
                 "target": (job.proposal or {}).get("target"),
                 "describe": describe(job.proposal or {}),
                 "options": list((job.proposal or {}).get("options") or []),
+                # who proposed it: "client" (the client's own model) or "side" (the side judge)
+                "proposer": str((job.proposal or {}).get("origin") or "side"),
+                "verified_words": (job.proposal or {}).get("verified_words", True),
             }
             for job in waiting
         ]
