@@ -44,7 +44,10 @@ PROPOSE_DESCRIPTION = (
 def build(client: str) -> MCPServer:
     server: MCPServer = MCPServer("memory-self-evolution", instructions=INSTRUCTIONS)
 
-    @server.tool(description="两组记忆各有多少条；open=true 时刷新 memories.html 并用默认浏览器打开。")
+    @server.tool(
+        structured_output=False,
+        description="两组记忆各有多少条；open=true 时刷新 memories.html 并用默认浏览器打开。",
+    )
     def memory_list(open: bool = False) -> str:
         counts = _call("counts", {})["counts"]
         lines = [f"{c}: {v['live']} 条有效，{v['deprecated']} 条已废弃" for c, v in counts.items()]
@@ -56,7 +59,10 @@ def build(client: str) -> MCPServer:
                 lines.append(f"已刷新 {path}，但这里没有能打开它的浏览器：请在能访问这个文件的地方手动打开")
         return "\n".join(lines)
 
-    @server.tool(description="按置信度返回某一组的 50 条记忆（从 offset 开始），已废弃的也列出并标注。")
+    @server.tool(
+        structured_output=False,
+        description="按置信度返回某一组的 50 条记忆（从 offset 开始），已废弃的也列出并标注。",
+    )
     def memory_read(category: Literal["rule", "project"], offset: int = 0) -> str:
         result = _call("read", {"category": category, "offset": offset, "limit": 50})
         rows = [
@@ -70,8 +76,9 @@ def build(client: str) -> MCPServer:
         return "\n".join(rows) or f"{category} 组没有记忆"
 
     @server.tool(
+        structured_output=False,
         description="按意思查找记忆（不经召回门槛、不加置信度），返回 id、置信度和范围。"
-        "当本轮注入的记忆里没有需要的信息、或用户问「之前记过什么关于…」时使用；category 可选 rule 或 project。"
+        "当本轮注入的记忆里没有需要的信息、或用户问「之前记过什么关于…」时使用；category 可选 rule 或 project。",
     )
     def memory_search(query: str, category: Literal["rule", "project"] | None = None, limit: int = 10) -> str:
         params: dict[str, Any] = {"text": query, "limit": limit}
@@ -86,8 +93,9 @@ def build(client: str) -> MCPServer:
         return "\n".join(rows) or "没有找到相关的记忆"
 
     @server.tool(
+        structured_output=False,
         description="只在用户明确要求时删除、合并或改写已有记忆（不能新增）。delete 用 id 或 ids；"
-        "merge 用 id、id2、text（保留 id，id2 进回收站，置信度取较高者）；replace 用 id、text（置信度不变）。改写和合并前的旧正文留在历史里（memevo history）。正文 6 到 400 个字。"
+        "merge 用 id、id2、text（保留 id，id2 进回收站，置信度取较高者）；replace 用 id、text（置信度不变）。改写和合并前的旧正文留在历史里（memevo history）。正文 6 到 400 个字。",
     )
     def memory_update(
         action: Literal["delete", "merge", "replace"],
@@ -114,7 +122,8 @@ def build(client: str) -> MCPServer:
         return f"已改写：#{memory['id']}（置信度 {memory['confidence']:g}）{memory['text']}"
 
     @server.tool(
-        description="处理插件弹窗确认过的提案：decision 为 create_rule、create_project、reinforce、merge、replace 或 discard。"
+        structured_output=False,
+        description="处理插件弹窗确认过的提案：decision 为 create_rule、create_project、reinforce、merge、replace 或 discard。",
     )
     def memory_resolve(sessionID: str, decision: str) -> str:
         result = _call(
@@ -124,7 +133,7 @@ def build(client: str) -> MCPServer:
         )
         return str(result.get("message", ""))
 
-    @server.tool(description=PROPOSE_DESCRIPTION)
+    @server.tool(structured_output=False, description=PROPOSE_DESCRIPTION)
     def memory_propose(
         text: str,
         category: Literal["rule", "project"],
@@ -149,7 +158,10 @@ def build(client: str) -> MCPServer:
         result = _call("propose", params, service_only=True, needs_model=True)
         return str(result.get("message", ""))
 
-    @server.tool(description="查看全部配置，或修改一项（key 和 value）。只改这一项，读到的总是当前值。")
+    @server.tool(
+        structured_output=False,
+        description="查看全部配置，或修改一项（key 和 value）。只改这一项，读到的总是当前值。",
+    )
     def memory_config(key: str | None = None, value: Any = None) -> str:
         if key is None:
             shown = _call("config_show", {})

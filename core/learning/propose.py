@@ -25,7 +25,9 @@ WORDS_CHARS = 2000  # the user's words kept with a proposal (the dialog shows th
 ID_CHARS = 64
 # A memory this close (cosine of the centred vectors, the side judge's nearest-memory measure)
 # is shown to the model as a candidate to reinforce, merge or replace instead of a new memory.
-SIMILAR_MIN = 0.55
+# Between same-language restatements, refinements and contradictions and their memory and the
+# best unrelated neighbour (tests/test_propose.py::SIMILAR_PAIRS holds the measured pairs).
+SIMILAR_MIN = 0.65
 CANDIDATES = 3
 
 
@@ -92,10 +94,9 @@ def check(
 
 
 def job_id(client: str, session: str, proposed: Proposed) -> str:
-    """The same proposal (same text, same action and target) in one session is one job."""
-    key = "\x1f".join(
-        ["client", client, session, proposed.action or "", proposed.target or "", normalised(proposed.text)]
-    )
+    """The same text proposed again in one session is the same job, whatever action the model
+    chose the first or the second time (a repeated call must not reinforce what it just wrote)."""
+    key = "\x1f".join(["client", client, session, normalised(proposed.text)])
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 

@@ -56,13 +56,15 @@ def op_propose(
     who = str(client) or "unknown"
     repo = scopes.repo_of(cwd if isinstance(cwd, str) else None)
     session = ctx.learner.session_of(who, repo) or f"mcp-{str(instance)[:40] or 'unknown'}"
+    job_id = propose.job_id(who, session, proposed)
+    if jobs.get(ctx.store, job_id) is not None:  # asked again: never a second job or award
+        return _already(ctx, job_id)
     chosen, target_memory = _decide(ctx, proposed)
     if chosen is None:  # similar memories: the model compares and calls again
         return {"status": "candidates", "message": propose.candidates_text(target_memory or [])}
     verified = ctx.learner.user_said(who, session, proposed.words)
     now = ctx.clock.now_ms()
     made = propose.proposal(proposed, chosen, target_memory, repo, ctx.clock.local_day(now), verified)
-    job_id = propose.job_id(who, session, proposed)
     confirm = bool(config["confirm"]) or not verified
     status = "running" if not confirm else "ready" if ctx.desktop else "shown"
     created = jobs.create_proposed(
