@@ -152,7 +152,12 @@ def cmd_pending(args: argparse.Namespace) -> int:
             print(
                 f"{item['sessionID']}  {item['client']}  session {item['session']}  ({item['created'][:16]})"
             )
-            print(f"  you said:  {shown(item['words'])}")
+            if "proposer" in item:  # an older service does not say; then nothing is claimed
+                print(f"  from:      {_proposer(item)}")
+            if item.get("proposer") == "client" and item.get("verified_words") is False:
+                print(f"  quoted:    {shown(item['words'])}  (not found among what you said in that session)")
+            else:
+                print(f"  you said:  {shown(item['words'])}")
             print(f"  proposal:  {item['action']} {item['category']}: {shown(item['text'])}")
             if item["target"]:
                 print(f"  about:     #{item['target']}")
@@ -166,6 +171,16 @@ def cmd_pending(args: argparse.Namespace) -> int:
         )
 
     return reply(args, call("pending"), say)
+
+
+def _proposer(item: dict[str, Any]) -> str:
+    """Who proposed a waiting proposal: the client's own model (memory_propose) or the side judge."""
+    from ..installer.clients import DISPLAY_NAMES
+
+    client = DISPLAY_NAMES.get(str(item["client"]), shown(item["client"]))
+    if item.get("proposer") == "client":
+        return f"{client}'s own model (memory_propose)"
+    return f"the side judge (your side API), from what you said in {client}"
 
 
 def _answer_pending(args: argparse.Namespace) -> int:

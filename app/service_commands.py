@@ -80,8 +80,51 @@ def cmd_service(args: argparse.Namespace) -> int:
     if args.json:
         return emit_json(result)
     for key, value in result.items():
+        if key == "learning" and isinstance(value, dict):
+            for label, text in learning_lines(value):
+                print(f"{label:<18} {text}")
+            continue
         print(f"{key.replace('_', ' '):<18} {plain(value)}")
     return 0
+
+
+# Who proposes memories in each mode, as `memevo service` says it.
+MODE_WORDS = {
+    "side": "the side judge (your side API) reads what you say",
+    "client": "your assistant's model proposes (memory_propose)",
+    "off": "nothing new is learned",
+}
+# Why a mode chosen as auto or side is off (the status does not say which of the two for side).
+OFF_BECAUSE = {
+    "auto": "waiting for `memevo setup` (the Node tool's sideJudge=false)",
+    "side": "the side API is not configured (sideApiBase, sideApiModel and a key)",
+}
+
+
+def learning_lines(learning: dict[str, Any]) -> list[tuple[str, str]]:
+    """The status's learning dict as a person reads it: the mode (and the chosen one when it
+    differs: "auto → client: …"), then the proposals and side API calls against their caps."""
+    if "error" in learning:
+        return [("learning", f"unknown: {learning['error']}")]
+    mode, chosen = str(learning.get("mode")), str(learning.get("chosen") or learning.get("mode"))
+    words = MODE_WORDS.get(mode, mode)
+    if mode == "off" and chosen in OFF_BECAUSE:
+        words = OFF_BECAUSE[chosen]
+    head = mode if chosen == mode else f"{chosen} → {mode}"
+    lines = [("learning", f"{head}: {words}")]
+    if "proposals_today" in learning:
+        lines.append(
+            (
+                "proposals today",
+                f"{learning['proposals_today']} of {learning.get('proposals_per_day')} a day"
+                f" (at most {learning.get('proposals_per_session')} per session)",
+            )
+        )
+    if "side_calls_today" in learning:
+        lines.append(
+            ("side API calls", f"{learning['side_calls_today']} of {learning.get('side_daily_limit')} today")
+        )
+    return lines
 
 
 def _silent_service() -> str | None:

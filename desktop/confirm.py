@@ -16,6 +16,7 @@ from ..core import memories
 from ..core.learning import jobs, resolve
 from ..core.learning.stop import LABELS, describe
 from .i18n import tr
+from .learning_texts import proposer
 from .qt import (
     QDialog,
     QHBoxLayout,
@@ -30,6 +31,7 @@ from .qt import (
 from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
+WARNING_STYLE = "color: #b00020; font-weight: bold;"
 
 
 def title() -> str:
@@ -56,6 +58,18 @@ class ConfirmDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # the user's editor keeps focus
         self.setMinimumWidth(520)
         layout = QVBoxLayout(self)
+        self.proposer_label = _label(
+            tr("<b>Proposed by:</b> {who}").format(who=_escape(proposer(self.proposal, job.client)))
+        )
+        layout.addWidget(self.proposer_label)
+        # A client's model quotes the user's words; quoted words the user never typed in this
+        # session may come from an injected instruction: said plainly before anything is saved.
+        self.unverified_label = _label(
+            tr("These words were not found in what you typed in this session — check before saving.")
+        )
+        self.unverified_label.setStyleSheet(WARNING_STYLE)
+        self.unverified_label.setVisible(self.proposal.get("verified_words") is False)
+        layout.addWidget(self.unverified_label)
         layout.addWidget(_label(tr("<b>You said:</b> {words}").format(words=_escape(job.words or ""))))
         layout.addWidget(_label(tr("<b>Proposal:</b> {what}").format(what=_escape(describe(self.proposal)))))
         layout.addWidget(

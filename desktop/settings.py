@@ -1,5 +1,7 @@
-"""The panel's Settings view: every config key as a form, the side API (key in the OS keyring,
-connection test) and the embedding model (provisioning with a progress bar).
+"""The panel's Settings view: every config key as a form, learning (who proposes memories, and
+the caps on the client models' proposals), the side API (key in the OS keyring, connection
+test; optional under automatic learning) and the embedding model (provisioning with a
+progress bar).
 
 Writes go through the shared operations (`config_set` / `config_unset`), the path the CLI
 and the service take, then the host's fallback texts are refreshed. Network and provisioning
@@ -15,7 +17,9 @@ from ..core import config as config_mod
 from ..core import secrets
 from ..core.encoder.models import KNOWN
 from ..core.errors import MemevoError
+from ..core.learning import readiness
 from .i18n import tr
+from .learning_texts import effective, mode_help
 from .qt import (
     QComboBox,
     QGridLayout,
@@ -47,6 +51,7 @@ from .worker import OffUi
 log = logging.getLogger("memevo.desktop")
 
 SIDE_KEYS = ("sideApiBase", "sideApiModel")
+LEARNING_KEYS = ("learning", "confirm", "proposalsPerSession", "proposalsPerDay")
 MODEL_KEYS = ("model",)
 
 
@@ -63,6 +68,7 @@ class SettingsView(QWidget):
         self.test_timeout_s = PROBE_TIMEOUT_S  # tests shorten it
         self.broken: str | None = None
         self._provisioning: str | None = None
+        self.key_present: bool | None = None  # the side API key, once the keyring answered
         self.rows = {key.name: FieldRow(key, self) for key in config_mod.SCHEMA if key.public}
         outer = QVBoxLayout(self)
         self.problem_label = QLabel()
@@ -73,8 +79,9 @@ class SettingsView(QWidget):
         scroll.setWidgetResizable(True)
         body = QWidget()
         column = QVBoxLayout(body)
-        general = [name for name in self.rows if name not in SIDE_KEYS + MODEL_KEYS]
+        general = [name for name in self.rows if name not in SIDE_KEYS + MODEL_KEYS + LEARNING_KEYS]
         column.addWidget(self._group(tr("Memory and recall"), general)[0])
+        column.addWidget(self._learning_group())
         column.addWidget(self._side_group())
         column.addWidget(self._model_group())
         column.addStretch(1)
@@ -96,8 +103,35 @@ class SettingsView(QWidget):
         layout.addLayout(grid)
         return box, layout
 
+    def _learning_group(self) -> QGroupBox:
+        box, layout = self._group(tr("Learning (who proposes new memories)"), LEARNING_KEYS)
+        self.learning_note = QLabel()
+        self.learning_note.setWordWrap(True)
+        layout.addWidget(self.learning_note)
+        self.rows["learning"].editor.currentIndexChanged.connect(lambda _=0: self.refresh_learning_note())
+        return box
+
+    def refresh_learning_note(self) -> None:
+        """What the mode in the combo means, and who would propose with it now (the saved side
+        API and the key as the keyring last said)."""
+        chosen = str(self.rows["learning"].raw() or "auto")
+        config = config_mod.load()
+        text = mode_help(chosen)
+        if self.key_present is not None:
+            saved = readiness.state(config, self.key_present)
+            state = readiness.LearningState(saved.configured, saved.legacy_blocking, chosen)
+            text += "\n" + tr("With this choice: {how}.").format(how=effective(state))
+        self.learning_note.setText(text)
+
     def _side_group(self) -> QGroupBox:
         box, layout = self._group(tr("Side API (the judge that proposes memories)"), SIDE_KEYS)
+        self.side_note = QLabel(
+            tr(
+                "Optional under automatic learning: without it, your coding assistant's own model proposes memories. Needed when learning is set to the side judge."
+            )
+        )
+        self.side_note.setWordWrap(True)
+        layout.insertWidget(0, self.side_note)
         self.key_status = QLabel()
         self.key_status.setWordWrap(True)
         layout.addWidget(self.key_status)
@@ -158,6 +192,7 @@ class SettingsView(QWidget):
         self.provision_button.setEnabled(self.broken is None and self._provisioning is None)
         self.refresh_key_status()
         self.refresh_models(str(config["model"]))
+        self.refresh_learning_note()
 
     def save(self) -> None:
         if self.broken is not None:
@@ -171,6 +206,7 @@ class SettingsView(QWidget):
                 row.load(config, writable=True)
                 row.show_message(tr("Saved."))
             self.refresh_models(str(config["model"]))
+            self.refresh_learning_note()
         failed = len(changed) - len(saved)
         if failed:
             self.status_label.setText(
@@ -213,6 +249,7 @@ class SettingsView(QWidget):
         row.load(config, writable=True)
         row.show_message(tr("Back to the default."))
         self.refresh_models(str(config["model"]))
+        self.refresh_learning_note()
 
     # -- the side API key and the connection test -------------------------------------------------------------
     def refresh_key_status(self) -> None:
@@ -222,8 +259,12 @@ class SettingsView(QWidget):
 
     def _show_key_failure(self, exc: Exception) -> None:
         self.key_status.setText(tr("The keyring cannot be used: {problem}").format(problem=exc))
+        self.key_present = False
+        self.refresh_learning_note()
 
     def _show_key_status(self, status: Any) -> None:
+        self.key_present = bool(status.present)
+        self.refresh_learning_note()
         if status.source == "environment":
             text = tr("Key: set, from the environment variable {env}, which overrides the keyring.").format(
                 env=secrets.ENV

@@ -23,8 +23,10 @@ from ..core.encoder.models import entry_for
 from ..core.learning import judge
 from ..core.recall.gate import MODEL_KEYS, model_defaults
 from .i18n import tr
+from .learning_texts import mode_label
 from .qt import (
     QCheckBox,
+    QComboBox,
     QGridLayout,
     QLabel,
     QLineEdit,
@@ -47,9 +49,16 @@ def _accepts(validate: Callable[[Any], Any], value: Any) -> bool:
     return True
 
 
+def choices_of(key: config_mod.Key) -> tuple[str, ...] | None:
+    """The values a key takes from a fixed list (a combo box), or None."""
+    return config_mod.LEARNING_MODES if key.name == "learning" else None
+
+
 def kind_of(key: config_mod.Key) -> str:
-    """'bool', 'int', 'number' or 'text', read from what the key's validator accepts, so a new
-    key in the schema gets the right widget without a change here."""
+    """'choice', 'bool', 'int', 'number' or 'text', read from what the key's validator accepts,
+    so a new key in the schema gets the right widget without a change here."""
+    if choices_of(key) is not None:
+        return "choice"
     if _accepts(key.validate, True):
         return "bool"
     if _accepts(key.validate, 0.5):
@@ -122,7 +131,26 @@ def key_texts() -> dict[str, tuple[str, str]]:
             tr("The memories recalled for a prompt fit in this many characters, 200 to 10000."),
         ),
         "showRecall": (tr("Show what was recalled"), tr("Claude Code: also show you what was recalled.")),
-        "confirm": (tr("Ask before remembering"), tr("Ask before writing what the side judge proposes.")),
+        "learning": (
+            tr("Who proposes memories"),
+            tr(
+                "Automatic: the side judge when its API is set up, else your coding assistant's own model. Off: nothing is learned."
+            ),
+        ),
+        "confirm": (
+            tr("Ask before remembering"),
+            tr("Ask before writing what the side judge or your coding assistant's model proposes."),
+        ),
+        "proposalsPerSession": (
+            tr("Proposals per session"),
+            tr("At most this many proposals from your coding assistant's model per session, 1 to 100."),
+        ),
+        "proposalsPerDay": (
+            tr("Proposals per day"),
+            tr(
+                "At most this many proposals from the coding assistants' models per day, all together, 1 to 1000."
+            ),
+        ),
         "sideWaitMs": (tr("Side judge wait (ms)"), tr("How long the end of a turn waits, 0 to 60000 ms.")),
         "decayDays": (tr("Idle days before decay"), tr("Idle days before a memory loses 0.05.")),
         "model": (tr("Embedding model"), tr("A sentence-transformers model id, or a folder.")),
@@ -139,6 +167,11 @@ def key_texts() -> dict[str, tuple[str, str]]:
     }
 
 
+def choice_label(name: str, value: str) -> str:
+    """A choice as the combo box shows it."""
+    return mode_label(value) if name == "learning" else value
+
+
 def default_text(key: config_mod.Key, config: config_mod.Config) -> str:
     if key.name in MODEL_KEYS and key.default is None:  # what recall really uses (as `memevo config`)
         value = model_defaults(config.values, entry_for(str(config["model"])))[key.name]
@@ -147,6 +180,8 @@ def default_text(key: config_mod.Key, config: config_mod.Config) -> str:
         return tr("default: none")
     if isinstance(key.default, bool):
         return tr("default: on") if key.default else tr("default: off")
+    if choices_of(key) is not None:
+        return tr("default: {value}").format(value=choice_label(key.name, str(key.default)))
     return tr("default: {value}").format(value=key.default)
 
 
@@ -157,9 +192,14 @@ class FieldRow:
         self.key, self.kind = key, kind_of(key)
         label, help_text = key_texts().get(key.name, (key.name, key.help))
         self.label = QLabel(label)
-        self.editor: Any = {"bool": QCheckBox, "int": QSpinBox}.get(self.kind, QLineEdit)()
+        self.editor: Any = {"bool": QCheckBox, "int": QSpinBox, "choice": QComboBox}.get(
+            self.kind, QLineEdit
+        )()
         if self.kind == "int":
             self.editor.setRange(0, 2_147_483_647)  # the schema's validator has the last word
+        if self.kind == "choice":
+            for choice in choices_of(key) or ():
+                self.editor.addItem(choice_label(key.name, choice), choice)
         for widget in (self.label, self.editor):
             widget.setToolTip(f"{help_text}\n({key.name})")
         self.default_label = QLabel()
@@ -177,6 +217,8 @@ class FieldRow:
             grid.addWidget(widget, row, column)
 
     def raw(self) -> Any:
+        if self.kind == "choice":
+            return self.editor.currentData()
         if self.kind == "bool":
             return self.editor.isChecked()
         if self.kind == "int":
@@ -189,7 +231,9 @@ class FieldRow:
 
     def load(self, config: config_mod.Config, writable: bool) -> None:
         value = config.values[self.key.name]
-        if self.kind == "bool":
+        if self.kind == "choice":
+            self.editor.setCurrentIndex(max(0, self.editor.findData(value)))
+        elif self.kind == "bool":
             self.editor.setChecked(bool(value))
         elif self.kind == "int":
             self.editor.setValue(int(value or 0))

@@ -1,6 +1,7 @@
-"""The panel's Status tab: counts, a confidence histogram, the last daily maintenance, side
-API use and recent errors, the model and thresholds in use, and hook latency as the service
-itself timed it."""
+"""The panel's Status tab: counts, a confidence histogram, the last daily maintenance, who
+learns now (the learning mode in effect), the side API calls and the client models' proposals
+today against their caps, recent errors, the model and thresholds in use, and hook latency as
+the service itself timed it."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from typing import Any
 from ..core import config as config_mod
 from ..core import maintenance, memories
 from ..core.encoder.models import entry_for
-from ..core.learning import jobs
+from ..core.learning import jobs, readiness
 from ..core.recall.gate import GateSettings
 from .i18n import tr
+from .learning_texts import effective
 from .qt import QLabel, QPushButton, QVBoxLayout, QWidget
 from .worker import OffUi
 
@@ -23,12 +25,18 @@ def status_report(host: Any) -> dict[str, Any]:
     # The model in use is the loaded one: a model chosen in Settings applies after a restart.
     model = host.engine.encoder.model_id if host.engine is not None else str(config["model"])
     gate = GateSettings.from_config(config.values, entry_for(model))
+    today = clock.local_day(clock.now_ms())
     return {
         "counts": host.handle("counts", {})["counts"],
         "histogram": {f"{b / 10:.1f}": n for b, n in memories.confidence_histogram(store)},
         "last_maintenance": store.get_state(maintenance.STATE_KEY),
-        "side_calls_today": jobs.calls_today(store, clock.local_day(clock.now_ms())),
+        # the keyring may be slow or prompt: asked here, on the worker (the service caches it)
+        "learning": readiness.state(config, host.ctx.keys.has()),
+        "side_calls_today": jobs.calls_today(store, today),
         "side_daily_limit": config["sideDailyLimit"],
+        "proposals_today": jobs.proposals_today(store, today),
+        "proposals_per_day": config["proposalsPerDay"],
+        "proposals_per_session": config["proposalsPerSession"],
         "recent_errors": jobs.recent_errors(store, 5),
         "model": model,
         "model_ready": host.engine is not None,
@@ -54,8 +62,18 @@ def render(report: dict[str, Any]) -> str:
         tr("<b>Last daily maintenance</b>: {day}").format(
             day=report["last_maintenance"] or tr("not run yet")
         ),
-        tr("<b>Side API</b>: {calls} / {limit} calls today").format(
+        tr("<b>Learning</b>: {how}").format(how=html.escape(effective(report["learning"])))
+        + "<br>"
+        + tr("<b>Side API</b>: {calls} / {limit} calls today").format(
             calls=report["side_calls_today"], limit=report["side_daily_limit"]
+        )
+        + "<br>"
+        + tr(
+            "<b>Proposals from the coding assistants' models</b>: {count} / {per_day} today, at most {per_session} per session"
+        ).format(
+            count=report["proposals_today"],
+            per_day=report["proposals_per_day"],
+            per_session=report["proposals_per_session"],
         ),
     ]
     if report["recent_errors"]:

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.display import has_display
 from ..core.errors import StoreDamaged
@@ -23,6 +23,9 @@ from ..core.service.server import AlreadyRunning, InstanceLock, hosted_service, 
 from . import testhook
 from .i18n import install_translator, tr
 from .notify import Notifier
+
+if TYPE_CHECKING:
+    from ..core.learning.readiness import LearningState
 
 
 def _icon(color: str):  # type: ignore[no-untyped-def]
@@ -84,16 +87,37 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
             stage=host.load_progress.describe()
         )
     count = len(host.engine.index)
-    if not readiness.state(config, host.ctx.keys.known()).active:
-        return "learning-off", tr(
-            "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
-        ).format(count=count)
+    learning = readiness.state(config, host.ctx.keys.known())
+    if not learning.active:
+        return "learning-off", learning_off_text(learning, count)
     text = tr("memevo: working — {count} memories").format(count=count)
-    if host.ctx.learner.side_error:  # recall works; what the user says is not analysed
+    if learning.mode == readiness.CLIENT:  # nothing to configure: the client's model proposes
+        text += "\n" + tr("Learning: your coding assistant's model proposes memories.")
+    else:
+        text += "\n" + tr("Learning: the side judge proposes memories.")
+    if learning.side and host.ctx.learner.side_error:  # recall works; what the user says is not analysed
         text += "\n" + tr("Learning waits: {reason}").format(reason=host.ctx.learner.side_error)
     if host.ctx.learner.cue_error:  # recall works; only the side model's cues wait (core/cues.py)
         text += "\n" + tr("Recall cues wait: {reason}").format(reason=host.ctx.learner.cue_error)
     return "working", text
+
+
+def learning_off_text(learning: LearningState, count: int) -> str:
+    """The tooltip while learning is off: chosen off, the side judge chosen but not set up,
+    or the Node tool's blocking mode waiting for setup."""
+    from ..core.learning import readiness
+
+    if learning.chosen == readiness.OFF:
+        return tr("memevo: {count} memories recalled; learning is off, as chosen in Settings.").format(
+            count=count
+        )
+    if learning.chosen == readiness.SIDE and not learning.legacy_blocking:
+        return tr(
+            "memevo: {count} memories recalled; learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode."
+        ).format(count=count)
+    return tr(
+        "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
+    ).format(count=count)
 
 
 class Tray:

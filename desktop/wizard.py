@@ -1,8 +1,9 @@
 """The setup wizard: the GUI face of the one setup engine (`installer.setup_engine.run`), asking what
 `memevo setup` asks on a terminal (`installer.prompts`).
 
-Pages: welcome (which clients were found) → confirmation mode → side API → Claude Code's
-memory_resolve permission (only when Claude Code is installed) → start at login → progress (the
+Pages: welcome (which clients were found) → confirmation mode → learning (who proposes
+memories; the side API, optional) → Claude Code's
+memory_resolve and memory_propose permissions (only when Claude Code is installed) → start at login → progress (the
 engine runs on a worker thread; its progress and lines come back through queued signals) →
 summary. A failed run names its one reason and the user goes Back and tries again.
 
@@ -34,6 +35,7 @@ from .qt import (
     Signal,
 )
 from .settings_workers import ERROR_STYLE, Relay, RelayProgress
+from .wizard_learning import SidePage
 from .wizard_pages import (  # noqa: F401 - the pages are part of this module's API
     PAGE_AUTOSTART,
     PAGE_CLAUDE,
@@ -47,7 +49,6 @@ from .wizard_pages import (  # noqa: F401 - the pages are part of this module's 
     ClaudePage,
     ConfirmPage,
     NotesPage,
-    SidePage,
     WelcomePage,
     _help,
     _label,
@@ -410,6 +411,7 @@ class SetupWizard(QWizard):
         """What the pages say, as the engine takes it."""
         base, model, key = self.side_page.values()
         return engine.Choices(
+            learning=self.side_page.mode(),
             confirm=self.confirm_page.ask_radio.isChecked(),
             side_base=base,
             side_model=model,

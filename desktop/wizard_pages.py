@@ -1,4 +1,5 @@
-"""The wizard's question pages (welcome, confirmation, side API, Claude Code, start at login)
+"""The wizard's question pages (welcome, confirmation, Claude Code, start at login; the learning
+page is in wizard_learning)
 and the small layout helpers every page uses."""
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ from .i18n import tr
 from .qt import (
     QCheckBox,
     QFont,
-    QGridLayout,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QRadioButton,
     Qt,
@@ -141,7 +140,13 @@ class ConfirmPage(QWizardPage):
         super().__init__()
         self.setTitle(tr("Before a learned memory is written"))
         layout = QVBoxLayout(self)
-        layout.addWidget(_label(tr("When the side judge proposes a memory from what you said, memevo can:")))
+        layout.addWidget(
+            _label(
+                tr(
+                    "When a memory is proposed from what you said (by your coding assistant's model or the side judge), memevo can:"
+                )
+            )
+        )
         layout.addSpacing(4)
         self.ask_radio = QRadioButton(tr("Ask me in a native dialog (recommended)"))
         self.direct_radio = QRadioButton(tr("Write it directly"))
@@ -171,103 +176,17 @@ class ConfirmPage(QWizardPage):
         (self.ask_radio if asks else self.direct_radio).setChecked(True)
 
 
-class SidePage(QWizardPage):
-    def __init__(self, owner: Any, config: config_mod.Config) -> None:
-        super().__init__()
-        self.owner = owner
-        self.setTitle(tr("Side API: learning new memories"))
-        layout = QVBoxLayout(self)
-        layout.addWidget(
-            _label(
-                tr(
-                    "memevo learns by asking an OpenAI-compatible chat/completions endpoint whether what you said is worth keeping. Prompts are filtered first: code and logs are removed and key-like strings are hidden. Without it, memevo still recalls the memories you add by hand."
-                )
-            )
-        )
-        grid = QGridLayout()
-        self.base_edit = QLineEdit(config["sideApiBase"] or "")
-        self.base_edit.setPlaceholderText("https://api.openai.com/v1")
-        self.model_edit = QLineEdit(config["sideApiModel"] or "")
-        self.model_edit.setPlaceholderText(tr("e.g. gpt-4o-mini"))
-        self.key_edit = QLineEdit()
-        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText(tr("not shown; stored in the OS keyring"))
-        self.field_labels = [QLabel(tr("Base URL")), QLabel(tr("Model")), QLabel(tr("API key"))]
-        for row, (label, edit) in enumerate(
-            zip(self.field_labels, (self.base_edit, self.model_edit, self.key_edit), strict=True)
-        ):
-            label.setBuddy(edit)
-            grid.addWidget(label, row, 0)
-            grid.addWidget(edit, row, 1)
-        layout.addLayout(grid)
-        self.key_note = _help(
-            tr(
-                "The key goes to the OS keyring (Keychain, Credential Manager or the Secret Service), never to a file. Leave it empty to keep a key you saved before."
-            )
-        )
-        layout.addWidget(self.key_note)
-        self.skip_check = QCheckBox(tr("Skip for now (set it up later in Settings)"))
-        layout.addWidget(self.skip_check)
-        self.message_label = _label()
-        layout.addWidget(self.message_label)
-        layout.addStretch(1)
-        for edit in (self.base_edit, self.model_edit):
-            edit.textChanged.connect(self._changed)
-        self.skip_check.toggled.connect(self._changed)
-        self._changed()
-
-    def nextId(self) -> int:
-        return PAGE_CLAUDE if "claude" in self.owner.present else PAGE_AUTOSTART
-
-    def _changed(self, *_: Any) -> None:
-        skipped = self.skip_check.isChecked()
-        for widget in (*self.field_labels, self.base_edit, self.model_edit, self.key_edit):
-            widget.setEnabled(not skipped)
-        problem, is_error = self.problem()
-        self.message_label.setText(problem or "")
-        self.message_label.setStyleSheet(ERROR_STYLE if is_error else "")
-        self.completeChanged.emit()
-
-    def problem(self) -> tuple[str | None, bool]:
-        """Why Next is blocked (None: it is not), and whether that is a mistake or just empty."""
-        if self.skip_check.isChecked():
-            return None, False
-        base = self.base_edit.text().strip()
-        if not base:
-            return tr("Fill in the base URL and the model, or tick Skip for now."), False
-        try:
-            config_mod.BY_NAME["sideApiBase"].validate(base)
-        except ValueError:
-            return tr("The base URL must start with http:// or https://."), True
-        if not self.model_edit.text().strip():
-            return tr("Fill in the model, or tick Skip for now."), False
-        return None, False
-
-    def isComplete(self) -> bool:
-        return self.problem()[0] is None
-
-    def validatePage(self) -> bool:  # also guards a programmatic next()
-        return self.isComplete()
-
-    def values(self) -> tuple[str | None, str | None, str | None]:
-        """(base, model, key) as the engine takes them; None: leave that one as it is."""
-        if self.skip_check.isChecked() or not self.isComplete():
-            return None, None, None
-        base = config_mod.BY_NAME["sideApiBase"].validate(self.base_edit.text())
-        return base, self.model_edit.text().strip() or None, self.key_edit.text().strip() or None
-
-
 class ClaudePage(QWizardPage):
     def __init__(self) -> None:
         super().__init__()
         self.setTitle(tr("Claude Code"))
         layout = QVBoxLayout(self)
-        self.allow_check = QCheckBox(tr("Let memory_resolve run without asking each time"))
+        self.allow_check = QCheckBox(tr("Let memory_resolve and memory_propose run without asking each time"))
         layout.addWidget(self.allow_check)
         layout.addWidget(
             _help(
                 tr(
-                    "Claude Code calls memevo's memory_resolve tool to save your answer to a memory question; ticked, a permission rule in ~/.claude/settings.json stops it from asking you to allow each call."
+                    "Claude Code calls memevo's memory_resolve tool to save your answer to a memory question, and memory_propose when its own model proposes a memory; ticked, permission rules in ~/.claude/settings.json stop it from asking you to allow each call."
                 ),
                 indent=24,
             )

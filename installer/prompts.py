@@ -1,5 +1,9 @@
 """The terminal questions of `memevo setup` (the wizard asks the same in Qt). Enter takes the
-default; `skip` skips the side API; the key is read without echo."""
+default; `skip` skips the side API; the key is read without echo.
+
+Order: how memevo learns (the config's `learning`), then — when something is learned — the
+confirmation mode, then the side API (only for auto and side; optional either way), then a
+client's permission rule."""
 
 from __future__ import annotations
 
@@ -10,29 +14,92 @@ from .setup_engine import Choices
 
 Ask = Callable[[str], str]
 
+# Each mode with the words the question shows for it (one or more lines), numbered in this order.
+LEARNING_CHOICES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "auto",
+        (
+            "your coding assistant's own model proposes memories (nothing extra to configure);",
+            "a side API is used instead if you configure one below",
+        ),
+    ),
+    ("side", ("only a side API you configure below (without one, nothing is learned)",)),
+    ("client", ("only your coding assistant's own model (no side API)",)),
+    ("off", ("nothing new is learned (what you have is still recalled)",)),
+)
+LEARNING_MODES = tuple(mode for mode, _ in LEARNING_CHOICES)
+
 
 def ask_choices(permission_question: str | None, ask: Ask = input, secret: Ask = getpass.getpass) -> Choices:
     """permission_question: an installed client's question about its permission rule (None: none)."""
     choices = Choices()
     print("memevo setup — Enter takes the default in [brackets].")
-    answer = _ask_until(
-        ask,
-        "Before a learned memory is written: 1) ask me in a native dialog  2) write it directly [1]: ",
-        lambda text: None if text in ("", "1", "2", "ask", "direct") else "answer 1 or 2 (Enter: 1)",
-    )
-    choices.confirm = answer != "2" and answer != "direct"
-    print("The side API judges what you say (OpenAI-compatible chat/completions). Type `skip` to skip.")
-    base = _ask_until(ask, "  base URL (e.g. https://api.openai.com/v1): ", _url_problem)
-    if base and base.lower() != "skip":
-        choices.side_base = base
-        model = ask("  model: ").strip()
-        choices.side_model = model if model and model.lower() != "skip" else None
-        key = secret("  API key (not shown; stored in the OS keyring): ").strip()
-        choices.side_key = key if key and key.lower() != "skip" else None
+    choices.learning = ask_learning(ask)
+    if choices.learning != "off":
+        answer = _ask_until(
+            ask,
+            "Before a learned memory is written: 1) ask me in a native dialog  2) write it directly [1]: ",
+            lambda text: None if text in ("", "1", "2", "ask", "direct") else "answer 1 or 2 (Enter: 1)",
+        )
+        choices.confirm = answer != "2" and answer != "direct"
+    if choices.learning in ("auto", "side"):
+        _ask_side_api(choices, choices.learning, ask, secret)
     if permission_question:
         answer = ask(permission_question)
         choices.allow_resolve = answer.strip().lower() in ("y", "yes")
     return choices
+
+
+def ask_learning(ask: Ask = input) -> str:
+    """The learning mode: a number or a mode's name; Enter (or too many wrong answers) is auto."""
+    print("How should memevo learn what you tell your assistant?")
+    for number, (mode, lines) in enumerate(LEARNING_CHOICES, 1):
+        head = f"  {number}) {mode} — "
+        print(head + lines[0])
+        for line in lines[1:]:
+            print(" " * len(head) + line)
+    answer = _ask_until(ask, "Learning [1 auto]: ", _learning_problem)
+    return _learning_mode(answer.lower()) or "auto"
+
+
+def _learning_problem(answer: str) -> str | None:
+    if answer == "" or _learning_mode(answer):
+        return None
+    return "answer 1, 2, 3 or 4, or auto, side, client, off (Enter: auto)"
+
+
+def _learning_mode(answer: str) -> str | None:
+    if answer in LEARNING_MODES:
+        return answer
+    if answer.isdigit() and 1 <= int(answer) <= len(LEARNING_MODES):
+        return LEARNING_MODES[int(answer) - 1]
+    return None
+
+
+def _ask_side_api(choices: Choices, learning: str, ask: Ask, secret: Ask) -> None:
+    if learning == "side":
+        print(
+            "The side API judges what you say (OpenAI-compatible chat/completions); without it nothing"
+            " is learned. Type `skip` to skip."
+        )
+    else:
+        print(
+            "Optional: a side API (OpenAI-compatible chat/completions) judges what you say instead of"
+            " your assistant's model. Type `skip` to skip."
+        )
+    base = _ask_until(ask, "  base URL (e.g. https://api.openai.com/v1): ", _url_problem)
+    if not base or base.lower() == "skip":
+        if learning == "side":
+            print(
+                "  No side API: nothing is learned until you configure one (`memevo setup` again, or"
+                " `memevo config sideApiBase URL`, `memevo config sideApiModel NAME`, `memevo secret set`)."
+            )
+        return
+    choices.side_base = base
+    model = ask("  model: ").strip()
+    choices.side_model = model if model and model.lower() != "skip" else None
+    key = secret("  API key (not shown; stored in the OS keyring): ").strip()
+    choices.side_key = key if key and key.lower() != "skip" else None
 
 
 ATTEMPTS = 5  # then the default: a script answering garbage forever still finishes

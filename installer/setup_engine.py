@@ -20,11 +20,12 @@ Say = Callable[[str], None]
 class Choices:
     """None means: ask nothing, change nothing (no terminal, no GUI, --only, --repair)."""
 
+    learning: str | None = None  # the config's `learning`: auto, side, client or off
     confirm: bool | None = None
     side_base: str | None = None
     side_model: str | None = None
     side_key: str | None = None
-    allow_resolve: bool | None = None
+    allow_resolve: bool | None = None  # Claude Code: memory_resolve and memory_propose without a prompt
     autostart: bool | None = None
 
 
@@ -103,6 +104,12 @@ def write_choices(choices: Choices, say: Say) -> None:
     from ..core import paths
 
     paths.ensure_data_dir()
+    if choices.learning is not None:
+        config_mod.set_key("learning", choices.learning)
+        # The Node tool's blocking mode (sideJudge=false, kept by import-legacy) holds learning
+        # off "until setup": choosing how to learn here is that step, as configuring the side
+        # API always was (config.set_key drops it then too).
+        config_mod.unset_key("sideJudge")
     if choices.confirm is not None:
         config_mod.set_key("confirm", choices.confirm)
     if choices.side_base:

@@ -52,6 +52,39 @@ def test_only_the_offered_choices_are_buttons(qtbot, store: Store, clock: FakeCl
     assert dialog.testAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # never steals focus
 
 
+@pytest.mark.parametrize(
+    ("client", "who"),
+    [("claude", "Claude Code"), ("cursor", "Cursor"), ("codebuddy", "CodeBuddy"), ("workbuddy", "WorkBuddy")],
+)
+def test_a_client_models_proposal_names_its_client(
+    qtbot, store: Store, clock: FakeClock, client: str, who: str
+) -> None:
+    proposal = CREATE | {"origin": "client", "verified_words": True}
+    dialog = ConfirmDialog(_ready(store, clock, f"j-{client}", proposal, client=client))
+    qtbot.addWidget(dialog)
+    assert dialog.proposer_label.text() == f"<b>提议者：</b>{who} 自己的模型"
+    assert dialog.unverified_label.isHidden()  # the quoted words are the user's own
+
+
+def test_the_side_judges_proposal_says_so(qtbot, store: Store, clock: FakeClock) -> None:
+    dialog = ConfirmDialog(_ready(store, clock, "j-side", CREATE))  # no origin: the side judge's
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.proposer_label.text() == "<b>提议者：</b>旁路模型"
+    assert not dialog.unverified_label.isVisible()
+
+
+def test_words_the_user_never_typed_are_warned_about(qtbot, store: Store, clock: FakeClock) -> None:
+    proposal = CREATE | {"origin": "client", "verified_words": False}
+    dialog = ConfirmDialog(_ready(store, clock, "j-unverified", proposal, client="cursor"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.proposer_label.text() == "<b>提议者：</b>Cursor 自己的模型"
+    assert dialog.unverified_label.isVisible()
+    assert dialog.unverified_label.text() == "在本会话里你输入的内容中没有找到这段原话——保存前请核对。"
+    assert dialog.buttons["create_rule"].isEnabled()  # the user decides, warned
+
+
 def test_the_users_edit_is_checked_for_length(qtbot, store: Store, clock: FakeClock) -> None:
     dialog = ConfirmDialog(_ready(store, clock, "j1", CREATE))
     qtbot.addWidget(dialog)

@@ -45,3 +45,36 @@ def test_language_follows_the_locale(env: dict[str, str], expected: str) -> None
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected
+
+
+LEARNING_PROBE = (
+    "from memevo.desktop.qt import QApplication; from memevo.desktop.i18n import install_translator;"
+    "from memevo.desktop import learning_texts as t; from memevo.core.learning.readiness import LearningState;"
+    "app = QApplication([]); install_translator(app);"
+    "print(t.mode_label('auto')); print(t.proposer({'origin': 'client'}, 'claude'));"
+    "print(t.proposer({}, 'cursor')); print(t.effective(LearningState(False, False, 'auto')))"
+)
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("zh", ["自动（推荐）", "Claude Code 自己的模型", "旁路模型", "由你的编程助手的模型提议记忆"]),
+        (
+            "en",
+            [
+                "Automatic (recommended)",
+                "Claude Code's own model",
+                "the side judge",
+                "your coding assistant's model proposes memories",
+            ],
+        ),
+    ],
+)
+def test_who_learns_is_said_in_the_ui_language(language: str, expected: list[str]) -> None:
+    full = os.environ | {"QT_QPA_PLATFORM": "offscreen", "MEMEVO_LANG": language}
+    result = subprocess.run(
+        [sys.executable, "-c", LEARNING_PROBE], capture_output=True, text=True, env=full, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == expected

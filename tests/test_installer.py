@@ -436,3 +436,74 @@ def test_workbuddy_hooks_get_thirty_seconds() -> None:
         "UserPromptSubmit": 30,
         "Stop": 30,
     }
+
+
+# -- Claude Code's permission rules: one yes, two tools ----------------------------------------------------
+RESOLVE_RULE = "mcp__memory-self-evolution__memory_resolve"
+PROPOSE_RULE = "mcp__memory-self-evolution__memory_propose"
+
+
+def _allow(home: Path) -> list[str]:
+    settings = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    return list(settings["permissions"]["allow"])
+
+
+def _setup_claude(allow: bool | None, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from memevo.installer import setup_engine as setup
+
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no `claude` binary: nothing registered for real
+    monkeypatch.delenv("MEMEVO_CLAUDE_BIN", raising=False)
+    monkeypatch.delenv("MEMORY_CLAUDE_BIN", raising=False)
+    lines: list[str] = []
+    result = setup.run(
+        setup.Choices(allow_resolve=allow), only="claude", say=lines.append, provision_model=lambda p: None
+    )
+    assert result.ok, result.reason
+    return lines
+
+
+def test_one_yes_allows_both_tools_once_and_uninstall_only_claude_removes_both(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.installer.clients.claude import PERMISSIONS
+
+    assert PERMISSIONS == (RESOLVE_RULE, PROPOSE_RULE)
+    lines = _setup_claude(True, monkeypatch)
+    assert _allow(home) == ["Bash(ls:*)", RESOLVE_RULE, PROPOSE_RULE]  # after the user's own
+    assert "Claude Code: the memory_resolve and memory_propose permissions: ~/.claude/settings.json" in lines
+    written = raw_bytes(home)
+    _setup_claude(True, monkeypatch)  # a second yes: no byte changes, no rule twice
+    assert raw_bytes(home) == written
+    _setup_claude(None, monkeypatch)  # no question asked (--repair, the watcher): kept as they are
+    assert _allow(home) == ["Bash(ls:*)", RESOLVE_RULE, PROPOSE_RULE]
+    gone = run_memevo("uninstall", "--only", "claude", home=home)
+    assert gone.returncode == 0, gone.stderr
+    assert _allow(home) == ["Bash(ls:*)"]
+    assert "Claude Code: the memory_resolve and memory_propose permissions" in gone.stdout
+
+
+def test_an_older_yes_gets_the_second_rule_and_a_no_removes_both(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An install from before memory_propose holds only memory_resolve's rule: a yes now appends
+    the other without repeating it; a no takes out both and leaves everyone else's rules, even
+    one for our whole server."""
+    settings = home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["permissions"]["allow"] = [RESOLVE_RULE, "Bash(ls:*)", "mcp__memory-self-evolution"]
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    _setup_claude(True, monkeypatch)
+    assert _allow(home) == [RESOLVE_RULE, "Bash(ls:*)", "mcp__memory-self-evolution", PROPOSE_RULE]
+    _setup_claude(False, monkeypatch)
+    assert _allow(home) == ["Bash(ls:*)", "mcp__memory-self-evolution"]
+
+
+def test_uninstall_removes_both_rules_and_a_permissions_block_left_empty(home: Path) -> None:
+    settings = home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["permissions"] = {"allow": [PROPOSE_RULE, RESOLVE_RULE]}
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    gone = run_memevo("uninstall", home=home)
+    assert gone.returncode == 0, gone.stderr
+    left = json.loads(settings.read_text(encoding="utf-8"))
+    assert "permissions" not in left and left["theme"] == "dark"

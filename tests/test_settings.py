@@ -22,7 +22,7 @@ from memevo.core.recall import calibration
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
 from memevo.desktop.i18n import tr
-from memevo.desktop.qt import QCheckBox, QLabel, QLineEdit, QSpinBox
+from memevo.desktop.qt import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox
 from memevo.desktop.settings import SettingsView
 from memevo.desktop.settings_workers import ERROR_STYLE, key_texts
 from test_secrets import _keyring_works, needs_keyring
@@ -108,7 +108,10 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
         "sideWaitMs",
         "decayDays",
         "sideDailyLimit",
+        "proposalsPerSession",
+        "proposalsPerDay",
     }
+    assert {n for n, t in kinds.items() if t is QComboBox} == {"learning"}
     assert rows["recallTopK"].editor.value() == 5 and rows["recallTopK"].default_label.text() == tr(
         "default: {value}"
     ).format(value=3)
@@ -178,6 +181,58 @@ def test_save_writes_valid_changes_and_shows_why_the_others_were_not_written(
     assert view.status_label.text() == tr("Saved {n} settings.").format(n=2)
     view.save_button.click()
     assert view.status_label.text() == tr("No changes.")
+
+
+@pytest.mark.usefixtures("clean_keyring")
+def test_the_learning_mode_is_a_choice_of_four_with_its_caps_and_says_who_proposes(
+    qtbot, view: SettingsView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.core.learning import readiness
+    from memevo.desktop.learning_texts import effective, mode_help, mode_label
+
+    row = view.rows["learning"]
+    combo = row.editor
+    assert [combo.itemData(i) for i in range(combo.count())] == list(config_mod.LEARNING_MODES)
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "自动（推荐）",
+        "旁路模型（你的旁路接口）",
+        "你的编程助手自己的模型",
+        "关闭",
+    ]
+    assert combo.currentData() == "auto" and row.default_label.text() == tr("default: {value}").format(
+        value=mode_label("auto")
+    )
+    # no side API and no key: automatic means the coding assistant's own model proposes
+    qtbot.waitUntil(lambda: view.key_present is not None)
+    client = readiness.LearningState(False, False, "client")
+    assert view.learning_note.text() == mode_help("auto") + "\n" + tr("With this choice: {how}.").format(
+        how=effective(client)
+    )
+    assert "编程助手的模型提议记忆" in view.learning_note.text()
+    combo.setCurrentIndex(combo.findData("side"))  # not saved yet: the note follows the combo
+    assert "旁路接口（接口地址、模型和密钥）还没配置好" in view.learning_note.text()
+    assert (
+        tr(
+            "Optional under automatic learning: without it, your coding assistant's own model proposes memories. Needed when learning is set to the side judge."
+        )
+        == view.side_note.text()
+    )
+    view.rows["proposalsPerDay"].editor.setValue(12)
+    view.rows["proposalsPerSession"].editor.setValue(500)  # above its 1 to 100
+    view.save_button.click()
+    assert _config_file() == {"learning": "side", "proposalsPerDay": 12}
+    assert view.rows["proposalsPerSession"].message.text() == _not_saved(
+        "must be a whole number from 1 to 100"
+    )
+    assert config_mod.load()["learning"] == "side" and row.reset_button.isEnabled()
+    combo.setCurrentIndex(combo.findData("off"))
+    view.save_button.click()
+    assert _config_file()["learning"] == "off"
+    assert "已关闭（你选择了关闭）" in view.learning_note.text()
+    view.reload()
+    assert combo.currentData() == "off"
+    row.reset_button.click()
+    assert "learning" not in _config_file() and combo.currentData() == "auto"
 
 
 def test_reset_to_default_unsets_only_that_key(view: SettingsView) -> None:

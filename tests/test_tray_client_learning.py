@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import test_tray_learning
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from test_tray_learning import (
@@ -27,11 +28,11 @@ from test_tray_learning import (
     prompt_payload,
     rules,
     run_registered,
-    tray,  # noqa: F401 - the fixture
     wait_until,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("provisioned_model")]
+tray = test_tray_learning.tray  # the fixture: a real `memevo tray` with its test hook
 WORDS = "以后提交信息都用英文写"
 TEXT = "提交信息（commit message）一律用英文写"
 
@@ -83,7 +84,9 @@ def test_a_proposal_from_the_clients_model_reaches_the_dialog_and_the_store(
     history = json.loads(memevo(data_dir, "history", written[0]["id"], "--json").stdout)
     [origin] = history["origins"]
     assert (origin["client"], origin["session"], origin["proposer"]) == ("claude", "s-client", "client")
-    start = run_registered(data_dir, "SessionStart", {"session_id": "s-next", "hook_event_name": "SessionStart"})
+    start = run_registered(
+        data_dir, "SessionStart", {"session_id": "s-next", "hook_event_name": "SessionStart"}
+    )
     assert TEXT in start.stdout.decode()
 
 

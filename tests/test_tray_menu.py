@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -37,14 +38,20 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     tray, _ = _tray(host)
     assert tray.state == "loading"
     host.engine = _Engine()  # type: ignore[assignment]
-    tray.refresh()
-    assert tray.state == "learning-off" and "memevo setup" in tray.icon.toolTip()
+    monkeypatch.delenv("MEMEVO_SIDE_API_KEY", raising=False)
+    host.ctx.keys._checked = (-1e9, False)
+    tray.refresh()  # automatic, no side API: the coding assistant's own model proposes
+    assert (
+        tray.state == "working"
+        and tray.icon.toolTip() == "memevo：运行中——2 条记忆\n学习：由你的编程助手的模型提议记忆。"
+    )
     monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-0000000000")
     host.ctx.keys._checked = (-1e9, False)
     config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
     config_mod.set_key("sideApiModel", "judge")
     tray.refresh()
     assert tray.state == "working" and "2 条记忆" in tray.icon.toolTip()
+    assert tray.icon.toolTip().endswith("学习：由旁路模型提议记忆。")
     assert "召回线索" not in tray.icon.toolTip()
     host.ctx.learner.start()
     assert host.ctx.learner.runner is not None
@@ -60,6 +67,58 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     host.ctx.engine_error = "the model could not be loaded: disk full"
     tray.refresh()
     assert tray.state == "problem" and "memevo model provision" in tray.icon.toolTip()
+
+
+def test_learning_off_says_why(qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMEVO_SIDE_API_KEY", raising=False)
+    host.ctx.keys._checked = (-1e9, False)
+    tray, _ = _tray(host)
+    host.engine = _Engine()  # type: ignore[assignment]
+    config_mod.set_key("learning", "off")
+    tray.refresh()
+    assert tray.state == "learning-off"
+    assert tray.icon.toolTip() == "memevo：2 条记忆可召回；学习已关闭（你在“设置”里选择了关闭）。"
+    config_mod.set_key("learning", "side")  # chosen, but its API is not set up
+    tray.refresh()
+    assert tray.state == "learning-off" and "旁路接口还没配置" in tray.icon.toolTip()
+    config_mod.set_key("learning", "client")
+    tray.refresh()
+    assert tray.state == "working" and "编程助手的模型提议记忆" in tray.icon.toolTip()
+    config_mod.unset_key("learning")  # the Node tool's blocking mode keeps automatic off until setup
+    raw = config_mod.read_raw(config_mod.paths.config_path())
+    config_mod.paths.config_path().write_text(json.dumps(raw | {"sideJudge": False}), encoding="utf-8")
+    tray.refresh()
+    assert tray.state == "learning-off" and "memevo setup" in tray.icon.toolTip()
+
+
+def test_the_status_panel_shows_the_mode_and_todays_proposals_beside_the_side_calls(
+    qtbot, host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.desktop.status import StatusView
+
+    monkeypatch.delenv("MEMEVO_SIDE_API_KEY", raising=False)
+    host.ctx.keys._checked = (-1e9, False)
+    config_mod.set_key("proposalsPerDay", 12)
+    jobs.create(host.store, "c1", "claude", "s", None, "以后回答我都用中文", clock.now_ms())
+    proposal = {"text": "回答问题时一律使用中文", "category": "rule", "action": "create", "origin": "client"}
+    jobs.update(
+        host.store,
+        "c1",
+        clock.now_ms(),
+        status="ready",
+        proposal=proposal | {"day": clock.local_day(clock.now_ms())},
+    )
+    view = StatusView(host)
+    qtbot.addWidget(view)
+    qtbot.waitUntil(lambda: bool(view.report), timeout=30_000)
+    text = view.label.text()
+    assert "<b>学习</b>：由你的编程助手的模型提议记忆" in text
+    assert "<b>旁路接口</b>：今天调用 0 / 300 次" in text
+    assert "<b>编程助手的模型提议</b>：今天 1 / 12 条，每个会话最多 8 条" in text
+    assert view.report["proposals_today"] == host.ctx.learning_status()["proposals_today"] == 1
+    config_mod.set_key("learning", "off")
+    view.refresh()
+    qtbot.waitUntil(lambda: "已关闭（你选择了关闭）" in view.label.text(), timeout=30_000)
 
 
 def test_confirmation_toggle_writes_only_that_key(qtbot, host: ServiceHost) -> None:

@@ -89,6 +89,7 @@ def walk(
     side: tuple[str, str, str] | None = None,
     allow: bool = False,
     start_at_login: bool = True,
+    learning: str = "auto",
 ) -> list[int]:
     """From the welcome page to the autostart page, filling each page; the ids visited."""
     visited = [wizard.currentId()]
@@ -99,9 +100,8 @@ def walk(
     wizard.next()
     visited.append(wizard.currentId())
     page = wizard.side_page
-    if side is None:
-        page.skip_check.setChecked(True)
-    else:
+    page.mode_radios[learning].setChecked(True)
+    if side is not None:
         page.base_edit.setText(side[0])
         page.model_edit.setText(side[1])
         page.key_edit.setText(side[2])
@@ -163,7 +163,18 @@ def test_the_pages_in_order_their_defaults_and_the_choices_they_make(
     assert welcome.problem_label.isHidden()
     assert not wizard.button(BUTTON.BackButton).isVisible()  # nothing before the welcome
     assert wizard.confirm_page.ask_radio.isChecked() and not wizard.confirm_page.direct_radio.isChecked()
-    assert not wizard.side_page.skip_check.isChecked()
+    side_page = wizard.side_page
+    assert side_page.mode() == "auto" and side_page.mode_radios["auto"].isChecked()  # preselected
+    assert [r.text() for r in side_page.mode_radios.values()] == [
+        "自动（推荐）",
+        "你的编程助手自己的模型",
+        "旁路模型（你的旁路接口）",
+        "关闭",
+    ]
+    assert tr(
+        "Your coding assistant's own model proposes memories (through memevo's memory_propose tool); nothing to configure."
+    ) in shown_texts(wizard)
+    assert side_page.base_edit.isEnabled() and side_page.title() == tr("Learning: who proposes new memories")
     assert not wizard.claude_page.allow_check.isChecked()
     assert wizard.autostart_page.check.isChecked()
     assert wizard.side_page.key_edit.echoMode() == QLineEdit.EchoMode.Password
@@ -176,47 +187,91 @@ def test_the_pages_in_order_their_defaults_and_the_choices_they_make(
     assert visited == [PAGE_WELCOME, PAGE_CONFIRM, PAGE_SIDE, PAGE_CLAUDE, PAGE_AUTOSTART]
     assert wizard.button(BUTTON.NextButton).text() == tr("Set up")
     assert wizard.choices() == Choices(
-        confirm=False, side_base=BASE, side_model=MODEL, side_key=KEY, allow_resolve=True, autostart=False
+        learning="auto",
+        confirm=False,
+        side_base=BASE,
+        side_model=MODEL,
+        side_key=KEY,
+        allow_resolve=True,
+        autostart=False,
     )
+    assert wizard.side_page.mode() == "auto"
     wizard.back()
-    wizard.back()  # back on the side page: skip it after all
+    wizard.back()  # back on the learning page: the coding assistant's model after all
     assert wizard.currentId() == PAGE_SIDE
-    wizard.side_page.skip_check.setChecked(True)
+    wizard.side_page.mode_radios["client"].setChecked(True)
     assert not wizard.side_page.base_edit.isEnabled() and not wizard.side_page.key_edit.isEnabled()
+    assert wizard.side_page.mode() == "client" and next_enabled(wizard)
     assert wizard.choices() == Choices(
-        confirm=False, side_base=None, side_model=None, side_key=None, allow_resolve=True, autostart=False
+        learning="client",
+        confirm=False,
+        side_base=None,
+        side_model=None,
+        side_key=None,
+        allow_resolve=True,
+        autostart=False,
     )
 
 
-def test_a_bad_base_url_blocks_next_until_it_is_fixed_or_skipped(
+def test_the_side_api_is_optional_under_auto_needed_for_side_and_unused_otherwise(
     make_wizard: Callable[..., SetupWizard],
 ) -> None:
     wizard = make_wizard()
     wizard.next()
     wizard.next()
     page = wizard.side_page
-    assert wizard.currentId() == PAGE_SIDE and not next_enabled(wizard)  # empty: fill in or skip
-    assert page.message_label.text() == tr("Fill in the base URL and the model, or tick Skip for now.")
-    page.base_edit.setText("ftp://example.com")
-    page.model_edit.setText(MODEL)
+    assert wizard.currentId() == PAGE_SIDE and page.mode() == "auto"
+    assert next_enabled(wizard) and page.message_label.text() == ""  # auto: nothing to fill in
+    page.mode_radios["side"].setChecked(True)  # the side judge needs its API
     assert not next_enabled(wizard)
-    assert page.message_label.text() == tr("The base URL must start with http:// or https://.")
+    assert page.message_label.text() == tr(
+        "The side judge needs its base URL and model: fill them in, or choose another way."
+    )
     wizard.next()  # a programmatic Next is refused too
     assert wizard.currentId() == PAGE_SIDE
+    page.mode_radios["auto"].setChecked(True)
+    page.base_edit.setText("ftp://example.com")
+    page.model_edit.setText(MODEL)
+    assert not next_enabled(wizard)  # optional, but what is filled in must be right
+    assert page.message_label.text() == tr("The base URL must start with http:// or https://.")
     page.base_edit.setText("api.example.com/v1")
     assert not next_enabled(wizard)
+    page.base_edit.setText("")
+    assert not next_enabled(wizard) and page.message_label.text() == tr(
+        "Fill in the base URL too, or clear the model."
+    )
     page.base_edit.setText(BASE)
     page.model_edit.setText("  ")
     assert not next_enabled(wizard) and page.message_label.text() == tr(
-        "Fill in the model, or tick Skip for now."
+        "Fill in the model too, or clear the base URL."
     )
     page.model_edit.setText(MODEL)
     assert next_enabled(wizard) and page.message_label.text() == ""
+    assert page.values() == (BASE, MODEL, None)
     page.base_edit.setText("not a url")
-    page.skip_check.setChecked(True)  # skipped: the fields do not matter
-    assert next_enabled(wizard) and not page.base_edit.isEnabled()
+    for unused in ("client", "off"):  # neither uses the side API: the fields do not matter
+        page.mode_radios[unused].setChecked(True)
+        assert next_enabled(wizard) and not page.base_edit.isEnabled()
+        assert page.values() == (None, None, None)
     wizard.next()
     assert wizard.currentId() == PAGE_CLAUDE
+
+
+def test_the_learning_page_starts_from_the_mode_in_the_settings_and_the_run_writes_the_new_one(
+    qtbot, make_wizard: Callable[..., SetupWizard]
+) -> None:
+    from memevo.core import config as config_mod
+
+    paths.ensure_data_dir()
+    paths.config_path().write_text(json.dumps({"learning": "off", "sideJudge": False}), encoding="utf-8")
+    wizard = make_wizard()
+    assert wizard.side_page.mode() == "off" and not wizard.side_page.base_edit.isEnabled()
+    walk(wizard)  # automatic, no side API
+    assert wizard.choices().learning == "auto"
+    assert set_up(qtbot, wizard).ok
+    # chosen in setup: the Node tool's blocking mode (sideJudge false) is over too
+    assert config_file() == {"learning": "auto", "confirm": True}
+    assert config_mod.load()["learning"] == "auto"
 
 
 def test_without_claude_code_its_page_is_skipped_and_its_folder_never_made(
@@ -265,7 +320,7 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     assert "Restart Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server." in wizard.lines
     assert any(line.startswith("Claude Code: the hooks work") for line in wizard.lines)  # no claude here
     # what the engine wrote
-    assert config_file() == {"confirm": False, "sideApiBase": BASE, "sideApiModel": MODEL}
+    assert config_file() == {"learning": "auto", "confirm": False, "sideApiBase": BASE, "sideApiModel": MODEL}
     for relative in CLIENT_FILES:
         assert "memevo_hook.py" in (home / relative).read_text(encoding="utf-8"), relative
     assert PERMISSION == "mcp__memory-self-evolution__memory_resolve" and PERMISSION in claude_allow(home)
@@ -319,13 +374,20 @@ def test_unticked_choices_remove_the_permission_and_the_login_entry(
     settings.write_text(json.dumps(data), encoding="utf-8")
     autostart.enable()  # from an earlier setup
     wizard = make_wizard()
-    walk(wizard, allow=False, start_at_login=False)
+    walk(wizard, allow=False, start_at_login=False, learning="client")
     assert wizard.choices() == Choices(
-        confirm=True, side_base=None, side_model=None, side_key=None, allow_resolve=False, autostart=False
+        learning="client",
+        confirm=True,
+        side_base=None,
+        side_model=None,
+        side_key=None,
+        allow_resolve=False,
+        autostart=False,
     )
     result = set_up(qtbot, wizard)
     assert result.ok, result.reason
-    assert config_file() == {"confirm": True}  # skipped: no side API keys written
+    # the coding assistant's model: no side API keys written, the mode is
+    assert config_file() == {"confirm": True, "learning": "client"}
     assert claude_allow(home) == ["Bash(ls:*)"]
     assert not autostart.entry_path().exists()
     assert "Start at login: off" in wizard.lines

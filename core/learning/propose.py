@@ -138,7 +138,8 @@ def candidates_text(found: list[tuple[memories.Memory, float]]) -> str:
     return (
         "已有相近的记忆，请先对比再提交（这次没有记下任何内容）：\n"
         + "\n".join(lines)
-        + "\n请再调用一次 memory_propose，带上同样的 text、category、words，并加上 action 与 target：\n"
+        + "\n请再调用一次 memory_propose（有的客户端显示为 mcp__memory-self-evolution__memory_propose），"
+        "带上同样的 text、category、words，并加上 action 与 target：\n"
         "- 已有记忆说的就是这件事、没有新信息：action=reinforce，target=它的 id；\n"
         "- 是同一件事、新说法补充了信息：action=merge，target=它的 id，text=合并后的完整正文；\n"
         "- 新说法与它冲突（值变了、规则反过来了）：action=replace，target=它的 id，text=替换后的正文；\n"

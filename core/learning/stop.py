@@ -23,7 +23,8 @@ NOTICE = "memory-self-evolution 捕捉到了新的记忆"
 ASK_TOOL = {
     "claude": "AskUserQuestion",
     "cursor": "AskQuestion",
-    "codebuddy": "ask_followup_question",
+    # The IDE's question tool; the CodeBuddy Code CLI (same client, same hooks) has AskUserQuestion.
+    "codebuddy": "ask_followup_question（在 CodeBuddy Code 命令行里是 AskUserQuestion）",
     "workbuddy": "ask_followup_question",
 }
 LABELS = {
@@ -86,9 +87,12 @@ def confirm_instruction(client: str, job: jobs.Job) -> str:
         f"用户原话：{job.words}\n"
         f"提议：{describe(proposal)}\n"
         f"请调用 {tool} 提一个问题，标题固定为「{TITLE}」，把上面的提议给用户看，选项依次为：{choices}。\n"
-        f'用户点选后调用 memory_resolve(sessionID="{job.id}", decision="<所选选项对应的 decision>")，'
+        f"用户点选后调用 memory_resolve（有的客户端显示为 mcp__memory-self-evolution__memory_resolve）"
+        f'(sessionID="{job.id}", decision="<所选选项对应的 decision>")，'
         "并把工具返回的结果原样告诉用户。\n"
         "如果提问工具返回 Skipped，或用户关闭、取消了弹窗，不要调用 memory_resolve，直接结束。\n"
+        "如果没有可用的提问工具（例如非交互模式），不要调用 memory_resolve，告诉用户这条记忆在等确认，"
+        "可以在终端运行 `memevo pending` 处理。\n"
         "如果 memory_resolve 工具不可用（客户端安装后还没有重启），不要弹窗，告诉用户：请重启客户端后再说一遍这句话。"
     )
 

@@ -50,8 +50,8 @@ def permission_question(present: Sequence[str]) -> str | None:
 
 # -- register, check and remove memevo in one client ---------------------------------------------------
 def register_client(name: str, writer: jsonfile.Writer, permission: bool | None = None) -> ClientResult:
-    """permission (a client with a permission rule): True adds the memory_resolve rule, False
-    removes it, None keeps it."""
+    """permission (a client with permission rules): True adds our rules (Claude Code:
+    memory_resolve and memory_propose), False removes them, None keeps them as they are."""
     return get(name).register(writer, permission, REGISTRY)
 
 

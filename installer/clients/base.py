@@ -95,7 +95,7 @@ class Client:
     hooks_file_name: ClassVar[str] = "settings.json"
     flat_hooks: ClassVar[bool] = False  # handlers listed under each event, without matcher groups
     notes: ClassVar[tuple[str, ...]] = ()  # said once at the end of a setup that registered it
-    # A yes/no question for a client with a permission rule (allow memory_resolve without asking).
+    # A yes/no question for a client with permission rules (memory_resolve, memory_propose without asking).
     permission_question: ClassVar[str | None] = None
 
     # -- its files -------------------------------------------------------------------------------------
@@ -150,8 +150,9 @@ class Client:
     def register(
         self, writer: jsonfile.Writer, permission: bool | None = None, peers: Sequence[Client] = ()
     ) -> ClientResult:
-        """permission (a client with a permission rule): True adds the memory_resolve rule,
-        False removes it, None keeps it. peers: every client, told where our skill went."""
+        """permission (a client with permission rules): True adds our rules (Claude Code:
+        memory_resolve and memory_propose), False removes them, None keeps them as they are.
+        peers: every client, told where our skill went."""
         where = self.files()
         result = ClientResult(self.name)
         edit(result, writer, where.hooks_file, self.set_hooks, "hooks")

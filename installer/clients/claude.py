@@ -1,6 +1,6 @@
 """Claude Code: ~/.claude/settings.json (CLAUDE_CONFIG_DIR moves it), SessionStart /
-UserPromptSubmit / PreToolUse / Stop, a permission rule for memory_resolve, and the skill in
-~/.claude/skills.
+UserPromptSubmit / PreToolUse / Stop, permission rules for memory_resolve and memory_propose,
+and the skill in ~/.claude/skills.
 
 Its MCP registration goes through its own CLI (`claude mcp add --scope user`): its user-scope
 servers live in ~/.claude.json, which Claude Code rewrites for itself, so we never edit that
@@ -19,7 +19,14 @@ from ..entries import MCP_MARKER, SERVER_NAME
 from ..hook_command import module_command
 from .base import Client, ClientFiles, ClientResult, edit, home, override
 
+# The rules one yes adds to permissions.allow: memory_resolve writes the user's answer to an
+# in-chat memory question, memory_propose is the client's own model proposing a memory (client
+# learning). Each is recognised as ours by its exact text (our MCP server's name in it); any
+# other rule — one for our whole server included — is left as it is.
 PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
+PROPOSE_PERMISSION = f"mcp__{SERVER_NAME}__memory_propose"
+PERMISSIONS = (PERMISSION, PROPOSE_PERMISSION)
+PERMISSION_WHAT = "the memory_resolve and memory_propose permissions"
 
 
 class Claude(Client):
@@ -43,7 +50,8 @@ class Claude(Client):
         "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).",
     )
     permission_question: ClassVar[str | None] = (
-        "Claude Code: let memory_resolve run without asking each time? [y/N]: "
+        "Claude Code: let memevo's memory_resolve (records your answer to a memory question) and"
+        " memory_propose (your assistant proposes a memory) run without asking each time? [y/N]: "
     )
 
     def config_dir(self) -> Path:
@@ -60,10 +68,10 @@ class Claude(Client):
         self, result: ClientResult, writer: jsonfile.Writer, where: ClientFiles, allow: bool
     ) -> None:
         change = set_permission if allow else remove_permission
-        edit(result, writer, where.hooks_file, change, "the memory_resolve permission")
+        edit(result, writer, where.hooks_file, change, PERMISSION_WHAT)
 
     def remove_permission(self, result: ClientResult, writer: jsonfile.Writer, where: ClientFiles) -> None:
-        edit(result, writer, where.hooks_file, remove_permission, "the memory_resolve permission")
+        edit(result, writer, where.hooks_file, remove_permission, PERMISSION_WHAT)
 
     # -- the MCP server, through `claude mcp` ----------------------------------------------------------
     def register_mcp(self, result: ClientResult, writer: jsonfile.Writer, where: ClientFiles) -> None:
@@ -117,19 +125,23 @@ CLIENT = Claude()
 
 # -- the permission rule in settings.json --------------------------------------------------------------
 def set_permission(data: dict[str, Any]) -> bool:
+    """Each of our rules that is missing is appended after the user's own; True if any was."""
     permissions = data.setdefault("permissions", {})
     allow = permissions.setdefault("allow", [])
-    if PERMISSION in allow:
-        return False
-    allow.append(PERMISSION)
-    return True
+    missing = [rule for rule in PERMISSIONS if rule not in allow]
+    allow.extend(missing)
+    return bool(missing)
 
 
 def remove_permission(data: dict[str, Any]) -> bool:
+    """Our rules out of permissions.allow (every copy); the user's own stay in their order."""
     permissions = data.get("permissions")
-    if not isinstance(permissions, dict) or PERMISSION not in (permissions.get("allow") or []):
+    if not isinstance(permissions, dict):
         return False
-    permissions["allow"] = [p for p in permissions["allow"] if p != PERMISSION]
+    allow = permissions.get("allow")
+    if not isinstance(allow, list) or not any(rule in allow for rule in PERMISSIONS):
+        return False
+    permissions["allow"] = [p for p in allow if p not in PERMISSIONS]
     if not permissions["allow"]:
         del permissions["allow"]
     if not permissions:

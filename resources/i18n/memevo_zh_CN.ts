@@ -418,8 +418,20 @@
         <translation>记忆与召回</translation>
     </message>
     <message>
+        <source>Learning (who proposes new memories)</source>
+        <translation>学习（由谁提议新记忆）</translation>
+    </message>
+    <message>
+        <source>With this choice: {how}.</source>
+        <translation>按这个选择：{how}。</translation>
+    </message>
+    <message>
         <source>Side API (the judge that proposes memories)</source>
         <translation>旁路接口（判断并提议记忆的模型）</translation>
+    </message>
+    <message>
+        <source>Optional under automatic learning: without it, your coding assistant&apos;s own model proposes memories. Needed when learning is set to the side judge.</source>
+        <translation>选“自动”时可不填：不配置它，就由你的编程助手自己的模型提议记忆。学习方式选“旁路模型”时必须配置。</translation>
     </message>
     <message>
         <source>API key (stored in the OS keyring, never shown)</source>
@@ -654,12 +666,36 @@
         <translation>Claude Code：也把召回了什么显示给你看。</translation>
     </message>
     <message>
+        <source>Who proposes memories</source>
+        <translation>由谁提议记忆</translation>
+    </message>
+    <message>
+        <source>Automatic: the side judge when its API is set up, else your coding assistant&apos;s own model. Off: nothing is learned.</source>
+        <translation>自动：配置了旁路接口就用旁路模型，否则用你的编程助手自己的模型。关闭：什么都不学习。</translation>
+    </message>
+    <message>
         <source>Ask before remembering</source>
         <translation>写入前确认</translation>
     </message>
     <message>
-        <source>Ask before writing what the side judge proposes.</source>
-        <translation>旁路模型提议的记忆，写入前先问你。</translation>
+        <source>Ask before writing what the side judge or your coding assistant&apos;s model proposes.</source>
+        <translation>旁路模型或你的编程助手的模型提议的记忆，写入前先问你。</translation>
+    </message>
+    <message>
+        <source>Proposals per session</source>
+        <translation>每个会话的提议上限</translation>
+    </message>
+    <message>
+        <source>At most this many proposals from your coding assistant&apos;s model per session, 1 to 100.</source>
+        <translation>每个会话里，编程助手的模型最多提议这么多条，1 到 100。</translation>
+    </message>
+    <message>
+        <source>Proposals per day</source>
+        <translation>每天的提议上限</translation>
+    </message>
+    <message>
+        <source>At most this many proposals from the coding assistants&apos; models per day, all together, 1 to 1000.</source>
+        <translation>所有编程助手的模型每天合计最多提议这么多条，1 到 1000。</translation>
     </message>
     <message>
         <source>Side judge wait (ms)</source>
@@ -770,12 +806,28 @@
         <translation>memevo：运行中——{count} 条记忆</translation>
     </message>
     <message>
+        <source>Learning: your coding assistant&apos;s model proposes memories.</source>
+        <translation>学习：由你的编程助手的模型提议记忆。</translation>
+    </message>
+    <message>
+        <source>Learning: the side judge proposes memories.</source>
+        <translation>学习：由旁路模型提议记忆。</translation>
+    </message>
+    <message>
         <source>Learning waits: {reason}</source>
         <translation>学习暂停：{reason}</translation>
     </message>
     <message>
         <source>Recall cues wait: {reason}</source>
         <translation>召回线索暂停：{reason}</translation>
+    </message>
+    <message>
+        <source>memevo: {count} memories recalled; learning is off, as chosen in Settings.</source>
+        <translation>memevo：{count} 条记忆可召回；学习已关闭（你在“设置”里选择了关闭）。</translation>
+    </message>
+    <message>
+        <source>memevo: {count} memories recalled; learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode.</source>
+        <translation>memevo：{count} 条记忆可召回；学习未开启——学习方式是旁路模型，但旁路接口还没配置。请在“设置”里配置它，或换一种学习方式。</translation>
     </message>
     <message>
         <source>Open panel</source>
@@ -866,8 +918,16 @@
         <translation>还没有运行过</translation>
     </message>
     <message>
+        <source>&lt;b&gt;Learning&lt;/b&gt;: {how}</source>
+        <translation>&lt;b&gt;学习&lt;/b&gt;：{how}</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Side API&lt;/b&gt;: {calls} / {limit} calls today</source>
         <translation>&lt;b&gt;旁路接口&lt;/b&gt;：今天调用 {calls} / {limit} 次</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Proposals from the coding assistants&apos; models&lt;/b&gt;: {count} / {per_day} today, at most {per_session} per session</source>
+        <translation>&lt;b&gt;编程助手的模型提议&lt;/b&gt;：今天 {count} / {per_day} 条，每个会话最多 {per_session} 条</translation>
     </message>
     <message>
         <source>&lt;b&gt;Recent errors&lt;/b&gt;:</source>
@@ -958,6 +1018,14 @@
         <translation>项目事实（project）</translation>
     </message>
     <message>
+        <source>&lt;b&gt;Proposed by:&lt;/b&gt; {who}</source>
+        <translation>&lt;b&gt;提议者：&lt;/b&gt;{who}</translation>
+    </message>
+    <message>
+        <source>These words were not found in what you typed in this session — check before saving.</source>
+        <translation>在本会话里你输入的内容中没有找到这段原话——保存前请核对。</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;You said:&lt;/b&gt; {words}</source>
         <translation>&lt;b&gt;你说：&lt;/b&gt;{words}</translation>
     </message>
@@ -1034,10 +1102,6 @@
         <translation>写入学到的记忆之前</translation>
     </message>
     <message>
-        <source>When the side judge proposes a memory from what you said, memevo can:</source>
-        <translation>旁路模型从你说的话里提议一条记忆时，memevo 可以：</translation>
-    </message>
-    <message>
         <source>Ask me in a native dialog (recommended)</source>
         <translation>弹出原生对话框问我（推荐）</translation>
     </message>
@@ -1058,12 +1122,12 @@
         <translation>之后可以在托盘菜单或“设置”里更改。</translation>
     </message>
     <message>
-        <source>Side API: learning new memories</source>
-        <translation>旁路接口：学习新记忆</translation>
+        <source>Let memory_resolve and memory_propose run without asking each time</source>
+        <translation>允许 memory_resolve 和 memory_propose 直接运行，不再每次询问</translation>
     </message>
     <message>
-        <source>memevo learns by asking an OpenAI-compatible chat/completions endpoint whether what you said is worth keeping. Prompts are filtered first: code and logs are removed and key-like strings are hidden. Without it, memevo still recalls the memories you add by hand.</source>
-        <translation>memevo 通过询问一个 OpenAI 兼容的 chat/completions 接口来判断你说的话值不值得记住。发送前会先过滤：去掉代码和日志，隐藏像密钥的字符串。不配置它，memevo 仍会召回你手动添加的记忆。</translation>
+        <source>Claude Code calls memevo&apos;s memory_resolve tool to save your answer to a memory question, and memory_propose when its own model proposes a memory; ticked, permission rules in ~/.claude/settings.json stop it from asking you to allow each call.</source>
+        <translation>Claude Code 用 memevo 的 memory_resolve 工具保存你对记忆提问的回答，它自己的模型提议记忆时调用 memory_propose；勾选后，~/.claude/settings.json 里会加上权限规则，不再每次请你批准。</translation>
     </message>
     <message>
         <source>e.g. gpt-4o-mini</source>
@@ -1082,32 +1146,40 @@
         <translation>密钥存进系统钥匙串（Keychain、凭据管理器或 Secret Service），从不写入文件。留空则保留之前保存的密钥。</translation>
     </message>
     <message>
-        <source>Skip for now (set it up later in Settings)</source>
-        <translation>暂时跳过（之后在“设置”里配置）</translation>
-    </message>
-    <message>
-        <source>Fill in the base URL and the model, or tick Skip for now.</source>
-        <translation>请填写接口地址和模型，或勾选“暂时跳过”。</translation>
-    </message>
-    <message>
         <source>The base URL must start with http:// or https://.</source>
         <translation>接口地址必须以 http:// 或 https:// 开头。</translation>
     </message>
     <message>
-        <source>Fill in the model, or tick Skip for now.</source>
-        <translation>请填写模型，或勾选“暂时跳过”。</translation>
+        <source>When a memory is proposed from what you said (by your coding assistant&apos;s model or the side judge), memevo can:</source>
+        <translation>从你说的话里提议出一条记忆时（由你的编程助手的模型或旁路模型提议），memevo 可以：</translation>
+    </message>
+    <message>
+        <source>Learning: who proposes new memories</source>
+        <translation>学习：由谁提议新记忆</translation>
+    </message>
+    <message>
+        <source>memevo learns from what you say to your coding assistant: something worth keeping is proposed as a memory, and you confirm it as chosen on the previous page. Who proposes:</source>
+        <translation>memevo 从你对编程助手说的话里学习：值得记住的内容会被提议为一条记忆，再按上一页的选择由你确认。由谁提议：</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Side API&lt;/b&gt; (optional: used only by Automatic and The side judge)</source>
+        <translation>&lt;b&gt;旁路接口&lt;/b&gt;（可选：只有“自动”和“旁路模型”会用到）</translation>
+    </message>
+    <message>
+        <source>The side judge needs its base URL and model: fill them in, or choose another way.</source>
+        <translation>旁路模型需要接口地址和模型：请填写，或换一种方式。</translation>
+    </message>
+    <message>
+        <source>Fill in the base URL too, or clear the model.</source>
+        <translation>请同时填写接口地址，或清空模型。</translation>
+    </message>
+    <message>
+        <source>Fill in the model too, or clear the base URL.</source>
+        <translation>请同时填写模型，或清空接口地址。</translation>
     </message>
     <message>
         <source>Claude Code</source>
         <translation>Claude Code</translation>
-    </message>
-    <message>
-        <source>Let memory_resolve run without asking each time</source>
-        <translation>允许 memory_resolve 直接运行，不再每次询问</translation>
-    </message>
-    <message>
-        <source>Claude Code calls memevo&apos;s memory_resolve tool to save your answer to a memory question; ticked, a permission rule in ~/.claude/settings.json stops it from asking you to allow each call.</source>
-        <translation>Claude Code 用 memevo 的 memory_resolve 工具保存你对记忆提问的回答；勾选后，~/.claude/settings.json 里会加一条权限规则，不再每次请你批准。</translation>
     </message>
     <message>
         <source>Start at login</source>
@@ -1276,6 +1348,70 @@
     <message>
         <source>&amp;Finish</source>
         <translation>完成(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Automatic (recommended)</source>
+        <translation>自动（推荐）</translation>
+    </message>
+    <message>
+        <source>Your coding assistant&apos;s own model</source>
+        <translation>你的编程助手自己的模型</translation>
+    </message>
+    <message>
+        <source>The side judge (your side API)</source>
+        <translation>旁路模型（你的旁路接口）</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>The side judge when its API is set up below; otherwise your coding assistant&apos;s own model proposes memories, with nothing to configure.</source>
+        <translation>在下面配置了旁路接口，就由旁路模型提议；否则由你的编程助手自己的模型提议记忆，无需任何配置。</translation>
+    </message>
+    <message>
+        <source>Your coding assistant&apos;s own model proposes memories (through memevo&apos;s memory_propose tool); nothing to configure.</source>
+        <translation>由你的编程助手自己的模型提议记忆（通过 memevo 的 memory_propose 工具），无需任何配置。</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible endpoint you set up reads what you say and proposes memories. Prompts are filtered first: code and logs are removed and key-like strings are hidden.</source>
+        <translation>由你配置的 OpenAI 兼容接口阅读你说的话并提议记忆。发送前会先过滤：去掉代码和日志，隐藏像密钥的字符串。</translation>
+    </message>
+    <message>
+        <source>Nothing is learned; memevo still recalls the memories you add by hand.</source>
+        <translation>什么都不学习；memevo 仍会召回你手动添加的记忆。</translation>
+    </message>
+    <message>
+        <source>your coding assistant&apos;s model proposes memories</source>
+        <translation>由你的编程助手的模型提议记忆</translation>
+    </message>
+    <message>
+        <source>the side judge proposes memories</source>
+        <translation>由旁路模型提议记忆</translation>
+    </message>
+    <message>
+        <source>off (you chose off)</source>
+        <translation>已关闭（你选择了关闭）</translation>
+    </message>
+    <message>
+        <source>off: it is set to the side judge, whose API is not set up (base URL, model and key)</source>
+        <translation>未开启：学习方式是旁路模型，但旁路接口（接口地址、模型和密钥）还没配置好</translation>
+    </message>
+    <message>
+        <source>off: set the side API in Settings or run `memevo setup`</source>
+        <translation>未开启：在“设置”里配置旁路接口，或运行 `memevo setup`</translation>
+    </message>
+    <message>
+        <source>the side judge</source>
+        <translation>旁路模型</translation>
+    </message>
+    <message>
+        <source>your coding assistant&apos;s own model</source>
+        <translation>你的编程助手自己的模型</translation>
+    </message>
+    <message>
+        <source>{client}&apos;s own model</source>
+        <translation>{client} 自己的模型</translation>
     </message>
 </context>
 </TS>

@@ -1,0 +1,72 @@
+"""How the desktop words learning: the modes the user chooses from (config `learning`), who
+proposes now (core.learning.readiness), and who proposed a given memory (a job's proposal).
+
+One place, so the tray, the status panel, Settings, the wizard and the confirmation dialog
+say the same thing in the same words (each spelled out in tr() for extraction)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.learning import readiness
+from .i18n import tr
+
+MODES = ("auto", "client", "side", "off")  # the order the choices are offered in
+
+
+def mode_label(mode: str) -> str:
+    """The short name of a choice of `learning` (a combo item, a radio button)."""
+    labels = {
+        "auto": tr("Automatic (recommended)"),
+        "client": tr("Your coding assistant's own model"),
+        "side": tr("The side judge (your side API)"),
+        "off": tr("Off"),
+    }
+    return labels.get(mode, mode)
+
+
+def mode_help(mode: str) -> str:
+    """What a choice means, in plain words."""
+    texts = {
+        "auto": tr(
+            "The side judge when its API is set up below; otherwise your coding assistant's own model proposes memories, with nothing to configure."
+        ),
+        "client": tr(
+            "Your coding assistant's own model proposes memories (through memevo's memory_propose tool); nothing to configure."
+        ),
+        "side": tr(
+            "An OpenAI-compatible endpoint you set up reads what you say and proposes memories. Prompts are filtered first: code and logs are removed and key-like strings are hidden."
+        ),
+        "off": tr("Nothing is learned; memevo still recalls the memories you add by hand."),
+    }
+    return texts.get(mode, "")
+
+
+def effective(state: readiness.LearningState) -> str:
+    """Who proposes now, as one phrase (the tray, the status panel, Settings)."""
+    if state.mode == readiness.CLIENT:
+        return tr("your coding assistant's model proposes memories")
+    if state.mode == readiness.SIDE:
+        return tr("the side judge proposes memories")
+    return off_reason(state)
+
+
+def off_reason(state: readiness.LearningState) -> str:
+    """Why learning is off, and what turns it on."""
+    if state.chosen == readiness.OFF:
+        return tr("off (you chose off)")
+    if state.chosen == readiness.SIDE and not state.legacy_blocking:
+        return tr("off: it is set to the side judge, whose API is not set up (base URL, model and key)")
+    return tr("off: set the side API in Settings or run `memevo setup`")
+
+
+def proposer(proposal: dict[str, Any], client: str) -> str:
+    """Who proposed this memory: the side judge, or the named client's own model."""
+    if proposal.get("origin") != "client":
+        return tr("the side judge")
+    from ..installer.clients import DISPLAY_NAMES
+
+    name = DISPLAY_NAMES.get(client)
+    if name is None:
+        return tr("your coding assistant's own model")
+    return tr("{client}'s own model").format(client=name)
