@@ -23,8 +23,13 @@ if command -v npm >/dev/null 2>&1; then
   npm install --no-audit --no-fund --no-update-notifier --cache "$PWD/.cache/npm-cache" \
     --prefix .cache/npm @anthropic-ai/claude-code@2.1.332 >/dev/null 2>&1 \
     || echo "setup: could not install the Claude Code CLI with npm; its tests will be skipped"
+  # The real CodeBuddy Code CLI the same way: bundled in @tencent-ai/agent-sdk (cli/bin/codebuddy,
+  # run with node) for tests/test_codebuddy_cli.py.
+  npm install --no-audit --no-fund --no-update-notifier --cache "$PWD/.cache/npm-cache" \
+    --prefix .cache/npm @tencent-ai/agent-sdk@0.3.201 >/dev/null 2>&1 \
+    || echo "setup: could not install the CodeBuddy Code CLI with npm; its tests will be skipped"
 else
-  echo "setup: npm not found; the Claude Code CLI tests will be skipped"
+  echo "setup: npm not found; the Claude Code and CodeBuddy Code CLI tests will be skipped"
 fi
 
 # Run inside a private D-Bus session with an unlocked gnome-keyring (its files in a temp

@@ -1,0 +1,382 @@
+"""End to end with the real CodeBuddy Code CLI (npm @tencent-ai/agent-sdk@0.3.201, its bundled
+cli/bin/codebuddy run with node), headless (`-p … -y`), offline, against a local fake OpenAI
+chat/completions API (also the refusing HTTPS proxy), with memevo registered the way a user
+registers it: `memevo setup --only codebuddy` in a throwaway HOME.
+
+Observed on this CLI (2.117.0), relied on below:
+- MCP tools are deferred: the ToolSearch description lists them by name only,
+  `mcp__memory-self-evolution__memory_propose` etc.; the model loads a schema with
+  ToolSearch({tool_names}) and calls the tool with DeferExecuteTool({toolName, params}).
+- With any MCP server registered, `-p` waits the whole MCP settle timeout (MCP_TIMEOUT, 30 s by
+  default) before it even spawns the server; the server then connects and its tools are listed
+  all the same. The tests set MCP_TIMEOUT to keep each run to seconds.
+- The request header X-Conversation-ID is the CLI's session id (the hooks' session_id).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import servicerun
+from fake_openai_chat import FakeOpenAIChat, text_of, tool_results
+from memevo.core.service import texts
+from test_service import FACT, RELATED, RULES, UNRELATED, _populate
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = REPO / ".cache" / "npm" / "node_modules" / "@tencent-ai" / "agent-sdk" / "cli" / "bin" / "codebuddy"
+NODE = shutil.which("node")
+pytestmark = [
+    pytest.mark.usefixtures("provisioned_model"),
+    pytest.mark.skipif(
+        not CLI.exists() or NODE is None,
+        reason="the CodeBuddy Code CLI is not installed (tests/setup-and-test.sh installs "
+        "@tencent-ai/agent-sdk@0.3.201 into .cache/npm with npm; it needs node)",
+    ),
+]
+
+SERVER = "memory-self-evolution"
+# The names as the real CLI shows them to its model (observed, not derived from memevo's code).
+PROPOSE = "mcp__memory-self-evolution__memory_propose"
+SEARCH = "mcp__memory-self-evolution__memory_search"
+USER_WORDS = "以后提交信息都用英文写"
+PROPOSAL = {"text": "提交信息（commit message）一律用英文写", "category": "rule", "words": USER_WORDS}
+MCP_SETTLE_MS = "6000"
+
+
+# -- registering memevo and running the CLI --------------------------------------------------------------
+def register(home: Path, memevo_home: Path) -> None:
+    """What the user runs: `memevo setup --only codebuddy`, with ~/.codebuddy there to be detected."""
+    (home / ".codebuddy").mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "MEMEVO_SIDE_API_KEY"}
+    env |= {"HOME": str(home), "MEMEVO_HOME": str(memevo_home), "MEMEVO_HEADLESS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", "setup", "--only", "codebuddy"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def run_codebuddy(
+    prompt: str,
+    home: Path,
+    memevo_home: Path,
+    script: Callable[[dict[str, Any]], Any] | None = None,
+) -> tuple[subprocess.CompletedProcess[str], FakeOpenAIChat]:
+    """`codebuddy -p PROMPT -y` in a fresh project folder, env as in client-protocols.md Appendix C §1."""
+    project = home.parent / f"project-{len(list(home.parent.glob('project-*')))}"
+    project.mkdir()
+    api = FakeOpenAIChat(reply="好的。", script=script)
+    proxy = api.url
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "TERM": "dumb",
+        "LANG": "C.UTF-8",
+        "CODEBUDDY_API_KEY": "fake-key-not-a-real-one",
+        "CODEBUDDY_BASE_URL": api.base,
+        "HTTP_PROXY": proxy,
+        "HTTPS_PROXY": proxy,
+        "http_proxy": proxy,
+        "https_proxy": proxy,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "CODEBUDDY_SKIP_BUILTIN_MARKETPLACE": "1",
+        "MCP_TIMEOUT": MCP_SETTLE_MS,
+        "MEMEVO_HOME": str(memevo_home),
+        "MEMEVO_MODELS_DIR": os.environ["MEMEVO_MODELS_DIR"],
+        "MEMEVO_HEADLESS": "1",
+    }
+    try:
+        result = subprocess.run(
+            [str(NODE), str(CLI), "-p", prompt, "-y"],
+            cwd=project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+    finally:
+        api.close()
+    # rc is 0 even when a hook blocked the prompt (Appendix C §1): check stderr and the requests too
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "hook error" not in result.stderr, result.stderr[-2000:]
+    assert api.bodies, f"the CLI never called the fake model: {result.stdout[-500:]} {result.stderr[-1500:]}"
+    return result, api
+
+
+def memevo(memevo_home: Path, home: Path, *args: str) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", *args, "--json"],
+        env=os.environ | {"HOME": str(home), "MEMEVO_HOME": str(memevo_home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def hook_texts(body: dict[str, Any]) -> list[str]:
+    """The hooks' injections in a request: `<system-reminder data-role="hook">` parts."""
+    found = []
+    for message in body.get("messages") or []:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        for part in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+            text = text_of([part])
+            if text.startswith('<system-reminder data-role="hook">'):
+                found.append(text)
+    return found
+
+
+def session_start(body: dict[str, Any]) -> str:
+    starts = [t for t in hook_texts(body) if "记下的用户规则" in t or "当前没有记下的用户规则" in t]
+    assert len(starts) == 1, hook_texts(body)
+    return starts[0]
+
+
+def deferred_tools(body: dict[str, Any]) -> list[str]:
+    """The deferred tools the ToolSearch description lists (one name, or `name: summary`, a line)."""
+    search = next(t["function"] for t in body.get("tools") or [] if t["function"]["name"] == "ToolSearch")
+    listed = (
+        search["description"].split("<available_deferred_tools>")[1].split("</available_deferred_tools>")[0]
+    )
+    return [line.split(":")[0].strip() for line in listed.splitlines() if line.strip()]
+
+
+def has_tool(body: dict[str, Any], name: str) -> bool:
+    return any(t.get("function", {}).get("name") == name for t in body.get("tools") or [])
+
+
+# -- the shared, read-only setup: memories populated, a service, memevo registered ---------------------------
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    root = tmp_path_factory.mktemp("codebuddy-cli")
+    home, memevo_home = root / "home", root / "memevo"
+    register(home, memevo_home)
+    with servicerun.populated(memevo_home, _populate):
+        yield home, memevo_home
+
+
+@pytest.fixture(scope="module")
+def related(shared: tuple[Path, Path]) -> tuple[subprocess.CompletedProcess[str], FakeOpenAIChat]:
+    """A related prompt; the model looks memory_search up and calls it, as the CLI lets it."""
+
+    def model(body: dict[str, Any]) -> Any:
+        if not has_tool(body, "DeferExecuteTool"):
+            return None
+        results = tool_results(body)
+        if "call_search_schema" not in results:
+            return [{"id": "call_search_schema", "name": "ToolSearch", "arguments": {"tool_names": [SEARCH]}}]
+        if "call_search" not in results:
+            params = {"query": "支付页新流程 灰度开关"}
+            args = {"toolName": SEARCH, "params": params}
+            return [{"id": "call_search", "name": "DeferExecuteTool", "arguments": args}]
+        return "开关是 pay_new_flow_v2。"
+
+    home, memevo_home = shared
+    return run_codebuddy(RELATED, home, memevo_home, model)
+
+
+def test_setup_registers_the_hooks_and_the_mcp_file_the_cli_reads(shared: tuple[Path, Path]) -> None:
+    home, _ = shared
+    settings = json.loads((home / ".codebuddy" / "settings.json").read_text(encoding="utf-8"))
+    for event in ("SessionStart", "UserPromptSubmit", "Stop"):
+        commands = [h["command"] for group in settings["hooks"][event] for h in group["hooks"]]
+        assert any("memevo_hook.py" in c and c.endswith(f"codebuddy {event}") for c in commands), commands
+    # the CLI reads the first existing of ~/.codebuddy/.mcp.json, ~/.codebuddy/mcp.json, ~/.codebuddy.json
+    assert not (home / ".codebuddy" / ".mcp.json").exists()
+    entry = json.loads((home / ".codebuddy" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"][SERVER]
+    assert entry["args"][-4:] == ["memevo.core.cli", "mcp", "--client", "codebuddy"]
+
+
+def test_a_related_prompt_sends_the_model_the_rules_and_the_recalled_fact(
+    related: tuple[subprocess.CompletedProcess[str], FakeOpenAIChat],
+) -> None:
+    _, api = related
+    first = api.bodies[0]  # before any tool ran: only the hooks can have put these here
+    start = session_start(first)
+    for rule in RULES:
+        assert rule in start
+    assert FACT not in start  # project facts are recalled, never listed at session start
+    recalled = [t for t in hook_texts(first) if "【项目事实】" in t]
+    assert len(recalled) == 1 and FACT in recalled[0], hook_texts(first)
+    assert f"<user_query>{RELATED}</user_query>" in api.texts()
+
+
+def test_an_unrelated_prompt_gets_the_rules_and_only_the_reminder(shared: tuple[Path, Path]) -> None:
+    home, memevo_home = shared
+    _, api = run_codebuddy(UNRELATED, home, memevo_home)
+    first = api.bodies[0]
+    assert RULES[0] in session_start(first)
+    assert FACT not in api.texts()
+    # no side API here: learning is the client's (learning=auto), so the client-mode texts
+    assert texts.client_duties("codebuddy") in session_start(first)
+    prompt_parts = [t for t in hook_texts(first) if t != session_start(first)]
+    assert prompt_parts == [
+        f'<system-reminder data-role="hook">{texts.client_reminder("codebuddy")}</system-reminder>'
+    ]
+
+
+def test_our_mcp_server_is_connected_and_its_tools_are_deferred(
+    related: tuple[subprocess.CompletedProcess[str], FakeOpenAIChat],
+) -> None:
+    result, api = related
+    listed = deferred_tools(api.bodies[0])
+    for tool in ("memory_search", "memory_propose", "memory_resolve", "memory_list"):
+        assert f"mcp__{SERVER}__{tool}" in listed, listed
+    assert not any(
+        has_tool(api.bodies[0], f"mcp__{SERVER}__{t}") for t in ("memory_search", "memory_propose")
+    )
+    answers = tool_results(api.bodies[-1])
+    assert "memory_searchArguments" in answers["call_search_schema"]  # the schema, from our server
+    assert FACT in answers["call_search"], answers["call_search"]  # a real tools/call through the service
+    assert "开关是 pay_new_flow_v2。" in result.stdout
+
+
+# -- learning in client mode: the client's model proposes through memory_propose -------------------------------
+class Proposer:
+    """Plays a model that follows memevo's reminder: loads memory_propose's schema with ToolSearch,
+    calls it through DeferExecuteTool (answering a list of similar memories, should one come back,
+    with action=create as the tool asks), proposes the same `times` times, then answers the user."""
+
+    def __init__(self, times: int = 1) -> None:
+        self.times = times
+        self.sent: dict[str, dict[str, Any]] = {}  # call id → the params proposed
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        if not has_tool(body, "DeferExecuteTool"):
+            return None
+        results = tool_results(body)
+        if "call_schema" not in results:
+            return [{"id": "call_schema", "name": "ToolSearch", "arguments": {"tool_names": [PROPOSE]}}]
+        params = dict(PROPOSAL)  # a repeated proposal is the first one again, word for word
+        if self.sent:
+            last = list(self.sent)[-1]
+            if _asks_for_action(results.get(last, "")):
+                params = self.sent[last] | {"action": "create"}
+            elif len(self.answers(body)) >= self.times or len(self.sent) > 5:
+                return "好的，以后提交信息都用英文写。"
+        call_id = f"call_propose_{len(self.sent) + 1}"
+        self.sent[call_id] = params
+        return [
+            {
+                "id": call_id,
+                "name": "DeferExecuteTool",
+                "arguments": {"toolName": PROPOSE, "params": params},
+            }
+        ]
+
+    def answers(self, body: dict[str, Any]) -> list[str]:
+        """The tool's answers to each proposal, similar-memory lists left out."""
+        results = tool_results(body)
+        return [results[i] for i in self.sent if i in results and not _asks_for_action(results[i])]
+
+
+def _asks_for_action(answer: str) -> bool:
+    return "action=create" in answer
+
+
+@contextmanager
+def learning_home(tmp_path: Path, config: dict[str, Any] | None) -> Iterator[tuple[Path, Path]]:
+    home, memevo_home = tmp_path / "home", tmp_path / "memevo"
+    register(home, memevo_home)
+    path = memevo_home / "config.json"
+    current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if config is not None:
+        path.write_text(json.dumps(current | config), encoding="utf-8")
+    chosen = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    assert not any(k.startswith("sideApi") for k in chosen), chosen  # no side API at all
+    saved = os.environ.get("MEMEVO_HOME")
+    try:
+        _populate(memevo_home)
+    finally:
+        if saved is None:
+            os.environ.pop("MEMEVO_HOME", None)
+        else:
+            os.environ["MEMEVO_HOME"] = saved
+    with servicerun.service(memevo_home, env={"MEMEVO_HEADLESS": "1"}):
+        yield home, memevo_home
+
+
+def assert_the_reminder_names_the_tool_the_cli_lists(body: dict[str, Any]) -> None:
+    reminder = texts.client_reminder("codebuddy")
+    # the prompt hook's part: what it recalled for this prompt (if anything), then the reminder
+    assert any(t.endswith(f"{reminder}</system-reminder>") for t in hook_texts(body)), hook_texts(body)
+    assert PROPOSE in reminder and PROPOSE in deferred_tools(body)
+    assert texts.PROPOSE_QUALIFIED == PROPOSE
+
+
+def rules_of(memevo_home: Path, home: Path) -> list[str]:
+    return [m["text"] for m in memevo(memevo_home, home, "read", "rule")["memories"] if not m["deprecated"]]
+
+
+@pytest.fixture
+def no_side_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMEVO_SIDE_API_KEY", raising=False)
+
+
+@pytest.mark.usefixtures("no_side_key")
+def test_confirmation_off_the_proposal_is_stored_and_the_next_session_starts_with_it(
+    tmp_path: Path,
+) -> None:
+    with learning_home(tmp_path, {"confirm": False}) as (home, memevo_home):
+        model = Proposer()
+        result, api = run_codebuddy(USER_WORDS, home, memevo_home, model)
+        assert_the_reminder_names_the_tool_the_cli_lists(api.bodies[0])
+        [answer] = model.answers(api.bodies[-1])
+        assert PROPOSAL["text"] in answer and texts.CONFIRM_MARKER not in answer, answer
+        assert "好的，以后提交信息都用英文写。" in result.stdout
+        rules = rules_of(memevo_home, home)
+        assert rules.count(PROPOSAL["text"]) == 1 and len(rules) == len(RULES) + 1, rules
+        assert memevo(memevo_home, home, "pending")["pending"] == []
+
+        _, later = run_codebuddy(UNRELATED, home, memevo_home)
+        assert PROPOSAL["text"] in session_start(later.bodies[0])
+
+
+@pytest.mark.usefixtures("no_side_key")
+def test_confirmation_on_nothing_is_stored_the_model_is_told_to_ask_and_it_is_pending(
+    tmp_path: Path,
+) -> None:
+    with learning_home(tmp_path, None) as (home, memevo_home):  # confirm: the default (true)
+        model = Proposer()
+        _, api = run_codebuddy(USER_WORDS, home, memevo_home, model)
+        assert_the_reminder_names_the_tool_the_cli_lists(api.bodies[0])
+        [answer] = model.answers(api.bodies[-1])
+        assert texts.CONFIRM_MARKER in answer and USER_WORDS in answer, answer
+        assert PROPOSAL["text"] not in rules_of(memevo_home, home)
+        [waiting] = memevo(memevo_home, home, "pending")["pending"]
+        assert waiting["client"] == "codebuddy"
+        assert waiting["words"] == USER_WORDS and waiting["text"] == PROPOSAL["text"]
+        assert f"sessionID: {waiting['sessionID']}" in answer
+        # the proposal belongs to the CLI session the hooks saw (the X-Conversation-ID)
+        assert waiting["session"] == api.headers[0]["X-Conversation-ID"]
+
+
+@pytest.mark.usefixtures("no_side_key")
+def test_the_same_proposal_twice_in_a_session_is_one_memory(tmp_path: Path) -> None:
+    with learning_home(tmp_path, {"confirm": False}) as (home, memevo_home):
+        model = Proposer(times=2)
+        _, api = run_codebuddy(USER_WORDS, home, memevo_home, model)
+        first, second = model.answers(api.bodies[-1])
+        assert PROPOSAL["text"] in first
+        assert "没有重复记下" in second, second
+        assert rules_of(memevo_home, home).count(PROPOSAL["text"]) == 1
