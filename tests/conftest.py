@@ -77,6 +77,49 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     assert not changed, f"test wrote to the real home: {changed}"
 
 
+TEST_KEYRING_PASSWORD = "memevo-test"  # tests/setup-and-test.sh unlocks the test keyring with it
+
+
+def _unlock_test_keyring() -> None:
+    """The test keyring (gnome-keyring in a private D-Bus session, tests/setup-and-test.sh) was
+    once found locked mid-run; unlock it again through its running daemon before each keyring
+    test, so such a test never depends on what an earlier one did to the session."""
+    if not os.environ.get("MEMEVO_TEST_KEYRING"):
+        return
+    try:
+        import secretstorage
+
+        connection = secretstorage.dbus_init()
+        try:
+            locked = secretstorage.get_default_collection(connection).is_locked()
+        finally:
+            connection.close()
+    except Exception:
+        locked = True  # no default collection yet, or none answering: let the daemon say
+    if locked:
+        subprocess.run(
+            ["gnome-keyring-daemon", "--unlock", "--components=secrets"],
+            input=TEST_KEYRING_PASSWORD.encode(),
+            capture_output=True,
+            timeout=30,
+        )
+
+
+@pytest.fixture
+def keyring_unlocked() -> None:
+    _unlock_test_keyring()
+
+
+@pytest.fixture
+def clean_keyring(keyring_unlocked: None) -> Iterator[None]:
+    """No side API key in the real keyring before and after the test."""
+    from memevo.core import secrets
+
+    secrets.clear_api_key()
+    yield
+    secrets.clear_api_key()
+
+
 @pytest.fixture
 def data_dir(isolated_home: Path) -> Path:
     return isolated_home
@@ -96,11 +139,18 @@ def store(data_dir: Path) -> Iterator[Store]:
 
 @pytest.fixture(scope="session")
 def provisioned_model() -> Any:
-    """The real default model, provisioned the way a user's first run does it."""
+    """The real default model, provisioned the way a user's first run does it; one worker at
+    a time (pytest-xdist runs two, and the first provisions for both)."""
+    import fcntl
+
     from memevo.core.encoder.models import DEFAULT_MODEL
     from memevo.core.encoder.provision import provision
 
-    return provision(DEFAULT_MODEL)
+    lock_path = Path(os.environ["MEMEVO_MODELS_DIR"]).with_suffix(".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return provision(DEFAULT_MODEL)
 
 
 @pytest.fixture(scope="session")
@@ -154,3 +204,111 @@ def qapp(qapp_args: list[str]) -> Iterator[Any]:
     app = QApplication.instance() or QApplication(qapp_args)
     install_translator(app)
     yield app
+
+
+# -- lanes: what each test starts ------------------------------------------------------------------
+# `pytest -m quick` (the README's everyday command) runs what starts no process of its own,
+# reaches no real client and is not marked slow (whole recall sets through the model); the full
+# suite (.ci/run) runs everything. A test is marked by the
+# fixtures it uses (the real model, Qt, the keyring) and by its module's entry below (what
+# the module's tests start: real memevo processes, or the real clients and installs).
+# tests/test_lanes.py fails when a test module has no entry, so a new one is placed knowingly.
+PROCESSES = "processes"  # real memevo processes: serve, tray, hooks, mcp, CLI commands
+E2E = "e2e"  # real clients (Claude Code, CodeBuddy CLIs), a fresh venv, the wheel, mypy
+UNITS = "units"  # in-process only (the model and Qt may be loaded)
+MODULE_LANES: dict[str, str] = {
+    "test_autostart.py": PROCESSES,
+    "test_bench_hooks.py": UNITS,
+    "test_claude_cli.py": E2E,
+    "test_claude_cli_learning.py": E2E,
+    "test_cli.py": PROCESSES,
+    "test_client_registry.py": UNITS,
+    "test_codebuddy_cli.py": E2E,
+    "test_confidence_rules.py": UNITS,
+    "test_config.py": UNITS,
+    "test_confirm_dialog.py": UNITS,
+    "test_core_owns_sql.py": UNITS,
+    "test_cues.py": PROCESSES,
+    "test_duplicates_add.py": PROCESSES,
+    "test_encoder_onnx.py": PROCESSES,
+    "test_hardening.py": PROCESSES,
+    "test_hook_failures.py": PROCESSES,
+    "test_hook_golden.py": PROCESSES,
+    "test_hook_memo.py": UNITS,
+    "test_hook_relay.py": PROCESSES,
+    "test_i18n.py": PROCESSES,
+    "test_idle.py": PROCESSES,
+    "test_install_safe_path.py": PROCESSES,
+    "test_installed_journey.py": E2E,
+    "test_installer.py": PROCESSES,
+    "test_installer_claude.py": PROCESSES,
+    "test_lanes.py": UNITS,
+    "test_layout.py": E2E,
+    "test_learning.py": UNITS,
+    "test_learning_modes_cli.py": PROCESSES,
+    "test_legacy_import.py": PROCESSES,
+    "test_mcp.py": PROCESSES,
+    "test_mcp_robust.py": PROCESSES,
+    "test_onnx_build.py": PROCESSES,
+    "test_panel.py": UNITS,
+    "test_panel_more.py": UNITS,
+    "test_panel_peer.py": UNITS,
+    "test_peer_features.py": PROCESSES,
+    "test_peer_service.py": PROCESSES,
+    "test_processes.py": PROCESSES,
+    "test_propose.py": UNITS,
+    "test_purge.py": PROCESSES,
+    "test_recall_calibrate.py": UNITS,
+    "test_recall_cli.py": PROCESSES,
+    "test_recall_generic.py": UNITS,
+    "test_recall_language.py": UNITS,
+    "test_recall_model.py": UNITS,
+    "test_recall_units.py": UNITS,
+    "test_redaction.py": UNITS,
+    "test_repair.py": PROCESSES,
+    "test_secrets.py": PROCESSES,
+    "test_service.py": PROCESSES,
+    "test_settings.py": UNITS,
+    "test_setup_terminal.py": PROCESSES,
+    "test_side_context_hooks.py": PROCESSES,
+    "test_store.py": PROCESSES,
+    "test_text_hardening.py": UNITS,
+    "test_texts.py": UNITS,
+    "test_tray_and_config.py": PROCESSES,
+    "test_tray_client_learning.py": PROCESSES,
+    "test_tray_learning.py": PROCESSES,
+    "test_tray_menu.py": UNITS,
+    "test_watcher.py": PROCESSES,
+    "test_wizard.py": UNITS,
+    "test_wizard_notes.py": UNITS,
+}
+MODEL_FIXTURES = {"provisioned_model", "encoder", "side_host"}
+GUI_FIXTURES = {"qtbot", "qapp"}
+KEYRING_FIXTURES = {"clean_keyring", "keyring_unlocked"}
+
+
+def lanes_of(item: pytest.Item) -> set[str]:
+    """The marks a test gets: its module's lane, and model / gui / keyring by its fixtures."""
+    names = set(getattr(item, "fixturenames", ()))
+    marks = {MODULE_LANES.get(item.path.name, PROCESSES)}
+    if names & MODEL_FIXTURES:
+        marks.add("model")
+    if names & GUI_FIXTURES:
+        marks.add("gui")
+    if names & KEYRING_FIXTURES or item.get_closest_marker("keyring"):
+        marks.add("keyring")
+    if marks & {PROCESSES, E2E} == set() and not item.get_closest_marker("slow"):
+        marks.add("quick")
+    return marks
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Lane marks, and for pytest-xdist (`--dist loadgroup`) one group per module — its
+    module-scoped services start once — except that every keyring test shares one worker (they
+    share the one test keyring)."""
+    for item in items:
+        marks = lanes_of(item)
+        for mark in sorted(marks):
+            item.add_marker(mark)
+        group = "keyring" if "keyring" in marks else item.path.name
+        item.add_marker(pytest.mark.xdist_group(group))

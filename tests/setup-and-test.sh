@@ -32,6 +32,12 @@ else
   echo "setup: npm not found; the Claude Code and CodeBuddy Code CLI tests will be skipped"
 fi
 
+# Two workers (pytest-xdist), one per core: each test module stays on one worker (its
+# module-scoped services start once) and the keyring tests share one (tests/conftest.py).
+# Off by default until three full runs with two workers are green: MEMEVO_TEST_WORKERS=2 turns it on.
+export PYTEST_WORKERS="-n ${MEMEVO_TEST_WORKERS:-0} --dist loadgroup"
+[ "${MEMEVO_TEST_WORKERS:-0}" = 0 ] && PYTEST_WORKERS=""
+
 # Run inside a private D-Bus session with an unlocked gnome-keyring (its files in a temp
 # XDG_DATA_HOME and its control socket in a temp XDG_RUNTIME_DIR — without one the daemon makes
 # ~/.cache/keyring-* in the real home — removed afterwards), so the keyring tests use the real
@@ -43,8 +49,8 @@ if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemo
   status=0
   mkdir -m 700 "$keyring_home/data" "$keyring_home/run"
   env XDG_DATA_HOME="$keyring_home/data" XDG_RUNTIME_DIR="$keyring_home/run" dbus-run-session -- bash -c \
-    'echo -n "memevo-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; python3 -m pytest "$@"' \
+    'echo -n "memevo-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; python3 -m pytest $PYTEST_WORKERS "$@"' \
     pytest "$@" 2> >(grep -v "Failed to set fd limit" >&2) || status=$?
   exit "$status"
 fi
-python3 -m pytest "$@"
+python3 -m pytest $PYTEST_WORKERS "$@"

@@ -54,6 +54,7 @@ def test_encoder_agrees_with_the_reference_engine(encoder) -> None:
     assert np.min(np.sum(got * expected, axis=1)) > 0.999
 
 
+@pytest.mark.slow  # every word embedding of the model, twice: the full lane only
 def test_float16_word_embeddings_give_bit_identical_vectors(provisioned_model) -> None:
     """sentence-transformers keeps the word-embedding table in float16 (~190 MB less; the ONNX
     graph keeps it so too); the weights ship as float16, so every vector must be exactly what
@@ -78,6 +79,7 @@ def test_float16_word_embeddings_give_bit_identical_vectors(provisioned_model) -
     assert np.array_equal(ours, theirs.astype(np.float32))
 
 
+@pytest.mark.slow  # a whole recall set through the model: the full lane only
 def test_verify_set_regression_with_shipped_thresholds(
     store: Store, clock: FakeClock, engine: RecallEngine
 ) -> None:
@@ -114,6 +116,7 @@ def test_verify_set_regression_with_shipped_thresholds(
     assert injected and all({"score", "cosine", "lexical"} <= set(i) for i in injected)
 
 
+@pytest.mark.slow  # a whole recall set through the model: the full lane only
 def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine: RecallEngine) -> None:
     """The same set with the recall cues its file carries: answered, memory by memory, to
     core/learning/cue_writer.py's request by a model that saw only the memory (core/cues.py).
@@ -356,6 +359,7 @@ def test_hub_probe_gives_up_quickly_on_a_silent_endpoint(monkeypatch) -> None:
     assert time.monotonic() - started < 5
 
 
+@pytest.mark.slow  # a whole recall set through the model: the full lane only
 def test_calibrate_chooses_what_ships_and_cues_beat_the_plain_hybrid(
     provisioned_model, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -390,6 +394,7 @@ def test_calibrate_chooses_what_ships_and_cues_beat_the_plain_hybrid(
 OUT_OF_SAMPLE = sorted((Path(__file__).parent / "data").glob("recall-blind-*.json"))
 
 
+@pytest.mark.slow  # a whole recall set through the model: the full lane only
 def test_out_of_sample_sets_recall_more_than_the_cosine_gate(encoder) -> None:
     """Three sets written after the gate was chosen (tests/data/recall-blind-*.json: three
     other teams, 146 related and 159 unrelated prompts, by helpers that never saw the verify

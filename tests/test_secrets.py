@@ -6,8 +6,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from memevo.core import secrets
@@ -21,17 +21,16 @@ def _keyring_works() -> bool:
     return True
 
 
-needs_keyring = pytest.mark.skipif(
+_skip_without_keyring = pytest.mark.skipif(
     not _keyring_works() and not os.environ.get("MEMEVO_TEST_KEYRING"),
     reason="no Secret Service here; tests/setup-and-test.sh runs these under dbus-run-session with gnome-keyring",
 )
 
 
-@pytest.fixture
-def clean_keyring() -> Iterator[None]:
-    secrets.clear_api_key()
-    yield
-    secrets.clear_api_key()
+def needs_keyring(test: Any) -> Any:
+    """Runs on the real keyring (skipped without one); marked `keyring`, so every such test
+    shares one xdist worker and the unlock guard (conftest.py)."""
+    return pytest.mark.keyring(_skip_without_keyring(test))
 
 
 def _memevo(

@@ -37,13 +37,6 @@ def no_key_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def clean_keyring() -> Iterator[None]:
-    secrets.clear_api_key()
-    yield
-    secrets.clear_api_key()
-
-
-@pytest.fixture
 def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
     service = ServiceHost(store, clock)
     yield service
