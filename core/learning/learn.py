@@ -183,9 +183,7 @@ class LearningRunner:
         engine = self.host.engine
         if engine is None:
             return []
-        ranked = engine.ranked(text, 3)
-        best = sorted(ranked["rule"] + ranked["project"], key=lambda pair: -pair[1])[:3]
-        return [(memory_id, engine.index.text(memory_id) or "") for memory_id, _ in best]
+        return [(memory_id, engine.index.text(memory_id) or "") for memory_id, _ in engine.nearest(text, 3)]
 
     # -- recall cues (core/cues.py) -----------------------------------------------------------------
     def want_cues(self) -> None:

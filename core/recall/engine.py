@@ -189,6 +189,12 @@ class RecallEngine:
         """Cosine only (the panel's search, the side judge's nearest memories)."""
         return self.index.ranked(self.encoder.encode_one(text), limit)
 
+    def nearest(self, text: str, limit: int) -> list[tuple[str, float]]:
+        """The `limit` closest memories of both groups together, closest first (cosine only):
+        what a learned statement is compared with (the side judge's decide, memory_propose)."""
+        ranked = self.ranked(text, limit)
+        return sorted(ranked["rule"] + ranked["project"], key=lambda pair: -pair[1])[:limit]
+
     def damping(self, text: str, centred: np.ndarray, settings: GateSettings) -> float:
         """What a user's prompt loses from every fused score: the textbook-question damping
         ("what is X", 「X 和 Y 的区别」), and its closeness to the generic prompts past the

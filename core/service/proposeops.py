@@ -117,8 +117,7 @@ def _decide(ctx: ServiceContext, proposed: propose.Proposed) -> tuple[str | None
     engine = ctx.engine
     if engine is None:
         raise InvalidInput(ctx.engine_error or "the model is still loading; try again in a few seconds")
-    ranked = engine.ranked(proposed.text, propose.CANDIDATES)
-    near = sorted(ranked["rule"] + ranked["project"], key=lambda pair: -pair[1])[: propose.CANDIDATES]
+    near = engine.nearest(proposed.text, propose.CANDIDATES)
     close = [(i, s) for i, s in near if s >= propose.SIMILAR_MIN]
     found = memories.find(ctx.store, [i for i, _ in close]) if close else {}
     candidates = [(found[i], s) for i, s in close if i in found and not found[i].deprecated]
