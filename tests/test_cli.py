@@ -10,18 +10,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-
-def _json(result: subprocess.CompletedProcess[str]) -> dict:
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+from clijson import cli_json
 
 
 def test_rule_add_then_read_shows_it_at_half(run_cli) -> None:
     added = run_cli("rule", "add", "回答用中文")
     assert added.returncode == 0, added.stderr
     assert "confidence 0.5" in added.stdout
-    read = _json(run_cli("read", "rule", "--json"))
+    read = cli_json(run_cli("read", "rule", "--json"))
     assert [(m["text"], m["confidence"], m["deprecated"]) for m in read["memories"]] == [
         ("回答用中文", 0.5, False)
     ]
@@ -29,13 +25,13 @@ def test_rule_add_then_read_shows_it_at_half(run_cli) -> None:
 
 def test_every_listing_command_prints_one_json_object(run_cli) -> None:
     run_cli("project", "add", "支付页新流程的灰度开关是 pay_v2")
-    memory_id = _json(run_cli("read", "project", "--json"))["memories"][0]["id"]
+    memory_id = cli_json(run_cli("read", "project", "--json"))["memories"][0]["id"]
     run_cli("delete", memory_id)
     for args in (["list"], ["read", "rule"], ["read", "project"], ["trash"], ["config"]):
-        data = _json(run_cli(*args, "--json"))
+        data = cli_json(run_cli(*args, "--json"))
         assert isinstance(data, dict), args
-    assert _json(run_cli("list", "--json"))["counts"]["project"] == {"live": 0, "deprecated": 0}
-    assert _json(run_cli("trash", "--json"))["trash"][0]["id"] == memory_id
+    assert cli_json(run_cli("list", "--json"))["counts"]["project"] == {"live": 0, "deprecated": 0}
+    assert cli_json(run_cli("trash", "--json"))["trash"][0]["id"] == memory_id
 
 
 def test_read_pages_by_fifty(run_cli, data_dir: Path) -> None:
@@ -47,11 +43,11 @@ def test_read_pages_by_fifty(run_cli, data_dir: Path) -> None:
         clock = FakeClock()
         for i in range(60):
             memories.create(store, "rule", f"generated rule number {i:02d}", clock)
-    first = _json(run_cli("read", "rule", "--json"))
+    first = cli_json(run_cli("read", "rule", "--json"))
     assert (len(first["memories"]), first["total"]) == (50, 60)
-    rest = _json(run_cli("read", "rule", "--offset", "50", "--json"))
+    rest = cli_json(run_cli("read", "rule", "--offset", "50", "--json"))
     assert len(rest["memories"]) == 10
-    assert len(_json(run_cli("read", "rule", "--all", "--json"))["memories"]) == 60
+    assert len(cli_json(run_cli("read", "rule", "--all", "--json"))["memories"]) == 60
     human = run_cli("read", "rule")
     assert "--offset 50" in human.stdout
 
@@ -84,28 +80,28 @@ def test_reinforce_reports_the_points_actually_added(run_cli, data_dir: Path) ->
 
     with Store.open() as store:
         memory = memories.create(store, "rule", "written yesterday in fact", FakeClock())  # 2026-01-01
-    result = _json(run_cli("reinforce", memory.id, "--json"))
+    result = cli_json(run_cli("reinforce", memory.id, "--json"))
     assert result["gained"] == 0.1 and result["memory"]["confidence"] == 0.6
     again = run_cli("reinforce", memory.id)
     assert "+0 (today's award already given)" in again.stdout
 
 
 def test_move_restore_and_purge(run_cli) -> None:
-    memory = _json(run_cli("rule", "add", "灰度开关是 pay_new_flow", "--json"))["memory"]
-    moved = _json(run_cli("move", memory["id"], "project", "--json"))
+    memory = cli_json(run_cli("rule", "add", "灰度开关是 pay_new_flow", "--json"))["memory"]
+    moved = cli_json(run_cli("move", memory["id"], "project", "--json"))
     assert moved["memory"]["category"] == "project"
     run_cli("delete", memory["id"])
-    restored = _json(run_cli("restore", memory["id"], "--json"))
+    restored = cli_json(run_cli("restore", memory["id"], "--json"))
     assert restored["memory"]["category"] == "project"
-    purged = _json(run_cli("purge", memory["id"], "--yes", "--json"))
+    purged = cli_json(run_cli("purge", memory["id"], "--yes", "--json"))
     assert purged["purged"]["removed_rows"] == 1
-    assert _json(run_cli("list", "--json"))["counts"]["project"]["live"] == 0
+    assert cli_json(run_cli("list", "--json"))["counts"]["project"]["live"] == 0
     assert run_cli("restore", memory["id"]).returncode != 0
 
 
 def test_config_show_set_unset(run_cli, data_dir: Path) -> None:
-    assert _json(run_cli("config", "recallTopK", "5", "--json")) == {"key": "recallTopK", "value": 5}
-    shown = _json(run_cli("config", "--json"))
+    assert cli_json(run_cli("config", "recallTopK", "5", "--json")) == {"key": "recallTopK", "value": 5}
+    shown = cli_json(run_cli("config", "--json"))
     assert shown["config"]["recallTopK"] == {
         "value": 5,
         "set_by_user": True,
@@ -139,14 +135,14 @@ def test_import_legacy_reports_counts(run_cli, data_dir: Path) -> None:
     first = run_cli("import-legacy")
     assert first.returncode == 0, first.stderr
     assert "imported 1 rule, 0 project, 0 trash; 0 already present" in first.stdout
-    second = _json(run_cli("import-legacy", "--json"))
+    second = cli_json(run_cli("import-legacy", "--json"))
     assert second["import"]["already_present"] == 1
-    assert _json(run_cli("read", "rule", "--json"))["memories"][0]["confidence"] == 0.7
+    assert cli_json(run_cli("read", "rule", "--json"))["memories"][0]["confidence"] == 0.7
 
 
 def test_reads_create_nothing_when_nothing_was_ever_written(run_cli, data_dir: Path) -> None:
-    assert _json(run_cli("list", "--json"))["counts"]["rule"]["live"] == 0
-    assert _json(run_cli("read", "rule", "--json"))["memories"] == []
+    assert cli_json(run_cli("list", "--json"))["counts"]["rule"]["live"] == 0
+    assert cli_json(run_cli("read", "rule", "--json"))["memories"] == []
     assert not (data_dir / "memevo.duckdb").exists()
 
 
@@ -191,7 +187,7 @@ def test_two_concurrent_writers_both_land(run_cli, data_dir: Path) -> None:
     ]
     outcomes = [(p.wait(timeout=60), *p.communicate()) for p in procs]
     assert all(code == 0 for code, _, _ in outcomes), outcomes
-    texts = {m["text"] for m in _json(run_cli("read", "rule", "--all", "--json"))["memories"]}
+    texts = {m["text"] for m in cli_json(run_cli("read", "rule", "--all", "--json"))["memories"]}
     assert {f"concurrent writer number {i}" for i in range(4)} <= texts
 
 
@@ -207,7 +203,7 @@ def test_writer_refuses_clearly_when_the_store_stays_busy(run_cli, data_dir: Pat
             holder.wait()
     assert result.returncode == 3
     assert f"in use by process {holder.pid}" in result.stderr and "nothing was written" in result.stderr
-    texts = [m["text"] for m in _json(run_cli("read", "rule", "--json"))["memories"]]
+    texts = [m["text"] for m in cli_json(run_cli("read", "rule", "--json"))["memories"]]
     assert texts == ["create the store first"]
 
 
@@ -271,8 +267,8 @@ def test_a_waiting_proposal_is_answered_from_the_terminal(run_cli) -> None:
     again = run_cli("pending", "accept", "a1b2c3")
     assert again.returncode != 0 and "no waiting proposal" in again.stderr
     assert run_cli("pending", "accept").returncode != 0  # no sessionID: a clear refusal
-    rules = [m["text"] for m in _json(run_cli("read", "rule", "--json"))["memories"]]
-    facts = [m["text"] for m in _json(run_cli("read", "project", "--json"))["memories"]]
+    rules = [m["text"] for m in cli_json(run_cli("read", "rule", "--json"))["memories"]]
+    facts = [m["text"] for m in cli_json(run_cli("read", "project", "--json"))["memories"]]
     assert rules == ["提交前先跑一遍单元测试"] and facts == ["发布只在周二和周四下午"]
     assert json.loads(run_cli("pending", "--json").stdout) == {"pending": []}
 

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
 
+from clijson import cli_json
 from memevo.core import config as config_mod
 from memevo.core import maintenance, memories, snapshot
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
-
-
-def _json(result: subprocess.CompletedProcess[str]) -> dict:
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
 
 
 def _run_day(store: Store, clock: FakeClock) -> maintenance.Report | None:
@@ -70,16 +65,16 @@ def test_pin_survives_the_trash_and_purge_removes_it(store: Store, clock: FakeCl
 
 
 def test_pin_and_unpin_from_the_command_line(run_cli, data_dir: Path) -> None:
-    added = _json(run_cli("rule", "add", "commit messages in English", "--json"))["memory"]
+    added = cli_json(run_cli("rule", "add", "commit messages in English", "--json"))["memory"]
     assert added["pinned"] is False
-    pinned = _json(run_cli("pin", added["id"], "--json"))["memory"]
+    pinned = cli_json(run_cli("pin", added["id"], "--json"))["memory"]
     assert pinned["pinned"] is True
     listing = run_cli("read", "rule")
     assert "[pinned]" in listing.stdout
-    assert _json(run_cli("read", "rule", "--json"))["memories"][0]["pinned"] is True
+    assert cli_json(run_cli("read", "rule", "--json"))["memories"][0]["pinned"] is True
     with Store.open() as store:
         assert "已置顶" in snapshot.render(store)
-    assert _json(run_cli("unpin", added["id"], "--json"))["memory"]["pinned"] is False
+    assert cli_json(run_cli("unpin", added["id"], "--json"))["memory"]["pinned"] is False
     missing = run_cli("pin", "nope")
     assert missing.returncode != 0 and "no memory with id nope" in missing.stderr
 
@@ -144,19 +139,19 @@ def test_history_and_restore_version_from_the_command_line_and_purge_removes_the
     run_cli, data_dir: Path
 ) -> None:
     old, new = "deploy with the blue pipeline", "deploy with the green pipeline"
-    memory = _json(run_cli("rule", "add", old, "--json"))["memory"]
+    memory = cli_json(run_cli("rule", "add", old, "--json"))["memory"]
     from memevo.core import ops
 
     ops.call_local("replace", {"id": memory["id"], "text": new})
-    shown = _json(run_cli("history", memory["id"], "--json"))
+    shown = cli_json(run_cli("history", memory["id"], "--json"))
     assert [v["text"] for v in shown["versions"]] == [old] and shown["memory"]["text"] == new
     assert "v1" in run_cli("history", memory["id"]).stdout
-    back = _json(run_cli("restore-version", memory["id"], "1", "--json"))["memory"]
+    back = cli_json(run_cli("restore-version", memory["id"], "1", "--json"))["memory"]
     assert back["text"] == old
     assert run_cli("restore-version", memory["id"], "9").returncode != 0
     assert run_cli("maintenance", "--force").returncode == 0  # a daily backup now holds both texts
     assert list((data_dir / "backups").rglob("*"))
-    _json(run_cli("purge", memory["id"], "--yes", "--json"))
+    cli_json(run_cli("purge", memory["id"], "--yes", "--json"))
     for path in data_dir.rglob("*"):
         if path.is_file():
             data = path.read_bytes()
@@ -194,7 +189,7 @@ def test_import_notes_splits_proposes_and_never_imports_twice(
         encoding="utf-8",
     )
     before = {p: p.read_bytes() for p in (repo / "AGENTS.md", home / ".claude" / "CLAUDE.md")}
-    listed = _json(run_cli("import-notes", "--dry-run", "--json", cwd=repo))["candidates"]
+    listed = cli_json(run_cli("import-notes", "--dry-run", "--json", cwd=repo))["candidates"]
     got = {c["text"]: (c["category"], c["scope"]) for c in listed}
     assert got == {
         "Reply in Chinese, always.": ("rule", "global"),
@@ -207,11 +202,11 @@ def test_import_notes_splits_proposes_and_never_imports_twice(
     }
     refused = run_cli("import-notes", cwd=repo, stdin=subprocess.DEVNULL)
     assert refused.returncode != 0 and "--yes" in refused.stderr
-    done = _json(run_cli("import-notes", "--yes", "--json", cwd=repo))
+    done = cli_json(run_cli("import-notes", "--yes", "--json", cwd=repo))
     assert len(done["imported"]) == 7
-    facts = _json(run_cli("read", "project", "--json"))["memories"]
+    facts = cli_json(run_cli("read", "project", "--json"))["memories"]
     assert {m["scope"] for m in facts} == {str(repo)}
-    rule_id = next(m["id"] for m in _json(run_cli("read", "rule", "--json"))["memories"])
+    rule_id = next(m["id"] for m in cli_json(run_cli("read", "rule", "--json"))["memories"])
     run_cli("delete", rule_id)
     again = run_cli("import-notes", "--yes", cwd=repo)
     assert "nothing new to import" in again.stdout  # deleted after import: stays deleted

@@ -6,17 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from clijson import cli_json
 from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
-
-
-def _json(result) -> dict:  # type: ignore[no-untyped-def]
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
 
 
 def _small_pool(data_dir: Path) -> None:
@@ -38,7 +34,7 @@ def test_verify_json_has_the_documented_keys(run_cli, data_dir: Path) -> None:
         ]
     }
     (data_dir / "recall-cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
-    report = _json(run_cli("verify", "--json"))
+    report = cli_json(run_cli("verify", "--json"))
     for key in (
         "relevant_hit",
         "relevant_total",
@@ -50,7 +46,7 @@ def test_verify_json_has_the_documented_keys(run_cli, data_dir: Path) -> None:
     assert (report["relevant_hit"], report["relevant_total"], report["unrelated_total"]) == (1, 1, 1)
     assert report["cases"][0]["injected"][0]["text"] == "支付页新流程的灰度开关是 pay_new_flow_v2"
     assert [row["min"] for row in report["scan"]["project"]][:2] == [0.05, 0.1]
-    read = _json(run_cli("read", "project", "--json"))
+    read = cli_json(run_cli("read", "project", "--json"))
     assert read["memories"][0]["confidence"] == 0.5  # verify never awards
 
 
@@ -65,16 +61,16 @@ def test_verify_refuses_a_file_in_the_wrong_format(run_cli, data_dir: Path) -> N
 
 def test_rebuild_index_backs_up_then_re_encodes(run_cli, data_dir: Path) -> None:
     _small_pool(data_dir)
-    first = _json(run_cli("rebuild-index", "--json"))
+    first = cli_json(run_cli("rebuild-index", "--json"))
     assert first["encoded"] == 2 and first["backup"] is None  # nothing to back up yet
-    second = _json(run_cli("rebuild-index", "--json"))
+    second = cli_json(run_cli("rebuild-index", "--json"))
     backup = Path(second["backup"])
     assert backup.parent == data_dir / "backups" and len(backup.read_text(encoding="utf-8").splitlines()) == 2
     assert oct(backup.stat().st_mode & 0o777) == "0o600"
 
 
 def test_build_background_writes_the_users_mean(run_cli, data_dir: Path) -> None:
-    result = _json(run_cli("build-background", "--json"))
+    result = cli_json(run_cli("build-background", "--json"))
     path = Path(result["path"])
     assert path.parent == data_dir / "background"
     saved = json.loads(path.read_text(encoding="utf-8"))
@@ -82,7 +78,7 @@ def test_build_background_writes_the_users_mean(run_cli, data_dir: Path) -> None
 
 
 def test_model_status_and_first_run(run_cli, data_dir: Path) -> None:
-    status = _json(run_cli("model", "--json"))
+    status = cli_json(run_cli("model", "--json"))
     assert status["ready"] is True and status["model"] == "intfloat/multilingual-e5-small"
     overview = run_cli()
     assert overview.returncode == 0 and "ready" in overview.stdout
@@ -94,7 +90,7 @@ def test_switching_model_says_thresholds_need_verify(run_cli, data_dir: Path, pr
 
 
 def test_bench_json_reports_every_budget_key(run_cli) -> None:
-    figures = _json(run_cli("bench", "--json", "--quick"))
+    figures = cli_json(run_cli("bench", "--json", "--quick"))
     for key in ("recall_100k_ms", "encode_ms"):
         timing = figures[key]
         assert set(timing) == {"min", "median", "max"}
@@ -125,10 +121,10 @@ def test_verify_write_cues_asks_the_side_model_for_the_files_memories(run_cli, d
         config_mod.set_key("sideApiBase", server.base)
         config_mod.set_key("sideApiModel", "judge-mini")
         env = {"MEMEVO_SIDE_API_KEY": "sk-test-local-only-0000000000"}
-        plain = _json(run_cli("verify", "--cases", str(path), "--json", env=env))
+        plain = cli_json(run_cli("verify", "--cases", str(path), "--json", env=env))
         assert server.cue_requests == [] and plain["relevant_hit"] == 0
         result = run_cli("verify", "--cases", str(path), "--json", "--write-cues", env=env)
-        report = _json(result)
+        report = cli_json(result)
         assert len(server.cue_requests) == 1  # the memory the file gave no cues for
         assert money in server.cue_requests[0]["messages"][1]["content"]
         assert report["cues_written"] == {money: ["价格字段用 double 存", "price = 19.99", "计算折扣金额"]}
@@ -137,7 +133,7 @@ def test_verify_write_cues_asks_the_side_model_for_the_files_memories(run_cli, d
         assert "writing recall cues: 1/1" in result.stderr
         server.cue_answer = ("status", 503)
         failed = run_cli("verify", "--cases", str(path), "--json", "--write-cues", env=env)
-        assert _json(failed)["cues_written"] == {}
+        assert cli_json(failed)["cues_written"] == {}
         assert "the side API answered HTTP 503" in failed.stderr
     finally:
         server.close()

@@ -4,7 +4,6 @@ data block), real `memevo` processes against them, and the daily backups repair 
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import stat
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from clijson import cli_json
 from memevo.core import backups, maintenance, memories, paths, purge
 from memevo.core import config as config_mod
 from memevo.core.clock import FakeClock
@@ -115,11 +115,6 @@ def _corrupt_wal_at(text: str) -> int:
     return where
 
 
-def _json(done: subprocess.CompletedProcess[str]) -> Any:
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
 def _says_damaged(done: subprocess.CompletedProcess[str]) -> None:
     """One line naming the damage and the remedy; no DuckDB traceback."""
     assert done.returncode != 0
@@ -140,7 +135,7 @@ def _kept_copies_are_private(report: dict[str, Any]) -> None:
 
 
 def _rules(run_cli: Cli) -> list[str]:
-    return [m["text"] for m in _json(run_cli("read", "rule", "--all", "--json"))["memories"]]
+    return [m["text"] for m in cli_json(run_cli("read", "rule", "--all", "--json"))["memories"]]
 
 
 # -- the messages ------------------------------------------------------------------------------
@@ -199,7 +194,7 @@ def test_wal_corrupted_after_a_kill_9_of_the_service(run_cli: Cli, data_dir: Pat
         done = run_cli(*command)
         _says_damaged(done)
         assert done.returncode == StoreDamaged.exit_code
-    report = _json(run_cli("repair", "--json"))
+    report = cli_json(run_cli("repair", "--json"))
     assert report["outcome"] == "repaired" and report["method"] == "wal-cut", report
     assert "write-ahead log" in report["damage"]
     assert any("write-ahead log" in line for line in report["lost"])
@@ -217,11 +212,11 @@ def test_a_wal_with_a_damaged_header_is_set_aside(run_cli: Cli, data_dir: Path) 
     _flip(_wal(), 8, 8)  # the header that ties the log to its file
     damaged_log = _wal().read_bytes()
     _says_damaged(run_cli("list"))
-    report = _json(run_cli("repair", "--json"))
+    report = cli_json(run_cli("repair", "--json"))
     assert report["method"] == "wal-set-aside", report
     assert report["lost"] == [report["lost"][0]] and "set-aside write-ahead log (" in report["lost"][0]
     assert Path(report["kept"][1]).read_bytes() == damaged_log
-    assert _json(run_cli("list", "--json"))["counts"]["rule"]["live"] == 0  # the rule was only in the log
+    assert cli_json(run_cli("list", "--json"))["counts"]["rule"]["live"] == 0  # the rule was only in the log
 
 
 def test_damaged_header_restores_the_newest_daily_backup(
@@ -235,13 +230,13 @@ def test_damaged_header_restores_the_newest_daily_backup(
     for header in (4096, 8192):  # both copies of the database header
         _flip(_store_file(), header + 100)
     _says_damaged(run_cli("list"))
-    report = _json(run_cli("repair", "--json"))
+    report = cli_json(run_cli("repair", "--json"))
     assert report["outcome"] == "restored" and report["method"] == "daily-backup", report
     assert report["backup"].endswith(f"memevo-{clock.local_day(clock.now_ms())}.duckdb")
     assert report["tables"]["memories"]["saved"] == 6
     assert any("since the daily backup of 2026-01-01" in line for line in report["lost"])
     _kept_copies_are_private(report)
-    listed = _json(run_cli("read", "rule", "--all", "--json"))["memories"]
+    listed = cli_json(run_cli("read", "rule", "--all", "--json"))["memories"]
     assert sorted(m["id"] for m in listed) == sorted(ids[1::2])
 
 
@@ -249,12 +244,12 @@ def test_not_a_duckdb_file_and_no_backup_starts_empty(run_cli: Cli, data_dir: Pa
     _populate(2, clock)
     _store_file().write_bytes(b"this is not a database" * 1000)
     _says_damaged(run_cli("list"))
-    report = _json(run_cli("repair", "--json"))
+    report = cli_json(run_cli("repair", "--json"))
     assert report["outcome"] == "emptied" and report["method"] == "empty"
     assert any("no daily backup" in line for line in report["lost"])
     kept = Path(report["kept"][0])
     assert kept.read_bytes().startswith(b"this is not a database")  # the damaged file, for a specialist
-    assert _json(run_cli("list", "--json"))["counts"]["rule"]["live"] == 0
+    assert cli_json(run_cli("list", "--json"))["counts"]["rule"]["live"] == 0
     run_cli("rule", "add", "a fresh start works", check=True)
 
 
@@ -270,7 +265,7 @@ def test_truncated_file_keeps_every_row_that_can_be_read(
     assert done.returncode == 0, done.stderr
     assert "copied every row that could be read" in done.stdout
     assert "memories: 2000 of 2000 rows saved" in done.stdout
-    listed = _json(run_cli("list", "--json"))["counts"]
+    listed = cli_json(run_cli("list", "--json"))["counts"]
     assert listed["rule"]["live"] + listed["project"]["live"] == 2000
     with Store.open(read_only=True) as store:
         saved_vectors = store.query("SELECT count(*) FROM vectors")[0][0]
@@ -290,19 +285,19 @@ def test_a_bad_data_block_is_salvaged_and_completed_from_the_daily_backup(
     with pytest.raises(StoreDamaged, match="table memories"):
         Store.open(read_only=True)
     _says_damaged(run_cli("read", "project"))
-    report = _json(run_cli("repair", "--json"))
+    report = cli_json(run_cli("repair", "--json"))
     assert report["method"] == "salvaged", report
     table = report["tables"]["memories"]
     assert table["expected"] == 300 and table["saved"] + table["from_backup"] == 300
     assert table["from_backup"] > 0
-    listed = _json(run_cli("read", "project", "--all", "--json"))["memories"]
+    listed = cli_json(run_cli("read", "project", "--all", "--json"))["memories"]
     assert sorted(m["id"] for m in listed) == sorted(ids[0::2])
 
 
 def test_repair_on_a_healthy_store_changes_nothing(run_cli: Cli, data_dir: Path, clock: FakeClock) -> None:
     _populate(3, clock)
     before = _store_file().read_bytes()
-    report = _json(run_cli("repair", "--json"))
+    report = cli_json(run_cli("repair", "--json"))
     assert report["outcome"] == "healthy" and report["now"] == {"memories": 3, "trash": 0}
     assert _store_file().read_bytes() == before
     assert not (paths.backups_dir()).exists()
@@ -382,10 +377,10 @@ def test_the_service_names_the_damage_and_repair_stops_it(
         cache = data_dir / "cache" / "session-start-claude.txt"
         cached = cache.read_text(encoding="utf-8") if cache.exists() else ""  # none written before the damage
         assert start["context"] == (f"{cached}\n\n{DAMAGED_NOTICE}" if cached else DAMAGED_NOTICE)
-        report = _json(run_cli("repair", "--json"))
+        report = cli_json(run_cli("repair", "--json"))
         assert report["stopped_service"] is True and report["outcome"] == "repaired", report
         assert service.wait(20) == 0
-    _json(run_cli("list", "--json"))
+    cli_json(run_cli("list", "--json"))
     with _serve(data_dir):  # it starts clean on the repaired store
         status = _status_when(data_dir, lambda s: s.get("model_ready") or bool(s.get("model_error")))
         assert status["store_error"] is None
