@@ -312,3 +312,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(mark)
         group = "keyring" if "keyring" in marks else item.path.name
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+# -- shared fixtures: one definition each, used across the test modules ----------------------------
+@pytest.fixture
+def host(store: Store, clock: FakeClock) -> Iterator[Any]:
+    """An in-process service (ServiceHost) over the test's store and fake clock, with no model
+    loaded: what the panel, the settings, the tray and the dialog talk to."""
+    from memevo.core.service.host import ServiceHost
+
+    service = ServiceHost(store, clock)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def model_host(
+    store: Store, encoder: Any, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Any]:
+    """`host` with the real model loaded, and no side API key in the environment (learning=auto
+    then means the client's own model). `side_host` above is the one with a side API key."""
+    from memevo.core.recall.engine import RecallEngine
+    from memevo.core.service.host import ServiceHost
+
+    monkeypatch.delenv("MEMEVO_SIDE_API_KEY", raising=False)
+    service = ServiceHost(store, clock)
+    service.engine = RecallEngine(store, encoder, clock)
+    yield service
+    service.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
@@ -11,13 +9,6 @@ from memevo.core.learning import jobs
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
 from memevo.desktop.confirm import ConfirmDialog, ConfirmQueue
-
-
-@pytest.fixture
-def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
-    service = ServiceHost(store, clock)
-    yield service
-    service.close()
 
 
 def _ready(

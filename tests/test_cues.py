@@ -299,12 +299,7 @@ def test_a_deprecated_memorys_cues_do_not_recall_it(
     assert _recalled(engine, PRICE_PROMPT) == []
 
 
-# -- the service writes them through the side API ------------------------------------------------------------
-@pytest.fixture
-def host(side_host: ServiceHost) -> ServiceHost:
-    return side_host  # conftest: the real model, a side API key in the environment
-
-
+# -- the service writes them through the side API (side_host: the real model, a side API key) ---------------
 @pytest.fixture
 def server() -> Iterator[FakeOpenAI]:
     fake = FakeOpenAI([])
@@ -335,11 +330,11 @@ def _stored(host: ServiceHost) -> dict[str, tuple[str, ...]]:
     return {i: c.cues for i, c in cues.current(host.store, host.engine.encoder.model_id).items()}
 
 
-def test_a_new_memory_gets_cues_from_the_side_model(host: ServiceHost, server: FakeOpenAI) -> None:
+def test_a_new_memory_gets_cues_from_the_side_model(side_host: ServiceHost, server: FakeOpenAI) -> None:
     _configure(server)
     text = f"{MONEY}; the payments sandbox key is {SECRET}"
-    memory_id = _add(host, text)
-    runner = _runner(host)
+    memory_id = _add(side_host, text)
+    runner = _runner(side_host)
     assert len(server.cue_requests) == 1 and server.requests == []  # no judge call
     sent = server.cue_requests[0]
     assert sent["model"] == "judge-mini"
@@ -349,46 +344,50 @@ def test_a_new_memory_gets_cues_from_the_side_model(host: ServiceHost, server: F
     assert user == cue_writer.request(text, "rule")
     assert f"Memory (rule): «{MONEY}; the payments sandbox key is {REDACTED}»" in user
     assert SECRET not in json.dumps(server.cue_requests, ensure_ascii=False)
-    assert runner.cue_error is None and host.status()["cue_error"] is None
-    assert _stored(host) == {memory_id: tuple(MONEY_CUES)}
-    assert jobs.calls_today(host.store, host.clock.local_day(host.clock.now_ms())) == 1
-    assert host.engine is not None and host.engine.cued == frozenset({memory_id})
-    assert [h.id for h in host.engine.recall(PRICE_PROMPT, award=False).rules] == [memory_id]
+    assert runner.cue_error is None and side_host.status()["cue_error"] is None
+    assert _stored(side_host) == {memory_id: tuple(MONEY_CUES)}
+    assert jobs.calls_today(side_host.store, side_host.clock.local_day(side_host.clock.now_ms())) == 1
+    assert side_host.engine is not None and side_host.engine.cued == frozenset({memory_id})
+    assert [h.id for h in side_host.engine.recall(PRICE_PROMPT, award=False).rules] == [memory_id]
 
     # nothing is asked again for the same text; a change of text asks again
-    host.ctx.learner.want_cues()
+    side_host.ctx.learner.want_cues()
     runner.wait_cues(10)
     assert len(server.cue_requests) == 1
     edited = "Money amounts are integers in cents, never floats or doubles"
-    host.handle("replace", {"id": memory_id, "text": edited})
+    side_host.handle("replace", {"id": memory_id, "text": edited})
     runner.wait_cues(10)
     assert len(server.cue_requests) == 2
     assert f"«{edited}»" in server.cue_requests[1]["messages"][1]["content"]
-    assert _stored(host) == {memory_id: tuple(MONEY_CUES)} and host.engine.cued == frozenset({memory_id})
+    assert _stored(side_host) == {memory_id: tuple(MONEY_CUES)} and side_host.engine.cued == frozenset(
+        {memory_id}
+    )
 
 
-def test_a_failing_side_api_leaves_no_cues_until_asked_again(host: ServiceHost, server: FakeOpenAI) -> None:
+def test_a_failing_side_api_leaves_no_cues_until_asked_again(
+    side_host: ServiceHost, server: FakeOpenAI
+) -> None:
     _configure(server)
     server.cue_answer = ("status", 500)
-    memory_id = _add(host, MONEY)
-    runner = _runner(host)
+    memory_id = _add(side_host, MONEY)
+    runner = _runner(side_host)
     assert len(server.cue_requests) == 1
     assert runner.cue_error == "the side API answered HTTP 500"
-    assert host.status()["cue_error"] == "the side API answered HTTP 500"
-    assert _stored(host) == {} and cues.wanted(host.store, 10) == [(memory_id, "rule", MONEY)]
-    assert host.engine is not None and host.engine.cued == frozenset()
+    assert side_host.status()["cue_error"] == "the side API answered HTTP 500"
+    assert _stored(side_host) == {} and cues.wanted(side_host.store, 10) == [(memory_id, "rule", MONEY)]
+    assert side_host.engine is not None and side_host.engine.cued == frozenset()
 
     server.cue_answer = ("json", {"cues": MONEY_CUES})
-    host.ctx.learner.want_cues()
+    side_host.ctx.learner.want_cues()
     runner.wait_cues(10)
     assert len(server.cue_requests) == 2
     assert runner.cue_error is None
-    assert _stored(host) == {memory_id: tuple(MONEY_CUES)}
-    assert host.engine.cued == frozenset({memory_id})
+    assert _stored(side_host) == {memory_id: tuple(MONEY_CUES)}
+    assert side_host.engine.cued == frozenset({memory_id})
 
 
 def test_a_memory_the_side_api_refuses_does_not_block_the_others(
-    host: ServiceHost, server: FakeOpenAI, clock: FakeClock
+    side_host: ServiceHost, server: FakeOpenAI, clock: FakeClock
 ) -> None:
     """HTTP 400/413/422 refuse this request (a filtered or oversized body): that text gets no
     cues and is not asked again, and the memories after it still get theirs."""
@@ -401,127 +400,131 @@ def test_a_memory_the_side_api_refuses_does_not_block_the_others(
         return next((step for text, step in answers.items() if text in user), ("json", {"cues": MONEY_CUES}))
 
     server.cue_for = answer
-    first = _add(host, refused)
+    first = _add(side_host, refused)
     clock.advance(minutes=1)
-    second = _add(host, MONEY)
-    runner = _runner(host)
+    second = _add(side_host, MONEY)
+    runner = _runner(side_host)
     runner.wait_cues(10)
     assert runner.cue_error is None
-    assert host.store.query("SELECT cues FROM cues WHERE memory_id = ?", [first]) == [([],)]
-    assert _stored(host) == {second: tuple(MONEY_CUES)}
-    assert cues.wanted(host.store, 10) == []
+    assert side_host.store.query("SELECT cues FROM cues WHERE memory_id = ?", [first]) == [([],)]
+    assert _stored(side_host) == {second: tuple(MONEY_CUES)}
+    assert cues.wanted(side_host.store, 10) == []
 
 
-def test_an_unusable_answer_is_kept_empty_and_not_asked_again(host: ServiceHost, server: FakeOpenAI) -> None:
+def test_an_unusable_answer_is_kept_empty_and_not_asked_again(
+    side_host: ServiceHost, server: FakeOpenAI
+) -> None:
     _configure(server)
     server.cue_answer = ("text", "Sorry, I can only write cues on weekdays.")
-    memory_id = _add(host, MONEY)
-    runner = _runner(host)
+    memory_id = _add(side_host, MONEY)
+    runner = _runner(side_host)
     assert len(server.cue_requests) == 1 and runner.cue_error is None
-    assert host.store.query("SELECT cues FROM cues WHERE memory_id = ?", [memory_id]) == [([],)]
-    assert _stored(host) == {} and cues.wanted(host.store, 10) == []
-    assert host.engine is not None and host.engine.cued == frozenset()
-    host.ctx.learner.want_cues()
+    assert side_host.store.query("SELECT cues FROM cues WHERE memory_id = ?", [memory_id]) == [([],)]
+    assert _stored(side_host) == {} and cues.wanted(side_host.store, 10) == []
+    assert side_host.engine is not None and side_host.engine.cued == frozenset()
+    side_host.ctx.learner.want_cues()
     runner.wait_cues(10)
     assert len(server.cue_requests) == 1
 
 
-def test_recall_cues_off_sends_nothing(host: ServiceHost, server: FakeOpenAI) -> None:
+def test_recall_cues_off_sends_nothing(side_host: ServiceHost, server: FakeOpenAI) -> None:
     _configure(server)
     config_mod.set_key("recallCues", False)
-    _add(host, MONEY)
-    assert host.ctx.learner.runner is None  # not even started for cues
+    _add(side_host, MONEY)
+    assert side_host.ctx.learner.runner is None  # not even started for cues
     assert server.cue_requests == []
 
     # a runner already running checks again before each pass
-    host.ctx.learner.start()
-    runner = host.ctx.learner.runner
+    side_host.ctx.learner.start()
+    runner = side_host.ctx.learner.runner
     assert runner is not None
     runner.want_cues()
     runner.wait_cues(10)
-    assert server.cue_requests == [] and cues.wanted(host.store, 10) != []
+    assert server.cue_requests == [] and cues.wanted(side_host.store, 10) != []
 
     config_mod.set_key("recallCues", True)
-    host.ctx.learner.want_cues()
+    side_host.ctx.learner.want_cues()
     runner.wait_cues(10)
-    assert len(server.cue_requests) == 1 and cues.wanted(host.store, 10) == []
+    assert len(server.cue_requests) == 1 and cues.wanted(side_host.store, 10) == []
 
 
-def test_no_side_api_configured_sends_nothing(host: ServiceHost, server: FakeOpenAI) -> None:
-    _add(host, MONEY)
-    assert host.ctx.learner.runner is None and server.cue_requests == []
+def test_no_side_api_configured_sends_nothing(side_host: ServiceHost, server: FakeOpenAI) -> None:
+    _add(side_host, MONEY)
+    assert side_host.ctx.learner.runner is None and server.cue_requests == []
 
 
 def test_cues_use_at_most_half_of_the_daily_limit(
-    host: ServiceHost, server: FakeOpenAI, clock: FakeClock
+    side_host: ServiceHost, server: FakeOpenAI, clock: FakeClock
 ) -> None:
     _configure(server)
     config_mod.set_key("sideDailyLimit", 4)
     ids = []
     for text in (MONEY, *OTHER_RULES[:2]):
-        ids.append(memories.create(host.store, "rule", text, clock).id)
+        ids.append(memories.create(side_host.store, "rule", text, clock).id)
         clock.advance(minutes=1)
-    host.ctx.learner.want_cues()
-    runner = _runner(host)
+    side_host.ctx.learner.want_cues()
+    runner = _runner(side_host)
     assert len(server.cue_requests) == 2
     assert runner.cue_error == "half of today's side API calls are used; the rest wait for tomorrow"
-    assert jobs.calls_today(host.store, clock.local_day(clock.now_ms())) == 2
-    assert set(_stored(host)) == set(ids[:2])  # oldest first
-    assert cues.wanted(host.store, 10) == [(ids[2], "rule", OTHER_RULES[1])]
-    assert cues.counts(host.store) == {"memories": 3, "with_cues": 2}
+    assert jobs.calls_today(side_host.store, clock.local_day(clock.now_ms())) == 2
+    assert set(_stored(side_host)) == set(ids[:2])  # oldest first
+    assert cues.wanted(side_host.store, 10) == [(ids[2], "rule", OTHER_RULES[1])]
+    assert cues.counts(side_host.store) == {"memories": 3, "with_cues": 2}
 
-    host.ctx.learner.want_cues()  # the same day: still waiting
+    side_host.ctx.learner.want_cues()  # the same day: still waiting
     runner.wait_cues(10)
     assert len(server.cue_requests) == 2
 
     clock.advance(days=1)
-    host.ctx.learner.want_cues()
+    side_host.ctx.learner.want_cues()
     runner.wait_cues(10)
     assert len(server.cue_requests) == 3 and runner.cue_error is None
-    assert set(_stored(host)) == set(ids)
-    assert host.engine is not None and host.engine.cued == frozenset(ids)
+    assert set(_stored(side_host)) == set(ids)
+    assert side_host.engine is not None and side_host.engine.cued == frozenset(ids)
 
 
-def test_history_shows_the_cues_of_the_text_now(host: ServiceHost, clock: FakeClock) -> None:
+def test_history_shows_the_cues_of_the_text_now(side_host: ServiceHost, clock: FakeClock) -> None:
     """`memevo history ID` and the panel's history dialog show what recall matches beside the
     text: nothing before the side model wrote cues, the cues after, nothing once it changed."""
-    memory_id = memories.create(host.store, "rule", MONEY, clock).id
-    assert host.handle("history", {"id": memory_id})["cues"] is None
-    assert cues.save(host.store, memory_id, MONEY, MONEY_CUES, clock.now_ms())
-    assert host.handle("history", {"id": memory_id})["cues"] == MONEY_CUES
-    host.handle("replace", {"id": memory_id, "text": MONEY + " (also in reports)"})
-    assert host.handle("history", {"id": memory_id})["cues"] is None
+    memory_id = memories.create(side_host.store, "rule", MONEY, clock).id
+    assert side_host.handle("history", {"id": memory_id})["cues"] is None
+    assert cues.save(side_host.store, memory_id, MONEY, MONEY_CUES, clock.now_ms())
+    assert side_host.handle("history", {"id": memory_id})["cues"] == MONEY_CUES
+    side_host.handle("replace", {"id": memory_id, "text": MONEY + " (also in reports)"})
+    assert side_host.handle("history", {"id": memory_id})["cues"] is None
 
 
 def test_configuring_the_side_api_starts_cues_for_memories_already_there(
-    host: ServiceHost, server: FakeOpenAI
+    side_host: ServiceHost, server: FakeOpenAI
 ) -> None:
-    memory_id = _add(host, MONEY)  # learning not configured yet: nothing asked
-    assert server.cue_requests == [] and host.ctx.learner.runner is None
-    host.handle("config_set", {"key": "sideApiBase", "value": server.base})
-    host.handle("config_set", {"key": "sideApiModel", "value": "judge-mini"})
-    runner = _runner(host)
+    memory_id = _add(side_host, MONEY)  # learning not configured yet: nothing asked
+    assert server.cue_requests == [] and side_host.ctx.learner.runner is None
+    side_host.handle("config_set", {"key": "sideApiBase", "value": server.base})
+    side_host.handle("config_set", {"key": "sideApiModel", "value": "judge-mini"})
+    runner = _runner(side_host)
     assert len(server.cue_requests) == 1 and runner.cue_error is None
-    assert _stored(host) == {memory_id: tuple(MONEY_CUES)}
+    assert _stored(side_host) == {memory_id: tuple(MONEY_CUES)}
 
 
-def test_paused_memevo_sends_no_cue_requests_until_resumed(host: ServiceHost, server: FakeOpenAI) -> None:
+def test_paused_memevo_sends_no_cue_requests_until_resumed(
+    side_host: ServiceHost, server: FakeOpenAI
+) -> None:
     """Paused means nothing is injected or learned: no memory text goes to the side model either."""
     _configure(server)
-    host.handle("config_set", {"key": "enabled", "value": False})
-    memory_id = _add(host, MONEY)
-    runner = host.ctx.learner.runner
+    side_host.handle("config_set", {"key": "enabled", "value": False})
+    memory_id = _add(side_host, MONEY)
+    runner = side_host.ctx.learner.runner
     if runner is not None:
         runner.wait_cues(10)
-    assert server.cue_requests == [] and _stored(host) == {}
-    host.handle("config_set", {"key": "enabled", "value": True})  # the tray's resume does this
-    _runner(host)
+    assert server.cue_requests == [] and _stored(side_host) == {}
+    side_host.handle("config_set", {"key": "enabled", "value": True})  # the tray's resume does this
+    _runner(side_host)
     assert len(server.cue_requests) == 1
-    assert _stored(host) == {memory_id: tuple(MONEY_CUES)}
+    assert _stored(side_host) == {memory_id: tuple(MONEY_CUES)}
 
 
 def test_a_key_set_outside_the_service_starts_cues_at_once(
-    host: ServiceHost, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+    side_host: ServiceHost, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`memevo secret set` (or the settings page) tells the service: memories added while the
     key was missing get their cues now, not at the next change."""
@@ -529,14 +532,14 @@ def test_a_key_set_outside_the_service_starts_cues_at_once(
 
     _configure(server)
     monkeypatch.delenv(secrets.ENV)
-    host.ctx.keys.forget()
-    memory_id = _add(host, MONEY)
-    runner = _runner(host)
+    side_host.ctx.keys.forget()
+    memory_id = _add(side_host, MONEY)
+    runner = _runner(side_host)
     assert server.cue_requests == [] and runner.cue_error is not None  # not configured: nothing sent
     monkeypatch.setenv(secrets.ENV, "sk-test-local-only-0000000000")  # as the keyring would now answer
-    assert host.handle("secret.changed", {}) == {"noticed": True}
+    assert side_host.handle("secret.changed", {}) == {"noticed": True}
     runner.wait_cues(10)
-    assert len(server.cue_requests) == 1 and _stored(host) == {memory_id: tuple(MONEY_CUES)}
+    assert len(server.cue_requests) == 1 and _stored(side_host) == {memory_id: tuple(MONEY_CUES)}
     assert runner.cue_error is None
 
 

@@ -4,27 +4,17 @@ change, and every award, is seen by the next prompt."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
-from memevo.core.recall.engine import RecallEngine
 from memevo.core.service.host import ServiceHost
 from memevo.core.service.memo import Rows
 from memevo.core.store import Store
 
 PROMPT = "支付页新流程要在测试环境打开，开关叫什么来着"
 FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
-
-
-@pytest.fixture
-def host(store: Store, encoder, clock: FakeClock) -> Iterator[ServiceHost]:
-    service = ServiceHost(store, clock)
-    service.engine = RecallEngine(store, encoder, clock)
-    yield service
-    service.close()
 
 
 class CountingReads:
@@ -56,49 +46,49 @@ def _sync(host: ServiceHost) -> None:
 
 
 def test_the_same_recall_again_reads_no_rows(
-    host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+    model_host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fact = memories.create(host.store, "project", FACT, clock)
-    _sync(host)
-    reads = CountingReads(host.store, monkeypatch)
-    assert _prompt(host)
+    fact = memories.create(model_host.store, "project", FACT, clock)
+    _sync(model_host)
+    reads = CountingReads(model_host.store, monkeypatch)
+    assert _prompt(model_host)
     assert reads.rows == 1
     clock.advance(minutes=5)
-    assert _prompt(host) and _prompt(host)
+    assert _prompt(model_host) and _prompt(model_host)
     assert reads.rows == 1  # kept between prompts
-    host.handle("pin", {"id": fact.id})
+    model_host.handle("pin", {"id": fact.id})
     reads.rows = 0
-    assert _prompt(host)
+    assert _prompt(model_host)
     assert reads.rows == 1  # a change: read again
 
 
 def test_a_change_is_seen_by_the_next_prompt(
-    host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+    model_host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
-    fact = memories.create(host.store, "project", FACT, clock)
-    _sync(host)
+    fact = memories.create(model_host.store, "project", FACT, clock)
+    _sync(model_host)
     other = tmp_path / "other-repo"
     (other / ".git").mkdir(parents=True)
     here = tmp_path / "this-repo"
     (here / ".git").mkdir(parents=True)
-    assert _prompt(host, str(here))
+    assert _prompt(model_host, str(here))
     # scoped to another repository through the operation every client uses: not recalled here
-    host.handle("scope", {"id": fact.id, "scope": str(other)})
-    assert not _prompt(host, str(here))
-    host.handle("scope", {"id": fact.id, "scope": "global"})
-    assert _prompt(host, str(here))
+    model_host.handle("scope", {"id": fact.id, "scope": str(other)})
+    assert not _prompt(model_host, str(here))
+    model_host.handle("scope", {"id": fact.id, "scope": "global"})
+    assert _prompt(model_host, str(here))
 
 
-def test_an_award_is_read_again_not_decided_twice(host: ServiceHost, clock: FakeClock) -> None:
-    fact = memories.create(host.store, "project", FACT, clock)
-    _sync(host)
+def test_an_award_is_read_again_not_decided_twice(model_host: ServiceHost, clock: FakeClock) -> None:
+    fact = memories.create(model_host.store, "project", FACT, clock)
+    _sync(model_host)
     clock.advance(days=1)
-    assert _prompt(host)
-    assert memories.get(host.store, fact.id).confidence == 55
+    assert _prompt(model_host)
+    assert memories.get(model_host.store, fact.id).confidence == 55
     clock.advance(days=1)
-    host.ctx.awards = type(host.ctx.awards)()  # forget today's memo: the row decides alone
-    assert _prompt(host)
-    assert memories.get(host.store, fact.id).confidence == 60  # the cached row was not stale
+    model_host.ctx.awards = type(model_host.ctx.awards)()  # forget today's memo: the row decides alone
+    assert _prompt(model_host)
+    assert memories.get(model_host.store, fact.id).confidence == 60  # the cached row was not stale
 
 
 def test_a_read_that_raced_a_change_is_not_kept(

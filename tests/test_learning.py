@@ -114,12 +114,7 @@ def test_ordinary_text_survives_redaction(text: str) -> None:
     assert redact_secrets(text) == text
 
 
-# -- the side path end to end (in-process service, real model, real HTTP) ---------------------------------------
-@pytest.fixture
-def host(side_host: ServiceHost) -> ServiceHost:
-    return side_host  # conftest: the real model, a side API key in the environment
-
-
+# -- the side path end to end (side_host: in-process service, real model, real HTTP) ----------------------------
 def _configure(server: FakeOpenAI, confirm: bool) -> None:
     config_mod.set_key("sideApiBase", server.base)
     config_mod.set_key("sideApiModel", "judge-mini")
@@ -135,23 +130,23 @@ def _learn(host: ServiceHost, prompt: str, **ask: str) -> jobs.Job:
     return job
 
 
-def test_confirm_off_writes_directly_and_says_its_group(host: ServiceHost) -> None:
+def test_confirm_off_writes_directly_and_says_its_group(side_host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
     try:
         _configure(server, confirm=False)
-        job = _learn(host, "以后回答我都用中文")
+        job = _learn(side_host, "以后回答我都用中文")
     finally:
         server.close()
     assert job.status == "applied"
     assert job.result is not None and job.result["message"].endswith("归类：rule（规则与偏好）")
-    assert [m.text for m in memories.ranked(host.store, "rule")] == ["回答问题时一律使用中文"]
+    assert [m.text for m in memories.ranked(side_host.store, "rule")] == ["回答问题时一律使用中文"]
     sent = server.requests[0]
     assert sent["model"] == "judge-mini" and sent["messages"][1]["content"] == "以后回答我都用中文"
     assert server.headers[0]["Authorization"] == "Bearer sk-test-local-only-0000000000"
     assert len(server.requests) == 1  # no live memories yet: no second call
 
 
-def test_confirm_on_leaves_a_proposal_and_resolve_applies_it(host: ServiceHost) -> None:
+def test_confirm_on_leaves_a_proposal_and_resolve_applies_it(side_host: ServiceHost) -> None:
     server = FakeOpenAI(
         [
             (
@@ -162,37 +157,37 @@ def test_confirm_on_leaves_a_proposal_and_resolve_applies_it(host: ServiceHost) 
     )
     try:
         _configure(server, confirm=True)
-        job = _learn(host, "记一下：支付页新流程的灰度开关是 pay_new_flow_v2")
+        job = _learn(side_host, "记一下：支付页新流程的灰度开关是 pay_new_flow_v2")
     finally:
         server.close()
     assert job.status == "ready" and job.proposal is not None
     assert job.proposal["options"] == ["create_rule", "create_project", "discard"]
-    assert memories.counts(host.store)["project"]["live"] == 0
+    assert memories.counts(side_host.store)["project"]["live"] == 0
     with pytest.raises(resolve.ResolveRejected, match="another client"):
-        resolve.resolve(host.store, host.clock, "cursor", job.id, "create_project")
+        resolve.resolve(side_host.store, side_host.clock, "cursor", job.id, "create_project")
     with pytest.raises(resolve.ResolveRejected, match="not offered"):
-        resolve.resolve(host.store, host.clock, "claude", job.id, "merge")
+        resolve.resolve(side_host.store, side_host.clock, "claude", job.id, "merge")
     with pytest.raises(resolve.ResolveRejected, match=r"\(2000000 characters\)' was not offered") as big:
-        resolve.resolve(host.store, host.clock, "claude", job.id, "y" * 2_000_000)
+        resolve.resolve(side_host.store, side_host.clock, "claude", job.id, "y" * 2_000_000)
     assert len(str(big.value)) < 300
-    result = resolve.resolve(host.store, host.clock, "claude", job.id, "create_project")
+    result = resolve.resolve(side_host.store, side_host.clock, "claude", job.id, "create_project")
     assert result["message"].endswith("归类：project（项目事实）")
     with pytest.raises(resolve.ResolveRejected, match="already handled"):
-        resolve.resolve(host.store, host.clock, "claude", job.id, "discard")
+        resolve.resolve(side_host.store, side_host.clock, "claude", job.id, "discard")
     with pytest.raises(resolve.ResolveRejected, match="unknown sessionID"):
-        resolve.resolve(host.store, host.clock, "claude", "nope", "discard")
+        resolve.resolve(side_host.store, side_host.clock, "claude", "nope", "discard")
     # a model's megabyte of sessionID or decision is not sent back whole
     with pytest.raises(
         resolve.ResolveRejected, match=r"unknown sessionID x{80}… \(1000000 characters\)$"
     ) as big:
-        resolve.resolve(host.store, host.clock, "claude", "x" * 1_000_000, "discard")
+        resolve.resolve(side_host.store, side_host.clock, "claude", "x" * 1_000_000, "discard")
     assert len(str(big.value)) < 200
 
 
 @pytest.mark.parametrize("action", ["reinforce", "merge", "replace"])
-def test_decisions_against_a_near_memory(host: ServiceHost, clock: FakeClock, action: str) -> None:
-    old = memories.create(host.store, "rule", "提交信息用英文写", clock)
-    host.engine.sync_ids([old.id])
+def test_decisions_against_a_near_memory(side_host: ServiceHost, clock: FakeClock, action: str) -> None:
+    old = memories.create(side_host.store, "rule", "提交信息用英文写", clock)
+    side_host.engine.sync_ids([old.id])
     clock.advance(days=1)
     new_text = {
         "reinforce": None,
@@ -212,11 +207,11 @@ def test_decisions_against_a_near_memory(host: ServiceHost, clock: FakeClock, ac
     )
     try:
         _configure(server, confirm=False)
-        job = _learn(host, "提交信息要用英文")
+        job = _learn(side_host, "提交信息要用英文")
     finally:
         server.close()
     assert job.status == "applied", job.error
-    after = memories.get(host.store, old.id)
+    after = memories.get(side_host.store, old.id)
     expected = {"reinforce": ("提交信息用英文写", 60), "merge": (new_text, 60), "replace": (new_text, 50)}[
         action
     ]
@@ -236,20 +231,20 @@ def test_decisions_against_a_near_memory(host: ServiceHost, clock: FakeClock, ac
     ],
     ids=["not-json", "500", "429", "garbage", "hang", "text-too-short"],
 )
-def test_failures_write_nothing_and_keep_a_reason(host: ServiceHost, step: tuple, status: str) -> None:
+def test_failures_write_nothing_and_keep_a_reason(side_host: ServiceHost, step: tuple, status: str) -> None:
     server = FakeOpenAI([step])
     try:
         _configure(server, confirm=False)
-        job = _learn(host, "以后回答我都用中文")
+        job = _learn(side_host, "以后回答我都用中文")
     finally:
         server.close()
     assert job.status == status
     if status in ("failed", "refused"):
         assert job.error
-    assert sum(memories.counts(host.store)["rule"].values()) == 0
+    assert sum(memories.counts(side_host.store)["rule"].values()) == 0
 
 
-def test_a_failing_side_api_shows_in_the_status_until_a_call_succeeds(host: ServiceHost) -> None:
+def test_a_failing_side_api_shows_in_the_status_until_a_call_succeeds(side_host: ServiceHost) -> None:
     """A wrong key (HTTP 401) or the daily limit was kept only in the job and the log: a user
     without the tray saw nothing in `memevo service`, and each prompt's reminder still said
     learning works. The status says why, and the reminder that learning is failing, until the
@@ -257,66 +252,66 @@ def test_a_failing_side_api_shows_in_the_status_until_a_call_succeeds(host: Serv
     from memevo.core.service import hookops, texts
 
     def reminder() -> str:  # what the next prompt's hook injects beside the recall
-        return hookops.prompt_reminder(host.ctx, config_mod.load(), "claude")
+        return hookops.prompt_reminder(side_host.ctx, config_mod.load(), "claude")
 
     server = FakeOpenAI([("status", 401), ("json", {"remember": False})])
     try:
         _configure(server, confirm=True)
-        assert host.status()["side_error"] is None
+        assert side_host.status()["side_error"] is None
         assert reminder() == texts.reminder("claude")
-        assert _learn(host, "第一句话：以后都用中文", prompt_id="a").status == "failed"
-        assert "401" in (host.status()["side_error"] or "")
+        assert _learn(side_host, "第一句话：以后都用中文", prompt_id="a").status == "failed"
+        assert "401" in (side_host.status()["side_error"] or "")
         # the model is told learning is failing, so it does not promise to remember
         assert reminder() == texts.reminder("claude") + texts.side_failing()
         assert "401" not in reminder() and "不会被记下" in reminder()
-        assert _learn(host, "第二句话：以后都用英文", prompt_id="b").status == "nothing"
+        assert _learn(side_host, "第二句话：以后都用英文", prompt_id="b").status == "nothing"
     finally:
         server.close()
-    assert host.status()["side_error"] is None
+    assert side_host.status()["side_error"] is None
     assert reminder() == texts.reminder("claude")
 
 
-def test_terminal_escapes_and_control_characters_never_reach_the_judge(host: ServiceHost) -> None:
+def test_terminal_escapes_and_control_characters_never_reach_the_judge(side_host: ServiceHost) -> None:
     """A prompt pasted from a terminal: its colour sequences went to the side API whole, and a
     judge that copied the words left "[31m" in the memory."""
     server = FakeOpenAI([("json", {"remember": False})])
     try:
         _configure(server, confirm=True)
-        _learn(host, "记住：提交前\x1b[31m先跑测试\x1b[0m，\u202e别忘了\x07")
+        _learn(side_host, "记住：提交前\x1b[31m先跑测试\x1b[0m，\u202e别忘了\x07")
     finally:
         server.close()
     sent = server.requests[0]["messages"][1]["content"]
     assert sent == "记住：提交前先跑测试，别忘了"
 
 
-def test_a_retried_hook_starts_the_analysis_once(host: ServiceHost) -> None:
+def test_a_retried_hook_starts_the_analysis_once(side_host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": False})])
     try:
         _configure(server, confirm=True)
-        first = _learn(host, "以后回答我都用中文")
-        second = _learn(host, "以后回答我都用中文")
+        first = _learn(side_host, "以后回答我都用中文")
+        second = _learn(side_host, "以后回答我都用中文")
     finally:
         server.close()
     assert first.id == second.id and len(server.requests) == 1
 
 
-def test_no_session_id_fails_closed(host: ServiceHost) -> None:
+def test_no_session_id_fails_closed(side_host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
     try:
         _configure(server, confirm=False)
-        assert host.ctx.learner.learn(ASK | {"session": None}, "以后回答我都用中文") is None
+        assert side_host.ctx.learner.learn(ASK | {"session": None}, "以后回答我都用中文") is None
     finally:
         server.close()
     assert server.requests == []
 
 
-def test_the_daily_limit_stops_runaway_cost(host: ServiceHost) -> None:
+def test_the_daily_limit_stops_runaway_cost(side_host: ServiceHost) -> None:
     config_mod.set_key("sideDailyLimit", 1)
     server = FakeOpenAI(lambda body: ("json", {"remember": False}))
     try:
         _configure(server, confirm=True)
-        assert _learn(host, "第一句话：以后都用中文", prompt_id="a").status == "nothing"
-        limited = _learn(host, "第二句话：以后都用英文", prompt_id="b")
+        assert _learn(side_host, "第一句话：以后都用中文", prompt_id="a").status == "nothing"
+        limited = _learn(side_host, "第二句话：以后都用英文", prompt_id="b")
     finally:
         server.close()
     assert limited.status == "failed" and "daily limit" in (limited.error or "")
@@ -353,10 +348,13 @@ def test_zombie_cleanup_with_an_injected_clock(store: Store, clock: FakeClock) -
     assert jobs.get(store, "shown-old") is None  # its tombstone ended too
 
 
-def test_text_limits_hold_for_learned_memories(host: ServiceHost) -> None:
+def test_text_limits_hold_for_learned_memories(side_host: ServiceHost) -> None:
     with pytest.raises(InvalidInput):
         resolve.apply(
-            host.store, host.clock, {"text": "短", "category": "rule", "action": "create"}, "create_rule"
+            side_host.store,
+            side_host.clock,
+            {"text": "短", "category": "rule", "action": "create"},
+            "create_rule",
         )
     assert os.environ["MEMEVO_SIDE_API_KEY"]
 
@@ -366,88 +364,90 @@ def _stop(host: ServiceHost, **params: object) -> dict:
     return host.handle("hook.stop", {"client": "claude", "flavor": "claude", "session": "sess-1"} | params)
 
 
-def test_stop_asks_for_confirmation_and_resolve_writes(host: ServiceHost) -> None:
+def test_stop_asks_for_confirmation_and_resolve_writes(side_host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
     try:
         _configure(server, confirm=True)
-        job = _learn(host, "以后回答我都用中文")
+        job = _learn(side_host, "以后回答我都用中文")
     finally:
         server.close()
-    assert _stop(host, continuation=True) == {"context": None}  # never continue a continuation
-    assert _stop(host, subagent=True) == {"context": None}
-    reply = _stop(host)
+    assert _stop(side_host, continuation=True) == {"context": None}  # never continue a continuation
+    assert _stop(side_host, subagent=True) == {"context": None}
+    reply = _stop(side_host)
     text = reply["context"]
     assert text.startswith("MEMORY_CONFIRM_V1") and job.id in text
     assert "AskUserQuestion" in text and "「记忆确认·插件」" in text and "decision=create_rule" in text
     assert "Skipped" in text and "重启客户端" in text
-    assert jobs.get(host.store, job.id).status == "shown"  # type: ignore[union-attr]
-    assert _stop(host) == {"context": None}  # shown once
+    assert jobs.get(side_host.store, job.id).status == "shown"  # type: ignore[union-attr]
+    assert _stop(side_host) == {"context": None}  # shown once
     with pytest.raises(InvalidInput, match="another client"):
-        host.handle("side.resolve", {"client": "cursor", "sessionID": job.id, "decision": "create_rule"})
-    result = host.handle("side.resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"})
+        side_host.handle("side.resolve", {"client": "cursor", "sessionID": job.id, "decision": "create_rule"})
+    result = side_host.handle(
+        "side.resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"}
+    )
     assert result["message"].endswith("归类：rule（规则与偏好）")
-    assert [m.text for m in memories.ranked(host.store, "rule")] == ["回答问题时一律使用中文"]
+    assert [m.text for m in memories.ranked(side_host.store, "rule")] == ["回答问题时一律使用中文"]
 
 
-def test_stop_only_touches_its_own_client_and_session(host: ServiceHost) -> None:
+def test_stop_only_touches_its_own_client_and_session(side_host: ServiceHost) -> None:
     server = FakeOpenAI(
         lambda body: ("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})
     )
     try:
         _configure(server, confirm=True)
-        mine = _learn(host, "以后回答我都用中文")
-        other_session = _learn(host, "以后回答我都用中文", session="sess-2")
-        other_client = _learn(host, "以后回答我都用中文", client="codebuddy")
+        mine = _learn(side_host, "以后回答我都用中文")
+        other_session = _learn(side_host, "以后回答我都用中文", session="sess-2")
+        other_client = _learn(side_host, "以后回答我都用中文", client="codebuddy")
     finally:
         server.close()
-    _stop(host)
-    states = {j.id: jobs.get(host.store, j.id).status for j in (mine, other_session, other_client)}  # type: ignore[union-attr]
+    _stop(side_host)
+    states = {j.id: jobs.get(side_host.store, j.id).status for j in (mine, other_session, other_client)}  # type: ignore[union-attr]
     assert states == {mine.id: "shown", other_session.id: "ready", other_client.id: "ready"}
 
 
-def test_a_new_question_voids_the_unanswered_one(host: ServiceHost) -> None:
+def test_a_new_question_voids_the_unanswered_one(side_host: ServiceHost) -> None:
     server = FakeOpenAI(
         lambda body: ("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})
     )
     try:
         _configure(server, confirm=True)
-        first = _learn(host, "以后回答我都用中文", prompt_id="a")
-        _stop(host)
-        second = _learn(host, "以后都用中文回答", prompt_id="b")
-        _stop(host)
+        first = _learn(side_host, "以后回答我都用中文", prompt_id="a")
+        _stop(side_host)
+        second = _learn(side_host, "以后都用中文回答", prompt_id="b")
+        _stop(side_host)
     finally:
         server.close()
-    assert jobs.get(host.store, first.id).status == "voided"  # type: ignore[union-attr]
-    assert jobs.get(host.store, second.id).status == "shown"  # type: ignore[union-attr]
+    assert jobs.get(side_host.store, first.id).status == "voided"  # type: ignore[union-attr]
+    assert jobs.get(side_host.store, second.id).status == "shown"  # type: ignore[union-attr]
     with pytest.raises(InvalidInput, match="already handled"):
-        host.handle("side.resolve", {"client": "claude", "sessionID": first.id, "decision": "discard"})
+        side_host.handle("side.resolve", {"client": "claude", "sessionID": first.id, "decision": "discard"})
 
 
-def test_stop_shows_results_written_without_confirmation(host: ServiceHost) -> None:
+def test_stop_shows_results_written_without_confirmation(side_host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
     try:
         _configure(server, confirm=False)
-        _learn(host, "以后回答我都用中文")
+        _learn(side_host, "以后回答我都用中文")
     finally:
         server.close()
-    text = _stop(host)["context"]
+    text = _stop(side_host)["context"]
     assert "原样展示" in text and "新增记忆" in text and "归类：rule（规则与偏好）" in text
     assert "MEMORY_CONFIRM_V1" not in text
 
 
-def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(host: ServiceHost) -> None:
+def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(side_host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
     try:
         _configure(server, confirm=True)
-        _learn(host, "以后回答我都用中文", client="cursor")
+        _learn(side_host, "以后回答我都用中文", client="cursor")
     finally:
         server.close()
-    reply = host.handle("hook.stop", {"client": "cursor", "flavor": "default", "session": "sess-1"})
+    reply = side_host.handle("hook.stop", {"client": "cursor", "flavor": "default", "session": "sess-1"})
     assert (
         reply["notice"].startswith("memory-self-evolution 捕捉到了新的记忆")
         and "MEMORY_CONFIRM_V1" not in reply["notice"]
     )
-    back = host.handle(
+    back = side_host.handle(
         "hook.prompt",
         {
             "client": "cursor",
@@ -458,7 +458,7 @@ def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(host: Service
         },
     )
     assert back["context"].startswith("MEMORY_CONFIRM_V1") and "AskQuestion" in back["context"]
-    again = host.handle(
+    again = side_host.handle(
         "hook.prompt",
         {
             "client": "cursor",
@@ -477,7 +477,7 @@ def _prompt(host: ServiceHost, prompt: str, prompt_id: str) -> None:
     host.ctx.learner.runner.wait(sessionid.session_id(ASK["client"], ASK["session"], prompt_id, prompt), 30)
 
 
-def test_side_context_sends_the_previous_answer_only_when_on(host: ServiceHost) -> None:
+def test_side_context_sends_the_previous_answer_only_when_on(side_host: ServiceHost) -> None:
     answer = "结论：灰度开关叫 pay_new_flow_v2，密码是 hunter2"
     seen: list[str] = []
 
@@ -488,42 +488,44 @@ def test_side_context_sends_the_previous_answer_only_when_on(host: ServiceHost) 
     server = FakeOpenAI(script)
     try:
         _configure(server, confirm=True)
-        _stop(host, last_assistant_message=answer)
-        _prompt(host, "记住刚才那个结论", "a")
+        _stop(side_host, last_assistant_message=answer)
+        _prompt(side_host, "记住刚才那个结论", "a")
         config_mod.set_key("sideContext", True)
-        _stop(host, last_assistant_message=answer)
-        _prompt(host, "记住刚才那个结论", "b")
+        _stop(side_host, last_assistant_message=answer)
+        _prompt(side_host, "记住刚才那个结论", "b")
     finally:
         server.close()
     assert seen[0] == "记住刚才那个结论"  # off by default: the user's words only
     assert "pay_new_flow_v2" in seen[1] and "hunter2" not in seen[1] and REDACTED in seen[1]
 
 
-def test_a_refused_decision_is_shown_not_only_logged(host: ServiceHost) -> None:
+def test_a_refused_decision_is_shown_not_only_logged(side_host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": True, "text": "短", "category": "rule"})])
     try:
         _configure(server, confirm=False)
-        _learn(host, "记住：短")
+        _learn(side_host, "记住：短")
     finally:
         server.close()
-    text = _stop(host)["context"]
+    text = _stop(side_host)["context"]
     assert "这条记忆没有写入" in text and "6–400" in text
 
 
-def test_changing_a_memory_voids_proposals_that_point_at_it(host: ServiceHost, clock: FakeClock) -> None:
-    target = memories.create(host.store, "rule", "提交信息用英文写", clock)
-    other = memories.create(host.store, "rule", "不要在周五发布上线", clock)
+def test_changing_a_memory_voids_proposals_that_point_at_it(side_host: ServiceHost, clock: FakeClock) -> None:
+    target = memories.create(side_host.store, "rule", "提交信息用英文写", clock)
+    other = memories.create(side_host.store, "rule", "不要在周五发布上线", clock)
     for job_id, about in (("about-target", target.id), ("about-other", other.id)):
-        jobs.create(host.store, job_id, "claude", "s", None, "words", clock.now_ms())
+        jobs.create(side_host.store, job_id, "claude", "s", None, "words", clock.now_ms())
         proposal = {"text": "提交信息要用英文", "category": "rule", "action": "reinforce", "target": about}
-        jobs.update(host.store, job_id, clock.now_ms(), status="ready", proposal=proposal)
-    host.handle("replace", {"id": target.id, "text": "提交信息一律用英文写"})
-    assert jobs.get(host.store, "about-target").status == "voided"  # type: ignore[union-attr]
-    assert jobs.get(host.store, "about-other").status == "ready"  # type: ignore[union-attr]
-    assert "提交信息一律用英文写" in (host.store.path.parent / "memories.html").read_text(encoding="utf-8")
+        jobs.update(side_host.store, job_id, clock.now_ms(), status="ready", proposal=proposal)
+    side_host.handle("replace", {"id": target.id, "text": "提交信息一律用英文写"})
+    assert jobs.get(side_host.store, "about-target").status == "voided"  # type: ignore[union-attr]
+    assert jobs.get(side_host.store, "about-other").status == "ready"  # type: ignore[union-attr]
+    assert "提交信息一律用英文写" in (side_host.store.path.parent / "memories.html").read_text(
+        encoding="utf-8"
+    )
 
 
-def test_a_learned_fact_belongs_to_the_sessions_repository(host: ServiceHost, tmp_path: Path) -> None:
+def test_a_learned_fact_belongs_to_the_sessions_repository(side_host: ServiceHost, tmp_path: Path) -> None:
     repo = tmp_path / "payments"
     (repo / ".git").mkdir(parents=True)
     (repo / "web").mkdir()
@@ -537,14 +539,14 @@ def test_a_learned_fact_belongs_to_the_sessions_repository(host: ServiceHost, tm
     server = FakeOpenAI([("json", fact), ("json", decision)])
     try:
         _configure(server, confirm=True)
-        job = _learn(host, "记一下：支付页新流程的灰度开关是 pay_new_flow_v2", cwd=str(repo / "web"))
-        kept = _learn(host, "以后后端服务一律用 Go 1.22", cwd=str(repo), prompt_id="p2")
+        job = _learn(side_host, "记一下：支付页新流程的灰度开关是 pay_new_flow_v2", cwd=str(repo / "web"))
+        kept = _learn(side_host, "以后后端服务一律用 Go 1.22", cwd=str(repo), prompt_id="p2")
     finally:
         server.close()
     assert server.requests[0]["messages"][1]["content"].startswith("（当前仓库：payments）\n")
     assert job.proposal is not None and job.proposal["scope"] == str(repo)
-    made = resolve.resolve(host.store, host.clock, "claude", job.id, "create_project")["memory"]
+    made = resolve.resolve(side_host.store, side_host.clock, "claude", job.id, "create_project")["memory"]
     assert made["scope"] == str(repo)
     assert kept.proposal is not None and "scope" not in kept.proposal  # a cross-project decision: global
-    ruled = resolve.resolve(host.store, host.clock, "claude", kept.id, "create_rule")
+    ruled = resolve.resolve(side_host.store, side_host.clock, "claude", kept.id, "create_rule")
     assert ruled["memory"]["scope"] == "global"

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.encoder.models import DEFAULT_MODEL
 from memevo.core.recall import calibration
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
 from memevo.desktop.panel import PAGE, MemoriesView, Panel
-
-
-@pytest.fixture
-def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
-    service = ServiceHost(store, clock)
-    yield service
-    service.close()
 
 
 def _settle(qtbot, *views) -> None:

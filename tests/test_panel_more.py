@@ -4,23 +4,14 @@ no store query and no service op runs on the UI thread while the user browses, s
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
 from memevo.desktop.memories_view import MemoriesView
 from test_panel import _click, _select, _settle
-
-
-@pytest.fixture
-def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
-    service = ServiceHost(store, clock)
-    yield service
-    service.close()
 
 
 def test_merge_two_and_undo(

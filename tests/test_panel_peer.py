@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
 from memevo.desktop.panel import MemoriesView
 from test_panel import _select
-
-
-@pytest.fixture
-def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
-    service = ServiceHost(store, clock)
-    yield service
-    service.close()
 
 
 def _settle(qtbot, view: MemoriesView) -> None:

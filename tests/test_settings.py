@@ -20,7 +20,6 @@ from memevo.core.encoder import provision as provision_mod
 from memevo.core.encoder.models import DEFAULT_MODEL
 from memevo.core.recall import calibration
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
 from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox
 from memevo.desktop.settings import SettingsView
@@ -34,13 +33,6 @@ OTHER_MODEL = "BAAI/bge-base-zh-v1.5"
 @pytest.fixture(autouse=True)
 def no_key_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(secrets.ENV, raising=False)
-
-
-@pytest.fixture
-def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
-    service = ServiceHost(store, clock)
-    yield service
-    service.close()
 
 
 @pytest.fixture

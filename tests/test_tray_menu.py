@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 
 import pytest
 from memevo.core import config as config_mod
@@ -20,13 +19,6 @@ class _Engine:
     """Stands in for the loaded model: the tray only asks how many memories it indexes."""
 
     index = ("a", "b")
-
-
-@pytest.fixture
-def host(store: Store, clock: FakeClock) -> Iterator[ServiceHost]:
-    service = ServiceHost(store, clock)
-    yield service
-    service.close()
 
 
 def _tray(host: ServiceHost) -> tuple[Tray, ConfirmQueue]:
