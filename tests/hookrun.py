@@ -10,6 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from deadlines import HANG_S
+
 REPO = Path(__file__).resolve().parents[1]
 HOOK = REPO / "hooks" / "memevo_hook.py"
 # stdin no client sends on purpose: each must leave the hook quiet (exit 0, nothing printed)
@@ -25,7 +27,7 @@ MALFORMED_STDIN = {
 
 
 def run_hook(
-    client: str, event: str, stdin: bytes | str, env: dict[str, str] | None = None, timeout: float = 30
+    client: str, event: str, stdin: bytes | str, env: dict[str, str] | None = None, timeout: float = HANG_S
 ) -> subprocess.CompletedProcess[bytes]:
     """Exactly as a client runs it: the interpreter with -I -S, the hook path, client, event."""
     import sys

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from deadlines import HANG_S
 from memevo.core.service import client
 
 
@@ -29,7 +30,7 @@ def ping(home: Path) -> dict[str, Any] | None:
 
 
 def wait_for(
-    home: Path, timeout: float = 180, model: bool = True, not_pid: int | None = None
+    home: Path, timeout: float = HANG_S, model: bool = True, not_pid: int | None = None
 ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

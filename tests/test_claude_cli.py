@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from fake_anthropic import FakeAnthropic
 from memevo.core.service import texts
 from memevo.installer.clients import snippet
@@ -64,7 +65,7 @@ def run_claude(
     }
     try:
         result = subprocess.run(
-            [str(CLAUDE), "-p", prompt], cwd=project, env=env, capture_output=True, text=True, timeout=180
+            [str(CLAUDE), "-p", prompt], cwd=project, env=env, capture_output=True, text=True, timeout=HANG_S
         )
     finally:
         api.close()
@@ -125,7 +126,7 @@ def test_claude_mcp_list_reports_our_server_connected(memevo_home: Path, tmp_pat
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert added.returncode == 0, added.stderr
     registered = json.loads((home / ".claude.json").read_text(encoding="utf-8"))["mcpServers"][
@@ -133,7 +134,7 @@ def test_claude_mcp_list_reports_our_server_connected(memevo_home: Path, tmp_pat
     ]
     assert registered["args"][-2:] == ["--client", "claude"]
     listed = subprocess.run(
-        [str(CLAUDE), "mcp", "list"], env=env, capture_output=True, text=True, timeout=120
+        [str(CLAUDE), "mcp", "list"], env=env, capture_output=True, text=True, timeout=HANG_S
     )
     line = next(line for line in listed.stdout.splitlines() if "memory-self-evolution" in line)
     assert "Connected" in line, listed.stdout + listed.stderr
@@ -191,7 +192,7 @@ def _confirm_run(tmp_path: Path, script, memevo_home: Path):  # type: ignore[no-
         env=env,
         check=True,
         capture_output=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     api = FakeAnthropic(script=script)
     env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key"}
@@ -203,14 +204,14 @@ def _confirm_run(tmp_path: Path, script, memevo_home: Path):  # type: ignore[no-
                 env=env,
                 capture_output=True,
                 text=True,
-                timeout=240,
+                timeout=HANG_S,
             )
             read = subprocess.run(
                 [sys.executable, "-m", "memevo.core.cli", "read", "rule", "--json"],
                 env=os.environ | {"MEMEVO_HOME": str(memevo_home)},
                 capture_output=True,
                 text=True,
-                timeout=60,
+                timeout=HANG_S,
             )
     finally:
         api.close()

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from fake_anthropic import FakeAnthropic
 from memevo.core.service import texts
 from memevo.installer.clients import snippet
@@ -180,7 +181,7 @@ class Memevo:
             env=env | {"MEMEVO_HOME": str(self.home), "HOME": str(self.root / "cli-home")},
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=HANG_S,
         )
         assert done.returncode == 0, done.stdout + done.stderr
         return json.loads(done.stdout)
@@ -246,14 +247,14 @@ def run_claude(memevo: Memevo, name: str, prompt: str, model: PlayedModel) -> Ru
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_S,
     )
     assert added.returncode == 0, added.stdout + added.stderr
     api = FakeAnthropic(script=model)
     env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key"}
     try:
         result = subprocess.run(
-            [str(CLAUDE), "-p", prompt], cwd=project, env=env, capture_output=True, text=True, timeout=240
+            [str(CLAUDE), "-p", prompt], cwd=project, env=env, capture_output=True, text=True, timeout=HANG_S
         )
     finally:
         api.close()

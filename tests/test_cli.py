@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from clijson import cli_json
+from deadlines import HANG_S
 
 
 def test_rule_add_then_read_shows_it_at_half(run_cli) -> None:
@@ -170,7 +171,7 @@ def test_model_free_commands_import_no_torch_or_qt(args: list[str], data_dir: Pa
         print("HEAVY", heavy)
         """
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=HANG_S)
     assert "HEAVY []" in result.stdout, result.stdout + result.stderr
 
 
@@ -185,7 +186,7 @@ def test_two_concurrent_writers_both_land(run_cli, data_dir: Path) -> None:
         )
         for i in range(4)
     ]
-    outcomes = [(p.wait(timeout=60), *p.communicate()) for p in procs]
+    outcomes = [(p.wait(timeout=HANG_S), *p.communicate()) for p in procs]
     assert all(code == 0 for code, _, _ in outcomes), outcomes
     texts = {m["text"] for m in cli_json(run_cli("read", "rule", "--all", "--json"))["memories"]}
     assert {f"concurrent writer number {i}" for i in range(4)} <= texts
@@ -286,7 +287,7 @@ def test_output_cut_short_by_the_reader_is_not_an_error(run_cli, data_dir: Path)
     assert reader.stdout is not None
     reader.stdout.read(10)  # `| head -c 10`
     reader.stdout.close()
-    _, err = reader.communicate(timeout=60)
+    _, err = reader.communicate(timeout=HANG_S)
     assert b"internal error" not in err and b"Broken pipe" not in err, err
 
 
@@ -356,7 +357,7 @@ def run_list(data_dir: Path) -> str:
         capture_output=True,
         text=True,
         env=os.environ | {"MEMEVO_HOME": str(data_dir)},
-        timeout=60,
+        timeout=HANG_S,
     ).stdout
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from fake_openai_chat import FakeOpenAIChat, text_of, tool_results
 from memevo.core.service import texts
 from test_service import FACT, RELATED, RULES, UNRELATED, _populate
@@ -64,7 +65,7 @@ def register(home: Path, memevo_home: Path) -> None:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -109,7 +110,7 @@ def run_codebuddy(
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=240,
+            timeout=HANG_S,
         )
     finally:
         api.close()
@@ -126,7 +127,7 @@ def memevo(memevo_home: Path, home: Path, *args: str) -> Any:
         env=os.environ | {"HOME": str(home), "MEMEVO_HOME": str(memevo_home)},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout)

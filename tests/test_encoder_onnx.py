@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from deadlines import HANG_S
 from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.encoder import onnx_encoder, provision
@@ -152,7 +153,7 @@ def test_the_service_side_never_imports_torch(data_dir: Path) -> None:
         "heavy = [m for m in ('torch', 'sentence_transformers', 'transformers', 'onnx') if m in sys.modules]\n"
         "print(e.backend, heavy)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_S)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["onnx", "[]"]
 

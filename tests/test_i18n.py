@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from deadlines import HANG_S
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = (
@@ -41,7 +42,7 @@ def test_every_string_is_translated_and_compiled() -> None:
 def test_language_follows_the_locale(env: dict[str, str], expected: str) -> None:
     full = os.environ | {"QT_QPA_PLATFORM": "offscreen"} | env
     result = subprocess.run(
-        [sys.executable, "-c", PROBE], capture_output=True, text=True, env=full, timeout=60
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, env=full, timeout=HANG_S
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected
@@ -74,7 +75,7 @@ LEARNING_PROBE = (
 def test_who_learns_is_said_in_the_ui_language(language: str, expected: list[str]) -> None:
     full = os.environ | {"QT_QPA_PLATFORM": "offscreen", "MEMEVO_LANG": language}
     result = subprocess.run(
-        [sys.executable, "-c", LEARNING_PROBE], capture_output=True, text=True, env=full, timeout=60
+        [sys.executable, "-c", LEARNING_PROBE], capture_output=True, text=True, env=full, timeout=HANG_S
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == expected

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import servicerun
+from deadlines import CALL_S, HANG_S
 from hookrun import run_hook
 from memevo.core import config as config_mod
 from memevo.core.service import client
@@ -25,7 +26,7 @@ def _call(home: Path, op: str) -> None:
     saved = os.environ.get("MEMEVO_HOME")
     os.environ["MEMEVO_HOME"] = str(home)
     try:
-        client.call(op, {}, timeout_s=10)
+        client.call(op, {}, timeout_s=CALL_S)
     finally:
         if saved is None:
             os.environ.pop("MEMEVO_HOME", None)
@@ -51,7 +52,7 @@ def test_an_idle_headless_service_exits_and_the_next_hook_starts_one(data_dir: P
         # then silence: it leaves on its own, cleanly (a ping does not count as a request)
         servicerun.ping(data_dir)
         try:
-            assert proc.wait(timeout=120) == 0
+            assert proc.wait(timeout=HANG_S) == 0
         finally:
             if proc.poll() is None:
                 proc.kill()

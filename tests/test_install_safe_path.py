@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from mcpwire import INIT
 from memevo.installer import autostart, entries, hook_command, jsonfile, setup_engine
 from memevo.installer.clients import claude, client_status, needs_repair, register_client
@@ -36,7 +37,7 @@ def run_memevo(*args: str, path: str = "/usr/bin:/bin") -> subprocess.CompletedP
         capture_output=True,
         text=True,
         env=env,
-        timeout=180,
+        timeout=HANG_S,
         stdin=subprocess.DEVNULL,
     )
 
@@ -124,7 +125,7 @@ def test_a_hook_in_the_project_starts_memevos_service(kind: str, tmp_path: Path,
         input=json.dumps(payload).encode(),
         capture_output=True,
         env=os.environ | {"MEMEVO_HEADLESS": "1"},
-        timeout=60,
+        timeout=HANG_S,
     )
     assert result.returncode == 0, result.stderr
     service_started_from(project, data_dir, marker)
@@ -215,7 +216,7 @@ def test_setup_replaces_an_old_claude_registration(data_dir: Path) -> None:
     env = os.environ | {"PATH": path, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
     old = [hook_command.interpreter(), *OLD_ARGS, "claude"]
     add = [CLAUDE, "mcp", "add", "--scope", "user", entries.SERVER_NAME, "--", *old]
-    subprocess.run(add, env=env, check=True, capture_output=True, timeout=120)
+    subprocess.run(add, env=env, check=True, capture_output=True, timeout=HANG_S)
     assert claude.status() == "stale"
     setup = run_memevo("setup", "--only", "claude", path=path)
     assert setup.returncode == 0, setup.stdout + setup.stderr

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import HANG_S
 
 REPO = Path(__file__).resolve().parents[1]
 RULE = "回答问题都用中文"
@@ -221,7 +222,7 @@ def wait_for_model(env: dict[str, str], cwd: Path, data: Path, timeout: float = 
             text=True,
             env=env,
             cwd=cwd,
-            timeout=60,
+            timeout=HANG_S,
         )
         seen = result.stdout + result.stderr
         if result.returncode == 0:
@@ -300,7 +301,7 @@ def test_readme_command_1_in_a_fresh_venv_then_a_user_s_first_session(tmp_path: 
     # 3. setup for Claude Code (installed: ~/.claude exists; no `claude` binary is fine)
     (home / ".claude").mkdir()
     setup = run_step(
-        "memevo setup --only claude", ["memevo", "setup", "--only", "claude"], env, work, timeout=300
+        "memevo setup --only claude", ["memevo", "setup", "--only", "claude"], env, work, timeout=HANG_S
     )
     if shutil.which("claude", path=env["PATH"]) is None:
         assert "claude mcp add" in setup.stdout + setup.stderr, setup.stdout + setup.stderr
@@ -348,6 +349,6 @@ def test_readme_command_1_in_a_fresh_venv_then_a_user_s_first_session(tmp_path: 
             data_dir,
         )
     finally:
-        subprocess.run(["memevo", "service", "stop"], env=env, cwd=work, capture_output=True, timeout=60)
+        subprocess.run(["memevo", "service", "stop"], env=env, cwd=work, capture_output=True, timeout=HANG_S)
     print("timings (s): " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
     shutil.rmtree(venv, ignore_errors=True)  # ~2 GB; kept when a step failed, to look into

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import HANG_S
 from memevo.installer import hook_command
 from memevo.installer.clients import get, snippet
 
@@ -96,7 +97,7 @@ def run_memevo(*args: str, home: Path, path: str = "/usr/bin:/bin") -> subproces
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=HANG_S,
         stdin=subprocess.DEVNULL,
     )
 
@@ -283,7 +284,7 @@ def test_uninstall_stops_the_running_service_first_and_drops_pending_jobs(home: 
     with servicerun.service(data) as proc:
         gone = run_memevo("uninstall", home=home)
         assert gone.returncode == 0, gone.stderr
-        assert "Stopped the memevo service." in gone.stdout and proc.wait(timeout=30) == 0
+        assert "Stopped the memevo service." in gone.stdout and proc.wait(timeout=HANG_S) == 0
     assert "Removed 1 pending side job(s)." in gone.stdout
     assert not (data / "session-secret").exists() and not (data / "config.json").exists()
     assert (

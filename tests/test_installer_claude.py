@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from fake_anthropic import FakeAnthropic
 from test_claude_cli import CLAUDE
 from test_service import RULES, _populate
@@ -47,7 +48,11 @@ def _env(home: Path, memevo_home: Path, **extra: str) -> dict[str, str]:
 
 def _memevo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args], env=env, capture_output=True, text=True, timeout=180
+        [sys.executable, "-m", "memevo.core.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
     )
 
 
@@ -64,7 +69,7 @@ def test_setup_only_claude_registers_mcp_and_hooks_for_real(memevo_home: Path, t
     assert "MCP server: claude mcp add --scope user" in setup.stdout
     assert _servers(home)["memory-self-evolution"]["args"][-2:] == ["--client", "claude"]  # type: ignore[index]
     listed = subprocess.run(
-        [str(CLAUDE), "mcp", "list"], env=env, capture_output=True, text=True, timeout=120
+        [str(CLAUDE), "mcp", "list"], env=env, capture_output=True, text=True, timeout=HANG_S
     )
     line = next(line for line in listed.stdout.splitlines() if "memory-self-evolution" in line)
     assert "Connected" in line, listed.stdout + listed.stderr
@@ -82,7 +87,7 @@ def test_setup_only_claude_registers_mcp_and_hooks_for_real(memevo_home: Path, t
             env=env | {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key"},
             capture_output=True,
             text=True,
-            timeout=180,
+            timeout=HANG_S,
         )
     finally:
         api.close()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import linkedtree
 import pytest
+from deadlines import HANG_S
 
 REPO = Path(__file__).resolve().parents[1]
 QT_MODULES = ("PySide6", "shiboken6", "qasync", "PyQt5", "PyQt6")
@@ -70,7 +71,7 @@ def test_wheel_holds_the_whole_program_and_nothing_else(tmp_path: Path) -> None:
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_S,
         cwd=tmp_path,
     )
     assert built.returncode == 0, built.stdout + built.stderr
@@ -103,7 +104,7 @@ def test_every_module_imports_as_memevo_from_this_install(tmp_path: Path) -> Non
         "print(missing)"
     )
     result = subprocess.run(
-        [sys.executable, "-c", probe, *modules], capture_output=True, text=True, cwd=tmp_path, timeout=120
+        [sys.executable, "-c", probe, *modules], capture_output=True, text=True, cwd=tmp_path, timeout=HANG_S
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]", f"not importable: {result.stdout}"

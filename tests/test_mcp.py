@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from test_service import FACT, RULES, _populate
@@ -196,7 +197,7 @@ def _config(home: Path, *args: str) -> None:
         env=os.environ | {"MEMEVO_HOME": str(home)},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, done.stderr
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from hookrun import run_hook
 from memevo.core import memories
 from memevo.core.clock import FakeClock
@@ -59,7 +60,11 @@ def _context(result: subprocess.CompletedProcess[bytes]) -> str:
 
 def _memevo(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=120, cwd=cwd
+        [sys.executable, "-m", "memevo.core.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+        cwd=cwd,
     )
 
 

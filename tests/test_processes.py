@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from hookrun import run_hook
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -89,7 +90,7 @@ def test_a_command_waits_for_a_service_that_holds_the_lock_but_does_not_listen_y
     finally:
         starting.release()
     with servicerun.service(data_dir):
-        out, err = adding.communicate(timeout=120)
+        out, err = adding.communicate(timeout=HANG_S)
         assert adding.returncode == 0, err
         assert "added rule" in out
         rules = json.loads(ok(data_dir, "read", "rule", "--json"))["memories"]
@@ -169,7 +170,7 @@ def test_the_tray_without_a_display_runs_the_headless_service_and_says_so(data_d
         assert status["pid"] == tray.pid and not status["desktop"]
     finally:
         servicerun.stop(data_dir, pid=tray.pid)
-        _, err = tray.communicate(timeout=60)
+        _, err = tray.communicate(timeout=HANG_S)
     assert b"no display here; running the headless service instead" in err
 
 

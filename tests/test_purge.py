@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from memevo.core import memories, purge, snapshot
 from memevo.core import store as store_mod
 from memevo.core.clock import FakeClock
@@ -132,7 +133,7 @@ def test_a_service_killed_during_the_purges_compaction_leaves_no_text_after_the_
     )
     purging: subprocess.Popen[str] | None = None
     try:
-        servicerun.wait_for(data_dir, timeout=60, model=False)
+        servicerun.wait_for(data_dir, timeout=HANG_S, model=False)
         purging = subprocess.Popen(
             [sys.executable, "-m", "memevo.core.cli", "purge", gone, "--yes"],
             env=env,
@@ -148,7 +149,7 @@ def test_a_service_killed_during_the_purges_compaction_leaves_no_text_after_the_
         assert _leftovers(data_dir)  # the fresh copy is there, the old file not yet replaced
         os.kill(serve.pid, signal.SIGKILL)
         serve.wait(10)
-        out, err = purging.communicate(timeout=180)  # it retries through a service started anew
+        out, err = purging.communicate(timeout=HANG_S)  # it retries through a service started anew
     finally:
         if serve.poll() is None:
             serve.kill()
@@ -158,7 +159,7 @@ def test_a_service_killed_during_the_purges_compaction_leaves_no_text_after_the_
             purging.wait()
     try:
         assert purging.returncode == 0, out + err
-        status = servicerun.wait_for(data_dir, timeout=60, model=False)
+        status = servicerun.wait_for(data_dir, timeout=HANG_S, model=False)
         assert status["pid"] != serve.pid
         assert _files_with(data_dir, SECRET) == []  # the store, its page, the hooks' texts, the logs
         assert _leftovers(data_dir) == []
@@ -167,7 +168,7 @@ def test_a_service_killed_during_the_purges_compaction_leaves_no_text_after_the_
             env=env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=HANG_S,
         )
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.count("ordinary memory number") == 150

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import servicerun
 from clijson import cli_json
+from deadlines import CALL_S, HANG_S
 from memevo.core import backups, maintenance, memories, paths, purge
 from memevo.core import config as config_mod
 from memevo.core.clock import FakeClock
@@ -101,7 +102,7 @@ KILLED_WRITER = textwrap.dedent(
 
 
 def _killed_writer(texts: list[str]) -> None:
-    done = subprocess.run([sys.executable, "-c", KILLED_WRITER, *texts], capture_output=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", KILLED_WRITER, *texts], capture_output=True, timeout=HANG_S)
     assert done.returncode == -signal.SIGKILL, done.stderr
     assert _wal().exists()
 
@@ -373,7 +374,7 @@ def test_the_service_names_the_damage_and_repair_stops_it(
         _says_damaged(run_cli("list"))  # answered by the service
         _says_damaged(run_cli("rule", "add", "written into a damaged store"))
         os.environ["MEMEVO_HOME"] = str(data_dir)
-        start = client.call("hook.session_start", {"client": "claude", "flavor": "claude"}, timeout_s=10)
+        start = client.call("hook.session_start", {"client": "claude", "flavor": "claude"}, timeout_s=CALL_S)
         cache = data_dir / "cache" / "session-start-claude.txt"
         cached = cache.read_text(encoding="utf-8") if cache.exists() else ""  # none written before the damage
         assert start["context"] == (f"{cached}\n\n{DAMAGED_NOTICE}" if cached else DAMAGED_NOTICE)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import HANG_S
 from memevo.core import secrets
 
 
@@ -41,7 +42,7 @@ def _memevo(
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
         env=os.environ | (env or {}),
     )
 

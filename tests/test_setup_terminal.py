@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from deadlines import HANG_S
 from test_installer import seed_clients
 
 
@@ -219,7 +220,7 @@ def test_no_terminal_asks_nothing_and_keeps_every_choice(env: dict[str, str]) ->
         env=env,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=HANG_S,
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import servicerun
+from deadlines import CALL_S, HANG_S
 from memevo.core.service import protocol
 from memevo.installer.clients import CLIENTS, get, snippet
 from memevo.installer.hook_command import hook_script, interpreter
@@ -30,7 +31,7 @@ def test_tray_hosts_the_service_offscreen(data_dir: Path, run_cli) -> None:
 def _self_test() -> subprocess.CompletedProcess[str]:
     env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
     command = [sys.executable, "-m", "memevo.core.cli", "tray", "--self-test"]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=HANG_S)
 
 
 def test_self_test_fails_with_the_reason(data_dir: Path, tmp_path: Path, run_cli) -> None:
@@ -52,17 +53,17 @@ def test_a_second_start_brings_the_first_to_front(data_dir: Path) -> None:
         [sys.executable, "-m", "memevo.core.cli", "tray"], env=env, stderr=subprocess.DEVNULL
     )
     try:
-        servicerun.wait_for(data_dir, timeout=60, model=False)
+        servicerun.wait_for(data_dir, timeout=HANG_S, model=False)
         second = subprocess.run(
             [sys.executable, "-m", "memevo.core.cli", "tray"],
             capture_output=True,
             text=True,
             env=env,
-            timeout=60,
+            timeout=HANG_S,
         )
         assert second.returncode == 0 and "panel is in front" in second.stdout, second.stderr
-        call("shutdown", {}, timeout_s=10)
-        assert first.wait(timeout=60) == 0
+        call("shutdown", {}, timeout_s=CALL_S)
+        assert first.wait(timeout=HANG_S) == 0
     finally:
         if first.poll() is None:
             first.kill()
@@ -75,7 +76,7 @@ def test_print_config_gives_absolute_real_paths(client: str) -> None:
         [sys.executable, "-m", "memevo.core.cli", "hooks", "print-config", client],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert result.returncode == 0, result.stderr
     config = json.loads(result.stdout)
@@ -101,7 +102,9 @@ def test_print_config_gives_absolute_real_paths(client: str) -> None:
 
 def test_the_registered_command_runs(data_dir: Path) -> None:
     entry = snippet("claude")["hooks"]["Stop"][0]["hooks"][0]["command"]
-    result = subprocess.run(entry, shell=True, input=b'{"session_id": "s"}', capture_output=True, timeout=30)
+    result = subprocess.run(
+        entry, shell=True, input=b'{"session_id": "s"}', capture_output=True, timeout=HANG_S
+    )
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
 
 
@@ -117,7 +120,7 @@ def test_hooks_import_only_the_standard_library() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('memevo', 'duckdb', 'numpy', 'torch')))"
     ).format(str(REPO / "hooks"))
     result = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=30
+        [sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=HANG_S
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import servicerun
+from deadlines import CALL_S, HANG_S
 from fake_openai import FakeOpenAI
 from memevo.core.learning import judge
 from memevo.core.service import client
@@ -76,7 +77,7 @@ def memevo(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env=_env(data_dir),
-        timeout=120,
+        timeout=HANG_S,
     )
     assert done.returncode == 0, f"memevo {' '.join(args)}: {done.stdout}{done.stderr}"
     return done
@@ -109,7 +110,7 @@ def run_registered(data_dir: Path, event: str, payload: dict[str, Any]) -> subpr
         input=json.dumps(payload, ensure_ascii=False).encode(),
         capture_output=True,
         env=_env(data_dir),
-        timeout=30,
+        timeout=HANG_S,
     )
 
 
@@ -138,7 +139,7 @@ def tray(data_dir: Path, tmp_path: Path) -> Iterator[Callable[..., dict[str, Any
 
     def ui(**params: Any) -> dict[str, Any]:
         os.environ["MEMEVO_HOME"] = str(data_dir)
-        return client.call("ui.test", params, timeout_s=15)
+        return client.call("ui.test", params, timeout_s=CALL_S)
 
     try:
         servicerun.wait_for(data_dir)

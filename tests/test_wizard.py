@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import HANG_MS
 from memevo.core import paths, secrets
 from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QLabel, QLineEdit, QPlainTextEdit, QWizard
@@ -118,7 +119,7 @@ def walk(
 def set_up(qtbot, wizard: SetupWizard) -> Any:
     """Click Set up on the autostart page and wait for the engine."""
     assert wizard.currentId() == PAGE_AUTOSTART
-    with qtbot.waitSignal(wizard.finished_setup, timeout=60_000) as blocker:
+    with qtbot.waitSignal(wizard.finished_setup, timeout=HANG_MS) as blocker:
         wizard.next()
     assert wizard.currentId() == PAGE_PROGRESS
     return blocker.args[0]
@@ -418,7 +419,7 @@ def test_buttons_wait_while_the_engine_runs(qtbot, make_wizard: Callable[..., Se
     wizard.reject()  # Escape or the close button: it waits for the engine
     assert wizard.isVisible()
     assert page.log.toPlainText().splitlines() == ["Checking the embedding model…"]
-    with qtbot.waitSignal(wizard.finished_setup, timeout=60_000):
+    with qtbot.waitSignal(wizard.finished_setup, timeout=HANG_MS):
         release.set()
     assert not wizard.running and next_enabled(wizard) and wizard.button(BUTTON.CancelButton).isEnabled()
 
