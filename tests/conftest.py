@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import HANG_S
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
@@ -101,7 +101,7 @@ def _unlock_test_keyring() -> None:
             ["gnome-keyring-daemon", "--unlock", "--components=secrets"],
             input=TEST_KEYRING_PASSWORD.encode(),
             capture_output=True,
-            timeout=30,
+            timeout=HANG_S,
         )
 
 
@@ -179,20 +179,19 @@ def side_host(store: Store, encoder: Any, clock: FakeClock, monkeypatch: pytest.
 
 @pytest.fixture
 def run_cli(data_dir: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """Run the installed `memevo` console command as a user would, in its own process."""
+    """`memevo ARGS` inside this process (tests/clirun.py): what it prints, stores and exits with.
+    Environment that only an interpreter's start reads sends it to a real process by itself."""
+    from clirun import in_process
 
-    def run(*args: str, env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-        full_env = os.environ | (env or {})
-        return subprocess.run(
-            [sys.executable, "-m", "memevo.core.cli", *args],
-            capture_output=True,
-            text=True,
-            env=full_env,
-            timeout=60,
-            **kwargs,
-        )
+    return in_process
 
-    return run
+
+@pytest.fixture
+def run_cli_process(data_dir: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """The installed `memevo` command in its own process, where the process is the subject."""
+    from clirun import in_a_process
+
+    return in_a_process
 
 
 @pytest.fixture(scope="session")
@@ -222,6 +221,7 @@ MODULE_LANES: dict[str, str] = {
     "test_claude_cli.py": E2E,
     "test_claude_cli_learning.py": E2E,
     "test_cli.py": PROCESSES,
+    "test_cli_processes.py": PROCESSES,
     "test_client_registry.py": UNITS,
     "test_codebuddy_cli.py": E2E,
     "test_confidence_rules.py": UNITS,
@@ -314,6 +314,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.xdist_group(group))
 
 
+@pytest.fixture(autouse=True)
+def quiet_machine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A test marked `quiet` runs with no other test running: it checks what the product does
+    within its own deadline (a hook's 3.5 s to its service), which another worker's load on the
+    two cores would change. Under pytest-xdist every test holds a shared lock on one file of the
+    run and a quiet test an exclusive one, so it waits for the other worker's current test and
+    the other worker waits for it; with one process the lock is never contended."""
+    import fcntl
+
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    path = tmp_path_factory.getbasetemp().parent / "quiet-machine.lock"
+    with path.open("a") as lock:
+        quiet = request.node.get_closest_marker("quiet") is not None
+        fcntl.flock(lock, fcntl.LOCK_EX if quiet else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 # -- shared fixtures: one definition each, used across the test modules ----------------------------
 @pytest.fixture
 def host(store: Store, clock: FakeClock) -> Iterator[Any]:
@@ -340,3 +362,14 @@ def model_host(
     service.engine = RecallEngine(store, encoder, clock)
     yield service
     service.close()
+
+
+@pytest.fixture
+def home(isolated_home: Path) -> Path:
+    """The test's HOME with all four clients installed, each client file holding another tool's
+    entries and the Node tool's (tests/clienthome.py): what setup, uninstall and repair meet."""
+    from clienthome import seed_clients
+
+    root = Path(os.environ["HOME"])
+    seed_clients(root)
+    return root

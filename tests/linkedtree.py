@@ -39,6 +39,24 @@ def linked_tree(repo: Path = REPO) -> Iterator[Path]:
         yield Path(tmp)
 
 
+def kept_tree(repo: Path = REPO) -> Path:
+    """The same linked folder at a fixed place inside the repo (.cache/, never committed), so
+    mypy's cache (.cache/mypy) stays valid from one run to the next: a rerun checks only what
+    changed. A fresh clone starts cold."""
+    root = repo / ".cache" / "linked-tree"
+    package = root / "memevo"
+    package.mkdir(parents=True, exist_ok=True)
+    for folder in SOURCE_FOLDERS:
+        link = package / folder
+        if (repo / folder).is_dir() and not (
+            link.is_symlink() and link.resolve() == (repo / folder).resolve()
+        ):
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(repo / folder, target_is_directory=True)
+    return root
+
+
 def _env(root: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(root), "MYPYPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
 
@@ -47,15 +65,16 @@ def run_mypy(repo: Path = REPO) -> subprocess.CompletedProcess[str]:
     tool = shutil.which("mypy")
     assert tool, "mypy is a test extra"
     args = [a for p in TYPED_PACKAGES for a in ("-p", p)]
-    with linked_tree(repo) as root:
-        return subprocess.run(
-            [tool, "--config-file", str(repo / "pyproject.toml"), *args],
-            capture_output=True,
-            text=True,
-            cwd=root,
-            env=_env(root),
-            timeout=900,
-        )
+    root = kept_tree(repo)
+    cache = repo / ".cache" / "mypy"
+    return subprocess.run(
+        [tool, "--config-file", str(repo / "pyproject.toml"), "--cache-dir", str(cache), *args],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=_env(root),
+        timeout=900,
+    )
 
 
 def run_lint_imports(repo: Path = REPO) -> subprocess.CompletedProcess[str]:

@@ -58,6 +58,7 @@ def test_a_one_megabyte_prompt_is_handled(data_dir: Path) -> None:
     assert service.requests[0]["params"]["prompt"] == prompt
 
 
+@pytest.mark.quiet  # asserts the product's own deadline: no other test's load
 def test_a_hung_service_costs_less_than_the_clients_timeout(data_dir: Path) -> None:
     service = FakeService(data_dir, hang=True)
     try:

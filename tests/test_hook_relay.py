@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import HANG_S
 from hookrun import HOOK, MALFORMED_STDIN, FakeService, run_hook
 from test_hook_golden import CASES, CLAUDE_ROWS, CURSOR_ROWS, REPLY, _transcript
 
@@ -137,7 +138,7 @@ def test_a_transcript_path_relative_to_the_hooks_folder(data_dir: Path, tmp_path
             input=json.dumps({"session_id": "s", "transcript_path": "session.jsonl"}).encode(),
             capture_output=True,
             cwd=tmp_path,
-            timeout=30,
+            timeout=HANG_S,
         )
     finally:
         service.close()
@@ -341,6 +342,7 @@ def test_a_stale_service_still_gets_the_cached_answer_and_a_new_service(data_dir
         ("cursor", "beforeSubmitPrompt", {"conversation_id": "c", "prompt": "你好"}, 3.5),
     ],
 )
+@pytest.mark.quiet  # asserts the product's own deadline: no other test's load
 def test_a_hung_service_costs_the_same_deadline_and_is_asked_once(
     data_dir: Path, client: str, event: str, payload: dict, limit: float
 ) -> None:
@@ -357,6 +359,7 @@ def test_a_hung_service_costs_the_same_deadline_and_is_asked_once(
     assert any("TimeoutError: timed out; answering from cache" in line for line in _log_lines(data_dir))
 
 
+@pytest.mark.quiet  # asserts the product's own deadline: no other test's load
 def test_under_cursor_the_claude_hook_is_silent_without_asking_a_hung_service(data_dir: Path) -> None:
     """Cursor runs Claude Code's hooks too: the Claude hook answers nothing there, at once,
     whatever state the service is in (it is never asked)."""
@@ -401,7 +404,7 @@ def test_a_payload_over_the_relay_limit_is_answered_by_the_hook(data_dir: Path) 
             "claude",
             "UserPromptSubmit",
             json.dumps({"session_id": "s", "prompt": prompt}, ensure_ascii=False),
-            timeout=120,
+            timeout=HANG_S,
         )
     finally:
         service.close()
@@ -415,7 +418,7 @@ def test_a_payload_over_the_relay_limit_is_answered_by_the_hook(data_dir: Path) 
 def test_a_payload_over_the_stdin_limit_is_refused_as_before(data_dir: Path) -> None:
     service = FakeService(data_dir, {"context": "ok"})
     try:
-        result = run_hook("claude", "UserPromptSubmit", b"{" + b" " * (32 * 1024 * 1024 + 1), timeout=120)
+        result = run_hook("claude", "UserPromptSubmit", b"{" + b" " * (32 * 1024 * 1024 + 1), timeout=HANG_S)
     finally:
         service.close()
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
@@ -474,7 +477,7 @@ def test_the_relay_imports_neither_json_nor_socket_nor_an_adapter(data_dir: Path
             input=PROMPT.encode(),
             capture_output=True,
             env=os.environ | {"MEMEVO_HEADLESS": "1"},
-            timeout=30,
+            timeout=HANG_S,
         )
     finally:
         service.close()
@@ -568,7 +571,7 @@ def test_the_service_loads_the_hooks_adapters_under_memevo_only(tmp_path: Path) 
         "print(json.dumps([bare, ours, sys.path == before, out]))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=60
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=HANG_S
     )
     assert result.returncode == 0, result.stderr
     bare, ours, same_path, out = json.loads(result.stdout)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import servicerun
+from deadlines import HANG_S
 from hookrun import run_hook
 from memevo.core import memories
 from memevo.core.clock import FakeClock
@@ -50,7 +51,8 @@ def shared_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture
-def home(shared_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def service_home(shared_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The data dir of this module's running `memevo serve` (RULES and FACT in it), as MEMEVO_HOME."""
     monkeypatch.setenv("MEMEVO_HOME", str(shared_home))
     return shared_home
 
@@ -62,11 +64,11 @@ def _context(result: subprocess.CompletedProcess[bytes]) -> str:
 
 def _memevo(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
     )
 
 
-def test_session_start_injects_rules_never_project_facts(home: Path) -> None:
+def test_session_start_injects_rules_never_project_facts(service_home: Path) -> None:
     context = _context(
         run_hook("claude", "SessionStart", json.dumps({"session_id": "s1", "source": "startup"}))
     )
@@ -76,7 +78,7 @@ def test_session_start_injects_rules_never_project_facts(home: Path) -> None:
     assert "Claude Code 自带的记忆" not in context or "不影响" in context
 
 
-def test_related_prompt_recalls_the_fact_unrelated_gets_only_the_reminder(home: Path) -> None:
+def test_related_prompt_recalls_the_fact_unrelated_gets_only_the_reminder(service_home: Path) -> None:
     related = _context(
         run_hook(
             "claude",
@@ -96,11 +98,12 @@ def test_related_prompt_recalls_the_fact_unrelated_gets_only_the_reminder(home: 
     assert unrelated == texts.client_reminder("claude")
 
 
-def test_fifty_hooks_at_once_are_all_answered_and_awarded_once(home: Path) -> None:
+@pytest.mark.quiet  # asserts the product's own deadline: no other test's load
+def test_fifty_hooks_at_once_are_all_answered_and_awarded_once(service_home: Path) -> None:
     payload = json.dumps({"conversation_id": "c50", "generation_id": "g", "prompt": RELATED})
     with ThreadPoolExecutor(50) as pool:
         results = list(
-            pool.map(lambda _: run_hook("cursor", "beforeSubmitPrompt", payload, timeout=60), range(50))
+            pool.map(lambda _: run_hook("cursor", "beforeSubmitPrompt", payload, timeout=HANG_S), range(50))
         )
     contexts = [json.loads(r.stdout)["additional_context"] for r in results]
     assert all(FACT in c for c in contexts), [r.stdout[:80] for r in results if FACT.encode() not in r.stdout]
@@ -110,7 +113,7 @@ def test_fifty_hooks_at_once_are_all_answered_and_awarded_once(home: Path) -> No
     assert fact["confidence"] == 0.55  # +0.05 once: not lost, not doubled
 
 
-def test_cli_goes_through_the_running_service(home: Path) -> None:
+def test_cli_goes_through_the_running_service(service_home: Path) -> None:
     added = _memevo("rule", "add", "提交信息一律用英文写")
     assert added.returncode == 0, added.stderr
     context = _context(run_hook("codebuddy", "SessionStart", json.dumps({"session_id": "s2"})))
@@ -118,7 +121,7 @@ def test_cli_goes_through_the_running_service(home: Path) -> None:
     assert "update_memory" in context and "memory_propose" in context  # CodeBuddy's wording, client mode
 
 
-def test_config_changes_apply_from_the_next_prompt(home: Path) -> None:
+def test_config_changes_apply_from_the_next_prompt(service_home: Path) -> None:
     assert _memevo("config", "showRecall", "true").returncode == 0
     try:
         shown = run_hook("claude", "UserPromptSubmit", json.dumps({"session_id": "s1", "prompt": RELATED}))
@@ -136,7 +139,7 @@ def test_config_changes_apply_from_the_next_prompt(home: Path) -> None:
         _memevo("config", "--unset", "enabled")
 
 
-def test_plugin_continuations_get_nothing(home: Path) -> None:
+def test_plugin_continuations_get_nothing(service_home: Path) -> None:
     result = run_hook(
         "claude",
         "UserPromptSubmit",
@@ -145,7 +148,7 @@ def test_plugin_continuations_get_nothing(home: Path) -> None:
     assert result.returncode == 0 and result.stdout == b""
 
 
-def test_slash_commands_and_subagents_are_not_recalled(home: Path) -> None:
+def test_slash_commands_and_subagents_are_not_recalled(service_home: Path) -> None:
     for payload in ({"prompt": "/review " + RELATED}, {"prompt": RELATED, "agent_id": "sub"}):
         context = _context(
             run_hook("claude", "UserPromptSubmit", json.dumps({"session_id": "s1", **payload}))
@@ -153,7 +156,7 @@ def test_slash_commands_and_subagents_are_not_recalled(home: Path) -> None:
         assert FACT not in context
 
 
-def test_heartbeats_and_injections_are_recorded(home: Path) -> None:
+def test_heartbeats_and_injections_are_recorded(service_home: Path) -> None:
     run_hook("workbuddy", "Stop", json.dumps({"session_id": "w"}))
     run_hook("workbuddy", "UserPromptSubmit", json.dumps({"session_id": "w", "prompt": RELATED}))
     import time
@@ -170,17 +173,17 @@ def test_heartbeats_and_injections_are_recorded(home: Path) -> None:
     assert latest["session"] == "w" and latest["chars"] > 0 and latest["memory_ids"]
 
 
-def test_fallback_text_is_kept_current(home: Path) -> None:
-    cached = (home / "cache" / "session-start-claude.txt").read_text(encoding="utf-8")
+def test_fallback_text_is_kept_current(service_home: Path) -> None:
+    cached = (service_home / "cache" / "session-start-claude.txt").read_text(encoding="utf-8")
     assert RULES[0] in cached and FACT not in cached
-    assert oct((home / "cache" / "session-start-claude.txt").stat().st_mode & 0o777) == "0o600"
-    assert oct((home / "memevo.sock").stat().st_mode & 0o777) == "0o600"
+    assert oct((service_home / "cache" / "session-start-claude.txt").stat().st_mode & 0o777) == "0o600"
+    assert oct((service_home / "memevo.sock").stat().st_mode & 0o777) == "0o600"
 
 
-def test_a_second_service_is_refused_and_names_the_first(home: Path) -> None:
+def test_a_second_service_is_refused_and_names_the_first(service_home: Path) -> None:
     second = _memevo("serve")
     assert second.returncode != 0
-    status = servicerun.ping(home)
+    status = servicerun.ping(service_home)
     assert status is not None and f"pid {status['pid']}" in second.stderr
 
 

@@ -352,6 +352,7 @@ def test_connection_ok_uses_the_fields_and_the_typed_key_without_saving(
         (("sleep", 3), "the side API did not answer within 0.5 s"),
     ],
 )
+@pytest.mark.quiet  # asserts the product's own deadline: no other test's load
 def test_connection_failures_are_said_in_plain_words(
     qtbot,
     view: SettingsView,
@@ -450,6 +451,7 @@ def test_provisioning_an_already_provisioned_model_fills_the_bar_and_sets_the_mo
     assert view.rows["model"].reset_button.isEnabled() and view.provision_button.isEnabled()
 
 
+@pytest.mark.quiet  # asserts the product's own deadline: no other test's load
 def test_failed_provisioning_says_why_and_leaves_the_model_alone(
     qtbot, view: SettingsView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

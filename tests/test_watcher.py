@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 import servicerun
+from clienthome import FOREIGN_HOOK
+from deadlines import CALL_S, HANG_S
 from memevo.installer import jsonfile, uninstall, watcher
 from memevo.installer import setup_engine as setup
-from test_installer import FOREIGN_HOOK, seed_clients
 
 
 def _quiet(_line: str) -> None:
@@ -24,15 +25,14 @@ def _quiet(_line: str) -> None:
 
 
 @pytest.fixture
-def home(isolated_home: Path) -> Path:
-    root = Path(os.environ["HOME"])
-    seed_clients(root)
+def set_up_home(home: Path) -> Path:
+    """`home` after `memevo setup` (the engine, no model): every client registered."""
     assert setup.run(setup.Choices(), say=_quiet, provision_model=lambda progress: None).clients
-    return root
+    return home
 
 
 @pytest.fixture
-def running(home: Path) -> Iterator[tuple[watcher.RegistrationWatcher, list[str], list[str]]]:
+def running(set_up_home: Path) -> Iterator[tuple[watcher.RegistrationWatcher, list[str], list[str]]]:
     repaired: list[str] = []
     failed: list[str] = []
     observer = watcher.RegistrationWatcher(
@@ -56,7 +56,7 @@ def _client_rewrites(path: Path, data: dict, atomic: bool = True) -> None:  # ty
             handle.write(text)
 
 
-def _wait_for(predicate, timeout_s: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+def _wait_for(predicate, timeout_s: float = CALL_S) -> bool:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if predicate():
@@ -69,62 +69,63 @@ def _has_ours(path: Path) -> bool:
     return "memevo_hook.py" in path.read_text(encoding="utf-8")
 
 
-def test_a_rewritten_file_gets_our_hook_back(home: Path, running) -> None:  # type: ignore[no-untyped-def]
+def test_a_rewritten_file_gets_our_hook_back(set_up_home: Path, running) -> None:  # type: ignore[no-untyped-def]
     _observer, repaired, failed = running
-    settings = home / ".claude" / "settings.json"
+    settings = set_up_home / ".claude" / "settings.json"
     data = jsonfile.load(settings)
     data["hooks"] = {"UserPromptSubmit": [{"matcher": "", "hooks": [FOREIGN_HOOK]}]}
     data["newKeyFromAnUpdate"] = True
     _client_rewrites(settings, data)
-    assert _wait_for(lambda: _has_ours(settings)), "the hook was not restored"
+    # the file is written before the observer reports the repair: wait for both
+    assert _wait_for(lambda: _has_ours(settings) and repaired), "the hook was not restored"
     restored = jsonfile.load(settings)
     assert restored["newKeyFromAnUpdate"] is True  # the client's change is kept
     assert restored["hooks"]["UserPromptSubmit"][0] == {"matcher": "", "hooks": [FOREIGN_HOOK]}
     assert repaired == ["claude"] and failed == []
-    cursor = home / ".cursor" / "hooks.json"
+    cursor = set_up_home / ".cursor" / "hooks.json"
     _client_rewrites(cursor, {"version": 1, "hooks": {}}, atomic=False)
     assert _wait_for(lambda: _has_ours(cursor))
-    mcp = home / ".cursor" / "mcp.json"
+    mcp = set_up_home / ".cursor" / "mcp.json"
     _client_rewrites(mcp, {"mcpServers": {"other": {"command": "x"}}})
     assert _wait_for(lambda: "memory-self-evolution" in jsonfile.load(mcp)["mcpServers"])
     assert jsonfile.load(mcp)["mcpServers"]["other"] == {"command": "x"}
 
 
-def test_removed_on_purpose_or_stopped_is_left_alone(home: Path, running) -> None:  # type: ignore[no-untyped-def]
+def test_removed_on_purpose_or_stopped_is_left_alone(set_up_home: Path, running) -> None:  # type: ignore[no-untyped-def]
     _observer, repaired, _failed = running
     uninstall.run(only="cursor", say=_quiet)
-    cursor = home / ".cursor" / "hooks.json"
+    cursor = set_up_home / ".cursor" / "hooks.json"
     _client_rewrites(cursor, {"version": 1, "hooks": {"stop": [{"command": "other"}]}})
     watcher.stop_repairing("workbuddy")
-    workbuddy = home / ".workbuddy" / "settings.json"
+    workbuddy = set_up_home / ".workbuddy" / "settings.json"
     _client_rewrites(workbuddy, {"language": "en"})
-    codebuddy = home / ".codebuddy" / "settings.json"  # a control: this one is still repaired
+    codebuddy = set_up_home / ".codebuddy" / "settings.json"  # a control: this one is still repaired
     _client_rewrites(codebuddy, {})
     assert _wait_for(lambda: _has_ours(codebuddy))
     time.sleep(1.0)  # well past the debounce of the other two
     assert not _has_ours(cursor) and not _has_ours(workbuddy) and repaired == ["codebuddy"]
 
 
-def test_the_tray_app_repairs_while_it_runs(home: Path) -> None:
+def test_the_tray_app_repairs_while_it_runs(set_up_home: Path) -> None:
     env = os.environ | {"QT_QPA_PLATFORM": "offscreen", "MEMEVO_LANG": "en"}
     tray = subprocess.Popen(
         [sys.executable, "-m", "memevo.core.cli", "tray"], env=env, stderr=subprocess.DEVNULL
     )
-    settings = home / ".claude" / "settings.json"
+    settings = set_up_home / ".claude" / "settings.json"
     try:
         from memevo.core.service.client import call
 
-        servicerun.wait_for(Path(os.environ["MEMEVO_HOME"]), timeout=120, model=False)
+        servicerun.wait_for(Path(os.environ["MEMEVO_HOME"]), timeout=HANG_S, model=False)
         time.sleep(1.0)
         _client_rewrites(settings, {"hooks": {}})
-        assert _wait_for(lambda: _has_ours(settings), timeout_s=10)
+        assert _wait_for(lambda: _has_ours(settings), timeout_s=CALL_S)
         uninstall.run(only="cursor", say=_quiet)  # the tray app must not re-add it
-        cursor = home / ".cursor" / "hooks.json"
+        cursor = set_up_home / ".cursor" / "hooks.json"
         _client_rewrites(cursor, {"version": 1, "hooks": {}})
         time.sleep(1.5)
         assert not _has_ours(cursor)
-        call("shutdown", {}, timeout_s=10)
-        assert tray.wait(timeout=60) == 0
+        call("shutdown", {}, timeout_s=CALL_S)
+        assert tray.wait(timeout=HANG_S) == 0
     finally:
         if tray.poll() is None:
             tray.kill()
