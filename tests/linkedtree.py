@@ -7,6 +7,7 @@ so `mypy -p memevo.core` and import-linter resolve every module to its file here
     python tests/linkedtree.py mypy                 # mypy --strict over app, core, desktop, installer
     python tests/linkedtree.py lint-imports         # the import contracts in pyproject.toml
     python tests/linkedtree.py graph                # folders' arrows, back-arrows, loops, big files
+    python tests/linkedtree.py static               # ruff, ruff format, mypy, import contracts: CI's step
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -187,9 +189,44 @@ def _loops(modules: list[str], edges: set[tuple[str, str]]) -> list[set[str]]:
     return found
 
 
+def run_static(repo: Path = REPO) -> int:
+    """CI's static step (tests/setup-and-test.sh runs it beside pytest): the checks the
+    `static`-marked tests in tests/test_layout.py make, each said with its outcome."""
+    failed = 0
+    ruff = shutil.which("ruff")
+    assert ruff, "ruff is a test extra"
+    steps: list[tuple[str, Callable[[], subprocess.CompletedProcess[str]]]] = [
+        (
+            "ruff check",
+            lambda: subprocess.run([ruff, "check", "."], capture_output=True, text=True, cwd=repo),
+        ),
+        (
+            "ruff format --check",
+            lambda: subprocess.run(
+                [ruff, "format", "--check", "."], capture_output=True, text=True, cwd=repo
+            ),
+        ),
+        ("mypy --strict", lambda: run_mypy(repo)),
+        ("import contracts", lambda: run_lint_imports(repo)),
+    ]
+    for name, step in steps:
+        started = time.monotonic()
+        done = step()
+        took = time.monotonic() - started
+        broken = name == "import contracts" and "0 broken." not in done.stdout
+        if done.returncode != 0 or broken:
+            failed += 1
+            print(f"static: {name} FAILED ({took:.1f} s)\n{done.stdout}{done.stderr}")
+        else:
+            print(f"static: {name} passed ({took:.1f} s)")
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "graph"
     repo = Path(sys.argv[2]).resolve() if len(sys.argv) > 2 else REPO
+    if what == "static":
+        raise SystemExit(run_static(repo))
     if what == "graph":
         print(graph_report(repo))
     else:

@@ -34,14 +34,35 @@ fi
 
 # Two workers (pytest-xdist), one per core: each test module stays on one worker (its
 # module-scoped services start once) and the keyring tests share one (tests/conftest.py).
-# Off by default until three full runs with two workers are green: MEMEVO_TEST_WORKERS=2 turns it on.
-export PYTEST_WORKERS="-n ${MEMEVO_TEST_WORKERS:-0} --dist loadgroup"
-[ "${MEMEVO_TEST_WORKERS:-0}" = 0 ] && PYTEST_WORKERS=""
+# MEMEVO_TEST_WORKERS=0 runs everything in one process.
+args=()
+[ "${MEMEVO_TEST_WORKERS:-2}" != 0 ] && args=(-n "${MEMEVO_TEST_WORKERS:-2}" --dist loadgroup)
+# The whole suite (no arguments, as .ci/run calls it): ruff, mypy --strict and the import
+# contracts run as their own step beside pytest, which leaves their `static` tests out. With
+# arguments, pytest runs exactly what they select, the static tests included.
+static_pid=""
+if [ $# = 0 ]; then
+  static_log=$(mktemp)
+  python3 tests/linkedtree.py static >"$static_log" 2>&1 &
+  static_pid=$!
+  args+=(-m "not static")
+fi
+args+=("$@")
+
+finish() {  # pytest's exit code (5, "no tests ran", is a failure too), then the static step's
+  local code=$1
+  if [ -n "$static_pid" ]; then
+    if ! wait "$static_pid" && [ "$code" = 0 ]; then code=1; fi
+    cat "$static_log"
+    rm -f "$static_log"
+  fi
+  exit "$code"
+}
 
 # Run inside a private D-Bus session with an unlocked gnome-keyring (its files in a temp
 # XDG_DATA_HOME and its control socket in a temp XDG_RUNTIME_DIR — without one the daemon makes
 # ~/.cache/keyring-* in the real home — removed afterwards), so the keyring tests use the real
-# keyring API. The script exits with pytest's code (5, "no tests ran", is a failure too).
+# keyring API.
 if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then
   keyring_home=$(mktemp -d)
   trap 'rm -rf "$keyring_home"' EXIT
@@ -49,8 +70,10 @@ if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemo
   status=0
   mkdir -m 700 "$keyring_home/data" "$keyring_home/run"
   env XDG_DATA_HOME="$keyring_home/data" XDG_RUNTIME_DIR="$keyring_home/run" dbus-run-session -- bash -c \
-    'echo -n "memevo-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; python3 -m pytest $PYTEST_WORKERS "$@"' \
-    pytest "$@" 2> >(grep -v "Failed to set fd limit" >&2) || status=$?
-  exit "$status"
+    'echo -n "memevo-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; python3 -m pytest "$@"' \
+    pytest "${args[@]}" 2> >(grep -v "Failed to set fd limit" >&2) || status=$?
+  finish "$status"
 fi
-python3 -m pytest $PYTEST_WORKERS "$@"
+status=0
+python3 -m pytest "${args[@]}" || status=$?
+finish "$status"

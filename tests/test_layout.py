@@ -116,6 +116,7 @@ def test_bare_generic_names_are_not_importable(tmp_path: Path) -> None:
     assert result.stdout.strip() == "[]"
 
 
+@pytest.mark.static  # CI runs these as their own step too (tests/linkedtree.py static)
 @pytest.mark.parametrize(
     "command",
     [["ruff", "check", "."], ["ruff", "format", "--check", "."]],
@@ -128,12 +129,14 @@ def test_lint_and_format(command: list[str]) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.static  # CI runs these as their own step too (tests/linkedtree.py static)
 def test_types_strict_over_every_package() -> None:
     """mypy --strict over app, core, desktop and installer, the checkout seen as `memevo`."""
     result = linkedtree.run_mypy()
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.static  # CI runs these as their own step too (tests/linkedtree.py static)
 def test_import_contracts_hold() -> None:
     """The layers in pyproject.toml: app -> desktop -> installer -> core, hooks alone, no Qt
     below desktop. import-linter reads the real imports, lazy ones inside functions too."""
