@@ -15,77 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clienthome import FOREIGN_HOOK, FOREIGN_MJS
 from deadlines import HANG_S
 from memevo.installer import hook_command
 from memevo.installer.clients import get, snippet
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "install"
-NODE_HOOK = '"/usr/local/bin/node" "/opt/memory-self-evolution/bin/memory.mjs" hook --agent {client}'
-FOREIGN_HOOK = {"type": "command", "command": "/usr/local/bin/other-tool --hook", "timeout": 5}
-# Another tool's script whose name merely ends in memory.mjs: never ours to remove.
-FOREIGN_MJS = {
-    "matcher": "Write",
-    "hooks": [{"type": "command", "command": "node /opt/team/team-memory.mjs --save"}],
-}
-
-
-def _claude_style(client: str, event: str) -> dict[str, Any]:
-    return {
-        "hooks": {
-            event: [
-                {"matcher": "", "hooks": [FOREIGN_HOOK]},
-                {"matcher": "", "hooks": [{"type": "command", "command": NODE_HOOK.format(client=client)}]},
-            ]
-        },
-        "permissions": {"allow": ["Bash(ls:*)"]},
-        "theme": "dark",
-    }
-
-
-def _node_after_tool() -> dict[str, Any]:
-    """An after-tool hook an older version of the Node tool left behind (blocking mode)."""
-    command = '"/usr/local/bin/node" "/opt/memory-self-evolution/tools/after-tool.mjs" --agent claude'
-    return {"matcher": "memory_persist", "hooks": [{"type": "command", "command": command}]}
-
-
-def seed_clients(home: Path) -> None:
-    """Four installed clients, each with someone else's entries and the Node tool's."""
-    files: dict[str, Any] = {
-        ".claude/settings.json": _claude_style("claude", "UserPromptSubmit")
-        | {
-            "hooks": _claude_style("claude", "UserPromptSubmit")["hooks"]
-            | {"PostToolUse": [_node_after_tool(), FOREIGN_MJS]}
-        },
-        ".cursor/hooks.json": {
-            "version": 1,
-            "hooks": {
-                "beforeSubmitPrompt": [
-                    {"command": "/usr/local/bin/other-tool --cursor"},
-                    {"command": NODE_HOOK.format(client="cursor"), "timeout": 5},
-                ]
-            },
-        },
-        ".cursor/mcp.json": {
-            "mcpServers": {
-                "other": {"command": "/usr/local/bin/other-mcp", "args": []},
-                "dsh-memory": {"command": "node", "args": ["/opt/dsh/mcp.mjs"]},
-                "memory-self-evolution": {
-                    "command": "node",
-                    "args": ["/opt/memory-self-evolution/bin/mcp.mjs"],
-                },
-            }
-        },
-        ".codebuddy/settings.json": _claude_style("codebuddy", "Stop"),
-        ".codebuddy/.mcp.json": {"mcpServers": {"other": {"command": "/usr/local/bin/other-mcp"}}},
-        ".workbuddy/settings.json": {"language": "zh-CN"},
-    }
-    for relative, data in files.items():
-        path = home / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=4), encoding="utf-8")
-    other_skill = home / ".cursor" / "skills" / "other-skill" / "SKILL.md"
-    other_skill.parent.mkdir(parents=True)
-    other_skill.write_text("---\nname: other-skill\ndescription: not ours\n---\n", encoding="utf-8")
 
 
 def run_memevo(*args: str, home: Path, path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[str]:
@@ -137,13 +72,6 @@ def check_golden(name: str, actual: Any) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(actual, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     assert actual == json.loads(path.read_text(encoding="utf-8")), f"differs from {path}"
-
-
-@pytest.fixture
-def home(isolated_home: Path) -> Path:
-    root = Path(os.environ["HOME"])
-    seed_clients(root)
-    return root
 
 
 def test_setup_then_uninstall_golden(home: Path) -> None:

@@ -43,14 +43,16 @@ def _populate(home: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def scoped_service_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The data dir of this module's running `memevo serve`: 31 rules, and one fact scoped to each
+    of the repositories repo-a and repo-b inside it."""
     with servicerun.populated(tmp_path_factory.mktemp("peer-home"), _populate) as home:
         yield home
 
 
 @pytest.fixture(autouse=True)
-def _home_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMEVO_HOME", str(home))
+def _home_env(scoped_service_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVO_HOME", str(scoped_service_home))
 
 
 def _context(result: subprocess.CompletedProcess[bytes]) -> str:
@@ -68,47 +70,52 @@ def _memevo(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
     )
 
 
-def test_session_start_is_byte_identical_and_within_budget(home: Path) -> None:
+def test_session_start_is_byte_identical_and_within_budget(scoped_service_home: Path) -> None:
     starts = [
         _context(
             run_hook("claude", "SessionStart", json.dumps({"session_id": s, "source": "startup", "cwd": c}))
         )
-        for s, c in (("s1", str(home / "repo-a")), ("s2", str(home / "repo-a")))
+        for s, c in (("s1", str(scoped_service_home / "repo-a")), ("s2", str(scoped_service_home / "repo-a")))
     ]
     assert starts[0] == starts[1]
     assert len(starts[0]) <= 2400 and "因篇幅未列出" in starts[0] and RULE in starts[0]
-    cached = (home / "cache" / "session-start-claude.txt").read_text(encoding="utf-8")
+    cached = (scoped_service_home / "cache" / "session-start-claude.txt").read_text(encoding="utf-8")
     assert cached == starts[0]  # the hook's fallback text is the same bytes
 
 
-def test_recall_keeps_to_the_sessions_repository(home: Path) -> None:
+def test_recall_keeps_to_the_sessions_repository(scoped_service_home: Path) -> None:
     def recalled(cwd: Path) -> str:
         payload = {"session_id": "r", "prompt_id": str(cwd), "prompt": PROMPT, "cwd": str(cwd)}
         return _context(run_hook("claude", "UserPromptSubmit", json.dumps(payload, ensure_ascii=False)))
 
-    in_a = recalled(home / "repo-a" / "src")  # a subfolder: its git top-level is repo-a
+    in_a = recalled(scoped_service_home / "repo-a" / "src")  # a subfolder: its git top-level is repo-a
     assert OURS in in_a and THEIRS not in in_a
-    in_b = recalled(home / "repo-b")
+    in_b = recalled(scoped_service_home / "repo-b")
     assert THEIRS in in_b and OURS not in in_b
-    elsewhere = recalled(home)
+    elsewhere = recalled(scoped_service_home)
     assert OURS not in elsewhere and THEIRS not in elsewhere
 
 
-def test_search_scope_and_pin_from_the_command_line(home: Path) -> None:
+def test_search_scope_and_pin_from_the_command_line(scoped_service_home: Path) -> None:
     found = json.loads(_memevo("search", "灰度开关叫什么", "--category", "project", "--json").stdout)
     texts = [h["text"] for h in found["hits"]]
     assert OURS in texts and THEIRS in texts
     ours = next(h for h in found["hits"] if h["text"] == OURS)
-    assert ours["scope"] == str(home / "repo-a") and ours["confidence"] >= 0.5 and ours["id"]
+    assert ours["scope"] == str(scoped_service_home / "repo-a") and ours["confidence"] >= 0.5 and ours["id"]
     before = json.loads(_memevo("read", "project", "--json").stdout)["memories"]
     _memevo("search", "灰度开关叫什么", "--json")
     assert json.loads(_memevo("read", "project", "--json").stdout)["memories"] == before  # never awards
     made = json.loads(
         _memevo(
-            "project", "add", "--here", "构建产物放在 dist 目录下", "--json", cwd=home / "repo-b" / ".git"
+            "project",
+            "add",
+            "--here",
+            "构建产物放在 dist 目录下",
+            "--json",
+            cwd=scoped_service_home / "repo-b" / ".git",
         ).stdout
     )
-    assert made["memory"]["scope"] == str(home / "repo-b")
+    assert made["memory"]["scope"] == str(scoped_service_home / "repo-b")
     made_global = json.loads(_memevo("scope", made["memory"]["id"], "global", "--json").stdout)
     assert made_global["memory"]["scope"] == "global"
     assert "now applies everywhere" in _memevo("scope", made["memory"]["id"], "global").stdout
@@ -116,8 +123,8 @@ def test_search_scope_and_pin_from_the_command_line(home: Path) -> None:
     assert plain.returncode == 0 and "构建产物放在 dist 目录下" in plain.stdout
 
 
-def test_imported_notes_are_searchable_at_once_through_the_service(home: Path) -> None:
-    repo = home / "repo-c"
+def test_imported_notes_are_searchable_at_once_through_the_service(scoped_service_home: Path) -> None:
+    repo = scoped_service_home / "repo-c"
     (repo / ".git").mkdir(parents=True)
     (repo / "AGENTS.md").write_text("- 订单服务的数据库迁移脚本放在 db/migrations 目录\n", encoding="utf-8")
     done = json.loads(_memevo("import-notes", "--yes", "--json", cwd=repo).stdout)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from deadlines import HANG_S
-from test_installer import seed_clients
 
 
 def _run_on_a_terminal(answers: list[tuple[str, str]], env: dict[str, str]) -> tuple[int, str]:
@@ -62,9 +61,7 @@ def _config(env: dict[str, str]) -> object:
 
 
 @pytest.fixture
-def env(isolated_home: Path) -> dict[str, str]:
-    home = Path(os.environ["HOME"])
-    seed_clients(home)
+def env(home: Path) -> dict[str, str]:
     return dict(os.environ) | {"PATH": "/usr/bin:/bin", "MEMEVO_LANG": "en", "TERM": "dumb"}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from memevo.core import config as config_mod
@@ -158,18 +159,13 @@ def _activity(tray: Tray) -> list[str]:
 
 
 def test_clients_menu_shows_registration_and_repairs(
-    qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch
+    qtbot, host: ServiceHost, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import json
-    import os
-    from pathlib import Path
 
     from memevo.installer import setup_engine as setup
     from memevo.installer import state
-    from test_installer import seed_clients
 
-    home = Path(os.environ["HOME"])
-    seed_clients(home)
     (home / ".claude").rename(home / ".claude-gone")  # three clients: no `claude` binary involved
     setup.run(setup.Choices(), say=lambda line: None, provision_model=lambda progress: None)
     tray, _ = _tray(host)

@@ -5,7 +5,6 @@ real one). No `claude` CLI is reachable, so Claude Code's MCP step becomes a man
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,7 +29,7 @@ from memevo.installer import autostart
 from memevo.installer.clients import claude as claude_mcp
 from memevo.installer.clients.claude import PERMISSION
 from memevo.installer.setup_engine import Choices
-from test_installer import raw_bytes, seed_clients
+from test_installer import raw_bytes
 
 KEY = "sk-wizard-test-8c1f0e2d9b7a4c3e"
 BASE = "https://api.example.com/v1"
@@ -58,22 +57,22 @@ def failing_provision(progress: Any) -> None:
 
 
 @pytest.fixture
-def home(isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    root = Path(os.environ["HOME"])
-    seed_clients(root)
+def home_without_claude_cli(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """`home` with no `claude` CLI reachable (PATH is an empty folder) and no side API key in the
+    environment; the key the run may have put in the test keyring is cleared afterwards."""
     empty_bin = tmp_path / "bin"
     empty_bin.mkdir()
     monkeypatch.setenv("PATH", str(empty_bin))  # no `claude` CLI anywhere
     for var in ("MEMEVO_CLAUDE_BIN", "MEMORY_CLAUDE_BIN", "XDG_CONFIG_HOME", secrets.ENV):
         monkeypatch.delenv(var, raising=False)
     assert claude_mcp.find_claude() is None
-    assert autostart.entry_path().is_relative_to(root)
-    yield root
+    assert autostart.entry_path().is_relative_to(home)
+    yield home
     secrets.clear_api_key()  # the test keyring, when there is one (CI)
 
 
 @pytest.fixture
-def make_wizard(qtbot, home: Path) -> Callable[..., SetupWizard]:
+def make_wizard(qtbot, home_without_claude_cli: Path) -> Callable[..., SetupWizard]:
     def make(provision: Any = fast_provision) -> SetupWizard:
         wizard = SetupWizard(provision_model=provision)
         qtbot.addWidget(wizard)

@@ -11,7 +11,7 @@ from pathlib import Path
 from memevo.core import memories, store
 from memevo.desktop.qt import Qt, QWizard
 from memevo.desktop.wizard import PAGE_DONE, PAGE_NOTES, SetupWizard
-from test_wizard import home, make_wizard, set_up, walk  # noqa: F401 - fixtures
+from test_wizard import home_without_claude_cli, make_wizard, set_up, walk  # noqa: F401 - fixtures
 
 NOTES = """# My rules
 
@@ -36,7 +36,7 @@ def _live_texts() -> list[str]:
 def test_notes_are_offered_after_the_run_and_imported_once(
     qtbot,
     make_wizard: Callable[..., SetupWizard],  # noqa: F811
-    home: Path,  # noqa: F811
+    home: Path,
     monkeypatch,
 ) -> None:
     monkeypatch.setenv("MEMEVO_NO_SERVICE", "1")  # the CLI's way without a service: the store itself
@@ -87,7 +87,7 @@ def test_notes_are_offered_after_the_run_and_imported_once(
 def test_without_notes_the_page_is_skipped(
     qtbot,
     make_wizard: Callable[..., SetupWizard],  # noqa: F811
-    home: Path,  # noqa: F811
+    home: Path,
 ) -> None:
     wizard = make_wizard()
     walk(wizard)
