@@ -34,6 +34,14 @@ def _select(view: MemoriesView, rows: list[int]) -> None:
         )
 
 
+def _view(qtbot, host: ServiceHost) -> MemoriesView:
+    """A memories view over host, its first page loaded."""
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    return view
+
+
 def test_a_hundred_thousand_memories_load_a_page_at_a_time(qtbot, host: ServiceHost) -> None:
     from memevo.app import bench
 
@@ -210,3 +218,25 @@ def test_the_injection_log_filters_by_client_before_its_limit(qtbot, host: Servi
     view.client.setCurrentIndex(4)  # workbuddy
     _settle(qtbot, view)
     assert [r[1] for r in view.model.rows] == ["workbuddy"]
+
+
+def test_confidence_bar_paints_by_strength(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    from memevo.desktop.qt import QColor
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    with host.store.transaction() as con:
+        con.execute("UPDATE memories SET confidence = 90")
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    image = QImage(100, 20, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    option = QStyleOptionViewItem()
+    option.rect = image.rect()
+    view.table.itemDelegateForColumn(2).paint(painter, option, view.model.index(0, 2))
+    painter.end()
+    assert image.pixelColor(10, 10).name() == "#66bb6a"  # filled part: strong, green
+    assert image.pixelColor(95, 10).name() == "#eeeeee"  # beyond 0.9: the empty track

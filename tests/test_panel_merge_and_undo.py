@@ -1,0 +1,67 @@
+"""The memories view's merge and undo (pytest-qt, offscreen, a real store): two memories merged
+into one and back, an undo refused when the memory changed since, one change at a time."""
+
+from __future__ import annotations
+
+import pytest
+from memevo.core import memories
+from memevo.core.clock import FakeClock
+from memevo.core.service.host import ServiceHost
+from memevo.desktop.memories_view import MemoriesView
+from test_panel import _click, _select, _settle
+
+
+def test_merge_two_and_undo(
+    qtbot, host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    second = memories.create(host.store, "rule", "代码注释也用中文写", clock)
+    clock.advance(days=1)
+    memories.reinforce(host.store, second.id, clock)  # second has the higher confidence: it stays
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    _select(view, [0])
+    _click(qtbot, view, "merge")
+    assert "两条" in view.last_message and memories.trash_list(host.store) == []  # one selected: refused
+    monkeypatch.setattr(view, "ask_text", lambda *args: "回答和代码注释都用中文")
+    _select(view, [0, 1])
+    _click(qtbot, view, "merge")
+    kept = memories.get(host.store, second.id)
+    assert kept.text == "回答和代码注释都用中文" and kept.confidence == 60
+    assert [t.memory.id for t in memories.trash_list(host.store)] == [first.id]
+    assert view.model.total == 1
+    _click(qtbot, view, "undo")
+    assert memories.get(host.store, second.id).text == "代码注释也用中文写"
+    assert memories.get(host.store, first.id).text == "回答问题时一律使用中文"
+    assert view.model.total == 2
+
+
+def test_undo_refuses_when_the_memory_changed_since(
+    qtbot, host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    monkeypatch.setattr(view, "ask_text", lambda *args: "回答问题时一律使用简体中文")
+    _select(view, [0])
+    _click(qtbot, view, "edit")
+    memories.replace_text(host.store, memory.id, "回答和注释都用简体中文")  # the side judge, meanwhile
+    _click(qtbot, view, "undo")
+    assert "#" + memory.id in view.last_message and "撤销" in view.last_message
+    assert memories.get(host.store, memory.id).text == "回答和注释都用简体中文"  # not overwritten
+
+
+def test_one_change_at_a_time(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    view = MemoriesView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    _select(view, [0])
+    view.act("delete")
+    assert not view.buttons["undo"].isEnabled() and not view.buttons["delete"].isEnabled()
+    view.act("undo")  # clicked before the delete finished: refused, nothing popped
+    assert "还在处理" in view.last_message
+    _settle(qtbot, view)
+    assert view.buttons["undo"].isEnabled() and len(view.undo_stack) == 1
