@@ -51,7 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PROMPT_JSON() {  # a Claude Code UserPromptSubmit payload (tests/test_hook_golden.py)
+PROMPT_JSON() {  # a Claude Code UserPromptSubmit payload (tests/golden/hooks/claude.json)
   printf '{"session_id":"smoke-1","prompt_id":"p-%s","transcript_path":"%s/t.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"%s"}' \
     "$RANDOM" "$TMP" "$TMP" "$1"
 }

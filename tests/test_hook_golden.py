@@ -1,7 +1,9 @@
 """Golden tests: each adapter's exact stdin -> (request to the service, stdout), per event.
 
-Payloads follow the documented examples (shared/reference/client-protocols.md). They pin
-what we send and print, not what the client does with it.
+The goldens are files, one per client, in tests/golden/hooks/ (tests/hookgolden.py reads them;
+UPDATE_GOLDEN=1 rewrites them). Payloads follow the documented examples
+(shared/reference/client-protocols.md). They pin what we send and print, not what the client
+does with it.
 """
 
 from __future__ import annotations
@@ -11,396 +13,19 @@ import time
 from pathlib import Path
 
 import pytest
-from hookrun import HOOK, FakeService, run_hook
-
-CTX = "memory-self-evolution 按本轮输入召回的长期记忆：\n【规则】\n- 回答用中文"
-REPLY = {"context": CTX, "system_message": "SHOWN", "notice": "NOTICE"}
-BLOCK = {"decision": "block", "reason": CTX}
-CONTINUE = {"continue": False, "reason": CTX}  # the CodeBuddy CLI's documented Stop form (v1.16+)
-# WorkBuddy's UserPromptSubmit `prompt`: every user message of the session joined, each with
-# the blocks WorkBuddy injects (client-protocols.md, Appendix B; oceanbase/powercontext #1702).
-WORKBUDDY_JOINED = (
-    "<system-reminder>\n<user_info>\nOS Version: darwin 24.6.0\nShell: zsh\n"
-    "Workspace: /Users/ann/WorkBuddy/2026-11-30\n</user_info>\n<project_context>\n周报模板在 docs/weekly.md"
-    "\n</project_context>\n</system-reminder>\n<user_query>\n帮我把上周的会议纪要整理成要点\n</user_query>\n"
-    "<system-reminder>\n<user_info>\nOS Version: darwin 24.6.0\n</user_info>\n</system-reminder>\n"
-    "<user_query>\n记住：周报一律用表格列出，不要写成段落\n</user_query>"
+from hookgolden import (
+    CASES,
+    CLAUDE_ROWS,
+    CODEBUDDY_ROWS,
+    CTX,
+    CURSOR_ROWS,
+    REPLY,
+    UPDATE,
+    WORKBUDDY_JOINED,
+    record,
+    write_transcript,
 )
-
-CASES = [
-    # client, event, payload, expected params (subset), expected stdout
-    (
-        "claude",
-        "SessionStart",
-        {
-            "session_id": "cc-1",
-            "transcript_path": "/t.jsonl",
-            "cwd": "/w",
-            "hook_event_name": "SessionStart",
-            "source": "startup",
-        },
-        {
-            "op": "hook.session_start",
-            "client": "claude",
-            "flavor": "claude",
-            "session": "cc-1",
-            "prompt_id": None,
-            "max_chars": 10000,
-        },
-        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CTX}},
-    ),
-    (
-        "claude",
-        "UserPromptSubmit",
-        {
-            "session_id": "cc-1",
-            "prompt_id": "p-9",
-            "cwd": "/w",
-            "permission_mode": "default",
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": "帮我看看支付页",
-        },
-        {
-            "op": "hook.prompt",
-            "client": "claude",
-            "session": "cc-1",
-            "prompt_id": "p-9",
-            "prompt": "帮我看看支付页",
-            "kind": "user",
-        },
-        {
-            "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": CTX},
-            "systemMessage": "SHOWN",
-        },
-    ),
-    (
-        "claude",
-        "Stop",
-        {
-            "session_id": "cc-1",
-            "prompt_id": "p-9",
-            "hook_event_name": "Stop",
-            "stop_hook_active": False,
-            "last_assistant_message": "done",
-        },
-        {
-            "op": "hook.stop",
-            "client": "claude",
-            "session": "cc-1",
-            "continuation": False,
-            "subagent": False,
-            "last_assistant_message": "done",
-        },
-        BLOCK,
-    ),
-    (
-        "cursor",
-        "sessionStart",
-        {
-            "conversation_id": "cv-1",
-            "session_id": "cv-1",
-            "generation_id": "g-0",
-            "hook_event_name": "sessionStart",
-            "cursor_version": "2.1",
-            "is_background_agent": False,
-            "composer_mode": "agent",
-        },
-        {"op": "hook.session_start", "client": "cursor", "flavor": "default", "session": "cv-1"},
-        {"additional_context": CTX},
-    ),
-    (
-        "cursor",
-        "beforeSubmitPrompt",
-        {
-            "conversation_id": "cv-1",
-            "generation_id": "g-1",
-            "hook_event_name": "beforeSubmitPrompt",
-            "prompt": "帮我看看支付页",
-            "attachments": [],
-            "cursor_version": "2.1",
-        },
-        {
-            "op": "hook.prompt",
-            "client": "cursor",
-            "session": "cv-1",
-            "prompt_id": "g-1",
-            "prompt": "帮我看看支付页",
-            "kind": "user",
-        },
-        {"continue": True, "additional_context": CTX},
-    ),
-    (
-        "cursor",
-        "stop",
-        {
-            "conversation_id": "cv-1",
-            "generation_id": "g-1",
-            "hook_event_name": "stop",
-            "status": "completed",
-            "loop_count": 0,
-        },
-        {"op": "hook.stop", "client": "cursor", "session": "cv-1", "continuation": False},
-        {"followup_message": "NOTICE"},
-    ),
-    (
-        "cursor",
-        "stop",
-        {
-            "conversation_id": "cv-1",
-            "generation_id": "g-2",
-            "hook_event_name": "stop",
-            "status": "aborted",
-            "loop_count": 0,
-        },
-        {"op": "hook.stop", "client": "cursor", "session": "cv-1", "continuation": True},
-        None,  # the user stopped the turn (or it failed): no follow-up
-    ),
-    (
-        "codebuddy",
-        "SessionStart",
-        {
-            "session_id": "cb-1",
-            "transcript_path": "/t",
-            "cwd": "/",
-            "hook_event_name": "SessionStart",
-            "source": "startup",
-        },
-        {"op": "hook.session_start", "client": "codebuddy", "flavor": "codebuddy", "session": "cb-1"},
-        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CTX}},
-    ),
-    (
-        "codebuddy",
-        "UserPromptSubmit",
-        {
-            "session_id": "cb-1",
-            "cwd": "/",
-            "hook_event_name": "UserPromptSubmit",
-            "user_prompt": "IDE 发来的输入",
-        },
-        {
-            "op": "hook.prompt",
-            "client": "codebuddy",
-            "session": "cb-1",
-            "prompt_id": None,
-            "prompt": "IDE 发来的输入",
-            "kind": "user",
-        },
-        {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": CTX}},
-    ),
-    (
-        "codebuddy",
-        "UserPromptSubmit",
-        {"session_id": "cb-2", "hook_event_name": "UserPromptSubmit", "prompt": "CLI 发来的输入"},
-        {
-            "op": "hook.prompt",
-            "client": "codebuddy",
-            "session": "cb-2",
-            "prompt": "CLI 发来的输入",
-            "kind": "user",
-        },
-        {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": CTX}},
-    ),
-    (
-        "codebuddy",
-        "Stop",
-        {"session_id": "cb-1", "hook_event_name": "Stop", "stop_hook_active": False},
-        {"op": "hook.stop", "client": "codebuddy", "continuation": False},
-        BLOCK,
-    ),
-    (  # the CLI (CodeBuddy Code): its documented form
-        "codebuddy",
-        "Stop",
-        {
-            "session_id": "cb-3",
-            "transcript_path": "/Users/ann/.codebuddy/projects/Users-ann-shop/cb-3.jsonl",
-            "cwd": "/Users/ann/shop",
-            "hook_event_name": "Stop",
-            "permission_mode": "default",
-            "stop_hook_active": False,
-            "last_assistant_message": "支付页的开关叫 pay_new_flow_v2。",
-            "client": "cli",
-        },
-        {
-            "op": "hook.stop",
-            "client": "codebuddy",
-            "session": "cb-3",
-            "continuation": False,
-            "last_assistant_message": "支付页的开关叫 pay_new_flow_v2。",
-        },
-        CONTINUE,
-    ),
-    (  # the IDE: `decision: "block"`, whose `reason` it passes on
-        "codebuddy",
-        "Stop",
-        {
-            "session_id": "cb-4",
-            "transcript_path": "/path/to/transcript.txt",
-            "cwd": "/",
-            "hook_event_name": "Stop",
-            "stop_hook_active": False,
-            "client": "CodeBuddyIDE",
-        },
-        {"op": "hook.stop", "client": "codebuddy", "session": "cb-4", "continuation": False},
-        BLOCK,
-    ),
-    (
-        "workbuddy",
-        "SessionStart",
-        {"session_id": "wb-1", "hook_event_name": "SessionStart", "source": "startup"},
-        {"op": "hook.session_start", "client": "workbuddy", "flavor": "default", "session": "wb-1"},
-        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CTX}},
-    ),
-    (
-        "workbuddy",
-        "UserPromptSubmit",
-        {"session_id": "wb-1", "hook_event_name": "UserPromptSubmit", "prompt": "WorkBuddy 的输入"},
-        {"op": "hook.prompt", "client": "workbuddy", "session": "wb-1", "prompt_id": None, "kind": "user"},
-        {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": CTX}},
-    ),
-    (
-        "workbuddy",
-        "UserPromptSubmit",
-        {
-            "session_id": "wb-2",
-            "transcript_path": "/Users/ann/.workbuddy/projects/ws/wb-2.jsonl",
-            "cwd": "/Users/ann/WorkBuddy/2026-11-30",
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": WORKBUDDY_JOINED,
-        },
-        {
-            "op": "hook.prompt",
-            "client": "workbuddy",
-            "session": "wb-2",
-            "prompt": "记住：周报一律用表格列出，不要写成段落",
-            "kind": "user",
-        },
-        {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": CTX}},
-    ),
-    (
-        "workbuddy",
-        "Stop",
-        {"session_id": "wb-1", "hook_event_name": "Stop", "last_assistant_message": "已整理成 5 条要点。"},
-        {"op": "hook.stop", "client": "workbuddy", "last_assistant_message": "已整理成 5 条要点。"},
-        CONTINUE,
-    ),
-    # A tool call about to run: its rules as context for that step, never a permission decision.
-    (
-        "claude",
-        "PreToolUse",
-        {
-            "session_id": "cc-1",
-            "prompt_id": "p-9",
-            "cwd": "/w",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": "git commit -am 'fix'", "description": "Commit"},
-            "tool_use_id": "tu-1",
-        },
-        {
-            "op": "hook.action",
-            "client": "claude",
-            "session": "cc-1",
-            "prompt_id": "p-9",
-            "tool": "Bash",
-            "input": {"command": "git commit -am 'fix'", "description": "Commit"},
-        },
-        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
-    ),
-    (
-        "claude",
-        "PreToolUse",
-        {
-            "session_id": "cc-1",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Edit",
-            "tool_input": {"file_path": "/w/a.py", "old_string": "x = 1", "new_string": "x" * 5000},
-        },
-        {
-            "op": "hook.action",
-            "tool": "Edit",
-            "input": {"file_path": "/w/a.py", "old_string": "x = 1", "new_string": "x" * 4000},
-        },
-        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
-    ),
-    # CodeBuddy: the CLI's Claude-named tools and the IDE's own (camelCase filePath, a diff).
-    (
-        "codebuddy",
-        "PreToolUse",
-        {
-            "session_id": "cb-1",
-            "cwd": "/w",
-            "hook_event_name": "PreToolUse",
-            "client": "CodeBuddyIDE",
-            "tool_name": "execute_command",
-            "tool_input": {"command": "git commit -m wip", "requires_approval": False},
-        },
-        {
-            "op": "hook.action",
-            "client": "codebuddy",
-            "session": "cb-1",
-            "tool": "execute_command",
-            "input": {"command": "git commit -m wip", "requires_approval": False},
-        },
-        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
-    ),
-    (
-        "codebuddy",
-        "PreToolUse",
-        {
-            "session_id": "cb-1",
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": "pip install requests"},
-            "transcript_path": "/h/.codebuddy/projects/w/cb-1.jsonl",
-        },
-        {
-            "op": "hook.action",
-            "client": "codebuddy",
-            "tool": "Bash",
-            "input": {"command": "pip install requests"},
-        },
-        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": CTX}},
-    ),
-    (
-        "cursor",
-        "beforeShellExecution",
-        {
-            "conversation_id": "cv-1",
-            "generation_id": "g-2",
-            "hook_event_name": "beforeShellExecution",
-            "command": "pip install requests",
-            "cwd": "/w",
-            "sandbox": False,
-        },
-        {
-            "op": "hook.action",
-            "client": "cursor",
-            "session": "cv-1",
-            "prompt_id": "g-2",
-            "tool": "Shell",
-            "input": {"command": "pip install requests"},
-        },
-        {"agent_message": CTX},
-    ),
-    (
-        "cursor",
-        "beforeMCPExecution",
-        {
-            "conversation_id": "cv-1",
-            "generation_id": "g-3",
-            "hook_event_name": "beforeMCPExecution",
-            "tool_name": "execute_sql",
-            "tool_input": '{"sql": "ALTER TABLE t ADD COLUMN c int"}',
-            "command": "npx db-mcp",
-        },
-        {
-            "op": "hook.action",
-            "tool": "MCP",
-            "input": {"tool_name": "execute_sql", "tool_input": '{"sql": "ALTER TABLE t ADD COLUMN c int"}'},
-        },
-        {"agent_message": CTX},
-    ),
-]
+from hookrun import HOOK, FakeService, run_hook
 
 
 @pytest.mark.parametrize(
@@ -419,6 +44,9 @@ def test_adapter_golden(
     request = service.requests[0]
     assert request["v"] == 1
     sent = {"op": request["op"], **request["params"]}
+    if UPDATE:  # tests/hookgolden.py: write what the hook did, then hold it to the file
+        printed = json.loads(result.stdout) if result.stdout else None
+        expected, stdout = record(client, event, payload, {k: sent.get(k) for k in expected}, printed)
     assert {k: sent.get(k) for k in expected} == expected
     if stdout is None:
         assert result.stdout == b""
@@ -682,67 +310,6 @@ def test_a_long_workbuddy_session_is_read_in_linear_time(data_dir: Path) -> None
 
 
 # -- sideContext: the previous answer, from the payload or the end of the transcript -------------------
-def _transcript(path: Path, rows: list[dict], padding: int = 0) -> str:
-    with path.open("wb") as handle:
-        if padding:
-            handle.truncate(padding)  # sparse: reading it whole would take seconds and gigabytes
-            handle.seek(padding)
-            handle.write(b"\n")
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False).encode() + b"\n")
-    return str(path)
-
-
-CLAUDE_ROWS = [
-    {"type": "user", "message": {"role": "user", "content": "支付页的开关叫什么"}},
-    {
-        "type": "assistant",
-        "message": {"role": "assistant", "content": [{"type": "text", "text": "我先查一下配置。"}]},
-    },
-    {
-        "type": "assistant",
-        "message": {
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}],
-        },
-    },
-    {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]}},
-    {
-        "type": "assistant",
-        "message": {
-            "role": "assistant",
-            "content": [
-                {"type": "thinking", "thinking": "不是回答"},
-                {"type": "text", "text": "开关叫 pay_new_flow_v2，在测试环境打开。"},
-            ],
-        },
-    },
-    {
-        "type": "assistant",
-        "isSidechain": True,
-        "message": {"role": "assistant", "content": [{"type": "text", "text": "子代理的话"}]},
-    },
-    {"type": "system", "subtype": "turn_duration"},
-]
-CURSOR_ROWS = [
-    {
-        "role": "user",
-        "message": {"content": [{"type": "text", "text": "<user_query>\n开关叫什么\n</user_query>"}]},
-    },
-    {"role": "assistant", "message": {"content": [{"type": "text", "text": "开关叫 pay_new_flow_v2。"}]}},
-    {"type": "turn_ended"},
-]
-CODEBUDDY_ROWS = [
-    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "开关叫什么"}]},
-    {
-        "type": "message",
-        "role": "assistant",
-        "content": [{"type": "output_text", "text": "开关叫 pay_new_flow_v2。"}],
-    },
-    {"type": "function_call", "name": "read_file"},
-]
-
-
 @pytest.mark.parametrize(
     ("client", "event", "rows", "padding", "answer"),
     [
@@ -757,7 +324,7 @@ CODEBUDDY_ROWS = [
 def test_stop_reads_the_answer_from_the_end_of_the_transcript(
     data_dir: Path, tmp_path: Path, client: str, event: str, rows: list, padding: int, answer: str
 ) -> None:
-    path = _transcript(tmp_path / "session.jsonl", rows, padding)
+    path = write_transcript(tmp_path / "session.jsonl", rows, padding)
     service = FakeService(data_dir, {"context": None})
     try:
         started = time.monotonic()
@@ -774,9 +341,9 @@ def test_stop_reads_the_answer_from_the_end_of_the_transcript(
 def test_the_answer_field_wins_is_bounded_and_a_missing_transcript_is_no_answer(
     data_dir: Path, tmp_path: Path
 ) -> None:
-    path = _transcript(tmp_path / "session.jsonl", CLAUDE_ROWS)
+    path = write_transcript(tmp_path / "session.jsonl", CLAUDE_ROWS)
     long_answer = "结论在最后。" + "很长的解释 " * 2000 + "最后一句。"
-    cursor_env = {"CURSOR_TRANSCRIPT_PATH": _transcript(tmp_path / "cursor.jsonl", CURSOR_ROWS)}
+    cursor_env = {"CURSOR_TRANSCRIPT_PATH": write_transcript(tmp_path / "cursor.jsonl", CURSOR_ROWS)}
     service = FakeService(data_dir, {"context": None})
     try:
         run_hook(

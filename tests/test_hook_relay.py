@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 from deadlines import HANG_S
+from hookgolden import CASES, CLAUDE_ROWS, CURSOR_ROWS, REPLY, write_transcript
 from hookrun import HOOK, MALFORMED_STDIN, FakeService, run_hook
-from test_hook_golden import CASES, CLAUDE_ROWS, CURSOR_ROWS, REPLY, _transcript
 
 
 def _log_lines(data_dir: Path) -> list[str]:
@@ -114,8 +114,8 @@ def test_environment_silence_and_odd_events_match(
 
 
 def test_the_previous_answer_is_read_from_the_transcripts_as_before(data_dir: Path, tmp_path: Path) -> None:
-    claude = _transcript(tmp_path / "claude.jsonl", CLAUDE_ROWS)
-    cursor = _transcript(tmp_path / "cursor.jsonl", CURSOR_ROWS)
+    claude = write_transcript(tmp_path / "claude.jsonl", CLAUDE_ROWS)
+    cursor = write_transcript(tmp_path / "cursor.jsonl", CURSOR_ROWS)
     reply = {"context": "继续", "notice": "N"}
     for client, event, payload, env in (
         ("claude", "Stop", {"session_id": "s", "transcript_path": claude}, {}),
@@ -130,7 +130,7 @@ def test_the_previous_answer_is_read_from_the_transcripts_as_before(data_dir: Pa
 
 def test_a_transcript_path_relative_to_the_hooks_folder(data_dir: Path, tmp_path: Path) -> None:
     """The service runs in another folder: a relative path is the hook's, as when it read it."""
-    _transcript(tmp_path / "session.jsonl", CLAUDE_ROWS)
+    write_transcript(tmp_path / "session.jsonl", CLAUDE_ROWS)
     service = FakeService(data_dir, {"context": None})
     try:
         subprocess.run(
