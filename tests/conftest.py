@@ -371,6 +371,14 @@ def model_host(
 
 
 @pytest.fixture
+def engine(store: Store, encoder: Any, clock: FakeClock) -> Any:
+    """The recall engine with the real model over the test's store, outside any service."""
+    from memevo.core.recall.engine import RecallEngine
+
+    return RecallEngine(store, encoder, clock)
+
+
+@pytest.fixture
 def home(isolated_home: Path) -> Path:
     """The test's HOME with all four clients installed, each client file holding another tool's
     entries and the Node tool's (tests/clienthome.py): what setup, uninstall and repair meet."""

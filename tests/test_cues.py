@@ -207,11 +207,6 @@ def test_drop_orphans_keeps_live_and_trashed_memories_cues(store: Store, clock: 
 
 
 # -- recall with the real model ------------------------------------------------------------------------------
-@pytest.fixture
-def engine(store: Store, encoder, clock: FakeClock) -> RecallEngine:
-    return RecallEngine(store, encoder, clock)
-
-
 def _pool(store: Store, clock: FakeClock) -> memories.Memory:
     money = memories.create(store, "rule", MONEY, clock)
     for text in OTHER_RULES:

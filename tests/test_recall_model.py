@@ -21,11 +21,6 @@ from memevo.core.store import Store
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
 
 
-@pytest.fixture
-def engine(store: Store, encoder, clock: FakeClock) -> RecallEngine:
-    return RecallEngine(store, encoder, clock)
-
-
 def _load_recall_set(store: Store, clock: FakeClock) -> list[verify.Case]:
     data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
     for item in data["pool"]:
