@@ -291,6 +291,7 @@ def test_workbuddy_takes_the_last_user_query(data_dir: Path, prompt: str, words:
     assert (params["prompt"], params["kind"]) == (words, kind)
 
 
+@pytest.mark.quiet  # asserts the product's own deadline: no other test's load
 def test_a_long_workbuddy_session_is_read_in_linear_time(data_dir: Path) -> None:
     """Thousands of joined messages, and unclosed injected tags that a backtracking pattern
     would rescan each time: one pass."""
@@ -321,6 +322,7 @@ def test_a_long_workbuddy_session_is_read_in_linear_time(data_dir: Path) -> None
     ],
     ids=["claude", "claude-4GiB", "cursor", "codebuddy-cli", "workbuddy"],
 )
+@pytest.mark.quiet  # asserts the product's own deadline: no other test's load
 def test_stop_reads_the_answer_from_the_end_of_the_transcript(
     data_dir: Path, tmp_path: Path, client: str, event: str, rows: list, padding: int, answer: str
 ) -> None:
