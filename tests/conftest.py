@@ -320,6 +320,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.xdist_group(group))
 
 
+ALL_CPUS: set[int] = set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else set()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist with no more workers than CPUs, each worker and every process its
+    tests start run on one CPU of their own. Unpinned, two workers' model runs (torch's and
+    onnxruntime's pools, one thread per CPU, spinning between steps) fought over both cores and
+    every model test ran 3-8 times slower; pinned, torch and onnxruntime size their pools to
+    the one CPU, and a test's timing no longer depends on the other worker.
+    MEMEVO_TEST_PIN=0 leaves the workers unpinned."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+    cpus = sorted(ALL_CPUS)
+    if worker.startswith("gw") and 0 < count <= len(cpus) and os.environ.get("MEMEVO_TEST_PIN", "1") != "0":
+        os.sched_setaffinity(0, {cpus[int(worker[2:]) % len(cpus)]})
+
+
 @pytest.fixture(autouse=True)
 def quiet_machine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A test marked `quiet` runs with no other test running: it checks what the product does
@@ -336,9 +353,13 @@ def quiet_machine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     with path.open("a") as lock:
         quiet = request.node.get_closest_marker("quiet") is not None
         fcntl.flock(lock, fcntl.LOCK_EX if quiet else fcntl.LOCK_SH)
+        pinned = os.sched_getaffinity(0)
+        if quiet:  # alone on the machine: every CPU, as a user's machine has
+            os.sched_setaffinity(0, ALL_CPUS)
         try:
             yield
         finally:
+            os.sched_setaffinity(0, pinned)
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 

@@ -43,7 +43,7 @@ args=()
 static_pid=""
 if [ $# = 0 ]; then
   static_log=$(mktemp)
-  python3 tests/linkedtree.py static >"$static_log" 2>&1 &
+  nice -n 5 python3 tests/linkedtree.py static >"$static_log" 2>&1 &  # behind the tests for the CPUs
   static_pid=$!
   args+=(-m "not static")
 fi
