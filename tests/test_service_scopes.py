@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,9 @@ def _populate(home: Path) -> None:
     (home / "repo-b" / ".git").mkdir(parents=True)
     (home / "repo-a" / "src").mkdir()
     with Store.open() as store:
-        clock = FakeClock()
+        # written an hour ago: the real-clock service's maintenance (it runs once, some time
+        # after the start) finds nothing idle to decay, whenever it runs
+        clock = FakeClock(datetime.now(UTC) - timedelta(hours=1))
         for i in range(30):
             memories.create(
                 store, "rule", f"规则 {i:02d}：" + "提交前先跑完整的单元测试和静态检查，" * 4, clock
