@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from deadlines import HANG_S
+from clirun import in_a_process
 from memevo.core import secrets
 
 
@@ -37,14 +36,8 @@ def needs_keyring(test: Any) -> Any:
 def _memevo(
     *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=HANG_S,
-        env=os.environ | (env or {}),
-    )
+    """The command in its own process: the keyring is reached from a fresh interpreter."""
+    return in_a_process(*args, input=stdin, env=env)
 
 
 @needs_keyring
