@@ -173,7 +173,8 @@ payloads = st.dictionaries(
 
 @FAST
 @given(payload=payloads, event=st.one_of(st.sampled_from(["SessionStart", "UserPromptSubmit", "Stop",
-                                                          "sessionStart", "beforeSubmitPrompt", "stop"]), st.text()),
+                                                          "sessionStart", "beforeSubmitPrompt", "stop", "PreToolUse",
+                                                          "beforeShellExecution"]), st.text()),
        context=st.one_of(st.none(), any_text))  # fmt: skip
 def test_every_adapter_reads_any_payload(adapters: dict[str, Any], payload: dict[str, Any], event: str,
                                          context: str | None) -> None:  # fmt: skip
@@ -181,7 +182,7 @@ def test_every_adapter_reads_any_payload(adapters: dict[str, Any], payload: dict
         if isinstance(adapter, ModuleType):
             continue
         kind = adapter.event_kind(event, payload)
-        assert kind in (None, "session_start", "prompt", "stop"), name
+        assert kind in (None, "session_start", "prompt", "stop", "action"), name  # action: a tool call
         for key in (adapter.session_key(payload), adapter.prompt_id(payload)):
             assert key is None or isinstance(key, str)
         text = adapter.prompt_text(payload)
