@@ -288,19 +288,6 @@ MODULE_LANES: dict[str, str] = {
     "test_wizard.py": UNITS,
     "test_wizard_notes.py": UNITS,
 }
-# Longest first, about 300 s down to 50 s each on two pinned workers (see pytest_collection_modifyitems).
-LONGEST_MODULES = (
-    "test_recall_model.py",
-    "test_onnx_build.py",
-    "test_installed_journey.py",
-    "test_processes.py",
-    "test_encoder_onnx.py",
-    "test_claude_cli.py",
-    "test_codebuddy_cli.py",
-    "test_recall_cli.py",
-    "test_claude_cli_learning.py",
-    "test_mcp_robust.py",
-)
 MODEL_FIXTURES = {"provisioned_model", "encoder", "side_host"}
 GUI_FIXTURES = {"qtbot", "qapp"}
 KEYRING_FIXTURES = {"clean_keyring", "keyring_unlocked"}
@@ -325,11 +312,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Lane marks, and for pytest-xdist (`--dist loadgroup`) one group per module — its
     module-scoped services start once — except that every keyring test shares one worker (they
     share the one test keyring)."""
-    # Longest modules first (pytest-xdist hands modules out in this order): the two workers then
-    # end together instead of one waiting on the journey's last minutes. Order inside a module
-    # is kept. The figures: --durations of a full run (.ci/run), a module's tests summed.
-    first = {name: rank for rank, name in enumerate(LONGEST_MODULES)}
-    items.sort(key=lambda item: first.get(item.path.name, len(first)))
     for item in items:
         marks = lanes_of(item)
         for mark in sorted(marks):
