@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import in_a_process
+from deadlines import HANG_S
 from memevo.core import secrets
 
 
@@ -36,8 +37,14 @@ def needs_keyring(test: Any) -> Any:
 def _memevo(
     *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """The command in its own process: the keyring is reached from a fresh interpreter."""
-    return in_a_process(*args, input=stdin, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+        env=os.environ | (env or {}),
+    )
 
 
 @needs_keyring

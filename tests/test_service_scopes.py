@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import servicerun
-from clirun import in_a_process
+from deadlines import HANG_S
 from hookrun import run_hook
 from memevo.core import memories
 from memevo.core.clock import FakeClock
@@ -66,8 +67,13 @@ def _context(result: subprocess.CompletedProcess[bytes]) -> str:
 
 
 def _memevo(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The command in its own process: it goes through this module's running service."""
-    return in_a_process(*args, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+        cwd=cwd,
+    )
 
 
 def test_session_start_is_byte_identical_and_within_budget(scoped_service_home: Path) -> None:
