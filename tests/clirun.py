@@ -24,7 +24,7 @@ from deadlines import HANG_S
 # test nothing, so a command given one of these runs in a real process.
 INTERPRETER_ENV = ("PYTHON", "LANG", "LC_", "LANGUAGE")
 # Commands that stay up (a service, the tray, an MCP server): never inside the test's process.
-RESIDENT = {"serve", "tray", "mcp", "watch"}
+RESIDENT = {"serve", "tray", "mcp"}
 
 
 def in_a_process(
