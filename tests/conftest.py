@@ -60,8 +60,25 @@ def _stop_strays(data: Path) -> None:
             continue
 
 
+def _no_keyring_unless_marked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One test keyring serves the whole run, and a test on the other xdist worker that set or
+    cleared the side API key in it changed what a keyring test saw (`secret clear` finding no
+    key after `secret set`). Only tests marked `keyring` (one worker, one at a time) reach it;
+    every other test, and every process it starts, meets a machine with no keyring."""
+    if request.node.get_closest_marker("keyring") is not None:
+        return
+    import keyring.core
+    from keyring.backends import fail
+
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    _no_keyring_unless_marked(request, monkeypatch)
     before = _fingerprint()
     home = tmp_path / "home"
     data = tmp_path / "memevo-home"
@@ -159,7 +176,49 @@ def encoder(provisioned_model: Any) -> Any:
 
     enc = Encoder(provisioned_model.model, provisioned_model.folder)
     enc.load()
+    enc._model = RememberedVectors(enc._model)
     return enc
+
+
+@pytest.fixture(scope="session")
+def st_encoder(provisioned_model: Any) -> Any:
+    """The default model on sentence-transformers (torch), the reference the ONNX graph is held
+    to: loaded once a worker (a minute on one CPU) for test_onnx_build.py and
+    test_encoder_onnx.py, which share a worker for it (pytest_collection_modifyitems)."""
+    from memevo.core.encoder.encoder import Encoder
+
+    enc = Encoder(provisioned_model.model, provisioned_model.folder, backend="sentence-transformers")
+    enc.load()
+    enc._model = RememberedVectors(enc._model)
+    return enc
+
+
+class RememberedVectors:
+    """The real model behind the session's encoder, each distinct text run through it once a
+    worker: the recall sets' few hundred texts are recalled by six tests and three gates, and
+    were encoded again by each (minutes of a run). The vectors are the model's own (a batch's
+    float noise aside, 1e-7); what encodes and when is still the encoder's and the engine's."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.known: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def encode(self, texts: list[str], batch_size: int = 32) -> Any:
+        import numpy as np
+
+        missing = [text for text in dict.fromkeys(texts) if text not in self.known]
+        if missing:
+            for text, vector in zip(missing, self.inner.encode(missing, batch_size), strict=True):
+                self.known[text] = np.array(vector, dtype=np.float32)
+        return np.stack([self.known[text] for text in texts])
+
+    def encode_one(self, text: str) -> Any:
+        if text not in self.known:
+            self.known[text] = self.inner.encode_one(text)
+        return self.known[text].copy()
 
 
 @pytest.fixture
@@ -288,7 +347,26 @@ MODULE_LANES: dict[str, str] = {
     "test_wizard.py": UNITS,
     "test_wizard_notes.py": UNITS,
 }
-MODEL_FIXTURES = {"provisioned_model", "encoder", "side_host"}
+# Longest first, from "slowest modules" of a full run (.ci/run, two workers): 260 s down to 35 s.
+LONGEST_GROUPS = (
+    "encoder-backends",
+    "test_installed_journey.py",
+    "test_processes.py",
+    "test_recall_model.py",
+    "test_codebuddy_cli.py",
+    "test_recall_cli.py",
+    "keyring",
+    "test_repair.py",
+    "test_hook_relay.py",
+    "test_tray_learning.py",
+    "test_mcp_robust.py",
+    "test_claude_cli_learning.py",
+    "test_service.py",
+    "test_claude_cli.py",
+)
+# Modules that share a worker for a session fixture costly to make twice (the torch model).
+SHARED_GROUPS = {"test_onnx_build.py": "encoder-backends", "test_encoder_onnx.py": "encoder-backends"}
+MODEL_FIXTURES = {"provisioned_model", "encoder", "st_encoder", "side_host"}
 GUI_FIXTURES = {"qtbot", "qapp"}
 KEYRING_FIXTURES = {"clean_keyring", "keyring_unlocked"}
 
@@ -312,12 +390,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Lane marks, and for pytest-xdist (`--dist loadgroup`) one group per module — its
     module-scoped services start once — except that every keyring test shares one worker (they
     share the one test keyring)."""
+    groups: dict[int, str] = {}
     for item in items:
         marks = lanes_of(item)
         for mark in sorted(marks):
             item.add_marker(mark)
-        group = "keyring" if "keyring" in marks else item.path.name
+        group = "keyring" if "keyring" in marks else SHARED_GROUPS.get(item.path.name, item.path.name)
         item.add_marker(pytest.mark.xdist_group(group))
+        groups[id(item)] = group
+    # The longest groups first (pytest-xdist hands groups out in the order they first appear):
+    # the two workers then end together instead of one idling through another's last minutes.
+    # Order inside a module is kept.
+    first = {name: rank for rank, name in enumerate(LONGEST_GROUPS)}
+    items.sort(key=lambda item: first.get(groups[id(item)], len(first)))
 
 
 ALL_CPUS: set[int] = set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else set()
@@ -408,3 +493,38 @@ def home(isolated_home: Path) -> Path:
     root = Path(os.environ["HOME"])
     seed_clients(root)
     return root
+
+
+# -- where the time goes: each module's total beside pytest's --durations ---------------------------
+MODULE_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    module = report.nodeid.split("::", 1)[0]
+    MODULE_SECONDS[module] = MODULE_SECONDS.get(module, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The 15 longest modules (setup, call and teardown of every test summed), and all of them in
+    .cache/test-durations.json for the next run's order (longest first, `pytest_xdist` below)."""
+    import json
+
+    if not MODULE_SECONDS or "PYTEST_XDIST_WORKER" in os.environ:
+        return
+    ranked = sorted(MODULE_SECONDS.items(), key=lambda item: -item[1])
+    terminalreporter.write_sep("=", "slowest 15 modules (all phases)")
+    for module, seconds in ranked[:15]:
+        terminalreporter.write_line(f"{seconds:8.1f}s  {module}")
+    config = terminalreporter.config
+    if config.option.markexpr not in ("", "not static") or config.option.keyword:
+        return  # a lane's or a selection's totals are not its modules' whole
+    out = REPO / ".cache" / "test-durations.json"
+    try:
+        known = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    known.update({module: round(seconds, 1) for module, seconds in ranked})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(known, indent=1, sort_keys=True), encoding="utf-8")
+    tmp.replace(out)

@@ -29,13 +29,6 @@ from memevo.core.store import Store
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
 
 
-@pytest.fixture(scope="module")
-def st_encoder(provisioned_model: Any) -> Encoder:
-    enc = Encoder(provisioned_model.model, provisioned_model.folder, backend="sentence-transformers")
-    enc.load()
-    return enc
-
-
 def test_the_default_model_runs_on_onnx(encoder: Encoder) -> None:
     assert encoder.backend == "onnx"
     assert onnx_encoder.graph_ready(encoder.folder)

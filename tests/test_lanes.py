@@ -32,3 +32,12 @@ def test_in_process_modules_start_no_process() -> None:
     }
     offenders = {name: found for name, found in starting.items() if found}
     assert not offenders, f"these modules start processes; give them the processes lane: {offenders}"
+
+
+def test_the_ordered_and_shared_groups_name_real_modules() -> None:
+    """A renamed module left in LONGEST_GROUPS or SHARED_GROUPS would silently lose its place."""
+    modules = {path.name for path in TESTS.glob("test_*.py")}
+    shared = set(conftest.SHARED_GROUPS.values())
+    assert set(conftest.SHARED_GROUPS) <= modules
+    assert set(conftest.LONGEST_GROUPS) <= modules | shared | {"keyring"}
+    assert len(set(conftest.LONGEST_GROUPS)) == len(conftest.LONGEST_GROUPS)

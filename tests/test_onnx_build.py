@@ -80,10 +80,9 @@ def built(provisioned_model: Any, tmp_path_factory: pytest.TempPathFactory) -> d
 
 
 @pytest.fixture(scope="module")
-def st_model(provisioned_model: Any) -> Any:
-    from memevo.core.encoder.encoder import load_sentence_transformer
-
-    return load_sentence_transformer(provisioned_model.folder)
+def st_model(st_encoder: Any) -> Any:
+    """The SentenceTransformer behind the session's torch encoder (conftest.py)."""
+    return st_encoder._model.model
 
 
 def test_building_and_checking_imports_no_torch(built: dict[str, Any]) -> None:
@@ -130,7 +129,7 @@ def _verify_texts() -> list[str]:
 
 
 def test_the_built_graph_gives_sentence_transformers_vectors(
-    built: dict[str, Any], st_model: Any, tmp_path: Path
+    built: dict[str, Any], st_encoder: Any, tmp_path: Path
 ) -> None:
     """Every verify-set text, prefixed as the encoder does: vectors, raw and centred scores."""
     data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
@@ -140,7 +139,9 @@ def test_the_built_graph_gives_sentence_transformers_vectors(
     ours_model = onnx_encoder.OnnxEncoderModel(built["folder"])
     ours = ours_model.encode(pool + prompts)
     ours_one = np.stack([ours_model.encode_one(t) for t in pool + prompts])
-    theirs = np.asarray(st_model.encode(pool + prompts, normalize_embeddings=True), dtype=np.float32)
+    # the encoder prefixes the texts itself and normalises, as st_model.encode(pool + prompts) would
+    texts = [i["text"] for i in data["pool"]] + [c["prompt"] for c in data["cases"]]
+    theirs = st_encoder.encode(texts)
     cosine = min(
         float(np.min(np.sum(ours * theirs, axis=1))), float(np.min(np.sum(ours_one * theirs, axis=1)))
     )
@@ -193,12 +194,12 @@ def test_the_built_graph_is_the_torch_export(built: dict[str, Any], st_model: An
 
 
 def test_the_verify_set_gives_the_same_scores_and_outcomes(
-    built: dict[str, Any], provisioned_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    built: dict[str, Any], st_encoder: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The recall engine on the built graph vs on sentence-transformers: largest score change
     at most 1e-4, no verify case changes."""
     ours = Encoder(DEFAULT_MODEL, built["folder"], backend="onnx")
-    theirs = Encoder(DEFAULT_MODEL, provisioned_model.folder, backend="sentence-transformers")
+    theirs = st_encoder
     a = _run_backend(ours, tmp_path / "built", monkeypatch)
     b = _run_backend(theirs, tmp_path / "st", monkeypatch)
     assert a["scores"].keys() == b["scores"].keys() and len(a["scores"]) > 1000

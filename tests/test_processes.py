@@ -223,8 +223,16 @@ def test_a_stopped_service_still_gives_the_rules_at_session_start(
 
 # -- every command with the service running -------------------------------------------------------------
 def test_every_command_works_with_the_service_running(data_dir: Path, tmp_path: Path) -> None:
-    cases = Path(__file__).parent / "data" / "recall-set.json"
+    # every eighth case and tool call of the verify set, with its whole pool: the same figures
+    # alone and served is the subject here (the whole set's figures: tests/test_recall_model.py)
+    whole = json.loads((Path(__file__).parent / "data" / "recall-set.json").read_text(encoding="utf-8"))
+    cases = tmp_path / "recall-subset.json"
+    cases.write_text(
+        json.dumps(whole | {"cases": whole["cases"][::8], "actions": whole["actions"][::8]}, ensure_ascii=False),
+        encoding="utf-8",
+    )
     alone = json.loads(ok(data_dir, "verify", "--cases", str(cases), "--json"))
+    assert alone["relevant_total"] + alone["unrelated_total"] == len(whole["cases"][::8])
     assert not (data_dir / "memevo.duckdb").exists()  # a file with its own pool never touches the store
     legacy = {"id": "legacy0001", "text": "部署前先跑一遍冒烟测试", "confidence": 0.8}
     data_dir.mkdir(parents=True, exist_ok=True)

@@ -357,14 +357,18 @@ def test_hub_probe_gives_up_quickly_on_a_silent_endpoint(monkeypatch) -> None:
 
 @pytest.mark.slow  # a whole recall set through the model: the full lane only
 def test_calibrate_chooses_what_ships_and_cues_beat_the_plain_hybrid(
-    provisioned_model, capsys: pytest.CaptureFixture[str]
+    encoder, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`python -m memevo.core.recall.calibrate` on the verify set: the values it chooses on all
     cases are the shipped ones (core/recall/calibration.py), and cross-validated, the cues
     recall more related prompts than the plain hybrid without leaking more than the bound
     allows on the folds left out (a little slack: 4% chosen on 4/5 of the cases)."""
+    from memevo.core import runtime
     from memevo.core.recall import calibrate, calibration
 
+    # the session's encoder (the same model, its vectors of the set's texts already made by the
+    # tests above); runtime.load_encoder itself is tested in test_encoder_onnx.py
+    monkeypatch.setattr(runtime, "load_encoder", lambda progress=None: encoder)
     assert calibrate.main([str(RECALL_SET), "--seeds", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     shipped = calibration.for_model(report["model"])

@@ -65,6 +65,7 @@ def env(home: Path) -> dict[str, str]:
     return dict(os.environ) | {"PATH": "/usr/bin:/bin", "MEMEVO_LANG": "en", "TERM": "dumb"}
 
 
+@pytest.mark.keyring  # stores the key it is given in the test keyring
 def test_questions_answers_and_a_hidden_key(env: dict[str, str]) -> None:
     from memevo.core import secrets
 

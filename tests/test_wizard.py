@@ -301,6 +301,7 @@ def test_without_claude_code_its_page_is_skipped_and_its_folder_never_made(
 
 
 # -- the run -------------------------------------------------------------------------------------------
+@pytest.mark.keyring  # stores the key it is given in the test keyring
 def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     qtbot, make_wizard: Callable[..., SetupWizard], home: Path
 ) -> None:
