@@ -228,7 +228,9 @@ def test_every_command_works_with_the_service_running(data_dir: Path, tmp_path: 
     whole = json.loads((Path(__file__).parent / "data" / "recall-set.json").read_text(encoding="utf-8"))
     cases = tmp_path / "recall-subset.json"
     cases.write_text(
-        json.dumps(whole | {"cases": whole["cases"][::8], "actions": whole["actions"][::8]}, ensure_ascii=False),
+        json.dumps(
+            whole | {"cases": whole["cases"][::8], "actions": whole["actions"][::8]}, ensure_ascii=False
+        ),
         encoding="utf-8",
     )
     alone = json.loads(ok(data_dir, "verify", "--cases", str(cases), "--json"))
