@@ -211,7 +211,7 @@ def _cmd_start(args: argparse.Namespace) -> int:
     """`memevo` alone: the tray app where there is a desktop (a second start brings the first
     one's panel to the front); the overview on a terminal without one."""
     if has_display():
-        from ..desktop.tray import main as tray_main
+        from ..desktop.app import main as tray_main
 
         return int(tray_main())
     status = _cmd_overview(args)

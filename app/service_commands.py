@@ -26,7 +26,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_tray(args: argparse.Namespace) -> int:
     from ..core.display import has_display
-    from ..desktop.tray import main as tray_main
+    from ..desktop.app import main as tray_main
 
     if not has_display() and "QT_QPA_PLATFORM" not in os.environ and not args.self_test:
         # Offscreen, its dialogs and icon would be invisible and learned proposals would wait

@@ -1,5 +1,6 @@
-"""The tray app: the icon and its menu, native notifications, and the memory service hosted
-in the Qt event loop (qasync). The model loads on a worker thread, so the menu answers at once.
+"""The tray icon: its menu and native notifications, over the memory service that the program
+(desktop/app.py) hosts in the Qt event loop. The model loads on a worker thread, so the menu
+answers at once.
 
 The icon's state is recomputed every second from cheap sources (config file, host
 attributes); everything that queries the store (pending count, clients) is rebuilt only when
@@ -8,20 +9,12 @@ the menu is about to open, so the UI loop never waits on the database."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import sys
-import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.display import has_display
 from ..core.errors import StoreDamaged
 from ..core.service.host import ServiceHost
-from ..core.service.server import AlreadyRunning, InstanceLock, hosted_service, setup_logging
-from . import testhook
-from .i18n import install_translator, tr
+from .i18n import tr
 from .notify import Notifier
 
 if TYPE_CHECKING:
@@ -370,192 +363,3 @@ def recent_side_failures(host: ServiceHost) -> list[str]:
 
     errors = jobs.errors_since(host.store, since)
     return [error for error in errors if any(marker in error for marker in _ACTIONABLE_SIDE_ERRORS)]
-
-
-# -- the program ---------------------------------------------------------------------------------------------
-def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
-    if not has_display():
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import qasync
-
-    from .qt import QApplication
-
-    setup_logging("service")
-    lock = InstanceLock()
-    try:
-        lock.acquire(max(wait_lock_s, 2.0))  # a caller probing the lock holds it for an instant
-    except AlreadyRunning as exc:
-        if not take_over_headless(lock):
-            # Started on demand (a hook, an MCP server) while a tray app runs: nothing to show.
-            return 0 if wait_lock_s > 0 else bring_first_to_front(str(exc))
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    QApplication.setQuitOnLastWindowClosed(False)  # static: instance() is typed QCoreApplication
-    install_translator(app)
-    try:
-        return int(qasync.run(_run(self_test)))
-    finally:
-        lock.release()
-
-
-HANDOVER_WAIT_S = 60.0
-
-
-def take_over_headless(lock: InstanceLock) -> bool:
-    """A headless service (started by a hook, an MCP server or `memevo serve`) holds the store:
-    on a desktop the tray app hosts the service, so ask it to finish its requests and hand
-    over, then take the lock. Hooks answer from cache meanwhile. False: a tray app (or a
-    service that does not answer) holds it."""
-    from ..core.service.client import ServiceUnavailable, call
-
-    try:
-        status = call("ping", {}, timeout_s=5)
-        if status.get("desktop"):
-            return False
-        call("shutdown", {"handover": True}, timeout_s=10)
-    except (ServiceUnavailable, Exception):
-        return False
-    try:
-        lock.acquire(HANDOVER_WAIT_S)
-    except AlreadyRunning:
-        return False
-    return True
-
-
-def bring_first_to_front(why: str) -> int:
-    """A second start: the running tray app shows its panel; a headless service can't."""
-    from ..core.service.client import ServiceUnavailable, call
-
-    try:
-        answer = call("ui.show", {"view": "panel"}, timeout_s=5)
-    except ServiceUnavailable as exc:
-        print(f"memevo: {why}, and it does not answer ({exc}).", file=sys.stderr)
-        return 3
-    if answer.get("shown"):
-        print("memevo is already running: its panel is in front now.")
-        return 0
-    print(f"memevo: {why}; {answer.get('reason', 'it has no window')}.", file=sys.stderr)
-    print("Stop it with `memevo service stop` to run the tray app instead.", file=sys.stderr)
-    return 3
-
-
-async def _run(self_test: bool) -> int:
-    from .confirm import ConfirmQueue, run_queue
-
-    quit_event = asyncio.Event()
-    async with hosted_service() as (host, server, endpoint):
-        host.ctx.desktop = True
-        confirmations = ConfirmQueue(host)
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, host.ctx.keys.has)  # the keyring may prompt: never on the UI thread
-        tray = Tray(host, quit_event, confirmations)
-        # The learning worker starts now, off the UI thread: a failure shows on the icon at
-        # once (tray_state reads host.ctx.learner.error) instead of at the first prompt.
-        learning = loop.run_in_executor(None, _start_learning, host)
-        if testhook.enabled():
-            testhook.install(host, tray, confirmations, loop)
-        loop.call_later(2.0, tray.prepare_panel)
-
-        def show_ui(view: str) -> None:  # from the service's thread: the panel opens on the UI loop
-            loop.call_soon_threadsafe(tray.open_panel, view)
-
-        host.ctx.ui_request = show_ui
-        confirmations.resolved.connect(
-            lambda job, message: tray.notifier.notify(f"job:{job}", "memevo", message)
-        )
-        queue_task = asyncio.ensure_future(run_queue(confirmations, quit_event))
-        repairs = start_watcher(tray, loop)
-        if not self_test and first_run():
-            loop.call_later(1.0, tray.open_wizard)
-        loader = threading.Thread(target=host.load_engine, name="memevo-model", daemon=True)
-        loader.start()
-        assert server.stopping is not None
-        stop_task = asyncio.ensure_future(server.stopping.wait())
-        quit_task = asyncio.ensure_future(quit_event.wait())
-        ticks = 0
-        while not (stop_task.done() or quit_task.done()):
-            tray.refresh_icon()
-            ticks += 1
-            if ticks % 10 == 0:
-                tray.check_side_failures()
-                loop.run_in_executor(None, host.ctx.keys.has)  # keeps keys.known() fresh
-            if self_test and (host.engine is not None or host.ctx.engine_error):
-                break
-            await asyncio.wait({stop_task, quit_task}, timeout=1.0)
-        host.ctx.ui_request = None
-        host.ctx.ui_test = None
-        await learning
-        if repairs is not None:
-            repairs.stop()
-        for task in (stop_task, quit_task, queue_task):
-            task.cancel()
-        if self_test:
-            return await _self_test_report(tray, endpoint)
-        return 0
-
-
-def _start_learning(host: ServiceHost) -> None:
-    from ..core.learning.learn import LearningUnavailable
-
-    with contextlib.suppress(LearningUnavailable):  # kept in host.ctx.learner.error: the icon says it
-        host.start_learning()
-
-
-def start_watcher(tray: Tray, loop: asyncio.AbstractEventLoop) -> Any:
-    """Keep the clients' registration repaired while the tray app runs (never fatal)."""
-    from ..installer.watcher import RegistrationWatcher
-
-    def repaired(client: str, lines: list[str]) -> None:  # the watcher's thread -> the UI loop
-        loop.call_soon_threadsafe(tray.on_repaired, client, lines)
-
-    def failed(client: str, why: str) -> None:
-        loop.call_soon_threadsafe(tray.on_repair_failed, client, why)
-
-    watcher = RegistrationWatcher(repaired, failed)
-    try:
-        watcher.start()
-    except Exception as exc:  # e.g. the inotify watch limit: say so, keep running
-        tray.notifier.notify("watcher", tr("memevo cannot watch the clients' files"), str(exc))
-        return None
-    return watcher
-
-
-def first_run() -> bool:
-    """No setup has run yet (no install.json): the tray app opens the wizard."""
-    from ..installer import state
-
-    return not state.path().exists()
-
-
-async def _self_test_report(tray: Tray, endpoint: Path) -> int:
-    """Open the panel, let it load the memories, and check it shows what the store holds."""
-    from ..core.service.client import call
-
-    host = tray.host
-    problems = []
-    if host.engine is None:
-        problems.append(f"the model is not ready: {host.ctx.engine_error}")
-    panel = tray.open_panel()
-    if panel is None:  # the store is damaged
-        print(f"self-test FAILED: {host.ctx.store_error}", file=sys.stderr)
-        return 1
-    for _ in range(600):  # the memories load on the panel's worker thread
-        await asyncio.sleep(0.05)
-        if not panel.memories.worker.busy:
-            break
-    counts = host.handle("counts", {})["counts"]
-    shown, total = panel.memories.model.total, sum(n for group in counts.values() for n in group.values())
-    if shown != total:
-        problems.append(f"the panel shows {shown} memories, the store holds {total}")
-    try:
-        answer = await asyncio.get_running_loop().run_in_executor(None, lambda: call("ping", {}, timeout_s=5))
-        if not answer.get("pid"):
-            problems.append("the service answered ping without a pid")
-    except Exception as exc:
-        problems.append(f"the service does not answer: {exc}")
-    print(
-        f"self-test: service on {endpoint}; model ready: {host.engine is not None}; panel shows {shown} memories"
-    )
-    for problem in problems:
-        print(f"self-test FAILED: {problem}", file=sys.stderr)
-    panel.close()
-    return 1 if problems else 0

@@ -222,7 +222,7 @@ def test_uninstall_stops_the_running_service_first_and_drops_pending_jobs(home: 
 
 
 def test_setup_with_no_client_installed_still_counts_as_run(isolated_home: Path) -> None:
-    from memevo.desktop.tray import first_run
+    from memevo.desktop.app import first_run
     from memevo.installer import setup_engine as setup
 
     assert first_run()  # the tray app would open the wizard
