@@ -124,6 +124,12 @@ MIGRATIONS: tuple[Migration, ...] = (
             "action VARCHAR NOT NULL, words VARCHAR)",
         ),
     ),
+    Migration(
+        12,
+        "the repository (or folder) a learning job's words were said in, so the confirmation "
+        "dialog can say which project a proposal came from (NULL: none known)",
+        ("ALTER TABLE side_jobs ADD COLUMN repo VARCHAR",),
+    ),
 )
 
 

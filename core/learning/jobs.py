@@ -15,7 +15,10 @@ from ..store import Store, one
 TOMBSTONE_MS = 24 * 3_600_000
 ZOMBIE = "daily-zombie-cleanup"
 OPEN = ("running", "ready", "shown")
-_COLUMNS = "id, client, session, prompt_id, created_ms, updated_ms, status, words, proposal, result, error, shown_ms, resolved_ms"
+_COLUMNS = (
+    "id, client, session, prompt_id, created_ms, updated_ms, status, words, proposal, result, error, "
+    "shown_ms, resolved_ms, repo"
+)
 
 
 @dataclass
@@ -33,6 +36,7 @@ class Job:
     error: str | None
     shown_ms: int | None
     resolved_ms: int | None
+    repo: str | None = None  # the repository (or folder) the words were said in; None: none known
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> Job:
@@ -46,16 +50,23 @@ class Job:
 
 
 def create(
-    store: Store, job_id: str, client: str, session: str, prompt_id: str | None, words: str, now_ms: int
+    store: Store,
+    job_id: str,
+    client: str,
+    session: str,
+    prompt_id: str | None,
+    words: str,
+    now_ms: int,
+    repo: str | None = None,
 ) -> bool:
     """Exclusive creation: False when this sessionID already exists (a retried hook)."""
     with store.transaction() as con:
         if one(con.execute("SELECT 1 FROM side_jobs WHERE id = ?", [job_id])):
             return False
         con.execute(
-            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
-            [job_id, client, session, prompt_id, now_ms, now_ms, words],
+            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words, repo) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+            [job_id, client, session, prompt_id, now_ms, now_ms, words, repo],
         )
     return True
 
@@ -73,6 +84,7 @@ def create_proposed(
     proposal: dict[str, Any],
     status: str,
     caps: tuple[int, int],
+    repo: str | None = None,
 ) -> str:
     """A proposal from a client's model, created exclusively and within its caps in one
     transaction (so concurrent calls cannot overrun them): "created", "exists" (the same
@@ -96,8 +108,8 @@ def create_proposed(
         if today >= per_day:
             return "day"
         con.execute(
-            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words, proposal) "
-            "VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?)",
+            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words, "
+            "proposal, repo) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)",
             [
                 job_id,
                 client,
@@ -107,6 +119,7 @@ def create_proposed(
                 status,
                 words,
                 json.dumps(proposal, ensure_ascii=False),
+                repo,
             ],
         )
     return "created"

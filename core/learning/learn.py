@@ -117,11 +117,11 @@ class LearningRunner:
             return None
         if not self.thread.is_alive() or self.loop.is_closed():
             raise LearningUnavailable("the learning worker has stopped; restart memevo")
+        repo = scopes.repo_of(ask.get("cwd"))
         if not jobs.create(
-            store, job_id, ask["client"], ask["session"], ask.get("prompt_id"), words, clock.now_ms()
+            store, job_id, ask["client"], ask["session"], ask.get("prompt_id"), words, clock.now_ms(), repo
         ):
             return job_id  # a retried hook: the analysis already started once
-        repo = scopes.repo_of(ask.get("cwd"))
         self.futures[job_id] = asyncio.run_coroutine_threadsafe(
             self.analyse(job_id, words, context, repo), self.loop
         )

@@ -77,6 +77,7 @@ def op_propose(
         made,
         status,
         (int(config["proposalsPerSession"]), int(config["proposalsPerDay"])),
+        repo,
     )
     if created == "exists":
         return _already(ctx, job_id)
