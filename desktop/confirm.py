@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from typing import Any
 
 from ..core import memories
 from ..core.learning import jobs, resolve
-from ..core.learning.stop import LABELS, describe
+from . import confirm_texts as texts
 from .i18n import tr
 from .learning_texts import proposer
 from .qt import (
     QDialog,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QObject,
@@ -34,74 +36,83 @@ log = logging.getLogger("memevo.desktop")
 WARNING_STYLE = "color: #b00020; font-weight: bold;"
 
 
-def title() -> str:
-    return tr("Memory confirmation · memevo")
-
-
-def group_label(category: str) -> str:
-    return {"rule": tr("Rules and preferences (rule)"), "project": tr("Project facts (project)")}.get(
-        category, ""
-    )
-
-
 class ConfirmDialog(QDialog):
+    """One proposal: where it came from, what it would do, the text (editable) and the choices
+    it offers — every word in the UI's language but the proposal's text and the user's words."""
+
     decided = Signal(str, str, str)  # job id, decision, text (the user's own edit)
     dismissed = Signal(str)  # job id: closed without a decision
 
-    def __init__(self, job: jobs.Job) -> None:
+    def __init__(self, job: jobs.Job, now_ms: int | None = None) -> None:
         super().__init__(None)
         self.job = job
         self.proposal: dict[str, Any] = job.proposal or {}
         self._answered = False
-        self.setWindowTitle(title())
+        self.setWindowTitle(texts.title())
         self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint)
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # the user's editor keeps focus
-        self.setMinimumWidth(520)
+        self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
-        self.proposer_label = _label(
-            tr("<b>Proposed by:</b> {who}").format(who=_escape(proposer(self.proposal, job.client)))
-        )
-        layout.addWidget(self.proposer_label)
+        self.heading_label = _value(texts.heading())
+        self.heading_label.setStyleSheet("font-weight: bold;")
+        layout.addWidget(self.heading_label)
+        grid = QGridLayout()
+        grid.setColumnStretch(1, 1)
+        layout.addLayout(grid)
+        self._grid = grid
+        self.row_titles: dict[QLabel, QLabel] = {}  # each row's value -> its name
+        self.client_label = self._row(tr("Client:"), texts.client_name(job.client))
+        name, path = texts.project(job.repo)
+        self.project_label = self._row(tr("Project:"), name, path)
+        self.session_label = self._row(tr("Session:"), texts.session(job.session), job.session)
+        now = int(time.time() * 1000) if now_ms is None else now_ms
+        self.time_label = self._row(tr("When:"), texts.when(job.created_ms, now))
+        self.proposer_label = self._row(tr("Proposed by:"), proposer(self.proposal, job.client))
+        self.words_label = self._row(tr("You said:"), job.words or "")
+        for part in (self.words_label, self.row_titles[self.words_label]):
+            part.setVisible(bool(job.words))  # a job made before words were kept has none
         # A client's model quotes the user's words; quoted words the user never typed in this
         # session may come from an injected instruction: said plainly before anything is saved.
-        self.unverified_label = _label(
+        self.unverified_label = _value(
             tr("These words were not found in what you typed in this session — check before saving.")
         )
         self.unverified_label.setStyleSheet(WARNING_STYLE)
         self.unverified_label.setVisible(self.proposal.get("verified_words") is False)
-        layout.addWidget(self.unverified_label)
-        layout.addWidget(_label(tr("<b>You said:</b> {words}").format(words=_escape(job.words or ""))))
-        layout.addWidget(_label(tr("<b>Proposal:</b> {what}").format(what=_escape(describe(self.proposal)))))
-        layout.addWidget(
-            _label(tr("<b>Group:</b> {group}").format(group=group_label(str(self.proposal.get("category")))))
-        )
+        grid.addWidget(self.unverified_label, grid.rowCount(), 0, 1, 2)
+        self.proposal_label = self._row(tr("Proposal:"), texts.describe(self.proposal))
+        self.group_label = self._row(tr("Group:"), texts.group_label(str(self.proposal.get("category"))))
         self.editor = QPlainTextEdit(self._initial_text())
         self.editor.setFixedHeight(90)
         self.editor.textChanged.connect(self._validate)
         layout.addWidget(self.editor)
-        self.counter = _label("")
+        self.counter = _value("")
         layout.addWidget(self.counter)
         row = QHBoxLayout()
         self.buttons: dict[str, QPushButton] = {}
         for decision in resolve.options(self.proposal):
-            button = QPushButton(self._label_for(decision))
+            button = QPushButton(texts.choice(decision, self.proposal.get("target")))
             button.clicked.connect(lambda _=False, d=decision: self._answer(d))
             row.addWidget(button)
             self.buttons[decision] = button
         layout.addLayout(row)
         self._validate()
 
+    def _row(self, name: str, value: str, tooltip: str = "") -> QLabel:
+        """A "name: value" row of the grid; returns the value's label."""
+        title_label = QLabel(name)
+        title_label.setStyleSheet("font-weight: bold;")
+        title_label.setAlignment(Qt.AlignmentFlag.AlignTop)
+        shown = _value(value)
+        shown.setToolTip(tooltip)
+        row = self._grid.rowCount()
+        self._grid.addWidget(title_label, row, 0)
+        self._grid.addWidget(shown, row, 1)
+        self.row_titles[shown] = title_label
+        return shown
+
     def _initial_text(self) -> str:
         p = self.proposal
         return str(p.get("merged_text") or p.get("replace_text") or p.get("text") or "")
-
-    def _label_for(self, decision: str) -> str:
-        target = self.proposal.get("target")
-        return (
-            f"{LABELS[decision]} #{target}"
-            if decision in ("reinforce", "merge", "replace")
-            else LABELS[decision]
-        )
 
     def text(self) -> str:
         return self.editor.toPlainText().strip()
@@ -216,17 +227,12 @@ class ConfirmQueue(QObject):
         self._show_next()
 
 
-def _label(html: str) -> QLabel:
-    label = QLabel(html)
+def _value(text: str) -> QLabel:
+    """Plain text (the user's words may hold < and &), wrapped."""
+    label = QLabel(text)
     label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     return label
-
-
-def _escape(text: str) -> str:
-    import html
-
-    return html.escape(text)
 
 
 async def run_queue(queue: ConfirmQueue, stop: asyncio.Event, every_s: float = 1.0) -> None:

@@ -286,6 +286,8 @@ MODULE_LANES: dict[str, str] = {
     "test_confidence_rules.py": UNITS,
     "test_config.py": UNITS,
     "test_confirm_dialog.py": UNITS,
+    "test_confirm_dialog_language.py": PROCESSES,
+    "test_confirm_dialog_origin.py": UNITS,
     "test_core_owns_sql.py": UNITS,
     "test_cues.py": PROCESSES,
     "test_duplicates_add.py": PROCESSES,

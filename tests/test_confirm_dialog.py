@@ -37,7 +37,7 @@ def test_only_the_offered_choices_are_buttons(qtbot, store: Store, clock: FakeCl
     labels = [b.text() for b in dialog.buttons.values()]
     assert labels == ["保存为规则", "保存为项目事实", f"合并到已有记忆 #{target.id}", "不落成"]
     assert dialog.text() == merge["merged_text"]
-    assert dialog.windowTitle() == "记忆确认·插件"
+    assert dialog.windowTitle() == "memevo · 确认一条新记忆"  # names memevo (issue 30)
     from PySide6.QtCore import Qt
 
     assert dialog.testAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # never steals focus
@@ -53,7 +53,8 @@ def test_a_client_models_proposal_names_its_client(
     proposal = CREATE | {"origin": "client", "verified_words": True}
     dialog = ConfirmDialog(_ready(store, clock, f"j-{client}", proposal, client=client))
     qtbot.addWidget(dialog)
-    assert dialog.proposer_label.text() == f"<b>提议者：</b>{who} 自己的模型"
+    assert dialog.proposer_label.text() == f"{who} 自己的模型"
+    assert dialog.client_label.text() == who
     assert dialog.unverified_label.isHidden()  # the quoted words are the user's own
 
 
@@ -61,7 +62,7 @@ def test_the_side_judges_proposal_says_so(qtbot, store: Store, clock: FakeClock)
     dialog = ConfirmDialog(_ready(store, clock, "j-side", CREATE))  # no origin: the side judge's
     qtbot.addWidget(dialog)
     dialog.show()
-    assert dialog.proposer_label.text() == "<b>提议者：</b>旁路模型"
+    assert dialog.proposer_label.text() == "旁路模型"
     assert not dialog.unverified_label.isVisible()
 
 
@@ -70,7 +71,7 @@ def test_words_the_user_never_typed_are_warned_about(qtbot, store: Store, clock:
     dialog = ConfirmDialog(_ready(store, clock, "j-unverified", proposal, client="cursor"))
     qtbot.addWidget(dialog)
     dialog.show()
-    assert dialog.proposer_label.text() == "<b>提议者：</b>Cursor 自己的模型"
+    assert dialog.proposer_label.text() == "Cursor 自己的模型"
     assert dialog.unverified_label.isVisible()
     assert dialog.unverified_label.text() == "在本会话里你输入的内容中没有找到这段原话——保存前请核对。"
     assert dialog.buttons["create_rule"].isEnabled()  # the user decides, warned

@@ -1006,8 +1006,12 @@
         <translation>memevo 没能学习</translation>
     </message>
     <message>
-        <source>Memory confirmation · memevo</source>
-        <translation>记忆确认·插件</translation>
+        <source>memevo · Confirm a new memory</source>
+        <translation>memevo · 确认一条新记忆</translation>
+    </message>
+    <message>
+        <source>memevo learned something from your conversation. Save it as a memory?</source>
+        <translation>memevo 从你的对话里学到了一条内容，要保存为记忆吗？</translation>
     </message>
     <message>
         <source>Rules and preferences (rule)</source>
@@ -1018,24 +1022,104 @@
         <translation>项目事实（project）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Proposed by:&lt;/b&gt; {who}</source>
-        <translation>&lt;b&gt;提议者：&lt;/b&gt;{who}</translation>
+        <source>Save as a rule</source>
+        <translation>保存为规则</translation>
+    </message>
+    <message>
+        <source>Save as a project fact</source>
+        <translation>保存为项目事实</translation>
+    </message>
+    <message>
+        <source>Reinforce memory #{id}</source>
+        <translation>强化已有记忆 #{id}</translation>
+    </message>
+    <message>
+        <source>Merge into memory #{id}</source>
+        <translation>合并到已有记忆 #{id}</translation>
+    </message>
+    <message>
+        <source>Replace memory #{id}</source>
+        <translation>替换已有记忆 #{id}</translation>
+    </message>
+    <message>
+        <source>Don&apos;t save</source>
+        <translation>不落成</translation>
+    </message>
+    <message>
+        <source>Reinforce memory #{id} “{target}”</source>
+        <translation>强化已有记忆 #{id}「{target}」</translation>
+    </message>
+    <message>
+        <source>Merge memory #{id} “{target}” into “{text}”</source>
+        <translation>与已有记忆 #{id}「{target}」合并为「{text}」</translation>
+    </message>
+    <message>
+        <source>Replace memory #{id} “{target}” with “{text}”</source>
+        <translation>用「{text}」替换已有记忆 #{id}「{target}」</translation>
+    </message>
+    <message>
+        <source>A new project fact: “{text}”</source>
+        <translation>新增项目事实「{text}」</translation>
+    </message>
+    <message>
+        <source>A new rule: “{text}”</source>
+        <translation>新增规则「{text}」</translation>
+    </message>
+    <message>
+        <source>an unknown client</source>
+        <translation>未知的客户端</translation>
+    </message>
+    <message>
+        <source>No project folder came with this proposal.</source>
+        <translation>这条提议没有附带项目文件夹。</translation>
+    </message>
+    <message>
+        <source>today at {time}</source>
+        <translation>今天 {time}</translation>
+    </message>
+    <message>
+        <source>yesterday at {time}</source>
+        <translation>昨天 {time}</translation>
+    </message>
+    <message>
+        <source>{date} at {time}</source>
+        <translation>{date} {time}</translation>
     </message>
     <message>
         <source>These words were not found in what you typed in this session — check before saving.</source>
         <translation>在本会话里你输入的内容中没有找到这段原话——保存前请核对。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;You said:&lt;/b&gt; {words}</source>
-        <translation>&lt;b&gt;你说：&lt;/b&gt;{words}</translation>
+        <source>Client:</source>
+        <translation>客户端：</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Proposal:&lt;/b&gt; {what}</source>
-        <translation>&lt;b&gt;提议：&lt;/b&gt;{what}</translation>
+        <source>Project:</source>
+        <translation>项目：</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Group:&lt;/b&gt; {group}</source>
-        <translation>&lt;b&gt;分组：&lt;/b&gt;{group}</translation>
+        <source>Session:</source>
+        <translation>会话：</translation>
+    </message>
+    <message>
+        <source>When:</source>
+        <translation>提议时间：</translation>
+    </message>
+    <message>
+        <source>Proposed by:</source>
+        <translation>提议者：</translation>
+    </message>
+    <message>
+        <source>You said:</source>
+        <translation>你说：</translation>
+    </message>
+    <message>
+        <source>Proposal:</source>
+        <translation>提议：</translation>
+    </message>
+    <message>
+        <source>Group:</source>
+        <translation>分组：</translation>
     </message>
     <message>
         <source>{count} characters (6–400)</source>
