@@ -20,8 +20,10 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,18 +72,16 @@ def register(home: Path, memevo_home: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def run_codebuddy(
-    prompt: str,
-    home: Path,
-    memevo_home: Path,
-    script: Callable[[dict[str, Any]], Any] | None = None,
-) -> tuple[subprocess.CompletedProcess[str], FakeOpenAIChat]:
-    """`codebuddy -p PROMPT -y` in a fresh project folder, env as in client-protocols.md Appendix C §1."""
+def new_project(home: Path) -> Path:
     project = home.parent / f"project-{len(list(home.parent.glob('project-*')))}"
     project.mkdir()
-    api = FakeOpenAIChat(reply="好的。", script=script)
+    return project
+
+
+def cli_env(api: FakeOpenAIChat, home: Path, memevo_home: Path) -> dict[str, str]:
+    """The CLI's environment, as in client-protocols.md Appendix C §1 (offline, API-key mode)."""
     proxy = api.url
-    env = {
+    return {
         "PATH": os.environ["PATH"],
         "HOME": str(home),
         "TERM": "dumb",
@@ -102,6 +102,20 @@ def run_codebuddy(
         "MEMEVO_MODELS_DIR": os.environ["MEMEVO_MODELS_DIR"],
         "MEMEVO_HEADLESS": "1",
     }
+
+
+def run_codebuddy(
+    prompt: str,
+    home: Path,
+    memevo_home: Path,
+    script: Callable[[dict[str, Any]], Any] | None = None,
+    project: Path | None = None,
+) -> tuple[subprocess.CompletedProcess[str], FakeOpenAIChat]:
+    """`codebuddy -p PROMPT -y` in a project folder (a fresh one by default). One-shot `-p`
+    drops any Stop continuation (Appendix C §6): see run_session for a session that keeps them."""
+    project = project or new_project(home)
+    api = FakeOpenAIChat(reply="好的。", script=script)
+    env = cli_env(api, home, memevo_home)
     try:
         result = subprocess.run(
             [str(NODE), str(CLI), "-p", prompt, "-y"],
@@ -119,6 +133,69 @@ def run_codebuddy(
     assert "hook error" not in result.stderr, result.stderr[-2000:]
     assert api.bodies, f"the CLI never called the fake model: {result.stdout[-500:]} {result.stderr[-1500:]}"
     return result, api
+
+
+@dataclass
+class Session:
+    """A persistent CLI session's run: the stream-json events it printed, its stderr, the fake model."""
+
+    events: list[dict[str, Any]]
+    stderr: str
+    api: FakeOpenAIChat
+
+    def results(self) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("type") == "result"]
+
+
+def run_session(
+    prompts: list[str],
+    home: Path,
+    memevo_home: Path,
+    script: Callable[[dict[str, Any]], Any] | None = None,
+    env: dict[str, str] | None = None,
+) -> Session:
+    """`codebuddy -p --input-format stream-json --output-format stream-json -y` with stdin held
+    open: the way an IDE or the SDK drives it, where a Stop hook's continuation really happens
+    (Appendix C §6). Each prompt is sent after the previous turn's `result` event (a turn's Stop
+    hooks and their continuations come before it); stdin is closed after the last one."""
+    api = FakeOpenAIChat(reply="好的。", script=script)
+    events: list[dict[str, Any]] = []
+    with subprocess.Popen(
+        [str(NODE), str(CLI), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "-y"],
+        cwd=new_project(home),
+        env=cli_env(api, home, memevo_home) | (env or {}),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        guard = threading.Timer(HANG_S, proc.kill)  # a hang guard, never a timing assertion
+        guard.start()
+        errors: list[str] = []
+        reader = threading.Thread(target=lambda: errors.append(proc.stderr.read() if proc.stderr else ""))
+        reader.start()
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            for prompt in prompts:
+                message = {"type": "user", "message": {"role": "user", "content": prompt}}
+                proc.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
+                proc.stdin.flush()
+                for line in proc.stdout:
+                    if line.strip().startswith("{"):
+                        events.append(json.loads(line))
+                        if events[-1].get("type") == "result":
+                            break
+            proc.stdin.close()
+            events += [json.loads(line) for line in proc.stdout if line.strip().startswith("{")]
+            proc.wait()
+        finally:
+            guard.cancel()
+            api.close()
+            reader.join()
+    session = Session(events, "".join(errors), api)
+    assert len(session.results()) == len(prompts), (events[-3:], session.stderr[-2000:])
+    assert "hook error" not in session.stderr, session.stderr[-2000:]
+    return session
 
 
 def memevo(memevo_home: Path, home: Path, *args: str) -> Any:
@@ -296,7 +373,11 @@ def _asks_for_action(answer: str) -> bool:
 
 
 @contextmanager
-def learning_home(tmp_path: Path, config: dict[str, Any] | None) -> Iterator[tuple[Path, Path]]:
+def learning_home(
+    tmp_path: Path, config: dict[str, Any] | None, side_key: str | None = None
+) -> Iterator[tuple[Path, Path]]:
+    """memevo registered, memories populated and a service running; side_key: the side API's
+    key, given to the service only (config then names the side API), else client mode."""
     home, memevo_home = tmp_path / "home", tmp_path / "memevo"
     register(home, memevo_home)
     path = memevo_home / "config.json"
@@ -304,7 +385,8 @@ def learning_home(tmp_path: Path, config: dict[str, Any] | None) -> Iterator[tup
     if config is not None:
         path.write_text(json.dumps(current | config), encoding="utf-8")
     chosen = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    assert not any(k.startswith("sideApi") for k in chosen), chosen  # no side API at all
+    if side_key is None:
+        assert not any(k.startswith("sideApi") for k in chosen), chosen  # no side API at all
     saved = os.environ.get("MEMEVO_HOME")
     try:
         _populate(memevo_home)
@@ -313,7 +395,8 @@ def learning_home(tmp_path: Path, config: dict[str, Any] | None) -> Iterator[tup
             os.environ.pop("MEMEVO_HOME", None)
         else:
             os.environ["MEMEVO_HOME"] = saved
-    with servicerun.service(memevo_home, env={"MEMEVO_HEADLESS": "1"}):
+    key = {"MEMEVO_SIDE_API_KEY": side_key} if side_key else {}
+    with servicerun.service(memevo_home, env={"MEMEVO_HEADLESS": "1"} | key):
         yield home, memevo_home
 
 
@@ -381,3 +464,63 @@ def test_the_same_proposal_twice_in_a_session_is_one_memory(tmp_path: Path) -> N
         assert PROPOSAL["text"] in first
         assert "没有重复记下" in second, second
         assert rules_of(memevo_home, home).count(PROPOSAL["text"]) == 1
+
+
+# -- the side judge, and the CLI's Stop continuations (a persistent session) ----------------------------
+SIDE_KEY = "sk-test-local-only-0000000000"
+JUDGED_RULE = "提交信息（commit message）一律用英文写"
+
+
+@contextmanager
+def side_judge() -> Iterator[Any]:
+    from fake_openai import FakeOpenAI
+
+    def judged(body: dict[str, Any]) -> tuple[str, Any]:
+        said = text_of([{"text": str(m.get("content"))} for m in body.get("messages") or []])
+        if USER_WORDS in said and "捕捉到了新的记忆" not in said:
+            return "json", {"remember": True, "text": JUDGED_RULE, "category": "rule"}
+        return "json", {"remember": False}
+
+    judge = FakeOpenAI(judged)
+    try:
+        yield judge
+    finally:
+        judge.close()
+
+
+def user_queries(api: FakeOpenAIChat) -> list[str]:
+    """The `<user_query>` texts of the last request: the conversation's user turns, in order."""
+    found = []
+    for message in api.bodies[-1].get("messages") or []:
+        if message.get("role") == "user":
+            text = text_of(message.get("content") if isinstance(message.get("content"), list) else [message])
+            found += [part.split("</user_query>")[0] for part in text.split("<user_query>")[1:]]
+    return found
+
+
+@pytest.mark.usefixtures("no_side_key")
+def test_our_result_notice_in_the_stop_continuation_is_not_learned_again(tmp_path: Path) -> None:
+    """Issue 30, item 1: with confirmation off, Stop shows the result in a continuation; the CLI
+    then fires UserPromptSubmit with `Stop hook: <our notice>`. That is ours: not judged, not
+    remembered again, no 「已存在，强化了」 later."""
+    with side_judge() as judge:
+        config = {"sideApiBase": judge.base, "sideApiModel": "judge", "confirm": False, "sideWaitMs": 15000}
+        with learning_home(tmp_path, config, side_key=SIDE_KEY) as (home, memevo_home):
+            session = run_session([USER_WORDS, "好的，继续"], home, memevo_home)
+            rules = rules_of(memevo_home, home)
+    queries = user_queries(session.api)
+    assert queries[0] == USER_WORDS, queries
+    continued = [q for q in queries if q.startswith("Stop hook: ")]
+    assert len(continued) == 1 and texts.PLUGIN in continued[0] and "捕捉到了新的记忆" in continued[0], (
+        queries
+    )
+    assert JUDGED_RULE in continued[0]
+    # only the user's two prompts went to the judge; the notice behind `Stop hook: ` never did
+    judged = [
+        str(r["messages"][-1]["content"]).split("\n", 1)[-1]
+        for r in judge.requests
+        if str(r["messages"][0]["content"]).startswith("你是一个长期记忆的判别器")
+    ]
+    assert judged == [USER_WORDS, "好的，继续"], judged
+    assert rules.count(JUDGED_RULE) == 1, rules
+    assert "强化" not in "".join(queries), queries

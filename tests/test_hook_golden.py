@@ -126,6 +126,34 @@ def test_inputs_that_are_not_the_users_words(data_dir: Path, prompt: str, extra:
 
 
 @pytest.mark.parametrize(
+    ("prompt", "kind"),
+    [
+        # the CLI's continuation after our Stop: our notice behind its prefix (issue 30, item 1)
+        (
+            "Stop hook: memory-self-evolution 捕捉到了新的记忆。请把下面的结果原样展示给用户：\n已记下",
+            "plugin",
+        ),
+        ("Stop hook: MEMORY_CONFIRM_V1\nmemory-self-evolution 请你向用户确认一条记忆", "plugin"),
+        # another tool's Stop hook: not the user's words either
+        ("Stop hook: 请再跑一遍测试，以后提交信息都用英文写", "other"),
+        ("  Stop hook: lint failed", "other"),
+        ("转述一下：memory-self-evolution 捕捉到了新的记忆", "plugin"),
+        ("请解释一下 Stop hook: 是什么", "user"),
+        ("以后提交信息都用英文写", "user"),
+    ],
+)
+def test_codebuddy_stop_continuations_are_not_the_users_words(data_dir: Path, prompt: str, kind: str) -> None:
+    service = FakeService(data_dir, {"context": None})
+    try:
+        for client in ("codebuddy", "workbuddy"):
+            payload = {"session_id": "s", "prompt": prompt, "hook_event_name": "UserPromptSubmit"}
+            run_hook(client, "UserPromptSubmit", json.dumps(payload, ensure_ascii=False))
+    finally:
+        service.close()
+    assert [r["params"]["kind"] for r in service.requests] == [kind, kind]
+
+
+@pytest.mark.parametrize(
     ("client", "event", "payload"),
     [
         ("claude", "Stop", {"session_id": "s", "stop_hook_active": True}),

@@ -50,8 +50,10 @@ class Adapter:
 
     def prompt_kind(self, payload, text):
         """user: the user's own words; other: not theirs (no recall, no judging);
-        plugin: this plugin's own continuation or notice (nothing is injected)."""
-        if CONFIRM_MARKER in text or text.lstrip().startswith(PLUGIN_NOTICE):
+        plugin: this plugin's own continuation or notice (nothing is injected), wherever it
+        stands in the prompt: a client may put its own words before it (CodeBuddy's
+        `Stop hook: `), and a notice judged as the user's would be learned again."""
+        if CONFIRM_MARKER in text or PLUGIN_NOTICE in text:
             return "plugin"
         if payload.get("agent_id") or "<question_answer>" in text:
             return "other"

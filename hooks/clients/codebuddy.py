@@ -7,6 +7,10 @@ permission decision, and nothing at all when no rule applies (the CLI would inje
 
 from .base import Adapter, _json
 
+# The CLI's continuation after a Stop hook asked for one: UserPromptSubmit fires again with the
+# hook's reason behind this prefix (client-protocols.md, Appendix C §6). Never the user's words.
+STOP_CONTINUATION = "Stop hook:"
+
 
 class CodeBuddy(Adapter):
     name = "codebuddy"
@@ -23,6 +27,12 @@ class CodeBuddy(Adapter):
             if isinstance(payload.get(key), str) and payload[key].strip():
                 return payload[key]
         return ""
+
+    def prompt_kind(self, payload, text):
+        kind = super().prompt_kind(payload, text)
+        if kind == "user" and text.lstrip().startswith(STOP_CONTINUATION):
+            return "other"  # another tool's Stop hook asked for more: its words, not the user's
+        return kind
 
     def render_stop(self, context, payload):
         # The CLI documents `continue: false` with `reason` (v1.16+) and calls `decision: "block"`
