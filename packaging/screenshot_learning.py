@@ -1,19 +1,23 @@
-"""The README's learning screenshot: the confirmation dialog raised by a real prompt.
+"""The README's learning screenshots: the confirmation dialog raised by a real prompt, once on
+a Chinese desktop and once on an English one.
 
-    xvfb-run -a -s "-screen 0 1280x800x24" python3 packaging/screenshot_learning.py
+    xvfb-run -a -s "-screen 0 1280x800x24" python3 packaging/screenshot_learning.py [zh|en ...]
 
-Nothing is staged: in a throwaway HOME and MEMEVO_HOME it runs `memevo setup --only claude`,
-points learning at a local chat/completions server that plays the judge, starts the real
-`memevo tray` on the X display (with `trayer` as the system tray), sends 「记住：…」 through
-the UserPromptSubmit command that setup registered, waits for the tray's own dialog and grabs
-the screen from a separate process. Writes docs/confirm-dialog-live.png (cropped to the
-dialog) and docs/confirm-dialog-live-screen.png (the whole screen, tray icon included).
+Nothing is staged: for each language, in a throwaway HOME and MEMEVO_HOME it runs `memevo
+setup --only claude`, points learning at a local chat/completions server that plays the judge,
+starts the real `memevo tray` on the X display (with `trayer` as the system tray and, when
+installed, `openbox` to draw the window's title bar) under that language's locale (LANG and
+LC_ALL, as a desktop session sets them), sends "remember: …" from a project folder through the
+UserPromptSubmit command that setup registered, waits for the tray's own dialog and grabs the
+screen from a separate process. Writes docs/confirm-dialog-live-LANG.png (cropped to the
+dialog) and docs/confirm-dialog-live-screen-LANG.png (the whole screen, tray icon included).
 MEMEVO_MODELS_DIR is honoured, so an already provisioned model is reused."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,11 +28,19 @@ from pathlib import Path
 from typing import Any
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-WORDS = "记住：以后回答问题都用中文，代码注释也用中文"
-LEARNED = "回答问题和写代码注释时一律使用中文"
+# What the user says on each desktop, and what the judge makes of it.
+SAID = {
+    "zh": ("记住：以后回答问题都用中文，代码注释也用中文", "回答问题和写代码注释时一律使用中文"),
+    "en": (
+        "Remember: answer me in English from now on, code comments too",
+        "Answer questions and write code comments in English",
+    ),
+}
+LOCALES = {"zh": "zh_CN.UTF-8", "en": "en_US.UTF-8"}
+PROJECT = "payments-app"  # the folder the prompt is sent from: the dialog names it
 
 
-def judge_server() -> ThreadingHTTPServer:
+def judge_server(learned: str) -> ThreadingHTTPServer:
     """Plays the user's side model: every judge call says "remember this rule"."""
 
     class Handler(BaseHTTPRequestHandler):
@@ -37,7 +49,7 @@ def judge_server() -> ThreadingHTTPServer:
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length") or 0))
-            content = json.dumps({"remember": True, "text": LEARNED, "category": "rule"}, ensure_ascii=False)
+            content = json.dumps({"remember": True, "text": learned, "category": "rule"}, ensure_ascii=False)
             body = json.dumps(
                 {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
             )
@@ -103,16 +115,38 @@ def grab(env: dict[str, str], target: Path, crop: list[int] | None) -> None:
 def main() -> int:
     if not os.environ.get("DISPLAY"):
         raise SystemExit("no X display: run under xvfb-run (see the docstring)")
+    languages = sys.argv[1:] or list(LOCALES)
+    unknown = set(languages) - set(LOCALES)
+    if unknown:
+        raise SystemExit(f"languages are {', '.join(LOCALES)}, not {', '.join(sorted(unknown))}")
+    wm = shutil.which("openbox")
+    manager = subprocess.Popen([wm]) if wm else None  # the title bar names memevo: draw it
+    try:
+        for language in languages:
+            shoot(language)
+    finally:
+        if manager is not None:
+            manager.terminate()
+            manager.wait(10)
+    return 0
+
+
+def shoot(language: str) -> None:
     root = Path(tempfile.mkdtemp(prefix="memevo-learning-shot-"))
     home, data = root / "home", root / "memevo-home"
     (home / ".claude").mkdir(parents=True)
-    server = judge_server()
+    project = home / "code" / PROJECT
+    (project / ".git").mkdir(parents=True)
+    words, learned = SAID[language]
+    server = judge_server(learned)
     env = dict(os.environ) | {
         "HOME": str(home),
         "MEMEVO_HOME": str(data),
         "MEMEVO_SIDE_API_KEY": "sk-local-judge-for-the-screenshot",
         "MEMEVO_TRAY_TEST_HOOK": "1",
-        "MEMEVO_LANG": os.environ.get("MEMEVO_LANG", "zh_CN"),
+        "MEMEVO_LANG": "",  # the locale decides, as on a user's desktop
+        "LANG": LOCALES[language],
+        "LC_ALL": LOCALES[language],
     }
     env.pop("QT_QPA_PLATFORM", None)
     memevo(env, "setup", "--only", "claude")
@@ -126,10 +160,10 @@ def main() -> int:
         while not ping(env).get("model_ready") and time.monotonic() < deadline:
             time.sleep(0.5)
         payload = {
-            "session_id": "shot",
+            "session_id": "3b9d2c71-5e4f-4a86-9c1d-7f0e2a6b8d45",
             "hook_event_name": "UserPromptSubmit",
-            "cwd": str(home),
-            "prompt": WORDS,
+            "cwd": str(project),
+            "prompt": words,
         }
         hook = subprocess.run(
             registered(home, "UserPromptSubmit"),
@@ -149,15 +183,16 @@ def main() -> int:
             raise SystemExit("the confirmation dialog did not appear")
         time.sleep(1.0)  # let the window manager-less X server paint it
         dialog = ui_state(env)["dialog"]
-        grab(env, DOCS / "confirm-dialog-live.png", dialog["geometry"])
-        grab(env, DOCS / "confirm-dialog-live-screen.png", None)
-        print(f"wrote {DOCS / 'confirm-dialog-live.png'} (dialog for job {dialog['job'][:8]})")
+        target = DOCS / f"confirm-dialog-live-{language}.png"
+        grab(env, target, dialog["geometry"])
+        grab(env, DOCS / f"confirm-dialog-live-screen-{language}.png", None)
+        print(f"wrote {target} (dialog for job {dialog['job'][:8]}: {dialog['title']})")
     finally:
         memevo(env, "service", "stop")
         tray.wait(30)
         trayer.terminate()
+        trayer.wait(10)
         server.shutdown()
-    return 0
 
 
 if __name__ == "__main__":

@@ -23,9 +23,11 @@ def main() -> int:
     from memevo.core.learning import jobs
     from memevo.core.store import Store
     from memevo.desktop.confirm import ConfirmDialog
+    from memevo.desktop.i18n import install_translator
     from memevo.desktop.qt import QApplication
 
     app = QApplication(sys.argv[:1])
+    install_translator(app)  # the locale's language (MEMEVO_LANG overrides), as the tray app
     store = Store.open()
     clock = SystemClock()
     old = memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v1", clock)
@@ -41,10 +43,11 @@ def main() -> int:
         store,
         "screenshot",
         "claude",
-        "s",
+        "8c1e4f2a-6d3b-4b7e-9f10-2a5c7e9d1b34",
         None,
         "记一下，支付页新流程的灰度开关现在改成 pay_new_flow_v2 了",
         clock.now_ms(),
+        "/home/dev/code/payments-app",
     )
     jobs.update(store, "screenshot", clock.now_ms(), status="ready", proposal=proposal)
     job = jobs.get(store, "screenshot")
