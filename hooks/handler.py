@@ -24,7 +24,8 @@ def handle(client, event, raw=None, environ=None, ask=None, log=None, failed=Non
     raw: the payload's bytes (None: read stdin). environ: what the adapter may read of the
     hook's environment. failed: the relay's request timed out (answer from the cache without
     asking again). deadline: time.monotonic() by which the service must have answered.
-    cwd: the hook's folder, for paths the client gave relative to it (the service runs elsewhere)."""
+    cwd: the hook's folder, for paths the client gave relative to it (the service runs elsewhere),
+    and the project's when the payload names none."""
     environ = os.environ if environ is None else environ
     ask = ask or hookio.ask
     log = log or hookio.log
@@ -44,16 +45,7 @@ def handle(client, event, raw=None, environ=None, ask=None, log=None, failed=Non
         payload, environ = _anchored(payload, environ, cwd)
     if adapter.silent_reason(payload, environ):
         return "", None
-    return answer(adapter, kind, payload, environ, ask, log, failed, deadline), kind
-
-
-def _cwd(payload):
-    """The session's folder: Claude Code and CodeBuddy send cwd, Cursor its workspace roots."""
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    roots = payload.get("workspace_roots") if isinstance(payload, dict) else None
-    if not cwd and isinstance(roots, list) and roots:
-        cwd = roots[0]
-    return cwd if isinstance(cwd, str) and cwd else None
+    return answer(adapter, kind, payload, environ, ask, log, failed, deadline, cwd), kind
 
 
 def _anchored(payload, environ, cwd):
@@ -67,14 +59,15 @@ def _anchored(payload, environ, cwd):
     return payload, environ
 
 
-def answer(adapter, kind, payload, environ, ask, log, failed=None, deadline=None):
+def answer(adapter, kind, payload, environ, ask, log, failed=None, deadline=None, here=None):
+    """here: the hook's own folder (the client starts it in the project), when known."""
     params = {
         "client": adapter.name,
         "flavor": adapter.flavor,
         "session": adapter.session_key(payload),
         "prompt_id": adapter.prompt_id(payload),
         "max_chars": adapter.max_chars,
-        "cwd": _cwd(payload),  # the repository a project fact belongs to
+        "cwd": adapter.project_dir(payload, environ, here),  # the repository a project fact belongs to
     }
     if kind == "prompt":
         text = adapter.prompt_text(payload) or ""

@@ -94,7 +94,7 @@ RELAYED = {
     },
 }
 # The environment variables an adapter reads (silent_reason, previous_answer): sent along.
-RELAY_ENVIRON = ("CURSOR_VERSION", "CURSOR_TRANSCRIPT_PATH")
+RELAY_ENVIRON = ("CURSOR_VERSION", "CURSOR_TRANSCRIPT_PATH", "CODEBUDDY_PROJECT_DIR")
 _ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {34: '\\"', 92: "\\\\"}
 
 
@@ -144,11 +144,18 @@ def answer_here(argv, raw=None, deadline=None, failed=None, started=None):
     if len(argv) < 3:
         hookio.log(f"usage: memevo_hook.py CLIENT EVENT (got {argv[1:]})")
         return 0
-    out, kind = handler.handle(argv[1], argv[2], raw, failed=failed, deadline=deadline)
+    out, kind = handler.handle(argv[1], argv[2], raw, failed=failed, deadline=deadline, cwd=_getcwd())
     _write(out.encode("utf-8") if out else b"")
     if kind and _env("MEMEVO_HOOK_TIMING"):
         hookio.log(f"{argv[1]} {kind} took {(time.perf_counter() - started) * 1000:.1f} ms")
     return 0
+
+
+def _getcwd():
+    try:
+        return _os.getcwd()
+    except OSError:  # the folder was removed under the client
+        return None
 
 
 def _hookio():
@@ -263,10 +270,8 @@ def _request(client, event, raw, token):
     environ = ", ".join(
         f"{_json_text(name)}: {_json_text(_env(name))}" for name in RELAY_ENVIRON if _env(name) is not None
     )
-    try:
-        cwd = _json_text(_os.getcwd())
-    except OSError:
-        cwd = "null"
+    cwd = _getcwd()
+    cwd = "null" if cwd is None else _json_text(cwd)
     parts = [
         f'{{"v": {PROTOCOL_VERSION}, "build": ',
         _json_text(build) if build else "null",

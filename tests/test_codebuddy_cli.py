@@ -244,12 +244,31 @@ def has_tool(body: dict[str, Any], name: str) -> bool:
 
 
 # -- the shared, read-only setup: memories populated, a service, memevo registered ---------------------------
+REPO_RULE = "这个仓库的 Python 代码统一用 4 个空格缩进"
+
+
+def the_repository(home: Path) -> Path:
+    """A git repository (a `.git` folder is all memevo looks for) holding a rule of its own."""
+    return home.parent / "shop-repo"
+
+
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     root = tmp_path_factory.mktemp("codebuddy-cli")
     home, memevo_home = root / "home", root / "memevo"
     register(home, memevo_home)
+    repository = the_repository(home)
+    (repository / ".git").mkdir(parents=True)
     with servicerun.populated(memevo_home, _populate):
+        added = subprocess.run(
+            [sys.executable, "-m", "memevo.core.cli", "rule", "add", "--here", REPO_RULE],
+            cwd=repository,
+            env=os.environ | {"HOME": str(home), "MEMEVO_HOME": str(memevo_home)},
+            capture_output=True,
+            text=True,
+            timeout=HANG_S,
+        )
+        assert added.returncode == 0, added.stdout + added.stderr
         yield home, memevo_home
 
 
@@ -293,6 +312,7 @@ def test_a_related_prompt_sends_the_model_the_rules_and_the_recalled_fact(
     start = session_start(first)
     for rule in RULES:
         assert rule in start
+    assert REPO_RULE not in start  # another repository's rule
     assert FACT not in start  # project facts are recalled, never listed at session start
     recalled = [t for t in hook_texts(first) if "【项目事实】" in t]
     assert len(recalled) == 1 and FACT in recalled[0], hook_texts(first)
@@ -300,10 +320,12 @@ def test_a_related_prompt_sends_the_model_the_rules_and_the_recalled_fact(
 
 
 def test_an_unrelated_prompt_gets_the_rules_and_only_the_reminder(shared: tuple[Path, Path]) -> None:
+    """Run in a repository: its own rule is among the session start's (issue 30, item 2: the
+    CLI's SessionStart names no cwd; the hook's folder and CODEBUDDY_PROJECT_DIR do)."""
     home, memevo_home = shared
-    _, api = run_codebuddy(UNRELATED, home, memevo_home)
+    _, api = run_codebuddy(UNRELATED, home, memevo_home, project=the_repository(home))
     first = api.bodies[0]
-    assert RULES[0] in session_start(first)
+    assert RULES[0] in session_start(first) and REPO_RULE in session_start(first)
     assert FACT not in api.texts()
     # no side API here: learning is the client's (learning=auto), so the client-mode texts
     assert texts.client_duties("codebuddy") in session_start(first)

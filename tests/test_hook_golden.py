@@ -153,6 +153,44 @@ def test_codebuddy_stop_continuations_are_not_the_users_words(data_dir: Path, pr
     assert [r["params"]["kind"] for r in service.requests] == [kind, kind]
 
 
+CLI_SESSION_START = {  # verbatim shape (client-protocols.md, Appendix C §4): no cwd
+    "session_id": "cb-9",
+    "transcript_path": "/h/.codebuddy/projects/w/cb-9.jsonl",
+    "hook_event_name": "SessionStart",
+    "source": "startup",
+    "permission_mode": "default",
+    "client": "CLI",
+    "version": "2.117.0",
+    "model": "default-model",
+}
+
+
+@pytest.mark.parametrize("relay", [True, False], ids=["relayed", "alone"])
+def test_codebuddy_takes_the_project_from_its_environment_when_the_payload_has_none(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relay: bool
+) -> None:
+    """Issue 30, item 2: the CLI's SessionStart has no cwd; CODEBUDDY_PROJECT_DIR names the
+    project, else the folder the CLI started the hook in. A payload's cwd still wins."""
+    named, started_in = tmp_path / "named-project", tmp_path / "hook-folder"
+    named.mkdir()
+    started_in.mkdir()
+    monkeypatch.chdir(started_in)
+    service = FakeService(data_dir, {"context": None}, relay=relay)
+    try:
+        stdin = json.dumps(CLI_SESSION_START)
+        run_hook("codebuddy", "SessionStart", stdin, env={"CODEBUDDY_PROJECT_DIR": str(named)})
+        run_hook("codebuddy", "SessionStart", stdin, env={"CODEBUDDY_PROJECT_DIR": ""})
+        given = json.dumps(CLI_SESSION_START | {"cwd": "/srv/shop"})
+        run_hook("codebuddy", "SessionStart", given, env={"CODEBUDDY_PROJECT_DIR": str(named)})
+        ide = json.dumps(CLI_SESSION_START | {"cwd": "/", "client": "CodeBuddyIDE"})
+        run_hook("codebuddy", "SessionStart", ide, env={"CODEBUDDY_PROJECT_DIR": str(named)})
+        run_hook("claude", "SessionStart", stdin, env={"CODEBUDDY_PROJECT_DIR": str(named)})
+    finally:
+        service.close()
+    asked = [r["params"].get("cwd") for r in service.requests]
+    assert asked == [str(named), str(started_in), "/srv/shop", str(named), None]
+
+
 @pytest.mark.parametrize(
     ("client", "event", "payload"),
     [

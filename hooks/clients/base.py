@@ -34,6 +34,15 @@ class Adapter:
     def prompt_id(self, payload):
         return None
 
+    def project_dir(self, payload, environ, here):
+        """The session's folder: Claude Code and CodeBuddy send cwd, Cursor its workspace roots.
+        environ and here (the hook's own folder): for a client whose payload may lack it."""
+        cwd = payload.get("cwd")
+        roots = payload.get("workspace_roots")
+        if not cwd and isinstance(roots, list) and roots:
+            cwd = roots[0]
+        return cwd if isinstance(cwd, str) and cwd else None
+
     def prompt_text(self, payload):
         return payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
 

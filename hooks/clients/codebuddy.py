@@ -28,6 +28,18 @@ class CodeBuddy(Adapter):
                 return payload[key]
         return ""
 
+    def project_dir(self, payload, environ, here):
+        # The CLI's SessionStart carries no cwd (Appendix C §4); it starts every hook in the
+        # project and names it in CODEBUDDY_PROJECT_DIR. The IDE has been seen sending cwd "/".
+        for folder in (
+            super().project_dir(payload, environ, here),
+            environ.get("CODEBUDDY_PROJECT_DIR"),
+            here,
+        ):
+            if isinstance(folder, str) and folder.strip() and folder.strip() not in ("/", "\\"):
+                return folder
+        return None
+
     def prompt_kind(self, payload, text):
         kind = super().prompt_kind(payload, text)
         if kind == "user" and text.lstrip().startswith(STOP_CONTINUATION):
