@@ -5,6 +5,7 @@ setup_commands. Imports stay lazy so model-free commands answer fast."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -209,13 +210,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _cmd_start(args: argparse.Namespace) -> int:
     """`memevo` alone: the tray app where there is a desktop (a second start brings the first
-    one's panel to the front); the overview on a terminal without one."""
-    if has_display():
-        from ..desktop.app import main as tray_main
+    one's panel to the front); the overview on a terminal without one, or on a desktop the
+    tray app cannot show on (Qt would abort: core/display.py), with the reason."""
+    from ..core import display
 
-        return int(tray_main())
+    after = "No desktop here: hooks start `memevo serve` on demand; `memevo tray` needs a display."
+    if has_display():
+        desktop = display.probe()
+        if desktop.problem is None:
+            if desktop.platform and "QT_QPA_PLATFORM" not in os.environ:
+                os.environ["QT_QPA_PLATFORM"] = desktop.platform
+            from ..desktop.app import main as tray_main
+
+            return int(tray_main())
+        print(f"memevo: the tray app cannot start on this desktop: {desktop.problem}.", file=sys.stderr)
+        after = (
+            "Hooks and MCP servers start the headless service (`memevo serve`) here instead; "
+            "once that is fixed, `memevo` starts the tray app."
+        )
     status = _cmd_overview(args)
-    print("No desktop here: hooks start `memevo serve` on demand; `memevo tray` needs a display.")
+    print(after)
     from ..core import paths
 
     if not (paths.data_dir() / "install.json").exists():

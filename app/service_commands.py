@@ -25,21 +25,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_tray(args: argparse.Namespace) -> int:
-    from ..core.display import has_display
+    from ..core import display
     from ..desktop.app import main as tray_main
 
-    if not has_display() and "QT_QPA_PLATFORM" not in os.environ and not args.self_test:
+    if not display.has_display() and "QT_QPA_PLATFORM" not in os.environ and not args.self_test:
         # Offscreen, its dialogs and icon would be invisible and learned proposals would wait
         # on a dialog nobody sees; headless, they are confirmed in the client's chat.
-        print(
-            "memevo tray: no display here; running the headless service instead (`memevo serve`): "
-            "learned proposals are confirmed in your client's chat or with `memevo pending`",
-            file=sys.stderr,
-            flush=True,
-        )
-        return cmd_serve(args)
+        return _serve_instead(args, "no display here")
+    # Qt aborts the process when its platform plugin cannot load or reach the display: asked
+    # first, a desktop that cannot show the tray still gets a working (headless) service.
+    desktop = display.probe() if display.has_display() else display.Desktop()
+    if desktop.problem:
+        return _serve_instead(args, f"the tray app cannot start on this desktop: {desktop.problem}")
+    if desktop.platform and "QT_QPA_PLATFORM" not in os.environ:
+        os.environ["QT_QPA_PLATFORM"] = desktop.platform  # the one that works, not Qt's first guess
     _exit_now(int(tray_main(self_test=args.self_test, wait_lock_s=args.wait_lock)))
     return 0
+
+
+HEADLESS_INSTEAD = (
+    "running the headless service instead (`memevo serve`): "
+    "learned proposals are confirmed in your client's chat or with `memevo pending`"
+)
+
+
+def _serve_instead(args: argparse.Namespace, why: str) -> int:
+    print(f"memevo tray: {why}; {HEADLESS_INSTEAD}", file=sys.stderr, flush=True)
+    return cmd_serve(args)
 
 
 def _exit_now(code: int) -> None:

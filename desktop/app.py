@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..core.display import has_display
+from ..core import display
 from ..core.service.host import ServiceHost
 from ..core.service.server import AlreadyRunning, InstanceLock, hosted_service, setup_logging
 from . import testhook
@@ -21,7 +21,7 @@ from .tray import Tray
 
 
 def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
-    if not has_display():
+    if not display.has_display():
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import qasync
 
@@ -35,7 +35,12 @@ def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
         if not take_over_headless(lock):
             # Started on demand (a hook, an MCP server) while a tray app runs: nothing to show.
             return 0 if wait_lock_s > 0 else bring_first_to_front(str(exc))
+    # Qt aborts the process here when its platform plugin fails (the probe in core/display.py
+    # runs before, but cannot foresee everything): the record tells starters this display kills
+    # the tray app, so they start `memevo serve` instead of a tray app that dies again.
+    display.record_tray_start()
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    display.tray_came_up()
     QApplication.setQuitOnLastWindowClosed(False)  # static: instance() is typed QCoreApplication
     install_translator(app)
     try:

@@ -232,6 +232,9 @@ def start_service():
             or os.environ.get("WAYLAND_DISPLAY")
         )
         mode = "tray" if desktop and os.environ.get("MEMEVO_HEADLESS") != "1" else "serve"
+        if mode == "tray" and tray_died_here():
+            mode = "serve"
+            log("the tray app died on this display before its window came up; starting `memevo serve`")
         logs = os.path.join(data_dir(), "logs")
         os.makedirs(logs, exist_ok=True)
         with open(os.path.join(logs, "service-start.log"), "ab") as out:
@@ -248,6 +251,26 @@ def start_service():
         log(f"started the service ({mode})")
     except OSError as exc:
         log(f"could not start the service: {exc}")
+
+
+def tray_died_here():
+    """The tray app's start record (core/display.py writes and reads the same file): left by a
+    tray app on this display that Qt killed before its GUI came up, e.g. for a missing system
+    library. Without it, every hook would start a tray app that dies, and recall nothing."""
+    if sys.platform in ("darwin", "win32"):
+        return False
+    try:
+        with open(os.path.join(data_dir(), "tray-start.json"), encoding="utf-8") as handle:
+            record = json.load(handle)
+        here = f"{os.environ.get('DISPLAY', '')}|{os.environ.get('WAYLAND_DISPLAY', '')}"
+        if record.get("display") != here:
+            return False
+        os.kill(int(record["pid"]), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return False
+    return False  # still starting
 
 
 def cached(name):

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 
-from .. import paths
+from .. import display, paths
 from ..display import has_display
 from . import protocol
 
@@ -23,11 +23,21 @@ SPAWN_GUARD_S = 10.0
 # `-P`: no working folder first on sys.path. A starter runs in the client's folder (the user's
 # project), where a `memevo/` package or `memevo.py` would otherwise be imported instead of ours.
 SAFE_PATH = "-P"
+DIED_HERE = (
+    "memevo: the tray app started on this display died before its window came up (see above);"
+    " starting the headless service (`memevo serve`) instead\n"
+)
 
 
 def service_mode() -> str:
-    """The tray app where there is a desktop (its native dialogs need it), else headless."""
-    return "tray" if has_display() and os.environ.get("MEMEVO_HEADLESS") != "1" else "serve"
+    """The tray app where there is a desktop (its native dialogs need it), else headless.
+
+    A tray app that cannot show on this desktop says why and serves headless by itself
+    (core/display.py probes before Qt is asked); one that Qt killed anyway left its start
+    record behind, and then this display gets the headless service right away."""
+    if not has_display() or os.environ.get("MEMEVO_HEADLESS") == "1" or display.tray_died_here():
+        return "serve"
+    return "tray"
 
 
 def lock_held() -> bool:
@@ -74,6 +84,8 @@ def start_detached(mode: str | None = None) -> bool:
         (data / "logs").mkdir(parents=True, exist_ok=True)
         guard.write_text(str(os.getpid()), encoding="utf-8")
         with open(data / "logs" / "service-start.log", "ab") as out:
+            if mode is None and service_args[0] == "serve" and display.tray_died_here():
+                out.write(DIED_HERE.encode())  # beside Qt's own words from the dead start
             child = subprocess.Popen(
                 [sys.executable, SAFE_PATH, "-m", "memevo.core.cli", *service_args],
                 stdin=subprocess.DEVNULL,
