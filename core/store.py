@@ -8,12 +8,13 @@ use goes through one re-entrant lock, so a write during maintenance simply waits
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,9 @@ class Store:
         self.con = connection
         self.path = path
         self.read_only = read_only
-        self._lock = threading.RLock()
+        self._lock = StoreLock()
         self._local = threading.local()  # the write request whose id the next commit records
+        self._watchers: dict[str, list[Callable[[], None]]] = {}
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -118,6 +120,7 @@ class Store:
         return counts
 
     def close(self) -> None:
+        self._lock.forbidden = None  # closing at the end is the one use any thread may make
         with self._lock:
             self.con.close()
 
@@ -126,6 +129,37 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- who wants to know about a change, and which thread must never wait here -------------
+    def watch(self, topic: str, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` (on the writing thread) after each change announced on `topic`;
+        returns the function that stops it. The tray learns of a new proposal this way instead
+        of asking the store every second."""
+        self._watchers.setdefault(topic, []).append(callback)
+
+        def unwatch() -> None:
+            with contextlib.suppress(ValueError):
+                self._watchers.get(topic, []).remove(callback)
+
+        return unwatch
+
+    def changed(self, topic: str) -> None:
+        """Announce a committed change: a watcher's failure is logged, never the writer's."""
+        for callback in list(self._watchers.get(topic, ())):
+            try:
+                callback()
+            except Exception:
+                log.exception("a watcher of %s failed", topic)
+
+    def keep_off(self, thread: threading.Thread) -> None:
+        """`thread` (the tray's UI thread, which also runs the service's loop) must never wait
+        on this store: each use from it is recorded and logged with where it came from."""
+        self._lock.forbidden = thread.ident
+
+    @property
+    def forbidden_uses(self) -> list[str]:
+        """Each use from the thread kept off (keep_off): where it came from."""
+        return self._lock.forbidden_uses
 
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
@@ -271,6 +305,40 @@ class Store:
         for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
             leftover.unlink(missing_ok=True)
         return fresh
+
+
+class StoreLock:
+    """The store's one re-entrant lock, which also notices a use from a forbidden thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self.forbidden: int | None = None  # a thread's ident (Store.keep_off)
+        self.forbidden_uses: list[str] = []  # where each use from the forbidden thread came from
+        self._reported: set[str] = set()
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if self.forbidden is not None and threading.get_ident() == self.forbidden:
+            self._forbidden_use()
+        return self._lock.acquire(blocking, timeout)
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def _forbidden_use(self) -> None:
+        import traceback
+
+        where = "".join(traceback.format_stack(limit=16)[:-2])
+        if len(self.forbidden_uses) < 100:
+            self.forbidden_uses.append(where)
+        if where not in self._reported:  # once per call site: a log, not a flood
+            self._reported.add(where)
+            log.warning("the store was used on the UI thread (it may freeze the tray):\n%s", where)
 
 
 def default_lock_wait() -> float:

@@ -96,6 +96,9 @@ async def _run(self_test: bool) -> int:
     quit_event = asyncio.Event()
     async with hosted_service() as (host, server, endpoint):
         host.ctx.desktop = True
+        # This thread runs the UI and the service's loop: the store is for the workers. A use
+        # from here is logged with its stack (and reported by the test hook).
+        host.store.keep_off(threading.current_thread())
         confirmations = ConfirmQueue(host)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, host.ctx.keys.has)  # the keyring may prompt: never on the UI thread

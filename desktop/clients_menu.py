@@ -43,13 +43,21 @@ def status_label(client: str, state_name: str) -> str:
     return tr("{client}: {state}").format(client=DISPLAY_NAMES[client], state=texts[state_name])
 
 
-def fill(menu: Any, host: Any, repair: Any, toggle_repairs: Any) -> None:
-    """Rebuild the submenu (called when the tray menu is about to show)."""
+def read(host: Any) -> dict[str, Any]:
+    """Off the UI thread: each client's registration state (its files) and the hooks' last
+    activity (the store); `fill` builds the submenu from it."""
     from ..installer.clients import CLIENTS
 
+    return {
+        "states": {client: registration_state(client) for client in CLIENTS},
+        "activity": host.handle("hook_activity", {"limit": 1})["hooks"],
+    }
+
+
+def fill(menu: Any, found: dict[str, Any], repair: Any, toggle_repairs: Any) -> None:
+    """Rebuild the submenu from what `read` found (on the UI thread, no I/O)."""
     menu.clear()
-    for client in CLIENTS:
-        state_name = registration_state(client)
+    for client, state_name in found["states"].items():
         sub = menu.addMenu(status_label(client, state_name))
         if state_name in ("missing", "stale", "not-registered", "ok"):
             sub.addAction(tr("Repair now")).triggered.connect(lambda _c=False, c=client: repair(c))
@@ -62,7 +70,7 @@ def fill(menu: Any, host: Any, repair: Any, toggle_repairs: Any) -> None:
                 lambda _c=False, c=client: toggle_repairs(c, True)
             )
     menu.addSeparator()
-    activity = host.handle("hook_activity", {"limit": 1})["hooks"]
+    activity = found["activity"]
     if not activity:
         menu.addAction(tr("No client hook has fired yet")).setEnabled(False)
     for row in activity:

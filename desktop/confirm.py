@@ -140,9 +140,15 @@ class ConfirmDialog(QDialog):
 
 
 class ConfirmQueue(QObject):
-    """Shows ready proposals one at a time, from every client and session, losing none."""
+    """Shows ready proposals one at a time, from every client and session, losing none.
+
+    The store is read and written only on the queue's worker thread, never on the UI thread
+    (which also runs the service's loop): the service announces each change to a job
+    (Store.watch), the queue reads what is new on its worker and shows the next dialog when
+    the answer comes back."""
 
     resolved = Signal(str, str)  # job id, the result message (for a notification)
+    _woken = Signal()  # a job changed, on whatever thread wrote it: delivered on the UI thread
 
     def __init__(self, host: Any) -> None:
         super().__init__()
@@ -152,47 +158,112 @@ class ConfirmQueue(QObject):
         self.dismissed_ids: set[str] = set()
         self.worker = OffUi("memevo-confirm", self)
         self.resolving: set[str] = set()
+        self._reading = False  # a look at the store is on the worker
+        self._again = False  # something changed meanwhile: look once more when it is back
+        self._opening: str | None = None  # the job being marked shown before its dialog opens
+        self._woken.connect(self.poll)
+        self._unwatch = host.store.watch(jobs.TOPIC, self._woken.emit)
+        self.destroyed.connect(lambda *_: self._unwatch())
+
+    def close(self) -> None:
+        """No more announcements (the tray is quitting)."""
+        self._unwatch()
+
+    @property
+    def busy(self) -> bool:
+        """Work is on the worker or waiting to be done (tests wait for it)."""
+        return self._reading or self._again or self._opening is not None or self.worker.busy
 
     def poll(self) -> None:
         """Pick up proposals that became ready since the last look, and announce results
-        written without confirmation (one notification each)."""
-        now = self.host.clock.now_ms()
-        for job in jobs.unannounced(self.host.store):
-            jobs.update(self.host.store, job.id, now, status="done", shown_ms=now)
+        written without confirmation (one notification each): read on the worker."""
+        if self._reading:
+            self._again = True
+            return
+        self._reading = True
+        self.worker.run(self._look, self._looked, self._look_failed)
+
+    def _look(self) -> tuple[list[tuple[str, str]], list[jobs.Job]]:
+        """On the worker: the results to announce (marked done here, so each is told once),
+        and every pending proposal."""
+        store, now = self.host.store, self.host.clock.now_ms()
+        announced = []
+        for job in jobs.unannounced(store):
+            jobs.update(store, job.id, now, status="done", shown_ms=now)
             message = (job.result or {}).get("message") or tr("This memory was not written: {error}").format(
                 error=job.error
             )
-            self.resolved.emit(job.id, str(message))
-        for job in jobs.pending(self.host.store):
-            known = job.id in self.waiting or (self.current and self.current.job.id == job.id)
-            if job.status == "ready" and not known and job.id not in self.dismissed_ids:
+            announced.append((job.id, str(message)))
+        return announced, jobs.pending(store)
+
+    def _looked(self, found: tuple[list[tuple[str, str]], list[jobs.Job]]) -> None:
+        announced, pending = found
+        for job_id, message in announced:
+            self.resolved.emit(job_id, message)
+        for job in pending:
+            if job.status == "ready" and not self._known(job.id) and job.id not in self.dismissed_ids:
                 self.waiting.append(job.id)
+        self._finish_look()
+
+    def _look_failed(self, exc: Exception) -> None:
+        log.warning("confirmation queue: could not read the proposals: %s", exc)
+        self._finish_look()
+
+    def _finish_look(self) -> None:
+        self._reading = False
+        if self._again:
+            self._again = False
+            self.poll()
         self._show_next()
+
+    def _known(self, job_id: str) -> bool:
+        current = self.current.job.id if self.current else None
+        return job_id in self.waiting or job_id in (current, self._opening)
 
     def reopen_shown(self) -> None:
         """Proposals closed without an answer (still pending) go back in the queue."""
-        for job in jobs.pending(self.host.store):
-            current = self.current.job.id if self.current else None
-            if job.status == "shown" and job.id != current and job.id not in self.waiting:
-                self.waiting.append(job.id)
+
+        def add(pending: list[jobs.Job]) -> None:
+            for job in pending:
+                if job.status == "shown" and not self._known(job.id):
+                    self.waiting.append(job.id)
+            self._show_next()
+
+        self.worker.run(lambda: jobs.pending(self.host.store), add, self._look_failed)
 
     def _show_next(self) -> None:
-        if self.current is not None or not self.waiting:
+        if self.current is not None or self._opening is not None or not self.waiting:
             return
-        job = jobs.get(self.host.store, self.waiting.popleft())
+        job_id = self.waiting.popleft()
+        self._opening = job_id
+        self.worker.run(lambda: self._mark_shown(job_id), self._open, self._open_failed)
+
+    def _mark_shown(self, job_id: str) -> jobs.Job | None:
+        """On the worker: the job, now shown (older shown proposals of its session voided, the
+        seed's rule), or None when it is no longer waiting for the user."""
+        store, now = self.host.store, self.host.clock.now_ms()
+        job = jobs.get(store, job_id)
         if job is None or job.status not in ("ready", "shown"):
-            self._show_next()
-            return
-        now = self.host.clock.now_ms()
-        for stale in jobs.of_session(self.host.store, job.client, job.session, ("shown",)):
+            return None
+        for stale in jobs.of_session(store, job.client, job.session, ("shown",)):
             if stale.id != job.id and stale.id not in self.resolving:  # answered, being written
-                jobs.update(self.host.store, stale.id, now, status="voided")  # the seed's rule
-        jobs.update(self.host.store, job.id, now, status="shown", shown_ms=now)
+                jobs.update(store, stale.id, now, status="voided")
+        jobs.update(store, job.id, now, status="shown", shown_ms=now)
         job.status = "shown"
-        self.current = ConfirmDialog(job)
-        self.current.decided.connect(self._on_decided)
-        self.current.dismissed.connect(self._on_dismissed)
-        self.current.show()
+        return job
+
+    def _open(self, job: jobs.Job | None) -> None:
+        self._opening = None
+        if job is not None:
+            self.current = ConfirmDialog(job)
+            self.current.decided.connect(self._on_decided)
+            self.current.dismissed.connect(self._on_dismissed)
+            self.current.show()
+        self._show_next()
+
+    def _open_failed(self, exc: Exception) -> None:
+        log.warning("confirmation queue: could not open a proposal: %s", exc)
+        self._opening = None  # it stays pending: `Pending proposals` or the next start shows it
 
     def _on_decided(self, job_id: str, decision: str, text: str) -> None:
         job = self.current.job if self.current else None
@@ -235,7 +306,12 @@ def _value(text: str) -> QLabel:
     return label
 
 
-async def run_queue(queue: ConfirmQueue, stop: asyncio.Event, every_s: float = 1.0) -> None:
+# A proposal is announced when it is written (Store.watch); this slow look only catches what an
+# announcement could not carry (a job written before the queue existed, a failed read).
+SWEEP_S = 30.0
+
+
+async def run_queue(queue: ConfirmQueue, stop: asyncio.Event, every_s: float = SWEEP_S) -> None:
     while not stop.is_set():
         try:
             queue.poll()

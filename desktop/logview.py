@@ -102,6 +102,7 @@ class ProposalsView(QWidget):
         super().__init__()
         self.host = host
         self.confirmations = confirmations
+        self.worker = OffUi("memevo-proposals", self)
         layout = QVBoxLayout(self)
         self.model = RowsModel([tr("Client"), tr("The user's words"), tr("Proposal"), tr("State")])
         self.table = _table(self.model)
@@ -112,15 +113,16 @@ class ProposalsView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
+        """The pending proposals, read on the view's worker."""
         from ..core.learning.stop import describe
 
-        self.model.set_rows(
-            [
-                [j.client, j.words or "", describe(j.proposal or {}), _job_state(j.status)]
-                for j in jobs.pending(self.host.store)
-            ]
-        )
-        self.table.resizeColumnsToContents()
+        def show(pending: list[jobs.Job]) -> None:
+            self.model.set_rows(
+                [[j.client, j.words or "", describe(j.proposal or {}), _job_state(j.status)] for j in pending]
+            )
+            self.table.resizeColumnsToContents()
+
+        self.worker.run(lambda: jobs.pending(self.host.store), show)
 
     def open_dialogs(self) -> None:
         if self.confirmations is not None:

@@ -35,7 +35,7 @@ class TrashView(QWidget):
         self.worker = OffUi(parent=self)
         layout = QVBoxLayout(self)
         self.list = QTableView()
-        self.model = TrashModel(host)
+        self.model = TrashModel(host, self.worker)
         self.list.setModel(self.model)
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list.setColumnWidth(0, 480)
@@ -59,15 +59,20 @@ class TrashView(QWidget):
 class TrashModel(RowsModel):
     """The trash as rows; `items` keeps the memories behind them (for restore)."""
 
-    def __init__(self, host: Any) -> None:
+    def __init__(self, host: Any, worker: OffUi) -> None:
         super().__init__([tr("Text"), tr("Group"), tr("Deleted")])
         self.host = host
+        self.worker = worker
         self.items: list[dict[str, Any]] = []
         self.reload()
 
     def reload(self) -> None:
-        self.items = self.host.handle("trash", {})["trash"]
-        self.set_rows([[i["text"], group_name(i["category"]), i["deleted"][:16]] for i in self.items])
+        """Read on the view's worker: the UI thread never waits for the store."""
+        self.worker.run(lambda: self.host.handle("trash", {})["trash"], self._show)
+
+    def _show(self, items: list[dict[str, Any]]) -> None:
+        self.items = items
+        self.set_rows([[i["text"], group_name(i["category"]), i["deleted"][:16]] for i in items])
 
 
 class Panel(QMainWindow):

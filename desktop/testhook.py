@@ -41,6 +41,11 @@ def handle(tray: Any, confirmations: Any, params: dict[str, Any]) -> dict[str, A
     action = str(params.get("action", "state"))
     if action == "state":
         return state(tray, confirmations)
+    if action == "menu":  # what opening the tray menu does, then the panel and each of its views
+        tray.refresh_menu()
+        for view in ("memories", "settings", "trash"):
+            tray.open_panel(view)
+        return {"opened": True}
     if action == "answer":
         return answer(confirmations, str(params.get("job", "")), str(params.get("decision", "")), params)
     raise InvalidInput(f"unknown test hook action {action!r}")
@@ -61,11 +66,16 @@ def state(tray: Any, confirmations: Any) -> dict[str, Any]:
             "geometry": _geometry(dialog),
         }
     return {
+        "platform": _platform(),
         "tray_state": tray.state,
         "tooltip": tray.icon.toolTip(),
+        "icon": {"visible": bool(tray.icon.isVisible()), "geometry": _rect(tray.icon.geometry())},
+        "menu": _menu(tray.menu),
         "dialog": shown,
         "waiting": list(confirmations.waiting),
         "notifications": [{"title": t, "message": m} for t, m in tray.notifier.shown],
+        # Where the UI thread used the store (it never should: Store.keep_off records each).
+        "store_on_ui_thread": list(tray.host.store.forbidden_uses),
     }
 
 
@@ -96,3 +106,27 @@ def _geometry(dialog: Any) -> list[int]:
     """Where the dialog's frame is on screen: x, y, width, height (a screenshot crops to it)."""
     frame = dialog.frameGeometry()
     return [frame.x(), frame.y(), frame.width(), frame.height()]
+
+
+def _platform() -> str:
+    """The Qt platform plugin the tray runs on ("xcb" on a real X display, "offscreen" in tests)."""
+    from .qt import QApplication
+
+    return str(QApplication.platformName())
+
+
+def _rect(rect: Any) -> list[int]:
+    return [rect.x(), rect.y(), rect.width(), rect.height()]
+
+
+def _menu(menu: Any) -> dict[str, Any]:
+    """The tray menu as shown: open or not, and each entry with where it is on screen (a test
+    clicks it there with the X server's pointer)."""
+    origin = menu.pos()
+    items = []
+    for action in menu.actions():
+        if action.isSeparator():
+            continue
+        where = menu.actionGeometry(action).translated(origin)
+        items.append({"text": action.text(), "enabled": bool(action.isEnabled()), "geometry": _rect(where)})
+    return {"visible": bool(menu.isVisible()), "items": items}

@@ -9,6 +9,7 @@ the menu is about to open, so the UI loop never waits on the database."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,8 @@ from ..core.errors import StoreDamaged
 from ..core.service.host import ServiceHost
 from .i18n import tr
 from .notify import Notifier
+
+log = logging.getLogger("memevo.desktop")
 
 if TYPE_CHECKING:
     from ..core.learning.readiness import LearningState
@@ -136,6 +139,7 @@ class Tray:
         self.wizard: Any = None
         self.repairs = 0
         self.registration_problems: dict[str, str] = {}  # client display name → why (the icon shows it)
+        self.menu_filled = 0  # how many times the worker's answer reached the menu (tests wait on it)
         from .worker import OffUi
 
         self.worker = OffUi("memevo-tray-work")
@@ -196,23 +200,40 @@ class Tray:
             self.notifier.notify(f"problem:{tooltip}", tr("memevo needs attention"), tooltip)
 
     def refresh_menu(self) -> None:
+        """The config's switches now (a small file); the pending count and the clients' states
+        from the worker (store and client files), filled in as the menu stays open."""
         from ..core import config as config_mod
-        from ..core.learning import jobs
 
         config = config_mod.load()
         self.pause_action.setText(tr("Resume memory") if not config["enabled"] else tr("Pause memory"))
         self.confirm_action.setChecked(bool(config["confirm"]))
-        try:
-            pending = len(jobs.pending(self.host.store))
-            self.pending_action.setText(tr("Pending proposals ({count})").format(count=pending))
-            self._refresh_clients()
-        except StoreDamaged:  # the icon and its notification say what is wrong, and the remedy
-            pass
+        self.worker.run(self._read_menu, self._fill_menu, lambda exc: log.warning("tray menu: %s", exc))
 
-    def _refresh_clients(self) -> None:
+    def _read_menu(self) -> tuple[int | None, Any]:
+        """On the worker: the pending count (None: the store is damaged; the icon says so) and
+        what the Clients submenu shows."""
+        from ..core.learning import jobs
         from . import clients_menu
 
-        clients_menu.fill(self.clients_menu, self.host, self.repair_client, self.set_repairs)
+        try:
+            pending: int | None = len(jobs.pending(self.host.store))
+        except StoreDamaged:
+            pending = None
+        try:
+            clients = clients_menu.read(self.host)
+        except StoreDamaged:
+            clients = None
+        return pending, clients
+
+    def _fill_menu(self, found: tuple[int | None, Any]) -> None:
+        from . import clients_menu
+
+        pending, clients = found
+        if pending is not None:
+            self.pending_action.setText(tr("Pending proposals ({count})").format(count=pending))
+        if clients is not None:
+            clients_menu.fill(self.clients_menu, clients, self.repair_client, self.set_repairs)
+        self.menu_filled += 1
 
     # -- self-repair of the clients' registration ----------------------------------------------------------
     def repair_client(self, client: str) -> None:
@@ -293,13 +314,20 @@ class Tray:
         return self.wizard
 
     def check_side_failures(self) -> None:
-        """A side API that refuses the key or cannot be reached needs the user: say so once."""
-        try:
-            failures = recent_side_failures(self.host)
-        except StoreDamaged:  # the icon says it
-            return
-        for error in failures:
-            self.notifier.notify(f"side:{error}", tr("memevo could not learn"), error)
+        """A side API that refuses the key or cannot be reached needs the user: say so once.
+        The errors are read on the worker."""
+
+        def read() -> list[str]:
+            try:
+                return recent_side_failures(self.host)
+            except StoreDamaged:  # the icon says it
+                return []
+
+        def tell(failures: list[str]) -> None:
+            for error in failures:
+                self.notifier.notify(f"side:{error}", tr("memevo could not learn"), error)
+
+        self.worker.run(read, tell, lambda exc: log.warning("side failures: %s", exc))
 
     # -- actions -------------------------------------------------------------------------------------------
     def open_panel(self, view: str = "memories") -> Any:
@@ -327,18 +355,24 @@ class Tray:
             self.panel = Panel(self.host, self.confirmations)
 
     def toggle_pause(self) -> None:
-        """Through the config operations, which also rewrite the hooks' fallback texts."""
+        """Through the config operations, which also rewrite the hooks' fallback texts from the
+        store: on the worker."""
         from ..core import config as config_mod
 
         if config_mod.load()["enabled"]:
-            self.host.handle("config_set", {"key": "enabled", "value": False})
+            self._set_config("config_set", {"key": "enabled", "value": False})
         else:
-            self.host.handle("config_unset", {"key": "enabled"})
-        self.refresh()
+            self._set_config("config_unset", {"key": "enabled"})
 
     def toggle_confirm(self) -> None:
-        self.host.handle("config_set", {"key": "confirm", "value": self.confirm_action.isChecked()})
-        self.refresh()
+        self._set_config("config_set", {"key": "confirm", "value": self.confirm_action.isChecked()})
+
+    def _set_config(self, op: str, params: dict[str, Any]) -> None:
+        def failed(exc: Exception) -> None:
+            self._show_message(tr("memevo needs attention"), str(exc))
+            self.refresh()
+
+        self.worker.run(lambda: self.host.handle(op, params), lambda _result: self.refresh(), failed)
 
     def show_pending(self) -> None:
         if self.confirmations is not None:

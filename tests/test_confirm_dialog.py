@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from deadlines import HANG_MS
 from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.learning import jobs
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
 from memevo.desktop.confirm import ConfirmDialog, ConfirmQueue
+
+
+def settle(qtbot, queue: ConfirmQueue) -> None:  # type: ignore[no-untyped-def]
+    """The queue reads and writes the store on its worker: wait until it has nothing left to do."""
+    qtbot.waitUntil(lambda: not queue.busy, timeout=HANG_MS)
 
 
 def _ready(
@@ -113,14 +119,17 @@ def test_the_queue_shows_each_proposal_and_writes_the_answer(
     )
     queue = ConfirmQueue(host)
     queue.poll()
+    settle(qtbot, queue)
     assert queue.current is not None and queue.current.job.id == "a" and list(queue.waiting) == ["b"]
     assert jobs.get(store, "a").status == "shown"  # type: ignore[union-attr]
     messages: list[str] = []
     queue.resolved.connect(lambda _id, message: messages.append(message))
     queue.current.buttons["create_rule"].click()
+    qtbot.waitUntil(lambda: queue.current is not None, timeout=HANG_MS)
     assert queue.current is not None and queue.current.job.id == "b"  # the next one, none lost
     queue.current.editor.setPlainText("支付页新流程的灰度开关是 pay_new_flow_v3")
     queue.current.buttons["create_project"].click()
+    settle(qtbot, queue)
     assert queue.current is None
     qtbot.waitUntil(lambda: len(messages) == 2, timeout=30_000)  # written on the worker thread
     assert [m.text for m in memories.ranked(store, "rule")] == ["回答问题时一律使用中文"]
@@ -136,10 +145,11 @@ def test_a_new_proposal_voids_the_shown_unanswered_one_of_its_session(
     _ready(store, clock, "old", CREATE)
     queue = ConfirmQueue(host)
     queue.poll()
+    settle(qtbot, queue)
     queue.current.close()  # type: ignore[union-attr]
     assert jobs.get(store, "old").status == "shown"  # type: ignore[union-attr]
-    _ready(store, clock, "new", CREATE | {"text": "回答问题时一律使用简体中文"})
-    queue.poll()
+    _ready(store, clock, "new", CREATE | {"text": "回答问题时一律使用简体中文"})  # announced: no poll
+    settle(qtbot, queue)
     assert jobs.get(store, "old").status == "voided"  # type: ignore[union-attr]
     assert queue.current is not None and queue.current.job.id == "new"
 
@@ -160,4 +170,5 @@ def test_results_written_without_confirmation_are_announced_once(
     queue.resolved.connect(lambda _id, message: seen.append(message))
     queue.poll()
     queue.poll()
+    settle(qtbot, queue)
     assert seen == ["新增记忆 #x\n归类：rule（规则与偏好）"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from deadlines import HANG_MS
 from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.encoder.models import DEFAULT_MODEL
@@ -128,6 +129,7 @@ def test_add_edit_purge_and_restore(
     _select(view, [0])
     _click(qtbot, view, "delete")
     panel.trash.model.reload()
+    _settle(qtbot, panel.trash)
     assert [i["id"] for i in panel.trash.model.items] == [memory_id]
     panel.trash.list.selectRow(0)
     panel.trash.restore()
@@ -193,10 +195,14 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     queue = ConfirmQueue(host)
     panel = Panel(host, queue)
     qtbot.addWidget(panel)
+    _settle(qtbot, panel.proposals)
     assert panel.proposals.model.rows == [
         ["cursor", "以后回答我都用中文", "新增规则「回答问题时一律使用中文」", "等待确认"]
     ]
     panel.proposals.open_button.click()
+    qtbot.waitUntil(
+        lambda: queue.current is not None and not queue.busy, timeout=HANG_MS
+    )  # off the UI thread
     assert queue.current is not None and queue.current.job.id == "p1"
     _settle(qtbot, panel.injections)
     assert len(panel.injections.model.rows) == 2

@@ -144,6 +144,11 @@ def tray(data_dir: Path, tmp_path: Path) -> Iterator[Callable[..., dict[str, Any
     try:
         servicerun.wait_for(data_dir)
         yield ui
+        # What the menu and every panel view do, then: the UI thread (which also runs the
+        # service's loop) used the store nowhere in the test (Store.keep_off records each use).
+        ui(action="menu")
+        wait_until("the panel's workers", lambda: ui(action="state")["menu"]["items"])
+        assert ui(action="state")["store_on_ui_thread"] == []
     finally:
         servicerun.stop(data_dir, proc)
         log.seek(0)

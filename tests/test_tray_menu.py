@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from deadlines import HANG_MS, HANG_S
 from memevo.core import config as config_mod
 from memevo.core.clock import FakeClock
 from memevo.core.learning import jobs
@@ -24,7 +25,23 @@ class _Engine:
 
 def _tray(host: ServiceHost) -> tuple[Tray, ConfirmQueue]:
     queue = ConfirmQueue(host)
-    return Tray(host, asyncio.Event(), queue), queue
+    tray = Tray(host, asyncio.Event(), queue)
+    settle(tray)
+    return tray, queue
+
+
+def settle(tray: Tray) -> None:
+    """The tray reads and writes the store only on its workers: wait until both are idle."""
+    import time
+
+    from memevo.desktop.qt import QApplication
+
+    queue = tray.confirmations
+    deadline = time.monotonic() + HANG_S
+    while tray.worker.busy or (queue is not None and queue.busy):
+        assert time.monotonic() < deadline, "the tray's workers never finished"
+        QApplication.processEvents()
+        time.sleep(0.005)
 
 
 def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,6 +60,7 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
     config_mod.set_key("sideApiModel", "judge")
     tray.refresh()
+    settle(tray)
     assert tray.state == "working" and "2 条记忆" in tray.icon.toolTip()
     assert tray.icon.toolTip().endswith("学习：由旁路模型提议记忆。")
     assert "召回线索" not in tray.icon.toolTip()
@@ -50,15 +68,19 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     assert host.ctx.learner.runner is not None
     host.ctx.learner.runner.cue_error = "the side API answered HTTP 500"
     tray.refresh()
+    settle(tray)
     assert tray.state == "working" and "the side API answered HTTP 500" in tray.icon.toolTip()
     host.ctx.learner.runner.cue_error = None
     tray.toggle_pause()
+    settle(tray)
     assert tray.state == "paused" and tray.pause_action.text() == "恢复记忆"
     assert config_mod.load()["enabled"] is False
     tray.toggle_pause()
+    settle(tray)
     assert tray.state == "working" and "enabled" not in config_mod.read_raw(config_mod.paths.config_path())
     host.ctx.engine_error = "the model could not be loaded: disk full"
     tray.refresh()
+    settle(tray)
     assert tray.state == "problem" and "memevo model provision" in tray.icon.toolTip()
 
 
@@ -69,18 +91,22 @@ def test_learning_off_says_why(qtbot, host: ServiceHost, monkeypatch: pytest.Mon
     host.engine = _Engine()  # type: ignore[assignment]
     config_mod.set_key("learning", "off")
     tray.refresh()
+    settle(tray)
     assert tray.state == "learning-off"
     assert tray.icon.toolTip() == "memevo：2 条记忆可召回；学习已关闭（你在“设置”里选择了关闭）。"
     config_mod.set_key("learning", "side")  # chosen, but its API is not set up
     tray.refresh()
+    settle(tray)
     assert tray.state == "learning-off" and "旁路接口还没配置" in tray.icon.toolTip()
     config_mod.set_key("learning", "client")
     tray.refresh()
+    settle(tray)
     assert tray.state == "working" and "编程助手的模型提议记忆" in tray.icon.toolTip()
     config_mod.unset_key("learning")  # the Node tool's blocking mode keeps automatic off until setup
     raw = config_mod.read_raw(config_mod.paths.config_path())
     config_mod.paths.config_path().write_text(json.dumps(raw | {"sideJudge": False}), encoding="utf-8")
     tray.refresh()
+    settle(tray)
     assert tray.state == "learning-off" and "memevo setup" in tray.icon.toolTip()
 
 
@@ -119,6 +145,7 @@ def test_confirmation_toggle_writes_only_that_key(qtbot, host: ServiceHost) -> N
     assert tray.confirm_action.isChecked()
     tray.confirm_action.setChecked(False)
     tray.toggle_confirm()
+    settle(tray)
     assert config_mod.read_raw(config_mod.paths.config_path()) == {"confirm": False}
 
 
@@ -136,11 +163,15 @@ def test_pending_count_and_reopening_a_closed_proposal(
     tray, queue = _tray(host)
     assert tray.pending_action.text() == "待确认的记忆 (1)"
     queue.poll()
+    settle(tray)
     assert queue.current is not None
     queue.current.close()  # decides nothing
+    settle(tray)
     queue.poll()
+    settle(tray)
     assert queue.current is None  # not pushed at the user again by itself
     tray.show_pending()  # but the menu brings it back
+    settle(tray)
     assert queue.current is not None and queue.current.job.id == "p1"
 
 
@@ -150,6 +181,7 @@ def test_clients_menu_shows_when_each_hook_last_fired(qtbot, host: ServiceHost) 
     host.ctx.books.record_hook("cursor", "prompt", 12.5)
     host.ctx.books.flush()
     tray.refresh()
+    settle(tray)
     labels = _activity(tray)
     assert len(labels) == 1 and labels[0].startswith("cursor · prompt：") and "（1 次）" in labels[0]
 
@@ -176,6 +208,7 @@ def test_clients_menu_shows_registration_and_repairs(
     hooks = home / ".cursor" / "hooks.json"
     hooks.write_text(json.dumps({"version": 1, "hooks": {}}), encoding="utf-8")
     tray.refresh_menu()
+    settle(tray)
     assert "Cursor：注册信息缺失" in [a.text() for a in tray.clients_menu.actions() if a.menu()]
     tray.repair_client("cursor")
     qtbot.waitUntil(lambda: not tray.worker.busy)
@@ -193,6 +226,7 @@ def test_clients_menu_shows_registration_and_repairs(
     tray._on_message_clicked()  # "click to stop repairing Cursor"
     assert state.client("cursor")["repair"] is False
     tray.refresh_menu()
+    settle(tray)
     assert "Cursor：已注册，已停止自动修复" in [a.text() for a in tray.clients_menu.actions() if a.menu()]
 
 
@@ -234,7 +268,9 @@ def test_notifications_once_per_event(qtbot, host: ServiceHost, clock: FakeClock
     jobs.create(host.store, "f2", "claude", "s2", None, "以后回答我都用中文", clock.now_ms())
     jobs.update(host.store, "f2", clock.now_ms(), status="failed", error="the side API answered HTTP 500")
     tray.check_side_failures()
+    settle(tray)
     tray.check_side_failures()
+    settle(tray)
     assert [m for _t, m in shown[1:]] == ["the side API answered HTTP 401"]  # a 500 is routine: no alert
 
 
@@ -276,6 +312,7 @@ def test_a_learning_worker_that_cannot_start_turns_the_icon_red_and_notifies(
     with pytest.raises(learn.LearningUnavailable):
         host.start_learning()
     tray.refresh()
+    settle(tray)
     assert tray.state == "problem" and "无法学习" in tray.icon.toolTip()
     assert host.status()["learning_error"] == host.ctx.learner.error
     [(title, message)] = tray.notifier.shown
@@ -283,3 +320,49 @@ def test_a_learning_worker_that_cannot_start_turns_the_icon_red_and_notifies(
     # A prompt does not hide it: learning says so instead of silently dropping the analysis.
     with pytest.raises(learn.LearningUnavailable):
         host.ctx.learner.learn({"client": "claude", "session": "s"}, "记住：回答问题都用中文")
+
+
+def test_the_ui_thread_never_uses_the_store(qtbot, host: ServiceHost, store: Store, clock: FakeClock) -> None:
+    """The tray's UI thread also runs the service's loop: a store query there freezes both. Every
+    store use from this thread is recorded (Store.keep_off, as the tray app sets it); the menu,
+    the proposals' dialog and every panel view must leave none."""
+    import threading
+
+    from memevo.core import memories
+
+    memories.create(store, "rule", "回答问题时一律使用中文", clock)
+    tray, queue = _tray(host)
+    store.keep_off(threading.current_thread())
+    tray.refresh_menu()
+    tray.check_side_failures()
+    settle(tray)
+
+    def propose() -> None:  # as the learning worker does, off the UI thread
+        jobs.create(store, "p1", "claude", "s", None, "以后回答我都用中文", clock.now_ms())
+        proposal = {"text": "回答问题时一律使用简体中文", "category": "rule", "action": "create"}
+        jobs.update(store, "p1", clock.now_ms(), status="ready", proposal=proposal)
+
+    writer = threading.Thread(target=propose)
+    writer.start()
+    writer.join()
+    qtbot.waitUntil(lambda: queue.current is not None, timeout=HANG_MS)  # pushed, not polled
+    queue.current.buttons["create_rule"].click()  # type: ignore[union-attr]
+    settle(tray)
+    tray.toggle_confirm()
+    tray.toggle_pause()
+    tray.toggle_pause()
+    settle(tray)
+    panel = tray.open_panel()
+    qtbot.addWidget(panel)
+    for view in panel.views:
+        panel.show_view(view)
+        settle(tray)
+    tray.show_pending()
+    settle(tray)
+    assert store.forbidden_uses == [], "the store was used on the UI thread:\n" + "\n---\n".join(
+        store.forbidden_uses[:3]
+    )
+    assert [m.text for m in memories.ranked(store, "rule")] == [
+        "回答问题时一律使用简体中文",
+        "回答问题时一律使用中文",
+    ]

@@ -15,6 +15,8 @@ from ..store import Store, one
 TOMBSTONE_MS = 24 * 3_600_000
 ZOMBIE = "daily-zombie-cleanup"
 OPEN = ("running", "ready", "shown")
+# Store.watch topic: each change to a job is announced (the tray shows a ready proposal at once).
+TOPIC = "side_jobs"
 _COLUMNS = (
     "id, client, session, prompt_id, created_ms, updated_ms, status, words, proposal, result, error, "
     "shown_ms, resolved_ms, repo"
@@ -68,6 +70,7 @@ def create(
             "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
             [job_id, client, session, prompt_id, now_ms, now_ms, words, repo],
         )
+    store.changed(TOPIC)
     return True
 
 
@@ -122,6 +125,7 @@ def create_proposed(
                 repo,
             ],
         )
+    store.changed(TOPIC)
     return "created"
 
 
@@ -147,6 +151,7 @@ def update(store: Store, job_id: str, now_ms: int, **fields: Any) -> None:
         values.append(json.dumps(value, ensure_ascii=False) if name in ("proposal", "result") else value)
     with store.transaction() as con:
         con.execute(f"UPDATE side_jobs SET {', '.join(sets)} WHERE id = ?", [*values, job_id])
+    store.changed(TOPIC)
 
 
 def of_session(store: Store, client: str, session: str, statuses: tuple[str, ...]) -> list[Job]:
@@ -241,6 +246,7 @@ def void_about(store: Store, ids: list[str]) -> None:
             "WHERE status IN ('ready', 'shown') AND list_contains(?, json_extract_string(proposal, '$.target'))",
             [ids],
         )
+    store.changed(TOPIC)
 
 
 def drop_pending(store: Store) -> int:
