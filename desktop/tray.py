@@ -3,8 +3,10 @@
 answers at once.
 
 The icon's state is recomputed every second from cheap sources (config file, host
-attributes); everything that queries the store (pending count, clients) is rebuilt only when
-the menu is about to open, so the UI loop never waits on the database."""
+attributes); what needs the store or the clients' files (pending count, the Clients submenu,
+side failures, the toggles' writes) is done on the tray's worker and shown when it answers,
+so the UI loop — which also runs the service's — never waits on the database (the app keeps
+this thread off the store: Store.keep_off)."""
 
 from __future__ import annotations
 
