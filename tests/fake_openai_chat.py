@@ -33,6 +33,7 @@ class FakeOpenAIChat:
         self.others: list[tuple[str, str]] = []  # (method, path) of anything else, CONNECTs included
         self._lock = threading.Lock()
         self._calls = 0
+        self.turns_ended = 0  # answers without tool calls: each ends a turn (the CLI's Stop hooks run)
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -179,6 +180,8 @@ class FakeOpenAIChat:
                     }
                 )
             return None, calls
+        with self._lock:
+            self.turns_ended += 1
         return (answer if isinstance(answer, str) else self.reply), []
 
     def _completion(

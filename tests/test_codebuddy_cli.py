@@ -15,12 +15,14 @@ Observed on this CLI (2.117.0), relied on below:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -156,14 +158,29 @@ def run_session(
 ) -> Session:
     """`codebuddy -p --input-format stream-json --output-format stream-json -y` with stdin held
     open: the way an IDE or the SDK drives it, where a Stop hook's continuation really happens
-    (Appendix C §6). Each prompt is sent after the previous turn's `result` event (a turn's Stop
-    hooks and their continuations come before it); stdin is closed after the last one."""
+    (Appendix C §6). The CLI prints a turn's `result` before its Stop hooks end (and closing
+    stdin ends them), so each prompt, and the end, waits until every turn the model ended has
+    had its Stop hook answer (memevo's hook logs each with MEMEVO_HOOK_TIMING) and nothing
+    new has started for a moment."""
     api = FakeOpenAIChat(reply="好的。", script=script)
     events: list[dict[str, Any]] = []
+    log = memevo_home / "logs" / "hooks.log"
+
+    def stops_answered() -> int:
+        text = log.read_text(encoding="utf-8") if log.exists() else ""
+        return text.count("codebuddy stop took")
+
+    def settle() -> None:
+        deadline, held = time.monotonic() + HANG_S, 0.0
+        while time.monotonic() < deadline and held < 2.0:
+            done = stops_answered() >= api.turns_ended > 0
+            held = held + 0.25 if done else 0.0
+            time.sleep(0.25)
+
     with subprocess.Popen(
         [str(NODE), str(CLI), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "-y"],
         cwd=new_project(home),
-        env=cli_env(api, home, memevo_home) | (env or {}),
+        env=cli_env(api, home, memevo_home) | {"MEMEVO_HOOK_TIMING": "1"} | (env or {}),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -185,6 +202,7 @@ def run_session(
                         events.append(json.loads(line))
                         if events[-1].get("type") == "result":
                             break
+                settle()
             proc.stdin.close()
             events += [json.loads(line) for line in proc.stdout if line.strip().startswith("{")]
             proc.wait()
@@ -193,7 +211,7 @@ def run_session(
             api.close()
             reader.join()
     session = Session(events, "".join(errors), api)
-    assert len(session.results()) == len(prompts), (events[-3:], session.stderr[-2000:])
+    assert len(session.results()) >= len(prompts), (events[-3:], session.stderr[-2000:])
     assert "hook error" not in session.stderr, session.stderr[-2000:]
     return session
 
@@ -546,3 +564,30 @@ def test_our_result_notice_in_the_stop_continuation_is_not_learned_again(tmp_pat
     assert judged == [USER_WORDS, "好的，继续"], judged
     assert rules.count(JUDGED_RULE) == 1, rules
     assert "强化" not in "".join(queries), queries
+
+
+def test_a_hung_service_never_makes_the_cli_loop_on_our_stop_hook(tmp_path: Path) -> None:
+    """Issue 30, item 6: a Stop hook that hits its registered timeout is a block to the CLI,
+    which continues with `Stop hook: Hook timed out…` and loops. With the service hung, ours
+    gives up on it well inside its timeout, answers nothing, and the turn ends once."""
+    from hookrun import FakeService
+
+    home, memevo_home = tmp_path / "home", tmp_path / "memevo"
+    register(home, memevo_home)
+    settings = json.loads((home / ".codebuddy" / "settings.json").read_text(encoding="utf-8"))
+    [stop_hook] = [h for group in settings["hooks"]["Stop"] for h in group["hooks"]]
+    hung = FakeService(memevo_home, hang=True)  # accepts, reads, never answers
+    try:
+        with open(memevo_home / "service.lock", "a+") as lock:  # as a live service holds it:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # nobody starts another in its place
+            session = run_session([UNRELATED], home, memevo_home)
+    finally:
+        hung.close()
+    assert len(session.api.bodies) == 1, user_queries(session.api)
+    assert "Stop hook:" not in session.api.texts()
+    log = (memevo_home / "logs" / "hooks.log").read_text(encoding="utf-8")
+    gave_up = [
+        line for line in log.splitlines() if "codebuddy stop:" in line and "answering from cache" in line
+    ]
+    assert len(gave_up) == 1, log[-3000:]
+    assert stop_hook["timeout"] >= 30

@@ -20,7 +20,8 @@ class Adapter:
     flavor = "default"  # the service's wording: default, claude, codebuddy
     events = {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"}
     max_chars = 10_000
-    # well inside the client's; Stop may wait sideWaitMs (12 s) for the side judge, of its 20 s.
+    # well inside the client's; Stop may wait sideWaitMs (12 s) for the side judge, of its 20 s
+    # (30 s in CodeBuddy and WorkBuddy, where a Stop hook that times out makes the agent loop).
     # A tool call waits for us: the rules before it are worth 1.5 s at most, then it runs.
     timeouts = {"session_start": 6.0, "prompt": 6.0, "stop": 18.0, "action": 1.5}
 

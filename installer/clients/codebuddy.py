@@ -32,7 +32,10 @@ class CodeBuddy(Client):
         "PreToolUse": "action",
         "Stop": "stop",
     }
-    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "action": 5, "stop": 20}
+    # A Stop hook that hits its timeout counts as a block in the CLI, which then continues with
+    # `Stop hook: Hook timed out…` and loops (Appendix C §6): ours gives up on the service at 18 s
+    # (hooks/clients/base.py), twelve seconds inside this.
+    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "action": 5, "stop": 30}
     # The tools rules are about: the CLI's (Claude Code's names) and the IDE's. CodeBuddy tests
     # a matcher as a regular expression against the tool name.
     matchers: ClassVar[dict[str, str]] = {
