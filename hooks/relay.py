@@ -84,7 +84,7 @@ RELAYED = {
     "codebuddy": {
         "SessionStart": ("session_start", 6.0),
         "UserPromptSubmit": ("prompt", 6.0),
-        "PreToolUse": ("action", 1.5),
+        "PostToolUse": ("action", 1.5),
         "Stop": ("stop", 18.0),
     },
     "workbuddy": {

@@ -313,9 +313,10 @@ def related(shared: tuple[Path, Path]) -> tuple[subprocess.CompletedProcess[str]
 def test_setup_registers_the_hooks_and_the_mcp_file_the_cli_reads(shared: tuple[Path, Path]) -> None:
     home, _ = shared
     settings = json.loads((home / ".codebuddy" / "settings.json").read_text(encoding="utf-8"))
-    for event in ("SessionStart", "UserPromptSubmit", "Stop"):
+    for event in ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"):
         commands = [h["command"] for group in settings["hooks"][event] for h in group["hooks"]]
         assert any("memevo_hook.py" in c and c.endswith(f"codebuddy {event}") for c in commands), commands
+    assert "PreToolUse" not in settings["hooks"]  # the CLI ignores its context (issue 30, item 5)
     # the CLI reads the first existing of ~/.codebuddy/.mcp.json, ~/.codebuddy/mcp.json, ~/.codebuddy.json
     assert not (home / ".codebuddy" / ".mcp.json").exists()
     entry = json.loads((home / ".codebuddy" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"][SERVER]
@@ -367,6 +368,29 @@ def test_our_mcp_server_is_connected_and_its_tools_are_deferred(
     assert "memory_searchArguments" in answers["call_search_schema"]  # the schema, from our server
     assert FACT in answers["call_search"], answers["call_search"]  # a real tools/call through the service
     assert "开关是 pay_new_flow_v2。" in result.stdout
+
+
+def test_a_tool_calls_rules_come_with_its_result_once(shared: tuple[Path, Path]) -> None:
+    """Issue 30, item 5: the rules about a tool call reach the model appended to the tool's
+    result (PostToolUse; PreToolUse's context never did), once, worded for a call that ran."""
+
+    def model(body: dict[str, Any]) -> Any:
+        if not has_tool(body, "Bash"):
+            return None
+        if "call_commit" not in tool_results(body):
+            args = {"command": "git commit -m wip", "description": "commit the change"}
+            return [{"id": "call_commit", "name": "Bash", "arguments": args}]
+        return "提交失败了：这里不是 git 仓库。"
+
+    home, memevo_home = shared
+    _, api = run_codebuddy("看一下这个目录里有什么文件", home, memevo_home, model)
+    first = api.bodies[0]
+    recalled = [t for t in hook_texts(first) if t != session_start(first)]
+    assert RULES[1] not in "".join(recalled)  # not recalled by the prompt already (it would not repeat)
+    result = tool_results(api.bodies[-1])["call_commit"]
+    assert result.count('<system-reminder data-role="tool-hint">') == 1, result
+    assert "针对刚执行的这一步操作召回的长期记忆" in result and RULES[1] in result, result
+    assert "即将执行" not in api.texts()
 
 
 # -- learning in client mode: the client's model proposes through memory_propose -------------------------------

@@ -64,7 +64,7 @@ def test_adapter_golden(
         ("claude", "PreToolUse", {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}}),
         (
             "codebuddy",
-            "PreToolUse",
+            "PostToolUse",
             {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}},
         ),
         ("cursor", "beforeShellExecution", {"conversation_id": "c", "command": "ls"}),
@@ -78,6 +78,19 @@ def test_nothing_to_inject_prints_nothing(data_dir: Path, client: str, event: st
     finally:
         service.close()
     assert result.returncode == 0 and result.stdout == b""
+
+
+def test_an_earlier_codebuddy_pretooluse_registration_answers_nothing(data_dir: Path) -> None:
+    """Issue 30, item 5: the CLI ignores PreToolUse's context; until setup or the tray's repair
+    takes an older registration away, it asks the service nothing and prints nothing."""
+    service = FakeService(data_dir, REPLY)
+    try:
+        payload = {"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "git commit -m x"}}
+        result = run_hook("codebuddy", "PreToolUse", json.dumps(payload))
+    finally:
+        service.close()
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert service.requests == []
 
 
 def test_claude_hook_stays_silent_under_cursor(data_dir: Path) -> None:

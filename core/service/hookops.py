@@ -161,7 +161,9 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     _remember_injected(ask, ids)
     _award(ctx, ids, found, "action recall")
     block = texts.action_block(
-        [h.text for h in hits if h.category == "rule"], [h.text for h in hits if h.category != "rule"]
+        [h.text for h in hits if h.category == "rule"],
+        [h.text for h in hits if h.category != "rule"],
+        after=bool(params.get("after")),  # CodeBuddy: PostToolUse, with the tool's result
     )
     return _done(ctx, ask, "action", started, block, ids)
 

@@ -179,11 +179,15 @@ def recall_block(rules: Sequence[str], facts: Sequence[str], left_out: int = 0) 
     return "\n".join(parts)
 
 
-def action_block(rules: Sequence[str], facts: Sequence[str]) -> str:
-    """Before a tool call runs: the rules (and facts) about what it is about to do."""
-    return "\n".join(
-        _grouped(f"{PLUGIN} 针对即将执行的这一步操作召回的长期记忆（执行前请对照）：", rules, facts)
+def action_block(rules: Sequence[str], facts: Sequence[str], after: bool = False) -> str:
+    """Before a tool call runs: the rules (and facts) about what it is about to do. after: the
+    call has run (a client that honours this context only after it, with the tool's result)."""
+    heading = (
+        f"{PLUGIN} 针对刚执行的这一步操作召回的长期记忆（请对照检查，不符合的地方在下一步改正）："
+        if after
+        else f"{PLUGIN} 针对即将执行的这一步操作召回的长期记忆（执行前请对照）："
     )
+    return "\n".join(_grouped(heading, rules, facts))
 
 
 def _grouped(heading: str, rules: Sequence[str], facts: Sequence[str]) -> list[str]:

@@ -20,6 +20,9 @@ class Adapter:
     flavor = "default"  # the service's wording: default, claude, codebuddy
     events = {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"}
     max_chars = 10_000
+    # The tool-call event an "action" answers: before the call runs (its rules as context for
+    # that step), or after it (appended to the tool's result) where before is not honoured.
+    action_event = "PreToolUse"
     # well inside the client's; Stop may wait sideWaitMs (12 s) for the side judge, of its 20 s
     # (30 s in CodeBuddy and WorkBuddy, where a Stop hook that times out makes the agent loop).
     # A tool call waits for us: the rules before it are worth 1.5 s at most, then it runs.
@@ -98,7 +101,9 @@ class Adapter:
             return ""  # CodeBuddy's CLI would inject a literal "{}"; nothing is safest everywhere
         if kind == "stop":
             return self.render_stop(context, payload or {})
-        event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit", "action": "PreToolUse"}[kind]
+        event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit", "action": self.action_event}[
+            kind
+        ]
         return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
 
     def render_stop(self, context, payload):

@@ -1,8 +1,11 @@
 """CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json. The IDE sends `user_prompt`, the CLI `prompt`.
 
-PreToolUse takes Claude Code's shape (the CLI documents it; the IDE's tools are
-execute_command, write_to_file, replace_in_file): the answer is only `additionalContext`, never a
-permission decision, and nothing at all when no rule applies (the CLI would inject raw stdout).
+A tool call's rules come after it, in PostToolUse: the CLI ignores PreToolUse's
+`additionalContext` (only a permission decision acts there) and appends PostToolUse's to the
+tool's result (client-protocols.md, Appendix C §5). Claude Code's shape (the IDE's tools are
+execute_command, write_to_file, replace_in_file): only `additionalContext`, and nothing at all
+when no rule applies (the CLI would inject raw stdout). MCP tools fire tool hooks twice (as
+DeferExecuteTool and as mcp__…): the registration's matcher names neither.
 """
 
 from .base import Adapter, _json
@@ -18,9 +21,10 @@ class CodeBuddy(Adapter):
     events = {
         "SessionStart": "session_start",
         "UserPromptSubmit": "prompt",
-        "PreToolUse": "action",
+        "PostToolUse": "action",
         "Stop": "stop",
     }
+    action_event = "PostToolUse"
 
     def prompt_text(self, payload):
         for key in ("user_prompt", "prompt"):

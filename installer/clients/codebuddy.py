@@ -1,6 +1,7 @@
 """CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json (CODEBUDDY_CONFIG_DIR moves it, except
-onto WorkBuddy's folder), SessionStart / UserPromptSubmit / PreToolUse / Stop, and two readers of
-MCP files.
+onto WorkBuddy's folder), SessionStart / UserPromptSubmit / PostToolUse / Stop, and two readers of
+MCP files. An earlier PreToolUse registration of ours (its context never reached the CLI's
+model) is stale: setup and the tray's repair take it away.
 
 The IDE reads mcp.json; the CLI reads the first existing of .mcp.json, mcp.json and
 ~/.codebuddy.json. mcp.json always gets our entry (the IDE), and so does whichever of the
@@ -29,7 +30,7 @@ class CodeBuddy(Client):
     events: ClassVar[dict[str, str]] = {
         "SessionStart": "session_start",
         "UserPromptSubmit": "prompt",
-        "PreToolUse": "action",
+        "PostToolUse": "action",  # its PreToolUse context is ignored by the CLI (Appendix C §5)
         "Stop": "stop",
     }
     # A Stop hook that hits its timeout counts as a block in the CLI, which then continues with
@@ -37,13 +38,20 @@ class CodeBuddy(Client):
     # (hooks/clients/base.py), twelve seconds inside this.
     timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "action": 5, "stop": 30}
     # The tools rules are about: the CLI's (Claude Code's names) and the IDE's. CodeBuddy tests
-    # a matcher as a regular expression against the tool name.
+    # a matcher as a regular expression against the tool name, anywhere in it: anchored, so
+    # NotebookWrite, DeferExecuteTool and mcp__… tools (whose hooks fire twice) are not among them.
     matchers: ClassVar[dict[str, str]] = {
-        "PreToolUse": "Bash|Edit|MultiEdit|Write|execute_command|write_to_file|replace_in_file"
+        "PostToolUse": "^(Bash|Edit|MultiEdit|Write|execute_command|write_to_file|replace_in_file)$"
     }
     notes: ClassVar[tuple[str, ...]] = (
         "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply.",
     )
+
+    def hooks_status(self, data: dict[str, Any], platform: str | None = None) -> str:
+        status = super().hooks_status(data, platform)
+        if status == "ok" and ours_elsewhere(data, self.events):
+            return "stale"
+        return status
 
     def config_dir(self) -> Path:
         """CODEBUDDY_CONFIG_DIR, except when it points at WorkBuddy's folder: WorkBuddy sets it for
@@ -82,6 +90,19 @@ class CodeBuddy(Client):
 
 
 CLIENT = CodeBuddy()
+
+
+def ours_elsewhere(data: dict[str, Any], events: dict[str, str]) -> list[str]:
+    """The events other than `events` that still hold a hook of ours (an older registration)."""
+    hooks = data.get("hooks")
+    found = []
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        if event in events or not isinstance(groups, list):
+            continue
+        handlers = [h for g in groups if isinstance(g, dict) for h in (g.get("hooks") or [])]
+        if any(isinstance(h, dict) and entries.is_ours(h.get("command")) for h in handlers):
+            found.append(event)
+    return found
 
 
 def _same_dir(a: Path, b: Path) -> bool:
