@@ -343,6 +343,7 @@ MODULE_LANES: dict[str, str] = {
     "test_texts.py": UNITS,
     "test_tray_and_config.py": PROCESSES,
     "test_tray_client_learning.py": PROCESSES,
+    "test_tray_display.py": PROCESSES,
     "test_tray_learning.py": PROCESSES,
     "test_tray_menu.py": UNITS,
     "test_watcher.py": PROCESSES,
