@@ -5,12 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages for the real parts: a Secret Service for the keyring tests (gnome-keyring
-# under dbus), and a virtual X server with CJK fonts for GUI screenshots.
-APT_PACKAGES="gnome-keyring dbus dbus-x11 xvfb trayer fonts-droid-fallback libxcb-icccm4 libxcb-keysyms1 \
-  libxkbcommon-x11-0 libxcb-xinerama0 libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-shape0 libxcb-cursor0"
+# under dbus), a virtual X server with CJK fonts for GUI screenshots, and for the tray on a
+# real display (tests/xdisplay.py): openbox as window manager, trayer as system tray, xdotool
+# for the pointer's clicks, x11-utils (xprop, xwininfo) to see what the X server shows.
+APT_PACKAGES="gnome-keyring dbus dbus-x11 xvfb trayer openbox xdotool x11-utils fonts-droid-fallback \
+  libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libxcb-xinerama0 libxcb-randr0 libxcb-render-util0 \
+  libxcb-image0 libxcb-shape0 libxcb-cursor0"
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && ! dpkg -s $APT_PACKAGES >/dev/null 2>&1; then
   (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $APT_PACKAGES) >/dev/null \
-    || echo "setup: could not install $APT_PACKAGES; keyring and screenshot tests will say why they skip"
+    || echo "setup: could not install $APT_PACKAGES; keyring, screenshot and real-display tray tests will say why they skip"
 fi
 
 # torch first and pinned: the CPU build; a bare requirement could pull a multi-GB CUDA build.

@@ -222,6 +222,7 @@ def test_on_a_real_x_display_the_tray_shows_its_icon_menu_and_the_dialog_a_promp
             return [m["text"] for m in memories] == [edited]
 
         wait_until("the answer in the store", stored)
+        assert ui(action="state")["store_on_ui_thread"] == []  # as on offscreen (test_tray_learning)
     finally:
         servicerun.stop(data_dir, tray)  # type: ignore[arg-type]
         out.seek(0)
