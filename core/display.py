@@ -106,11 +106,11 @@ def _check_xcb(timeout_s: float) -> str | None:
 def _x_unreachable(display: str, timeout_s: float) -> str | None:
     """Open the X server's socket as libxcb would (abstract socket, then the file; TCP for a
     host): None when something listens. Only reachability: authorization is _xcb_refuses'."""
-    match = re.fullmatch(r"(?:(?P<host>[^:]*?)(?:/unix)?)?:(?P<number>\d+)(?:\.\d+)?", display)
+    match = re.fullmatch(r"(?P<host>[^:]*?)(?P<unix>/unix)?:(?P<number>\d+)(?:\.\d+)?", display)
     if match is None:
         return "it is not a display name like :0 or host:10.0"
     host, number = match["host"] or "", int(match["number"])
-    if host in ("", "unix") or host.startswith("/"):
+    if host in ("", "unix") or match["unix"] or host.startswith("/"):  # "host/unix:0" is local too
         path = f"/tmp/.X11-unix/X{number}"
         last = "no X server listens on it"
         for address in ("\0" + path, path) if sys.platform.startswith("linux") else (path,):

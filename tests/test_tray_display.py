@@ -388,3 +388,37 @@ def test_starters_honour_a_dead_tray_start_only_on_its_own_display(
 
 # What hooks/hookio.py decides, run as the hooks run (-I -S: the standard library only).
 _HOOK_MODE = "import sys; sys.path.insert(0, sys.argv[1]); import hookio; print(hookio.tray_died_here())"
+
+
+def test_a_wayland_session_whose_compositor_is_gone_gets_the_x_display_qt_would_not_try(
+    x_display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qt picks wayland alone in a (non-GNOME) Wayland session and aborts when it fails; the
+    probe tries the X display too and names it, so the tray asks Qt for xcb."""
+    from memevo.core import display
+
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.setenv("XDG_SESSION_TYPE", "wayland")
+    monkeypatch.setenv("XDG_CURRENT_DESKTOP", "KDE")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")  # no compositor's socket there
+    monkeypatch.setenv("DISPLAY", x_display)
+    assert display.probe() == display.Desktop(platform="xcb")
+    monkeypatch.setenv("DISPLAY", xdisplay.unreachable_display())
+    problem = display.probe().problem
+    assert problem is not None and "WAYLAND_DISPLAY=wayland-0 cannot be reached" in problem
+    assert "cannot be reached" in problem.split(";")[-1], problem  # and the X display's reason too
+
+
+def test_the_sentence_names_the_debian_packages_to_install() -> None:
+    from memevo.core import display
+
+    names = ["libxcb-cursor.so.0", "libxkbcommon-x11.so.0", "libX11-xcb.so.1", "libglib-2.0.so.0"]
+    assert [display.debian_package(name) for name in names] == [
+        "libxcb-cursor0",
+        "libxkbcommon-x11-0",
+        "libx11-xcb1",
+        "libglib2.0-0",
+    ]
+    broken = display.debian_package("/lib/x86_64-linux-gnu/libxcb-cursor.so.0: file too short")
+    assert broken == "libxcb-cursor0"
