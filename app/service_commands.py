@@ -36,6 +36,7 @@ def cmd_tray(args: argparse.Namespace) -> int:
     # first, a desktop that cannot show the tray still gets a working (headless) service.
     desktop = display.probe() if display.has_display() else display.Desktop()
     if desktop.problem:
+        display.remember_problem(desktop.problem)
         return _serve_instead(args, f"the tray app cannot start on this desktop: {desktop.problem}")
     if desktop.platform and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = desktop.platform  # the one that works, not Qt's first guess
@@ -89,6 +90,13 @@ def cmd_service(args: argparse.Namespace) -> int:
         result = {"running": status is not None} | (status or {})
         if silent:
             result = {"running": False, "not_answering": silent}
+        elif status is not None and not status.get("desktop"):
+            from ..core import display
+
+            if display.has_display() and display.tray_died_here():
+                result["tray_app"] = "died on this display before its window came up (logs/service-start.log)"
+            elif display.has_display() and (problem := display.remembered_problem()):
+                result["tray_app"] = f"cannot start on this desktop: {problem}"  # why it runs headless
     if args.json:
         return emit_json(result)
     for key, value in result.items():

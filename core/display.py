@@ -32,6 +32,7 @@ from pathlib import Path
 PROBE_TIMEOUT_S = 3.0  # a DISPLAY on a host that does not answer: waited for this long, no more
 LDD_TIMEOUT_S = 10.0
 START_RECORD = "tray-start.json"
+PROBLEM_FILE = "tray-problem.txt"  # why the running service is headless on a desktop
 # Soname -> Debian/Ubuntu package, where the usual rule (libfoo-bar.so.N -> libfoo-barN) fails.
 PACKAGE_EXCEPTIONS = {"libglib-2.0.so.0": "libglib2.0-0", "libgthread-2.0.so.0": "libglib2.0-0"}
 
@@ -275,6 +276,23 @@ def record_tray_start() -> None:
 def tray_came_up() -> None:
     with contextlib.suppress(OSError):
         _record_path().unlink(missing_ok=True)
+        _record_path().with_name(PROBLEM_FILE).unlink(missing_ok=True)
+
+
+def remember_problem(sentence: str) -> None:
+    """Why a tray app served headless instead: a tray started by a hook says it in a log nobody
+    reads, so `memevo service` repeats it while that service runs."""
+    with contextlib.suppress(OSError):
+        path = _record_path().with_name(PROBLEM_FILE)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(sentence, encoding="utf-8")
+
+
+def remembered_problem() -> str | None:
+    try:
+        return _record_path().with_name(PROBLEM_FILE).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
 
 
 def tray_died_here() -> bool:

@@ -305,6 +305,12 @@ def test_an_mcp_server_and_a_hook_on_an_unreachable_display_get_a_working_servic
     assert SENTENCE in started and "cannot be reached" in started, started
     memevo(env, "project", "add", FACT)
     assert FACT in recalls_the_fact(env)
+    # `memevo service` says why the service on this desktop is the headless one.
+    service = json.loads(memevo(env, "service", "--json").stdout)
+    assert service["running"] and not service["desktop"]
+    assert (
+        "cannot start on this desktop" in service["tray_app"] and "cannot be reached" in service["tray_app"]
+    )
 
 
 def test_a_display_that_never_answers_is_given_up_on_within_the_probes_bound(
@@ -351,6 +357,8 @@ def test_a_tray_qt_kills_anyway_leaves_its_start_on_record_and_the_next_hook_sta
     assert not status["desktop"]
     memevo(env, "project", "add", FACT, prefix=wrong)
     assert FACT in recalls_the_fact(env, prefix=wrong)
+    service = json.loads(memevo(env, "service", "--json").stdout)
+    assert "died on this display" in service["tray_app"], service
 
 
 def test_starters_honour_a_dead_tray_start_only_on_its_own_display(
