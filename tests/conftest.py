@@ -16,8 +16,34 @@ from memevo.core.store import Store
 
 REAL_HOME = Path(os.path.expanduser("~")).resolve()
 REPO = Path(__file__).resolve().parents[1]
-# One provisioned model for the whole run (and later runs), inside the repo, never in a home.
-os.environ.setdefault("MEMEVO_MODELS_DIR", str(REPO / ".cache" / "models"))
+
+
+def _models_dir() -> Path:
+    """One provisioned model for the whole run and later runs, never in a home: in the machine's
+    dev cache (MEMEVO_DEV_CACHE, shared by every clone) under a name that changes with the code
+    that provisions it, else inside the repo. Folders of other versions unused for two days go."""
+    shared = os.environ.get("MEMEVO_DEV_CACHE")
+    if not shared:
+        return REPO / ".cache" / "models"
+    code = hashlib.sha256()
+    for path in sorted((REPO / "core" / "encoder").glob("*.py")):
+        code.update(path.name.encode() + b"\0" + path.read_bytes())
+    folder = Path(shared) / f"models-{code.hexdigest()[:12]}"
+    import shutil
+    import time
+
+    for old in Path(shared).glob("models-*"):
+        try:
+            if old.is_dir() and old != folder and time.time() - old.stat().st_mtime > 2 * 86400:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            continue
+    folder.mkdir(parents=True, exist_ok=True)
+    os.utime(folder)  # in use: kept
+    return folder
+
+
+os.environ.setdefault("MEMEVO_MODELS_DIR", str(_models_dir()))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # GUI tests need no display
 os.environ.setdefault(
     "MEMEVO_LANG", "zh"

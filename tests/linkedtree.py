@@ -41,11 +41,21 @@ def linked_tree(repo: Path = REPO) -> Iterator[Path]:
         yield Path(tmp)
 
 
+def dev_cache() -> Path | None:
+    """The machine's cache for test runs, shared by every clone (MEMEVO_DEV_CACHE, which
+    tests/setup-and-test.sh sets): what a clean clone would otherwise rebuild each time (mypy's
+    cache, the provisioned model, pip's and npm's caches). Unset: each clone keeps its own in .cache/."""
+    value = os.environ.get("MEMEVO_DEV_CACHE")
+    return Path(value) if value else None
+
+
 def kept_tree(repo: Path = REPO) -> Path:
-    """The same linked folder at a fixed place inside the repo (.cache/, never committed), so
-    mypy's cache (.cache/mypy) stays valid from one run to the next: a rerun checks only what
-    changed. A fresh clone starts cold."""
-    root = repo / ".cache" / "linked-tree"
+    """The same linked folder at a fixed place (in the machine's dev cache, else .cache/ in the
+    repo, never committed), so mypy's cache stays valid from one run to the next, and from one
+    clone to the next: mypy sees the same paths, finds each file's hash unchanged and checks
+    only what changed. A fresh machine starts cold."""
+    shared = dev_cache()
+    root = shared / "linked-tree" if shared else repo / ".cache" / "linked-tree"
     package = root / "memevo"
     package.mkdir(parents=True, exist_ok=True)
     for folder in SOURCE_FOLDERS:
@@ -67,16 +77,34 @@ def run_mypy(repo: Path = REPO) -> subprocess.CompletedProcess[str]:
     tool = shutil.which("mypy")
     assert tool, "mypy is a test extra"
     args = [a for p in TYPED_PACKAGES for a in ("-p", p)]
-    root = kept_tree(repo)
-    cache = repo / ".cache" / "mypy"
-    return subprocess.run(
-        [tool, "--config-file", str(repo / "pyproject.toml"), "--cache-dir", str(cache), *args],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env=_env(root),
-        timeout=900,
-    )
+    shared = dev_cache()
+    cache = shared / "mypy" if shared else repo / ".cache" / "mypy"
+    cache.mkdir(parents=True, exist_ok=True)
+    with _held(cache.with_suffix(".lock")):  # two clones' runs take turns with the shared tree
+        root = kept_tree(repo)
+        return subprocess.run(
+            [tool, "--config-file", str(repo / "pyproject.toml"), "--cache-dir", str(cache), *args],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env=_env(root),
+            timeout=900,
+        )
+
+
+@contextmanager
+def _held(path: Path) -> Iterator[None]:
+    if os.name == "nt":  # pragma: no cover - one developer at a time there
+        yield
+        return
+    import fcntl
+
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def run_lint_imports(repo: Path = REPO) -> subprocess.CompletedProcess[str]:

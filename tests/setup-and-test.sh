@@ -16,6 +16,14 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && ! dpkg -s $APT_PA
     || echo "setup: could not install $APT_PACKAGES; keyring, screenshot and real-display tray tests will say why they skip"
 fi
 
+# The machine's cache for test runs, shared by every clone (a clean clone in CI included): mypy's
+# cache and its linked tree, the provisioned model (named by the code that provisions it), pip's
+# and npm's caches. Outside any home; a fresh machine starts it cold. Set it elsewhere, or to ""
+# to keep everything inside this clone's .cache/.
+export MEMEVO_DEV_CACHE="${MEMEVO_DEV_CACHE-/var/tmp/memevo-dev-cache-$(id -u)}"
+if [ -n "$MEMEVO_DEV_CACHE" ]; then mkdir -p -m 700 "$MEMEVO_DEV_CACHE"; fi
+npm_cache="${MEMEVO_DEV_CACHE:-$PWD/.cache}/npm-cache"
+
 # torch first and pinned: the CPU build; a bare requirement could pull a multi-GB CUDA build.
 python3 -m pip install torch==2.13.0 -e '.[test]'
 
@@ -23,12 +31,12 @@ python3 -m pip install torch==2.13.0 -e '.[test]'
 # npm's own cache and logs with it (never ~/.npm).
 # If npm cannot install it, those tests report themselves skipped with the reason.
 if command -v npm >/dev/null 2>&1; then
-  npm install --no-audit --no-fund --no-update-notifier --cache "$PWD/.cache/npm-cache" \
+  npm install --no-audit --no-fund --no-update-notifier --cache "$npm_cache" \
     --prefix .cache/npm @anthropic-ai/claude-code@2.1.332 >/dev/null 2>&1 \
     || echo "setup: could not install the Claude Code CLI with npm; its tests will be skipped"
   # The real CodeBuddy Code CLI the same way: bundled in @tencent-ai/agent-sdk (cli/bin/codebuddy,
   # run with node) for tests/test_codebuddy_cli.py.
-  npm install --no-audit --no-fund --no-update-notifier --cache "$PWD/.cache/npm-cache" \
+  npm install --no-audit --no-fund --no-update-notifier --cache "$npm_cache" \
     --prefix .cache/npm @tencent-ai/agent-sdk@0.3.201 >/dev/null 2>&1 \
     || echo "setup: could not install the CodeBuddy Code CLI with npm; its tests will be skipped"
 else

@@ -7,7 +7,7 @@ does (no shared MEMEVO_MODELS_DIR) and says what is next. Then, with that instal
 `rule add`, `read rule --json`, `setup --only claude` into the fake home, and the SessionStart
 and UserPromptSubmit commands setup registered, run as Claude Code runs them.
 
-pip's cache is the repo's .cache/pip, so a rerun downloads nothing again (on this machine
+pip's cache is the repo's .cache/pip (or the machine's dev cache), so a rerun downloads nothing again (on this machine
 pip reads local indexes, which it does not cache). torch is the README's pin (the CPU build
 here); the test refuses a command without a pin and checks that no CUDA package came along.
 """
@@ -147,9 +147,13 @@ def user_env(venv: Path, home: Path, data: Path) -> dict[str, str]:
         "HOME": str(home),
         "MEMEVO_HOME": str(data),
         "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
-        # the project's pip cache: a rerun downloads nothing (pip's config, find-links and
-        # constraints on this machine still apply, as they do for a user of it)
-        "PIP_CACHE_DIR": str(REPO / ".cache" / "pip"),
+        # the project's pip cache (the machine's dev cache, shared by clones, when set): a rerun
+        # downloads nothing (pip's config, find-links and constraints on this machine still
+        # apply, as they do for a user of it)
+        "PIP_CACHE_DIR": str(Path(os.environ.get("MEMEVO_DEV_CACHE") or REPO / ".cache") / "pip"),
+        # pip byte-compiles every file it installs (torch, transformers, PySide6: thousands);
+        # what the journey checks does not depend on it, and Python compiles what it imports.
+        "PIP_NO_COMPILE": "1",
     }
     env.setdefault("TERM", "xterm")
     return env
