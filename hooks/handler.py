@@ -79,6 +79,8 @@ def answer(adapter, kind, payload, environ, ask, log, failed=None, deadline=None
             return ""
         params["tool"], params["input"] = call
         params["after"] = adapter.action_event == "PostToolUse"  # the wording: it has run
+    if kind in ("session_start", "stop") and adapter.echoes(payload):
+        params["echoes"] = True
     if kind == "stop":
         params.update(adapter.stop_flags(payload))
         # sideContext: the answer the user just read (a subagent's is not it). The service keeps

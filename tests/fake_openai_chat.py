@@ -31,6 +31,7 @@ class FakeOpenAIChat:
         self.bodies: list[dict[str, Any]] = []  # every chat/completions request body, in order
         self.headers: list[dict[str, str]] = []
         self.others: list[tuple[str, str]] = []  # (method, path) of anything else, CONNECTs included
+        self.errors: list[str] = []  # the script's exceptions (each answered 500): a test fails on them
         self._lock = threading.Lock()
         self._calls = 0
         self.turns_ended = 0  # answers without tool calls: each ends a turn (the CLI's Stop hooks run)
@@ -71,7 +72,14 @@ class FakeOpenAIChat:
                 with owner._lock:
                     owner.bodies.append(body)
                     owner.headers.append(dict(self.headers))
-                content, calls = owner._answer(body)
+                try:
+                    content, calls = owner._answer(body)
+                except Exception as exc:  # a broken script: said, never a hung connection
+                    owner.errors.append(f"{exc.__class__.__name__}: {exc}")
+                    self._json(
+                        500, {"error": {"message": f"fake model script failed: {exc}", "type": "test"}}
+                    )
+                    return
                 if body.get("stream"):
                     self._stream(body, content, calls)
                 else:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,7 @@ import pytest
 import servicerun
 from deadlines import HANG_S
 from fake_openai_chat import FakeOpenAIChat, text_of, tool_results
+from memevo.core.learning import stop as stop_texts
 from memevo.core.service import texts
 from test_service import FACT, RELATED, RULES, UNRELATED, _populate
 
@@ -134,6 +136,7 @@ def run_codebuddy(
     assert result.returncode == 0, result.stderr[-2000:]
     assert "hook error" not in result.stderr, result.stderr[-2000:]
     assert api.bodies, f"the CLI never called the fake model: {result.stdout[-500:]} {result.stderr[-1500:]}"
+    assert not api.errors, api.errors
     return result, api
 
 
@@ -172,7 +175,7 @@ def run_session(
 
     def settle() -> None:
         deadline, held = time.monotonic() + HANG_S, 0.0
-        while time.monotonic() < deadline and held < 2.0:
+        while time.monotonic() < deadline and held < 2.0 and proc.poll() is None and not api.errors:
             done = stops_answered() >= api.turns_ended > 0
             held = held + 0.25 if done else 0.0
             time.sleep(0.25)
@@ -211,6 +214,7 @@ def run_session(
             api.close()
             reader.join()
     session = Session(events, "".join(errors), api)
+    assert not api.errors, api.errors
     assert len(session.results()) >= len(prompts), (events[-3:], session.stderr[-2000:])
     assert "hook error" not in session.stderr, session.stderr[-2000:]
     return session
@@ -554,8 +558,12 @@ def side_judge() -> Iterator[Any]:
 
 def user_queries(api: FakeOpenAIChat) -> list[str]:
     """The `<user_query>` texts of the last request: the conversation's user turns, in order."""
+    return queries_of(api.bodies[-1])
+
+
+def queries_of(body: dict[str, Any]) -> list[str]:
     found = []
-    for message in api.bodies[-1].get("messages") or []:
+    for message in body.get("messages") or []:
         if message.get("role") == "user":
             text = text_of(message.get("content") if isinstance(message.get("content"), list) else [message])
             found += [part.split("</user_query>")[0] for part in text.split("<user_query>")[1:]]
@@ -615,3 +623,103 @@ def test_a_hung_service_never_makes_the_cli_loop_on_our_stop_hook(tmp_path: Path
     ]
     assert len(gave_up) == 1, log[-3000:]
     assert stop_hook["timeout"] >= 30
+
+
+# -- in-chat confirmation where the CLI has no question tool (issue 30, item 4) -------------------------
+RESOLVE = "mcp__memory-self-evolution__memory_resolve"
+ANSWER = "1"  # the user's reply: the first option
+
+
+class AsksInWords:
+    """Plays a model that follows memevo's in-chat confirmation without a question tool: with an
+    instruction carrying MEMORY_CONFIRM_V1 in front of it, it asks in words and ends its turn;
+    when the user's next message picks option 1, it loads memory_resolve and calls it with the
+    instruction's sessionID and that option's decision."""
+
+    def __init__(self) -> None:
+        self.asked_in: list[str] = []  # the user turn each question answered
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        if not has_tool(body, "DeferExecuteTool"):
+            return None
+        said = "\n".join(text_of(m.get("content")) for m in body.get("messages") or [])
+        named = re.findall(texts.CONFIRM_MARKER + r"\n.*\nsessionID: ([0-9a-f]{32})", said)
+        if not named:  # (the duties name the marker in every request; the instruction is this)
+            return None
+        queries = queries_of(body)
+        session_id = named[-1]
+        decision = re.findall(r"（decision=([a-z_]+)）", said.split(f"sessionID: {session_id}")[-1])[0]
+        results = tool_results(body)
+        if queries[-1] == ANSWER:
+            if "call_resolve_schema" not in results:
+                return [
+                    {
+                        "id": "call_resolve_schema",
+                        "name": "ToolSearch",
+                        "arguments": {"tool_names": [RESOLVE]},
+                    }
+                ]
+            if "call_resolve" not in results:
+                params = {"sessionID": session_id, "decision": decision}
+                return [
+                    {
+                        "id": "call_resolve",
+                        "name": "DeferExecuteTool",
+                        "arguments": {"toolName": RESOLVE, "params": params},
+                    }
+                ]
+            return "已按你的选择处理：" + results["call_resolve"]
+        self.asked_in.append(queries[-1])
+        return f"「{stop_texts.TITLE}」我想记下一条记忆，请回复编号：1. 保存为规则；2. 不落成"
+
+
+def waiting_jobs(memevo_home: Path, home: Path) -> list[dict[str, Any]]:
+    return list(memevo(memevo_home, home, "pending")["pending"])
+
+
+@pytest.mark.usefixtures("no_side_key")
+def test_a_question_the_cli_delivered_is_asked_in_words_and_resolved_on_the_next_answer(
+    tmp_path: Path,
+) -> None:
+    """A session driven over stream-json: the Stop continuation reaches the model (the CLI echoes
+    it as `Stop hook: …`, so the question counts as asked), the model asks in words, the user
+    answers with the option's number, the model resolves it: the memory is written."""
+    with side_judge() as judge:
+        config = {"sideApiBase": judge.base, "sideApiModel": "judge", "confirm": True, "sideWaitMs": 15000}
+        with learning_home(tmp_path, config, side_key=SIDE_KEY) as (home, memevo_home):
+            model = AsksInWords()
+            session = run_session([USER_WORDS, ANSWER], home, memevo_home, model)
+            rules = rules_of(memevo_home, home)
+            left = waiting_jobs(memevo_home, home)
+            _, later = run_codebuddy(UNRELATED, home, memevo_home)
+    queries = user_queries(session.api)
+    asked = [q for q in queries if q.startswith("Stop hook: ")]
+    assert len(asked) == 1 and texts.CONFIRM_MARKER in asked[0], queries
+    assert "如果没有提问工具，就直接用文字问用户" in asked[0]
+    assert [q for q in model.asked_in] == [asked[0]], model.asked_in  # asked once, in the continuation
+    resolved = tool_results(session.api.bodies[-1])["call_resolve"]
+    assert JUDGED_RULE in resolved, resolved
+    assert rules.count(JUDGED_RULE) == 1 and left == [], (rules, left)
+    assert "请你向用户确认一条记忆" not in later.texts()  # delivered once: never asked again
+
+
+@pytest.mark.usefixtures("no_side_key")
+def test_a_question_one_shot_dropped_is_asked_at_the_next_session_start(tmp_path: Path) -> None:
+    """One-shot `-p` drops the Stop continuation unseen: the question stays waiting (not
+    "shown" forever) and the next session's start asks it; the user's answer resolves it."""
+    with side_judge() as judge:
+        config = {"sideApiBase": judge.base, "sideApiModel": "judge", "confirm": True, "sideWaitMs": 15000}
+        with learning_home(tmp_path, config, side_key=SIDE_KEY) as (home, memevo_home):
+            _, first = run_codebuddy(USER_WORDS, home, memevo_home)
+            [offered] = waiting_jobs(memevo_home, home)
+            model = AsksInWords()
+            session = run_session(["你好", ANSWER], home, memevo_home, model)
+            rules = rules_of(memevo_home, home)
+            left = waiting_jobs(memevo_home, home)
+    assert len(first.bodies) == 1 and "请你向用户确认一条记忆" not in first.texts()  # dropped unseen
+    assert offered["status"] == "ready" and offered["text"] == JUDGED_RULE, offered
+    start = session_start(session.api.bodies[0])
+    assert texts.CONFIRM_MARKER in start and f"sessionID: {offered['sessionID']}" in start, start
+    assert model.asked_in == ["你好"], model.asked_in
+    assert JUDGED_RULE in tool_results(session.api.bodies[-1])["call_resolve"]
+    assert rules.count(JUDGED_RULE) == 1 and left == [], (rules, left)

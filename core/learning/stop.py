@@ -3,12 +3,19 @@
 Only the jobs of the stopping client and session are waited for, shown or voided; other
 sessions' jobs stay for their own Stop. Headless (no tray to raise a native dialog) the
 seed's in-chat flow applies: a continuation carrying MEMORY_CONFIRM_V1 asks the model to put
-the question to the user with the client's question tool and then call memory_resolve.
+the question to the user (with the client's question tool, or in plain words where it has
+none) and then call memory_resolve.
+
+A continuation can be dropped: the CodeBuddy CLI ignores it in one-shot `-p`. Where the client
+echoes a continuation that did reach its model as the next prompt (`Stop hook: …`, the
+CodeBuddy CLI), a question stays `ready` (shown_ms: offered once) until that echo names it
+(delivered); one never delivered is asked again at the client's next session start.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -23,10 +30,17 @@ NOTICE = "memory-self-evolution 捕捉到了新的记忆"
 ASK_TOOL = {
     "claude": "AskUserQuestion",
     "cursor": "AskQuestion",
-    # The IDE's question tool; the CodeBuddy Code CLI (same client, same hooks) has AskUserQuestion.
-    "codebuddy": "ask_followup_question（在 CodeBuddy Code 命令行里是 AskUserQuestion）",
+    "codebuddy": "ask_followup_question",  # the IDE's; see ASK_IN_WORDS
     "workbuddy": "ask_followup_question",
 }
+# Clients whose model may have no question tool at all: the CodeBuddy IDE has
+# ask_followup_question, the CodeBuddy Code CLI AskUserQuestion in a session driven over
+# stream-json, and none in one-shot `-p` (issue 30). There the model asks in its own words and
+# resolves on the user's next message.
+ASK_IN_WORDS = {
+    "codebuddy": "ask_followup_question（CodeBuddy IDE）或 AskUserQuestion（CodeBuddy Code 命令行）",
+}
+_SESSION_IDS = re.compile(r"sessionID: ([0-9A-Za-z_-]{8,80})")
 LABELS = {
     "create_rule": "保存为规则",
     "create_project": "保存为项目事实",
@@ -43,8 +57,12 @@ def wait_for_session(store: Store, client: str, session: str, wait_ms: int) -> N
         time.sleep(0.1)
 
 
-def continuation(store: Store, clock: Clock, client: str, session: str, wait_ms: int) -> dict[str, Any]:
-    """{"continuation": full text for the model, "notice": one short line for the user} or {}."""
+def continuation(
+    store: Store, clock: Clock, client: str, session: str, wait_ms: int, echoed: bool = False
+) -> dict[str, Any]:
+    """{"continuation": full text for the model, "notice": one short line for the user} or {}.
+    echoed: the client echoes a continuation that reached its model as the next prompt: a
+    question counts as asked only then (delivered)."""
     wait_for_session(store, client, session, wait_ms)
     now = clock.now_ms()
     parts: list[str] = []
@@ -63,8 +81,8 @@ def continuation(store: Store, clock: Clock, client: str, session: str, wait_ms:
     if ready:
         for stale in jobs.of_session(store, client, session, ("shown",)):
             jobs.update(store, stale.id, now, status="voided")  # a new question voids the unanswered one
-        for job in ready:
-            jobs.update(store, job.id, now, status="shown", shown_ms=now)
+        for job in ready:  # offered: asked once it is known to have reached the model
+            jobs.update(store, job.id, now, status="ready" if echoed else "shown", shown_ms=now)
         parts += [confirm_instruction(client, job) for job in ready]
     if not parts:
         return {}
@@ -79,22 +97,71 @@ def confirm_instruction(client: str, job: jobs.Job) -> str:
     proposal = job.proposal or {}
     offered = resolve.options(proposal)
     choices = "、".join(f"「{LABELS[d]}」（decision={d}）" for d in offered)
-    tool = ASK_TOOL.get(client, "AskUserQuestion")
-    return (
+    resolve_call = (
+        "memory_resolve（有的客户端显示为 mcp__memory-self-evolution__memory_resolve）"
+        f'(sessionID="{job.id}", decision="<所选选项对应的 decision>")，并把工具返回的结果原样告诉用户。\n'
+    )
+    head = (
         f"{CONFIRM_MARKER}\n"
         f"memory-self-evolution 请你向用户确认一条记忆（不要自己判断，也不要改写任何内容）。\n"
         f"sessionID: {job.id}\n"
         f"用户原话：{job.words}\n"
         f"提议：{describe(proposal)}\n"
-        f"请调用 {tool} 提一个问题，标题固定为「{TITLE}」，把上面的提议给用户看，选项依次为：{choices}。\n"
-        f"用户点选后调用 memory_resolve（有的客户端显示为 mcp__memory-self-evolution__memory_resolve）"
-        f'(sessionID="{job.id}", decision="<所选选项对应的 decision>")，'
-        "并把工具返回的结果原样告诉用户。\n"
-        "如果提问工具返回 Skipped，或用户关闭、取消了弹窗，不要调用 memory_resolve，直接结束。\n"
-        "如果没有可用的提问工具（例如非交互模式），不要调用 memory_resolve，告诉用户这条记忆在等确认，"
-        "可以在终端运行 `memevo pending` 处理。\n"
-        "如果 memory_resolve 工具不可用（客户端安装后还没有重启），不要弹窗，告诉用户：请重启客户端后再说一遍这句话。"
     )
+    tail = "如果 memory_resolve 工具不可用（客户端安装后还没有重启），不要提问，告诉用户：请重启客户端后再说一遍这句话。"
+    if client in ASK_IN_WORDS:
+        numbered = "；".join(f"{n}. {LABELS[d]}" for n, d in enumerate(offered, 1))
+        return (
+            head + f"如果你有提问工具 {ASK_IN_WORDS[client]}，就调用它提一个问题，标题固定为「{TITLE}」，"
+            f"把上面的提议给用户看，选项依次为：{choices}；用户点选后调用 "
+            + resolve_call
+            + "如果提问工具返回 Skipped，"
+            "或用户关闭、取消了提问，不要调用 memory_resolve，直接结束。\n"
+            f"如果没有提问工具，就直接用文字问用户：以「{TITLE}」开头，把上面的提议原样给用户看，列出编号选项"
+            f"（{numbered}），请用户回复编号或选项，然后结束这一轮回答，不要调用 memory_resolve。"
+            f"用户下一句回复选了其中一项时，再调用 "
+            + resolve_call
+            + "用户的回复没有选任何一项时，不要调用 memory_resolve。\n"
+            + tail
+        )
+    tool = ASK_TOOL.get(client, "AskUserQuestion")
+    return (
+        head
+        + f"请调用 {tool} 提一个问题，标题固定为「{TITLE}」，把上面的提议给用户看，选项依次为：{choices}。\n"
+        "用户点选后调用 "
+        + resolve_call
+        + "如果提问工具返回 Skipped，或用户关闭、取消了弹窗，不要调用 memory_resolve，直接结束。\n"
+        "如果没有可用的提问工具（例如非交互模式），不要调用 memory_resolve，告诉用户这条记忆在等确认，"
+        "可以在终端运行 `memevo pending` 处理。\n" + tail.replace("不要提问", "不要弹窗")
+    )
+
+
+def delivered(store: Store, clock: Clock, client: str, prompt: str) -> list[str]:
+    """A continuation of ours that came back as the next prompt (echoed: it reached the model):
+    the questions it names, still `ready`, are asked now (shown). Returns their ids."""
+    now = clock.now_ms()
+    named = set(_SESSION_IDS.findall(prompt))
+    asked = []
+    for job_id in named:
+        job = jobs.get(store, job_id)
+        if job is not None and job.client == client and job.status == "ready" and job.shown_ms:
+            jobs.update(store, job.id, now, status="shown", shown_ms=now)
+            asked.append(job.id)
+    return asked
+
+
+def undelivered(store: Store, clock: Clock, client: str) -> str | None:
+    """The client's questions offered in a continuation that never reached its model (the
+    CodeBuddy CLI's one-shot `-p` drops it): asked again, in the next session start's context
+    (which always reaches it), from whichever session of that client starts next."""
+    waiting = [j for j in jobs.pending(store) if j.client == client and j.status == "ready" and j.shown_ms]
+    if not waiting:
+        return None
+    now = clock.now_ms()
+    for job in waiting:
+        jobs.update(store, job.id, now, status="shown", shown_ms=now)
+    intro = "memory-self-evolution：上一次会话结束时有记忆等用户确认，但那条确认没有送到你这里。"
+    return "\n\n".join([intro, *(confirm_instruction(client, job) for job in waiting)])
 
 
 def describe(proposal: dict[str, Any]) -> str:

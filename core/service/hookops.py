@@ -87,6 +87,11 @@ def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     if not config["enabled"]:
         return _done(ctx, ask, "session_start", started, None, [])
     text, ids = session_start_text(ctx, config, ask.flavor, ask.max_chars, ask.repo)
+    if params.get("echoes") and not ctx.desktop and readiness.state(config, ctx.keys.has()).active:
+        from ..learning import stop
+
+        unasked = stop.undelivered(ctx.store, ctx.clock, ask.client)  # a dropped continuation's
+        text = "\n\n".join(p for p in (text, unasked) if p)
     return _done(ctx, ask, "session_start", started, text, ids)
 
 
@@ -105,6 +110,7 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         restored = stop.restore(ask.client, ask.session)  # Cursor: the hidden half of a follow-up
         if restored:
             return _done(ctx, ask, "prompt", started, restored, [])
+        stop.delivered(ctx.store, ctx.clock, ask.client, prompt)  # CodeBuddy: our continuation's echo
     if not config["enabled"] or kind == "plugin" or not prompt.strip():
         return _done(ctx, ask, "prompt", started, None, [])
     block, ids, skipped = "", list[str](), None
@@ -218,7 +224,14 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     # On a desktop the tray app confirms in native dialogs and notifies results itself.
     if quiet or ctx.desktop or not config["enabled"] or not readiness.state(config, ctx.keys.has()).active:
         return _done(ctx, ask, "stop", started, None, [], log_injection=False)
-    found = stop.continuation(ctx.store, ctx.clock, ask.client, ask.session or "", int(config["sideWaitMs"]))
+    found = stop.continuation(
+        ctx.store,
+        ctx.clock,
+        ask.client,
+        ask.session or "",
+        int(config["sideWaitMs"]),
+        bool(params.get("echoes")),
+    )
     result = _done(ctx, ask, "stop", started, found.get("continuation"), [], log_injection=bool(found))
     if found:
         result["notice"] = found["notice"]

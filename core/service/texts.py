@@ -51,7 +51,7 @@ _REMINDER = {
         f"记忆由 {PLUGIN} 插件在后台判断。用户陈述偏好、规范或要求记住时，你只需回应并照做："
         "不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，不要主动调用 memory_resolve 或其它记忆写工具，"
         f"也不要用 update_memory 等客户端自带的记忆写入工具记录。只有收到含 {CONFIRM_MARKER} 的插件指令时，"
-        "才按指令弹窗并处理对应 sessionID。"
+        "才按指令向用户确认并处理对应 sessionID。"
     ),
 }
 
@@ -78,12 +78,14 @@ def client_duties(flavor: str) -> str:
     compares and the user confirms."""
     own = "这不影响 Claude Code 自带的记忆，它照常工作。" if flavor == "claude" else ""
     other = "不要用 update_memory 等客户端自带的记忆写入工具记录用户的偏好；" if flavor == "codebuddy" else ""
+    # CodeBuddy's CLI may have no question tool: the instruction then says to ask in words
+    ask = "向用户确认" if flavor == "codebuddy" else "弹窗"
     return (
         f"职责边界：{PLUGIN} 的长期记忆由你提议、由插件判重、由用户确认。用户说出应跨会话长期保持的偏好、规范、约定，"
         f"或值得长期查阅的项目事实（名称、开关、地址、目录），或明确要求「记住」时，调用 {propose_tool(flavor)}，"
         "提交一条自包含的记忆正文和用户原话；只在当前任务里成立的内容、需求、假设、提问和单个 bug 的细节不要提交。"
         f"提交后按工具返回的说明做；{other}不要自己判断写入成功，也不要重复提交同一条。"
-        f"只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令弹窗并处理对应 sessionID。{own}"
+        f"只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令{ask}并处理对应 sessionID。{own}"
     )
 
 

@@ -85,6 +85,11 @@ class Adapter:
             "subagent": bool(payload.get("agent_id")),
         }
 
+    def echoes(self, payload):
+        """The client sends a Stop continuation that reached its model back as the next prompt
+        (so the service can tell a question asked from one dropped)."""
+        return False
+
     def previous_answer(self, payload, environ):
         """The assistant's message that ended this turn (sideContext): the Stop payload's
         `last_assistant_message` (Claude Code; the CodeBuddy engine when it has one), else the

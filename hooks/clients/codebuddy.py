@@ -25,6 +25,10 @@ class CodeBuddy(Adapter):
         "Stop": "stop",
     }
     action_event = "PostToolUse"
+    # The CLI fires UserPromptSubmit with `Stop hook: <reason>` when our continuation reaches its
+    # model, and drops it unseen in one-shot `-p`: the service counts a question as asked on
+    # that echo (and asks again at the next session start when none came).
+    echoes_continuation = True
 
     def prompt_text(self, payload):
         for key in ("user_prompt", "prompt"):
@@ -49,6 +53,9 @@ class CodeBuddy(Adapter):
         if kind == "user" and text.lstrip().startswith(STOP_CONTINUATION):
             return "other"  # another tool's Stop hook asked for more: its words, not the user's
         return kind
+
+    def echoes(self, payload):
+        return self.echoes_continuation and engine(payload) == "cli"
 
     def render_stop(self, context, payload):
         # The CLI documents `continue: false` with `reason` (v1.16+) and calls `decision: "block"`

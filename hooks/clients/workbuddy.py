@@ -20,6 +20,7 @@ class WorkBuddy(CodeBuddy):
     # Only the three events WorkBuddy is known to fire; a tool call is not among them (and a hook
     # that times out blocks the user there), so no rules before tool calls in WorkBuddy.
     events = Adapter.events
+    echoes_continuation = False  # not observed in WorkBuddy: its questions count as asked at Stop
     # Registered at 30 s; a prompt or session start waits for the service 5 s at most.
     timeouts = {"session_start": 5.0, "prompt": 5.0, "stop": 18.0}
 
