@@ -723,3 +723,49 @@ def test_a_question_one_shot_dropped_is_asked_at_the_next_session_start(tmp_path
     assert model.asked_in == ["你好"], model.asked_in
     assert JUDGED_RULE in tool_results(session.api.bodies[-1])["call_resolve"]
     assert rules.count(JUDGED_RULE) == 1 and left == [], (rules, left)
+
+
+# -- another tool's prompt hook: only the last context reaches the model (issue 30, item 3) -------------
+OTHER_CONTEXT = "OTHER-TOOL-CONTEXT-7f3a"
+
+
+def test_another_tools_prompt_hook_after_ours_is_reported_and_ours_put_back_last(tmp_path: Path) -> None:
+    """Another tool's installer appends its UserPromptSubmit hook after ours: the CLI then gives
+    its model only that hook's context, memevo's reminder is gone. `memevo setup --repair` (what
+    the tray's watcher runs on a stale registration) says so and puts ours back last."""
+    home, memevo_home = tmp_path / "home", tmp_path / "memevo"
+    register(home, memevo_home)
+    other = tmp_path / "other_tool.py"
+    answer = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": OTHER_CONTEXT}}
+    other.write_text(
+        f"import sys\nsys.stdin.read()\nprint({json.dumps(json.dumps(answer))})\n", encoding="utf-8"
+    )
+    path = home / ".codebuddy" / "settings.json"
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    command = f"{sys.executable} {other}"
+    settings["hooks"]["UserPromptSubmit"].append(
+        {"matcher": "", "hooks": [{"type": "command", "command": command}]}
+    )
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    reminder = texts.client_reminder("codebuddy")
+    with servicerun.service(memevo_home, env={"MEMEVO_HEADLESS": "1"}):
+        _, before = run_codebuddy(UNRELATED, home, memevo_home)
+        env = {k: v for k, v in os.environ.items() if k != "MEMEVO_SIDE_API_KEY"}
+        repaired = subprocess.run(
+            [sys.executable, "-m", "memevo.core.cli", "setup", "--repair", "--only", "codebuddy"],
+            env=env | {"HOME": str(home), "MEMEVO_HOME": str(memevo_home), "MEMEVO_HEADLESS": "1"},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=HANG_S,
+        )
+        _, after = run_codebuddy(UNRELATED, home, memevo_home)
+    # the CLI as observed: the last hook's context only (ours lost)
+    assert OTHER_CONTEXT in before.texts() and reminder not in before.texts()
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
+    assert (
+        "only the last UserPromptSubmit hook's context" in repaired.stdout and command[:40] in repaired.stdout
+    )
+    last = json.loads(path.read_text(encoding="utf-8"))["hooks"]["UserPromptSubmit"][-1]["hooks"][-1]
+    assert last["command"].endswith("codebuddy UserPromptSubmit")
+    assert reminder in after.texts() and OTHER_CONTEXT not in after.texts()

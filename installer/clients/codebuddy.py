@@ -3,6 +3,12 @@ onto WorkBuddy's folder), SessionStart / UserPromptSubmit / PostToolUse / Stop, 
 MCP files. An earlier PreToolUse registration of ours (its context never reached the CLI's
 model) is stale: setup and the tray's repair take it away.
 
+Only the last hook's `additionalContext` per event reaches the CLI's model (the hooks' answers
+are merged by object spread, in config order; Appendix C §3): our SessionStart and
+UserPromptSubmit hooks are placed after everyone else's, a registration with another tool's
+hook after ours is stale (the tray's watcher puts ours back last), and setup and repair say
+which other hooks share those events, whose context is then dropped.
+
 The IDE reads mcp.json; the CLI reads the first existing of .mcp.json, mcp.json and
 ~/.codebuddy.json. mcp.json always gets our entry (the IDE), and so does whichever of the
 other two the CLI would read first, so both find it.
@@ -15,6 +21,8 @@ mcp.json again when all that is left in it is that copy, giving the CLI its old 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,6 +30,7 @@ from .. import entries, jsonfile, state
 from .base import Client, ClientFiles, ClientResult, home, override, tilde
 
 STATE_KEY = "codebuddy_seeded"
+LAST_WINS = ("SessionStart", "UserPromptSubmit")  # only the last hook's context reaches the model
 
 
 class CodeBuddy(Client):
@@ -47,11 +56,24 @@ class CodeBuddy(Client):
         "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply.",
     )
 
+    def set_hooks(self, data: dict[str, Any], platform: str | None = None) -> bool:
+        changed = super().set_hooks(data, platform)
+        return place_last(data, LAST_WINS) or changed
+
     def hooks_status(self, data: dict[str, Any], platform: str | None = None) -> str:
         status = super().hooks_status(data, platform)
-        if status == "ok" and ours_elsewhere(data, self.events):
+        if status == "ok" and (ours_elsewhere(data, self.events) or not_last(data, LAST_WINS)):
             return "stale"
         return status
+
+    def register(
+        self, writer: jsonfile.Writer, permission: bool | None = None, peers: Sequence[Client] = ()
+    ) -> ClientResult:
+        result = super().register(writer, permission, peers)
+        if result.changed:  # said when ours is placed (setup, a repair), not on every check
+            with contextlib.suppress(jsonfile.ClientFileError):  # already among its problems
+                result.lines += shared_events_warnings(jsonfile.load(self.files().hooks_file))
+        return result
 
     def config_dir(self) -> Path:
         """CODEBUDDY_CONFIG_DIR, except when it points at WorkBuddy's folder: WorkBuddy sets it for
@@ -103,6 +125,72 @@ def ours_elsewhere(data: dict[str, Any], events: dict[str, str]) -> list[str]:
         if any(isinstance(h, dict) and entries.is_ours(h.get("command")) for h in handlers):
             found.append(event)
     return found
+
+
+def _ours(handler: Any) -> bool:
+    return isinstance(handler, dict) and entries.is_ours(handler.get("command"))
+
+
+def _groups(data: dict[str, Any], event: str) -> list[Any]:
+    hooks = data.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    return groups if isinstance(groups, list) else []
+
+
+def _handlers(groups: list[Any]) -> list[Any]:
+    return [h for g in groups if isinstance(g, dict) and isinstance(g.get("hooks"), list) for h in g["hooks"]]
+
+
+def not_last(data: dict[str, Any], events: Sequence[str]) -> list[str]:
+    """The events where a hook of another tool comes after ours (in config order)."""
+    late = []
+    for event in events:
+        handlers = _handlers(_groups(data, event))
+        mine = [i for i, h in enumerate(handlers) if _ours(h)]
+        if mine and mine[-1] != len(handlers) - 1:
+            late.append(event)
+    return late
+
+
+def place_last(data: dict[str, Any], events: Sequence[str]) -> bool:
+    """Our hook after everyone else's in each event: a group holding only ours moves to the end;
+    from a group shared with another tool's hooks ours moves into its own group at the end (with
+    that group's matcher). True when anything moved."""
+    moved = False
+    for event in not_last(data, events):
+        groups = _groups(data, event)
+        for index, group in enumerate(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                continue
+            mine = [h for h in group["hooks"] if _ours(h)]
+            if not mine:
+                continue
+            if len(mine) == len(group["hooks"]):
+                groups.append(groups.pop(index))
+            else:
+                group["hooks"] = [h for h in group["hooks"] if not _ours(h)]
+                groups.append({"matcher": group.get("matcher", ""), "hooks": mine})
+            moved = True
+            break
+    return moved
+
+
+def shared_events_warnings(data: dict[str, Any]) -> list[str]:
+    """What to tell the user about other tools' hooks on the events where only one context survives."""
+    lines = []
+    for event in LAST_WINS:
+        others = [
+            str(h.get("command"))[:80]
+            for h in _handlers(_groups(data, event))
+            if isinstance(h, dict) and not _ours(h)
+        ]
+        if others:
+            lines.append(
+                f"warning: CodeBuddy gives its model only the last {event} hook's context; memevo's is placed "
+                f"last, so the context of {', '.join(others)} is dropped (a hook registered after memevo's, "
+                "also in a project's .codebuddy/settings.json, would drop memevo's instead)"
+            )
+    return lines
 
 
 def _same_dir(a: Path, b: Path) -> bool:
