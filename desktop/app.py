@@ -160,7 +160,10 @@ def start_watcher(tray: Tray, loop: asyncio.AbstractEventLoop) -> Any:
     from ..installer.watcher import RegistrationWatcher
 
     def repaired(client: str, lines: list[str]) -> None:  # the watcher's thread -> the UI loop
-        loop.call_soon_threadsafe(tray.on_repaired, client, lines)
+        from ..installer import client_state
+
+        after = client_state.read(client)  # the client's files: read here, not on the UI thread
+        loop.call_soon_threadsafe(tray.on_repaired, client, lines, after)
 
     def failed(client: str, why: str) -> None:
         loop.call_soon_threadsafe(tray.on_repair_failed, client, why)

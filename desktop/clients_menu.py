@@ -1,82 +1,79 @@
-"""The tray's Clients submenu: per client, its registration status (with repair and
-stop-repairing) and when each of its hooks last fired; and the repair notifications."""
+"""The tray's Clients submenu: per client, its state as installer/client_state reads it (the
+hooks and the MCP server apart), with Repair now, Copy the command where memevo cannot finish
+alone, and stop/resume repairing for every registered client; then when each hook last fired.
+A client that is not installed is one greyed line, not an empty submenu."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from .client_texts import part_lines, title
 from .i18n import tr
 
 
-def registration_state(client: str) -> str:
-    from ..installer import state
-    from ..installer.clients import client_status, files, needs_repair
-
-    if not files(client).installed:
-        return "not-installed"
-    entry = state.client(client)
-    if entry.get("removed"):
-        return "removed"
-    if not entry.get("registered"):
-        return "not-registered"
-    report = client_status(client)
-    if any(v.startswith("broken") for v in report.values()):
-        return "missing"
-    if needs_repair(report):
-        return "stale" if "missing" not in report.values() else "missing"
-    return "ok" if entry.get("repair", True) else "not-repairing"
+def event_label(event: str) -> str:
+    """The hook kinds in words (the store keeps identifiers)."""
+    labels = {
+        "session_start": tr("session start"),
+        "prompt": tr("prompt"),
+        "action": tr("tool call"),
+        "stop": tr("end of a reply"),
+    }
+    return labels.get(event, event)
 
 
-def status_label(client: str, state_name: str) -> str:
+def client_label(client: str) -> str:
     from ..installer.clients import DISPLAY_NAMES
 
-    # tr() needs literal strings for extraction: spell each one out.
-    texts = {
-        "ok": tr("registered"),
-        "missing": tr("registration missing"),
-        "stale": tr("registration out of date"),
-        "removed": tr("removed (uninstall --only)"),
-        "not-installed": tr("not installed"),
-        "not-registered": tr("not registered — run setup"),
-        "not-repairing": tr("registered; repairs stopped"),
-    }
-    return tr("{client}: {state}").format(client=DISPLAY_NAMES[client], state=texts[state_name])
+    return DISPLAY_NAMES.get(client, client)
 
 
 def read(host: Any) -> dict[str, Any]:
-    """Off the UI thread: each client's registration state (its files) and the hooks' last
-    activity (the store); `fill` builds the submenu from it."""
-    from ..installer.clients import CLIENTS
+    """Off the UI thread: each client's state (its files) and the hooks' last activity (the
+    store); `fill` builds the submenu from it."""
+    from ..installer import client_state
 
     return {
-        "states": {client: registration_state(client) for client in CLIENTS},
+        "states": client_state.read_all(),
         "activity": host.handle("hook_activity", {"limit": 1})["hooks"],
     }
 
 
-def fill(menu: Any, found: dict[str, Any], repair: Any, toggle_repairs: Any) -> None:
+def fill(menu: Any, found: dict[str, Any], repair: Any, toggle_repairs: Any, copy: Any) -> None:
     """Rebuild the submenu from what `read` found (on the UI thread, no I/O)."""
+    from ..installer import client_state
+
     menu.clear()
-    for client, state_name in found["states"].items():
-        sub = menu.addMenu(status_label(client, state_name))
-        if state_name in ("missing", "stale", "not-registered", "ok"):
-            sub.addAction(tr("Repair now")).triggered.connect(lambda _c=False, c=client: repair(c))
-        if state_name == "ok":
-            sub.addAction(tr("Stop repairing this client")).triggered.connect(
-                lambda _c=False, c=client: toggle_repairs(c, False)
+    for state in found["states"]:
+        if not state.registered and state.overall != client_state.NOT_REGISTERED:
+            menu.addAction(title(state)).setEnabled(False)  # not installed, removed: nothing to do
+            continue
+        sub = menu.addMenu(title(state))
+        for line in part_lines(state):
+            sub.addAction(line).setEnabled(False)
+        if state.command:
+            sub.addAction(tr("Copy the command: {command}").format(command=state.command)).triggered.connect(
+                lambda _c=False, cmd=state.command: copy(cmd)
             )
-        if state_name == "not-repairing":
+        if part_lines(state):
+            sub.addSeparator()
+        sub.addAction(tr("Repair now")).triggered.connect(lambda _c=False, c=state.client: repair(c))
+        if state.registered and state.repairing:
+            sub.addAction(tr("Stop repairing this client")).triggered.connect(
+                lambda _c=False, c=state.client: toggle_repairs(c, False)
+            )
+        elif state.registered:
             sub.addAction(tr("Repair it again when it changes")).triggered.connect(
-                lambda _c=False, c=client: toggle_repairs(c, True)
+                lambda _c=False, c=state.client: toggle_repairs(c, True)
             )
     menu.addSeparator()
     activity = found["activity"]
     if not activity:
         menu.addAction(tr("No client hook has fired yet")).setEnabled(False)
     for row in activity:
-        label = tr("{client} · {event}: {last} ({count} times)").format(
-            client=row["client"],
-            event=row["event"],
+        label = tr("{client} · {event}: {last} ({count}×)").format(
+            client=client_label(row["client"]),
+            event=event_label(row["event"]),
             last=row["last"][:19].replace("T", " "),
             count=row["count"],
         )

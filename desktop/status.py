@@ -13,6 +13,9 @@ from ..core import maintenance, memories
 from ..core.encoder.models import entry_for
 from ..core.learning import jobs, readiness
 from ..core.recall.gate import GateSettings
+from ..installer import client_state
+from .client_texts import part_lines, title
+from .clients_menu import client_label, event_label
 from .i18n import tr
 from .learning_texts import effective
 from .qt import QLabel, QPushButton, QVBoxLayout, QWidget
@@ -42,6 +45,7 @@ def status_report(host: Any) -> dict[str, Any]:
         "model_ready": host.engine is not None,
         "thresholds": {"rule": gate.min_rule, "project": gate.min_project, "topK": gate.top_k},
         "hooks": host.handle("hook_activity", {"limit": 1})["hooks"],
+        "clients": client_state.read_all(),  # the clients' files: read here, on the worker
     }
 
 
@@ -94,17 +98,30 @@ def render(report: dict[str, Any]) -> str:
             top_k=t["topK"],
         )
     )
+    clients = "<br>".join(
+        html.escape(title(state))
+        + "".join("<br>&nbsp;&nbsp;" + html.escape(line) for line in part_lines(state))
+        + (
+            "<br>&nbsp;&nbsp;"
+            + tr("Run this in a terminal: {command}").format(command=f"<tt>{html.escape(state.command)}</tt>")
+            if state.command
+            else ""
+        )
+        for state in report.get("clients", [])
+    )
+    if clients:
+        lines.append(tr("<b>Clients</b>:") + "<br>" + clients)
     hooks = "<br>".join(
-        tr("{client} · {event}: last {last}, service time {ms} ms, {count} times").format(
-            client=h["client"],
-            event=h["event"],
+        tr("{client} · {event}: last {last}, service time {ms} ms, {count}×").format(
+            client=client_label(h["client"]),
+            event=event_label(h["event"]),
             last=h["last"][:19].replace("T", " "),
             ms=h["service_ms"],
             count=h["count"],
         )
         for h in report["hooks"]
     )
-    lines.append("<b>Hook</b>：<br>" + (hooks or tr("No client hook has fired yet")))
+    lines.append(tr("<b>Hooks</b>:") + "<br>" + (hooks or tr("No client hook has fired yet")))
     return "<br><br>".join(lines)
 
 

@@ -129,7 +129,7 @@ class Tray:
         self.menu = QMenu()
         self.status_action = self._action("memevo: starting…", enabled=False)
         self.panel_action = self._action(tr("Open panel"), lambda: self.open_panel())
-        self.pending_action = self._action(tr("Pending proposals (0)"), self.show_pending)
+        self.pending_action = self._action(tr("No proposals waiting"), self.show_pending, enabled=False)
         self.pause_action = self._action(tr("Pause memory"), self.toggle_pause)
         self.confirm_action = self._action(tr("Confirm before writing"), self.toggle_confirm)
         self.confirm_action.setCheckable(True)
@@ -140,6 +140,7 @@ class Tray:
         self.panel: Any = None
         self.wizard: Any = None
         self.repairs = 0
+        self.copied: str | None = None  # the last command put on the clipboard (tests read it)
         self.registration_problems: dict[str, str] = {}  # client display name → why (the icon shows it)
         self.menu_filled = 0  # how many times the worker's answer reached the menu (tests wait on it)
         from .worker import OffUi
@@ -231,50 +232,87 @@ class Tray:
         from . import clients_menu
 
         pending, clients = found
-        if pending is not None:
-            self.pending_action.setText(tr("Pending proposals ({count})").format(count=pending))
+        if pending is not None:  # none waiting: nothing to open, so not clickable
+            self.pending_action.setText(
+                tr("Pending proposals ({count})").format(count=pending)
+                if pending
+                else tr("No proposals waiting")
+            )
+            self.pending_action.setEnabled(bool(pending))
         if clients is not None:
-            clients_menu.fill(self.clients_menu, clients, self.repair_client, self.set_repairs)
+            clients_menu.fill(
+                self.clients_menu, clients, self.repair_client, self.set_repairs, self.copy_command
+            )
         self.menu_filled += 1
 
     # -- self-repair of the clients' registration ----------------------------------------------------------
     def repair_client(self, client: str) -> None:
-        """Repair now (menu): the same code as setup, off the UI thread (it may run `claude`)."""
-        from ..installer import jsonfile, state
+        """Repair now (menu): the same code as setup, off the UI thread (it may run `claude`);
+        the client's state is read again after it, and the notification says that state."""
+        from ..installer import client_state, jsonfile, state
         from ..installer.clients import register_client
 
-        def work() -> Any:
+        def work() -> tuple[Any, client_state.ClientState]:
             outcome = register_client(client, jsonfile.Writer())
-            if outcome.ok:
+            if outcome.hooks_ok:
                 state.update_client(client, registered=True, removed=False)
-            return outcome
+            return outcome, client_state.read(client)
 
-        def done(outcome: Any) -> None:
+        def done(found: tuple[Any, client_state.ClientState]) -> None:
+            outcome, after = found
             if outcome.problems:
                 self.on_repair_failed(client, "; ".join(outcome.problems))
-            else:
-                self.on_repaired(client, outcome.lines or [tr("nothing needed repairing")])
+            elif outcome.changed:
+                self.on_repaired(client, outcome.lines, after)
+            elif after.command:  # nothing memevo can do alone: say what the user runs, once
+                self.registration_problems.pop(after.display, None)
+                self.notifier.notify(
+                    f"command:{client}:{after.command}",
+                    tr("{client} needs one command").format(client=after.display),
+                    tr(
+                        "memevo cannot register its MCP server in {client} by itself. Run this in a terminal (Clients → {client} → Copy the command): {command}"
+                    ).format(client=after.display, command=after.command),
+                )
+            # else: nothing needed repairing, nothing changed — nothing to say; the menu shows the state
+            self.refresh_menu()
 
         self.worker.run(work, done, lambda exc: self.on_repair_failed(client, str(exc)))
 
     def set_repairs(self, client: str, on: bool) -> None:
+        """Only from the Clients menu's explicit actions (never from a notification)."""
         from ..installer import watcher
 
-        (watcher.resume_repairing if on else watcher.stop_repairing)(client)
+        def work() -> None:
+            (watcher.resume_repairing if on else watcher.stop_repairing)(client)
 
-    def on_repaired(self, client: str, lines: list[str]) -> None:
+        self.worker.run(work, lambda _none: self.refresh_menu(), lambda exc: log.warning("repairs: %s", exc))
+
+    def copy_command(self, command: str) -> None:
+        from .qt import QApplication
+
+        QApplication.clipboard().setText(command)
+        self.copied = command
+
+    def on_repaired(self, client: str, lines: list[str], after: Any = None) -> None:
+        """Something of ours was put back (the watcher only calls this when a file changed).
+        The notification says the client's state in words, not the engine's log lines; a
+        click on it changes nothing."""
         from ..installer.clients import DISPLAY_NAMES
+        from .client_texts import summary
 
         self.repairs += 1
         name = DISPLAY_NAMES[client]
         self.registration_problems.pop(name, None)
-        message = tr(
-            "memevo restored its registration in {client} ({what}). Click to stop repairing {client}."
-        )
+        message = tr("memevo put its entries back in {client}'s files.").format(client=name)
+        if after is not None:
+            message += " " + tr("Now: {state}.").format(state=summary(after))
+            if after.command:
+                message += " " + tr("Run this in a terminal: {command}").format(command=after.command)
+        message += " " + tr(
+            "To stop this, choose Clients → {client} → Stop repairing this client in this menu."
+        ).format(client=name)
         self.notifier.notify(
-            f"repair:{client}:{self.repairs}",
-            tr("memevo repaired {client}").format(client=name),
-            message.format(client=name, what="; ".join(lines)),
+            f"repair:{client}:{self.repairs}", tr("memevo repaired {client}").format(client=name), message
         )
 
     def on_repair_failed(self, client: str, why: str) -> None:
@@ -288,22 +326,10 @@ class Tray:
         )
 
     def _on_message_clicked(self) -> None:
-        """The repair notification offers "stop repairing this client": a click takes it. Qt
-        reports clicks on the last message shown, so only a repair notification on screen counts."""
-        from ..installer.clients import DISPLAY_NAMES
-
-        kind, _, rest = (self.notifier.last_key or "").partition(":")
-        if kind != "repair":
-            return
-        client = rest.split(":")[0]
-        self.set_repairs(client, False)
-        self.notifier.notify(
-            f"stopped:{client}:{self.repairs}",
-            "memevo",
-            tr(
-                "memevo will leave {client}'s files alone. Turn repairs back on from Clients in this menu."
-            ).format(client=DISPLAY_NAMES[client]),
-        )
+        """A click on a notification is how people dismiss it: it never changes a setting.
+        It opens the panel, where the state of things is shown."""
+        if self.notifier.last_key is not None and not self.host.ctx.store_error:
+            self.open_panel("status")
 
     def open_wizard(self) -> Any:
         from .wizard import SetupWizard
@@ -377,10 +403,13 @@ class Tray:
         self.worker.run(lambda: self.host.handle(op, params), lambda _result: self.refresh(), failed)
 
     def show_pending(self) -> None:
-        if self.confirmations is not None:
-            self.confirmations.dismissed_ids.clear()  # the user asked to see them again
-            self.confirmations.reopen_shown()
-            self.confirmations.poll()
+        """Reopen the waiting proposals in the dialog; without the dialog, the panel's Pending tab."""
+        if self.confirmations is None:
+            self.open_panel("proposals")
+            return
+        self.confirmations.dismissed_ids.clear()  # the user asked to see them again
+        self.confirmations.reopen_shown()
+        self.confirmations.poll()
 
 
 _ACTIONABLE_SIDE_ERRORS = (

@@ -22,10 +22,13 @@ from typing import Any
 from ..core import config as config_mod
 from ..installer import setup_engine as engine
 from ..installer.clients import CLIENTS, DISPLAY_NAMES, installed
+from .client_texts import title
 from .i18n import tr
 from .qt import (
+    QApplication,
     QLabel,
     QProgressBar,
+    QPushButton,
     QScrollArea,
     QTimer,
     QVBoxLayout,
@@ -246,6 +249,8 @@ class DonePage(QWizardPage):
         self.problems_label = _label(style=ERROR_STYLE, selectable=True)
         self.commands_label = _label()
         self.commands_edit = _text_box(lines=4, fixed=True)
+        self.copy_button = QPushButton(tr("Copy the command"))
+        self.copy_button.clicked.connect(self.copy_commands)
         self.key_label = _label(selectable=True)
         self.autostart_label = _label()
         self.restart_label = _label()
@@ -259,6 +264,7 @@ class DonePage(QWizardPage):
             self.problems_label,
             self.commands_label,
             self.commands_edit,
+            self.copy_button,
             self.key_label,
             self.autostart_label,
             self.restart_label,
@@ -278,10 +284,10 @@ class DonePage(QWizardPage):
             return
         result = outcome.result
         self.setTitle(tr("memevo is set up") if result.ok else tr("memevo is set up, with problems"))
-        registered = [c.client for c in result.clients if c.ok]
+        # One line per client set up, as the tray's Clients menu says it (installer/client_state).
         self.clients_label.setText(
-            tr("Registered in: {clients}.").format(clients=_names(registered))
-            if registered
+            "\n".join(title(state) for state in result.states)
+            if result.states
             else tr("No client was registered.")
         )
         skipped = [c for c in CLIENTS if c in result.skipped]
@@ -295,17 +301,19 @@ class DonePage(QWizardPage):
             for p in c.problems
         ]
         self._show(self.problems_label, "\n".join([tr("Problems:"), *problems]) if problems else "")
-        manual = [c for c in result.clients if c.manual_command]
+        manual = [s for s in result.states if s.command]
         self._show(
             self.commands_label,
-            tr("To finish {clients}, run this in a terminal:").format(
-                clients=_names([c.client for c in manual])
-            )
+            tr(
+                "memevo cannot register its MCP server in {clients} by itself: run this in a terminal (the hooks already work)."
+            ).format(clients=", ".join(s.display for s in manual))
             if manual
             else "",
         )
-        self.commands_edit.setPlainText("\n".join(c.manual_command or "" for c in manual))
+        self.commands_edit.setPlainText("\n".join(s.command or "" for s in manual))
         self.commands_edit.setVisible(bool(manual))
+        self.copy_button.setVisible(bool(manual))
+        self.copy_button.setText(tr("Copy the command"))
         self._show(self.key_label, self._key_text(outcome.key_status))
         if choices.autostart:
             self._show(self.autostart_label, tr("memevo starts at login."))
@@ -325,6 +333,10 @@ class DonePage(QWizardPage):
             if result.legacy_found
             else "",
         )
+
+    def copy_commands(self) -> None:
+        QApplication.clipboard().setText(self.commands_edit.toPlainText())
+        self.copy_button.setText(tr("Copied"))
 
     @staticmethod
     def _show(label: QLabel, text: str) -> None:

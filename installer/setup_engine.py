@@ -38,6 +38,7 @@ class SetupResult:
     restart: list[str] = field(default_factory=list)
     backups: list[str] = field(default_factory=list)
     legacy_found: bool = False
+    states: list[Any] = field(default_factory=list)  # client_state.ClientState of each client set up
 
 
 class SetupStopped(Exception):
@@ -190,11 +191,19 @@ def _closing_words(result: SetupResult, say: Say) -> None:
         say("Backups of the changed client files: " + ", ".join(result.backups))
     if result.legacy_found:
         say("The Node tool's memories are in the data dir: `memevo import-legacy` imports them.")
-    hooks_only = [DISPLAY_NAMES[c.client] for c in result.clients if c.changed and c.manual_command]
     if result.restart:
         say("Restart " + ", ".join(result.restart) + " so they load memevo's MCP server.")
-    if hooks_only:  # its MCP server waits for the printed command; hooks are read live
-        say(
-            ", ".join(hooks_only)
-            + ": the hooks work from the next session; run the command above for the MCP tools."
-        )
+    _states(result, say)
+
+
+def _states(result: SetupResult, say: Say) -> None:
+    """Last, each client's state as the tray and the wizard say it (installer/client_state):
+    the hooks and the MCP server apart, and the one command memevo could not run itself."""
+    from . import client_state
+
+    for outcome in result.clients:
+        current = client_state.read(outcome.client)
+        result.states.append(current)
+        say(f"{current.display}: {current.summary()}")
+        if current.command:
+            say(f"  run: {current.command}")

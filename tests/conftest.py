@@ -308,6 +308,7 @@ MODULE_LANES: dict[str, str] = {
     "test_cli.py": PROCESSES,
     "test_cli_processes.py": PROCESSES,
     "test_client_registry.py": UNITS,
+    "test_client_state.py": UNITS,
     "test_codebuddy_cli.py": E2E,
     "test_confidence_rules.py": UNITS,
     "test_config.py": UNITS,

@@ -182,12 +182,15 @@ def test_clients_menu_shows_when_each_hook_last_fired(qtbot, host: ServiceHost) 
     host.ctx.books.flush()
     tray.refresh()
     settle(tray)
-    labels = _activity(tray)
-    assert len(labels) == 1 and labels[0].startswith("cursor · prompt：") and "（1 次）" in labels[0]
+    labels = _activity(tray)  # the client's and the event's names in words, not identifiers
+    assert len(labels) == 1 and labels[0].startswith("Cursor · 提示词：") and "（1 次）" in labels[0]
 
 
 def _activity(tray: Tray) -> list[str]:
-    return [a.text() for a in tray.clients_menu.actions() if not a.menu() and not a.isSeparator()]
+    """The entries after the clients' states (below the separator)."""
+    actions = tray.clients_menu.actions()
+    first = next(i for i, a in enumerate(actions) if a.isSeparator())
+    return [a.text() for a in actions[first + 1 :] if not a.isSeparator()]
 
 
 def test_clients_menu_shows_registration_and_repairs(
@@ -204,14 +207,24 @@ def test_clients_menu_shows_registration_and_repairs(
     shown: list[tuple[str, str]] = []
     tray.notifier._show = lambda title, message: shown.append((title, message))
     titles = [a.text() for a in tray.clients_menu.actions() if a.menu()]
-    assert titles == ["Claude Code：未安装", "Cursor：已注册", "CodeBuddy：已注册", "WorkBuddy：已注册"]
+    assert titles == [
+        "Cursor：hook 和 MCP 服务都已注册",
+        "CodeBuddy：hook 和 MCP 服务都已注册",
+        "WorkBuddy：hook 和 MCP 服务都已注册",
+    ]
+    claude = next(a for a in tray.clients_menu.actions() if a.text().startswith("Claude Code"))
+    assert claude.text() == "Claude Code：未安装" and claude.menu() is None and not claude.isEnabled()
     hooks = home / ".cursor" / "hooks.json"
     hooks.write_text(json.dumps({"version": 1, "hooks": {}}), encoding="utf-8")
     tray.refresh_menu()
     settle(tray)
-    assert "Cursor：注册信息缺失" in [a.text() for a in tray.clients_menu.actions() if a.menu()]
+    cursor = next(a.menu() for a in tray.clients_menu.actions() if a.menu() and a.text().startswith("Cursor"))
+    assert [a.text() for a in cursor.actions() if not a.isSeparator()][:2] == [
+        "hook：缺失",
+        "MCP 服务：已注册",
+    ]
     tray.repair_client("cursor")
-    qtbot.waitUntil(lambda: not tray.worker.busy)
+    settle(tray)
     assert "memevo_hook.py" in hooks.read_text() and shown and "Cursor" in shown[-1][0]
     tray.on_repair_failed("codebuddy", "settings.json is not valid JSON; left untouched")
     assert (
@@ -222,12 +235,12 @@ def test_clients_menu_shows_registration_and_repairs(
     tray.on_repaired("codebuddy", ["hooks"])
     tray.refresh_icon()
     assert tray.state != "problem"
-    tray.on_repaired("cursor", ["hooks"])
-    tray._on_message_clicked()  # "click to stop repairing Cursor"
-    assert state.client("cursor")["repair"] is False
-    tray.refresh_menu()
+    tray.set_repairs("cursor", False)  # the menu's Stop repairing
     settle(tray)
-    assert "Cursor：已注册，已停止自动修复" in [a.text() for a in tray.clients_menu.actions() if a.menu()]
+    assert state.client("cursor")["repair"] is False
+    assert "Cursor：hook 和 MCP 服务都已注册；已停止自动修复" in [
+        a.text() for a in tray.clients_menu.actions() if a.menu()
+    ]
 
 
 def test_open_panel_from_the_menu(qtbot, host: ServiceHost, clock: FakeClock) -> None:
@@ -274,7 +287,8 @@ def test_notifications_once_per_event(qtbot, host: ServiceHost, clock: FakeClock
     assert [m for _t, m in shown[1:]] == ["the side API answered HTTP 401"]  # a 500 is routine: no alert
 
 
-def test_a_click_stops_repairs_only_on_the_repair_notification(qtbot, host: ServiceHost) -> None:
+def test_a_click_on_a_notification_changes_no_setting(qtbot, host: ServiceHost) -> None:
+    """Clicking a notification is how people dismiss it: repairs stay on (issue 31)."""
     from memevo.installer import state
 
     tray, _ = _tray(host)
@@ -282,12 +296,13 @@ def test_a_click_stops_repairs_only_on_the_repair_notification(qtbot, host: Serv
     tray.icon.showMessage = lambda title, message: shown.append((title, message))  # type: ignore[method-assign]
     state.update_client("cursor", registered=True, repair=True)
     tray.on_repaired("cursor", ["hooks"])
-    tray.notifier.notify("job:x", "memevo", "新增记忆 #x")  # shown after it: the click is about this one
+    before = state.load()
     tray._on_message_clicked()
-    assert state.client("cursor")["repair"] is True
-    tray.on_repaired("cursor", ["hooks"])
-    tray._on_message_clicked()
-    assert state.client("cursor")["repair"] is False
+    settle(tray)
+    if tray.panel is not None:
+        qtbot.addWidget(tray.panel)
+    assert state.load() == before and state.client("cursor")["repair"] is True
+    assert "停止自动修复这个客户端" in shown[-1][1]  # it says where the explicit action is
     tray.on_repair_failed("codebuddy", "settings.json is not valid JSON")
     assert sum("codebuddy" in (t + m).lower() for t, m in shown) == 1  # one notification for one event
 

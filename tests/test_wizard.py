@@ -319,7 +319,8 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     log_text = page.log.toPlainText()
     assert log_text.splitlines() == wizard.lines and "Checking the embedding model…" in wizard.lines
     assert "Restart Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server." in wizard.lines
-    assert any(line.startswith("Claude Code: the hooks work") for line in wizard.lines)  # no claude here
+    assert "Claude Code: hooks registered; the MCP server needs one command" in wizard.lines  # no claude here
+    assert "Cursor: hooks and MCP server registered" in wizard.lines
     # what the engine wrote
     assert config_file() == {"learning": "auto", "confirm": False, "sideApiBase": BASE, "sideApiModel": MODEL}
     for relative in CLIENT_FILES:
@@ -338,13 +339,26 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     wizard.next()
     done = wizard.done_page
     assert wizard.currentId() == PAGE_DONE and done.title() == tr("memevo is set up")
-    assert done.clients_label.text() == tr("Registered in: {clients}.").format(
-        clients="Claude Code, Cursor, CodeBuddy, WorkBuddy"
-    )
-    assert done.commands_label.text() == tr("To finish {clients}, run this in a terminal:").format(
-        clients="Claude Code"
-    )
+    # each client's state, as the tray's Clients menu says it: Claude Code is not "registered"
+    registered = tr("hooks and MCP server registered")
+    assert done.clients_label.text().splitlines() == [
+        tr("{client}: {state}").format(
+            client="Claude Code", state=tr("hooks registered; the MCP server needs one command")
+        ),
+        *(
+            tr("{client}: {state}").format(client=name, state=registered)
+            for name in ("Cursor", "CodeBuddy", "WorkBuddy")
+        ),
+    ]
+    assert done.commands_label.text() == tr(
+        "memevo cannot register its MCP server in {clients} by itself: run this in a terminal (the hooks already work)."
+    ).format(clients="Claude Code")
     assert done.commands_edit.toPlainText() == claude_mcp.printable(claude_mcp.add_command())
+    assert done.copy_button.isVisible()
+    done.copy_button.click()
+    from memevo.desktop.qt import QApplication
+
+    assert QApplication.clipboard().text() == claude_mcp.printable(claude_mcp.add_command())
     assert done.restart_label.text() == tr("Restart {clients} so they load the MCP server.").format(
         clients="Cursor, CodeBuddy, WorkBuddy"  # Claude Code's MCP server waits for the command above
     )

@@ -220,6 +220,11 @@ class Client:
     def after_mcp_removed(self, mcp_file: Path, result: ClientResult) -> None:
         pass
 
+    def manual_mcp_command(self) -> str | None:
+        """The command the user must run for our MCP server when memevo cannot register it
+        alone (None: memevo writes it itself)."""
+        return None
+
     def mcp_status(self, report: dict[str, str], where: ClientFiles) -> None:
         for mcp_file in where.mcp_files:
             try:

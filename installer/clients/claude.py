@@ -115,6 +115,10 @@ class Claude(Client):
             result.lines.append("MCP server: claude mcp remove")
             result.changed = True
 
+    def manual_mcp_command(self) -> str | None:
+        """No `claude` binary: memevo cannot run `claude mcp add`, the user runs it."""
+        return printable(add_command()) if find_claude() is None else None
+
     def mcp_status(self, report: dict[str, str], where: ClientFiles) -> None:
         report["mcp"] = status()
         super().mcp_status(report, where)

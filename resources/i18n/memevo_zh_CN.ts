@@ -834,8 +834,8 @@
         <translation>打开面板</translation>
     </message>
     <message>
-        <source>Pending proposals (0)</source>
-        <translation>待确认的记忆 (0)</translation>
+        <source>No proposals waiting</source>
+        <translation>没有待确认的记忆</translation>
     </message>
     <message>
         <source>Pause memory</source>
@@ -878,12 +878,24 @@
         <translation>待确认的记忆 ({count})</translation>
     </message>
     <message>
-        <source>nothing needed repairing</source>
-        <translation>没有需要修复的</translation>
+        <source>{client} needs one command</source>
+        <translation>{client} 还差一条命令</translation>
     </message>
     <message>
-        <source>memevo restored its registration in {client} ({what}). Click to stop repairing {client}.</source>
-        <translation>memevo 恢复了它在 {client} 里的注册（{what}）。点这里可停止自动修复 {client}。</translation>
+        <source>memevo cannot register its MCP server in {client} by itself. Run this in a terminal (Clients → {client} → Copy the command): {command}</source>
+        <translation>memevo 无法自行在 {client} 中注册它的 MCP 服务。请在终端里运行这条命令（“客户端”→{client}→“复制命令”）：{command}</translation>
+    </message>
+    <message>
+        <source>memevo put its entries back in {client}&apos;s files.</source>
+        <translation>memevo 已把它的条目放回 {client} 的文件里。</translation>
+    </message>
+    <message>
+        <source>Now: {state}.</source>
+        <translation>现在：{state}。</translation>
+    </message>
+    <message>
+        <source>To stop this, choose Clients → {client} → Stop repairing this client in this menu.</source>
+        <translation>不想自动修复的话，在本菜单里选“客户端”→{client}→“停止自动修复这个客户端”。</translation>
     </message>
     <message>
         <source>memevo repaired {client}</source>
@@ -892,10 +904,6 @@
     <message>
         <source>memevo could not repair {client}</source>
         <translation>memevo 没能修复 {client}</translation>
-    </message>
-    <message>
-        <source>memevo will leave {client}&apos;s files alone. Turn repairs back on from Clients in this menu.</source>
-        <translation>memevo 不再改动 {client} 的文件。可在本菜单的“客户端”里重新开启自动修复。</translation>
     </message>
     <message>
         <source>memevo cannot watch the clients&apos; files</source>
@@ -946,20 +954,44 @@
         <translation>加载中</translation>
     </message>
     <message>
-        <source>{client} · {event}: last {last}, service time {ms} ms, {count} times</source>
-        <translation>{client} · {event}：最近 {last}，服务端耗时 {ms} ms，共 {count} 次</translation>
+        <source>Run this in a terminal: {command}</source>
+        <translation>请在终端里运行：{command}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Clients&lt;/b&gt;:</source>
+        <translation>&lt;b&gt;客户端&lt;/b&gt;：</translation>
+    </message>
+    <message>
+        <source>{client} · {event}: last {last}, service time {ms} ms, {count}×</source>
+        <translation>{client} · {event}：最近 {last}，服务耗时 {ms} 毫秒，共 {count} 次</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Hooks&lt;/b&gt;:</source>
+        <translation>&lt;b&gt;Hook 活动&lt;/b&gt;：</translation>
     </message>
     <message>
         <source>registered</source>
         <translation>已注册</translation>
     </message>
     <message>
-        <source>registration missing</source>
-        <translation>注册信息缺失</translation>
+        <source>hooks and MCP server registered</source>
+        <translation>hook 和 MCP 服务都已注册</translation>
     </message>
     <message>
-        <source>registration out of date</source>
-        <translation>注册信息过期</translation>
+        <source>hooks registered; the MCP server needs one command</source>
+        <translation>hook 已注册；MCP 服务还差一条命令</translation>
+    </message>
+    <message>
+        <source>registration incomplete; Repair now restores it</source>
+        <translation>注册不完整；“立即修复”可以补上</translation>
+    </message>
+    <message>
+        <source>a client file cannot be read</source>
+        <translation>有客户端文件无法读取</translation>
+    </message>
+    <message>
+        <source>not registered; run setup</source>
+        <translation>未注册；请运行设置</translation>
     </message>
     <message>
         <source>removed (uninstall --only)</source>
@@ -970,16 +1002,68 @@
         <translation>未安装</translation>
     </message>
     <message>
-        <source>not registered — run setup</source>
-        <translation>未注册——请运行设置</translation>
+        <source>repairs stopped</source>
+        <translation>已停止自动修复</translation>
     </message>
     <message>
-        <source>registered; repairs stopped</source>
-        <translation>已注册，已停止自动修复</translation>
+        <source>Hooks</source>
+        <translation>hook</translation>
+    </message>
+    <message>
+        <source>MCP server</source>
+        <translation>MCP 服务</translation>
+    </message>
+    <message>
+        <source>Skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>out of date</source>
+        <translation>已过时</translation>
+    </message>
+    <message>
+        <source>cannot be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>needs one command</source>
+        <translation>还差一条命令</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>{part}: {state}</source>
+        <translation>{part}：{state}</translation>
     </message>
     <message>
         <source>{client}: {state}</source>
         <translation>{client}：{state}</translation>
+    </message>
+    <message>
+        <source>session start</source>
+        <translation>会话开始</translation>
+    </message>
+    <message>
+        <source>prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>tool call</source>
+        <translation>工具调用</translation>
+    </message>
+    <message>
+        <source>end of a reply</source>
+        <translation>回复结束</translation>
+    </message>
+    <message>
+        <source>Copy the command: {command}</source>
+        <translation>复制命令：{command}</translation>
     </message>
     <message>
         <source>Repair now</source>
@@ -998,7 +1082,7 @@
         <translation>还没有客户端的 hook 触发过</translation>
     </message>
     <message>
-        <source>{client} · {event}: {last} ({count} times)</source>
+        <source>{client} · {event}: {last} ({count}×)</source>
         <translation>{client} · {event}：{last}（{count} 次）</translation>
     </message>
     <message>
@@ -1358,12 +1442,12 @@
         <translation>memevo 已设置好</translation>
     </message>
     <message>
-        <source>memevo is set up, with problems</source>
-        <translation>memevo 已设置好，但有问题</translation>
+        <source>Copy the command</source>
+        <translation>复制命令</translation>
     </message>
     <message>
-        <source>Registered in: {clients}.</source>
-        <translation>已注册到：{clients}。</translation>
+        <source>memevo is set up, with problems</source>
+        <translation>memevo 已设置好，但有问题</translation>
     </message>
     <message>
         <source>No client was registered.</source>
@@ -1382,8 +1466,8 @@
         <translation>问题：</translation>
     </message>
     <message>
-        <source>To finish {clients}, run this in a terminal:</source>
-        <translation>要完成 {clients} 的设置，请在终端运行：</translation>
+        <source>memevo cannot register its MCP server in {clients} by itself: run this in a terminal (the hooks already work).</source>
+        <translation>memevo 无法自行在 {clients} 中注册它的 MCP 服务：请在终端里运行下面的命令（hook 已经生效）。</translation>
     </message>
     <message>
         <source>memevo starts at login.</source>
@@ -1400,6 +1484,10 @@
     <message>
         <source>The Node tool&apos;s memories were found in the data dir: run memevo import-legacy in a terminal to import them.</source>
         <translation>在数据目录里找到了旧版 Node 工具的记忆：在终端运行 memevo import-legacy 导入。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
     </message>
     <message>
         <source>The side API key comes from the environment variable {env}, which overrides the keyring.</source>
