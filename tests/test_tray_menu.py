@@ -175,6 +175,24 @@ def test_pending_count_and_reopening_a_closed_proposal(
     assert queue.current is not None and queue.current.job.id == "p1"
 
 
+def test_pending_proposals_is_greyed_when_none_wait(
+    qtbot, host: ServiceHost, store: Store, clock: FakeClock
+) -> None:
+    """Issue 31, item 11: "Pending proposals (0)" did nothing when clicked."""
+    tray, _ = _tray(host)
+    assert tray.pending_action.text() == "没有待确认的记忆" and not tray.pending_action.isEnabled()
+    jobs.create(store, "p1", "claude", "s", None, "以后回答我都用中文", clock.now_ms())
+    jobs.update(store, "p1", clock.now_ms(), status="ready", proposal={"text": "中文", "category": "rule"})
+    tray.refresh_menu()
+    settle(tray)
+    assert tray.pending_action.text() == "待确认的记忆 (1)" and tray.pending_action.isEnabled()
+    without_dialog = Tray(host, asyncio.Event(), None)  # no dialog queue: the panel's Pending tab
+    settle(without_dialog)
+    without_dialog.pending_action.trigger()
+    qtbot.addWidget(without_dialog.panel)
+    assert without_dialog.panel.tabs.currentWidget() is without_dialog.panel.proposals
+
+
 def test_clients_menu_shows_when_each_hook_last_fired(qtbot, host: ServiceHost) -> None:
     tray, _ = _tray(host)
     assert _activity(tray) == ["还没有客户端的 hook 触发过"]
