@@ -82,7 +82,7 @@ def op_hook_activity(ctx: Context, limit: int = 20, client: str | None = None) -
     """When each client's hooks last fired, and the latest injections (for health and the panel)."""
     store = ctx.reader()
     if store is None:
-        return {"hooks": [], "injections": []}
+        return {"hooks": [], "injections": [], "texts": {}}
     hooks = store.query(
         "SELECT client, event, last_ms, count, last_service_ms FROM hook_events ORDER BY client, event"
     )
@@ -108,6 +108,10 @@ def op_hook_activity(ctx: Context, limit: int = 20, client: str | None = None) -
             }
             for t, c, s, e, p, ids, n in injections
         ],
+        # the injected memories' texts (the panel shows them; a deleted one is absent)
+        "texts": {
+            k: m.text for k, m in memories.find(store, sorted({i for r in injections for i in r[5]})).items()
+        },
     }
 
 

@@ -32,14 +32,52 @@ def ui_language() -> str:
 
 
 def install_translator(app: Any) -> str:
-    """Load the Chinese catalogue when the UI language is Chinese; returns the language used."""
+    """Load the Chinese catalogues when the UI language is Chinese: memevo's own, and Qt's
+    (qtbase: OK/Cancel, the folder chooser, the text fields' context menu), which ship with
+    PySide6 (and in the packaged app, memevo.spec keeps the zh_CN ones). Returns the language used."""
     language = ui_language()
     if language != "zh" or _installed:
         return language
+    from .qt import QLibraryInfo, QLocale, QTranslator
+
+    QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
+    qt_folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    gaps = _QtGaps()  # installed first: asked last, after Qt's own catalogue
+    app.installTranslator(gaps)
+    _installed.append(gaps)
+    for catalogue in (str(I18N_DIR / "memevo_zh_CN.qm"), f"{qt_folder}/qtbase_zh_CN.qm"):
+        translator = QTranslator()
+        if translator.load(catalogue):
+            app.installTranslator(translator)
+            _installed.append(translator)
+        else:  # an English button in a Chinese window, not a failure: say where it was looked for
+            import logging
+
+            logging.getLogger("memevo.desktop").warning("no translations in %s", catalogue)
+    return language
+
+
+def qt_translated() -> bool:
+    """Qt's own words (OK, Cancel, the file dialog) are in Chinese (tests read it)."""
+    return len(_installed) > 2
+
+
+# Qt's zh_CN catalogue lags its sources: these words of its own widgets have no translation
+# there (the folder chooser's "Look in" and "Files of type" labels gained an accelerator).
+QT_GAPS = {
+    ("QFileDialog", "&Look in:"): "查找范围(&L)：",
+    ("QFileDialog", "Files of &type:"): "文件类型(&T)：",
+}
+
+
+def _QtGaps() -> Any:
     from .qt import QTranslator
 
-    translator = QTranslator()
-    if translator.load(str(I18N_DIR / "memevo_zh_CN.qm")):
-        app.installTranslator(translator)
-        _installed.append(translator)
-    return language
+    class QtGaps(QTranslator):
+        def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str:
+            return QT_GAPS.get((context, source), "")
+
+        def isEmpty(self) -> bool:
+            return False
+
+    return QtGaps()

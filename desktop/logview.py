@@ -7,6 +7,7 @@ from typing import Any
 
 from ..core.learning import jobs
 from ..installer.clients import CLIENTS
+from .clients_menu import client_label, event_label
 from .i18n import tr
 from .qt import (
     QAbstractTableModel,
@@ -23,16 +24,19 @@ from .worker import OffUi
 
 
 class RowsModel(QAbstractTableModel):
-    """A small read-only table of already formatted rows."""
+    """A small read-only table of already formatted rows; `tips` (same shape, optional) are
+    what a cell says on hover — the whole text where the cell shows a shortened one."""
 
     def __init__(self, headers: list[str]) -> None:
         super().__init__()
         self.headers = headers
         self.rows: list[list[str]] = []
+        self.tips: list[list[str]] = []
 
-    def set_rows(self, rows: list[list[str]]) -> None:
+    def set_rows(self, rows: list[list[str]], tips: list[list[str]] | None = None) -> None:
         self.beginResetModel()
         self.rows = rows
+        self.tips = tips or []
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
@@ -49,52 +53,95 @@ class RowsModel(QAbstractTableModel):
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+        if not index.isValid():
             return None
-        return self.rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole and index.row() < len(self.tips):
+            return self.tips[index.row()][index.column()] or None
+        return None
+
+
+REFRESH_MS = 5000  # while the log is on screen, new injections show up by themselves
 
 
 class InjectionLogView(QWidget):
+    """Per injection: when, which client and session (the whole id on hover), which hook, its
+    size, and the memories injected — their texts, each with its id (a deleted one says so)."""
+
     def __init__(self, host: Any) -> None:
+        from .qt import QHBoxLayout, QTimer
+
         super().__init__()
         self.host = host
         self.worker = OffUi("memevo-log", self)  # before the combo box: filling it refreshes
         layout = QVBoxLayout(self)
+        bar = QHBoxLayout()
         self.client = QComboBox()
-        self.client.addItems([tr("All clients"), *CLIENTS])
+        self.client.addItem(tr("All clients"), None)
+        for name in CLIENTS:
+            self.client.addItem(client_label(name), name)
         self.client.currentIndexChanged.connect(self.refresh)
-        layout.addWidget(self.client)
+        bar.addWidget(self.client)
+        self.refresh_button = QPushButton(tr("Refresh"))
+        self.refresh_button.clicked.connect(self.refresh)
+        bar.addWidget(self.refresh_button)
+        bar.addStretch(1)
+        layout.addLayout(bar)
         self.model = RowsModel(
             [tr("Time"), tr("Client"), tr("Session"), tr("Event"), tr("Characters"), tr("Memories")]
         )
         self.table = _table(self.model)
         layout.addWidget(self.table)
+        self.timer = QTimer(self)
+        self.timer.setInterval(REFRESH_MS)
+        self.timer.timeout.connect(self._tick)
         self.refresh()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self.timer.start()
+
+    def hideEvent(self, event: Any) -> None:
+        super().hideEvent(event)
+        self.timer.stop()
+
+    def _tick(self) -> None:
+        if not self.worker.busy:  # a slow read is not queued up behind itself
+            self.refresh()
 
     def refresh(self) -> None:
         """The log is read on the view's worker: the UI thread never waits for the store."""
-        wanted = None if self.client.currentIndex() == 0 else self.client.currentText()
+        wanted = self.client.currentData()
 
-        def show(log: list[dict[str, Any]]) -> None:
-            self.model.set_rows(
-                [
+        def show(found: dict[str, Any]) -> None:
+            rows, tips = [], []
+            for i in found["injections"]:
+                if wanted is not None and i["client"] != wanted:
+                    continue
+                texts = [_injected(memory_id, found["texts"].get(memory_id)) for memory_id in i["memory_ids"]]
+                session = i["session"] or ""
+                rows.append(
                     [
                         i["ts"][:19].replace("T", " "),
-                        i["client"],
-                        (i["session"] or "")[:12],
-                        i["event"],
+                        client_label(i["client"]),
+                        session[:12] + ("…" if len(session) > 12 else ""),
+                        event_label(i["event"]),
                         str(i["chars"]),
-                        " ".join(i["memory_ids"]),
+                        " · ".join(texts),
                     ]
-                    for i in log
-                    if wanted is None or i["client"] == wanted
-                ]
-            )
+                )
+                tips.append(["", "", session, "", "", "\n".join(texts)])
+            self.model.set_rows(rows, tips)
             self.table.resizeColumnsToContents()
 
-        self.worker.run(
-            lambda: self.host.handle("hook_activity", {"limit": 500, "client": wanted})["injections"], show
-        )
+        self.worker.run(lambda: self.host.handle("hook_activity", {"limit": 500, "client": wanted}), show)
+
+
+def _injected(memory_id: str, text: str | None) -> str:
+    if text is None:
+        return tr("#{id} (deleted since)").format(id=memory_id)
+    return tr("#{id} {text}").format(id=memory_id, text=text)
 
 
 class ProposalsView(QWidget):
@@ -114,11 +161,14 @@ class ProposalsView(QWidget):
 
     def refresh(self) -> None:
         """The pending proposals, read on the view's worker."""
-        from ..core.learning.stop import describe
+        from .confirm_texts import describe  # the dialog's words, in the UI language
 
         def show(pending: list[jobs.Job]) -> None:
             self.model.set_rows(
-                [[j.client, j.words or "", describe(j.proposal or {}), _job_state(j.status)] for j in pending]
+                [
+                    [client_label(j.client), j.words or "", describe(j.proposal or {}), _job_state(j.status)]
+                    for j in pending
+                ]
             )
             self.table.resizeColumnsToContents()
 

@@ -161,7 +161,7 @@ class MemoriesView(QWidget):
                     version=v["version"],
                     start=v["valid_from"][:16].replace("T", " "),
                     end=v["valid_to"][:16].replace("T", " "),
-                    reason=v["reason"],
+                    reason=version_reason(v["reason"]),
                     text=v["text"],
                 )
             )
@@ -497,6 +497,24 @@ class MemoriesView(QWidget):
         self._submit(
             undo.steps, lambda _r: self.say(tr("Undone: {what}").format(what=undo.label)), undo.expect
         )
+
+
+def version_reason(reason: str) -> str:
+    """Why a text was replaced (core/memories.py says it in English identifiers and phrases)."""
+    import re
+
+    fixed = {
+        "replaced": tr("edited"),
+        "replaced (learned)": tr("replaced by what was learned"),
+        "merged (learned)": tr("merged with what was learned"),
+    }
+    if reason in fixed:
+        return fixed[reason]
+    if found := re.fullmatch(r"restored version (\d+)", reason):
+        return tr("version {version} restored").format(version=found[1])
+    if found := re.fullmatch(r"merged with (\S+)", reason):
+        return tr("merged with #{id}").format(id=found[1])
+    return reason
 
 
 def _other(category: str) -> str:

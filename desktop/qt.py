@@ -3,6 +3,7 @@
 from PySide6.QtCore import (
     QAbstractTableModel,
     QCoreApplication,
+    QLibraryInfo,
     QLocale,
     QModelIndex,
     QObject,
@@ -70,6 +71,7 @@ __all__ = [
     "QIcon",
     "QInputDialog",
     "QLabel",
+    "QLibraryInfo",
     "QLineEdit",
     "QListWidget",
     "QListWidgetItem",

@@ -46,6 +46,7 @@ from .settings_workers import (
     provision_work,
     run_in_thread,
 )
+from .setup_lines import problem, stage
 from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
@@ -258,7 +259,7 @@ class SettingsView(QWidget):
         self.key_worker.run(secrets.status, self._show_key_status, self._show_key_failure)
 
     def _show_key_failure(self, exc: Exception) -> None:
-        self.key_status.setText(tr("The keyring cannot be used: {problem}").format(problem=exc))
+        self.key_status.setText(tr("The keyring cannot be used: {problem}").format(problem=problem(str(exc))))
         self.key_present = False
         self.refresh_learning_note()
 
@@ -274,7 +275,9 @@ class SettingsView(QWidget):
         else:
             text = tr("Key: not set.")
         if status.keyring_problem:
-            text += " " + tr("The keyring cannot be used: {problem}").format(problem=status.keyring_problem)
+            text += " " + tr("The keyring cannot be used: {problem}").format(
+                problem=problem(status.keyring_problem)
+            )
         self.key_status.setText(text)
 
     def save_key(self) -> None:
@@ -294,7 +297,9 @@ class SettingsView(QWidget):
             self.refresh_key_status()
 
         def refused(exc: Exception) -> None:  # no keyring, a locked one, dbus down: said, never raised
-            _say(self.side_message, tr("Key not saved: {reason}").format(reason=exc), error=True)
+            _say(
+                self.side_message, tr("Key not saved: {reason}").format(reason=problem(str(exc))), error=True
+            )
 
         self.key_worker.run(store, saved, refused)
 
@@ -321,7 +326,9 @@ class SettingsView(QWidget):
 
         def refused(exc: Exception) -> None:
             _say(
-                self.side_message, tr("The keyring cannot be used: {problem}").format(problem=exc), error=True
+                self.side_message,
+                tr("The keyring cannot be used: {problem}").format(problem=problem(str(exc))),
+                error=True,
             )
 
         self.key_worker.run(clear, cleared, refused)
@@ -386,7 +393,7 @@ class SettingsView(QWidget):
         _say(self.model_message, tr("Provisioning {model}…").format(model=model_id))
         self._provisioning = model_id
         relay = Relay(self)
-        relay.stage.connect(self.model_message.setText)
+        relay.stage.connect(lambda text: self.model_message.setText(stage(text)))
         relay.step.connect(self._on_step)
         relay.done.connect(self._on_provisioned)
         run_in_thread(relay, provision_work(model_id, relay), "memevo-provision")

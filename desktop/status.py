@@ -89,7 +89,7 @@ def render(report: dict[str, Any]) -> str:
     t = report["thresholds"]
     lines.append(
         tr(
-            "<b>Model</b>: {model} ({state}), thresholds rule {rule}, project {project}, at most {top_k} per group"
+            "<b>Model</b>: {model} ({state}); a memory is recalled from a match of {rule} (rules) or {project} (project facts), at most {top_k} per group"
         ).format(
             model=html.escape(report["model"]),
             state=tr("loaded") if report["model_ready"] else tr("loading"),

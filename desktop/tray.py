@@ -81,8 +81,10 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     if not config["enabled"]:
         return "paused", tr("memevo: paused — nothing is injected or learned. Resume from this menu.")
     if host.engine is None:
+        from .setup_lines import stage
+
         return "loading", tr("memevo: loading the model — {stage}").format(
-            stage=host.load_progress.describe()
+            stage=stage(host.load_progress.describe())
         )
     count = len(host.engine.index)
     learning = readiness.state(config, host.ctx.keys.known())

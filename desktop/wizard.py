@@ -38,6 +38,7 @@ from .qt import (
     Signal,
 )
 from .settings_workers import ERROR_STYLE, Relay, RelayProgress
+from .setup_lines import problem, stage
 from .wizard_learning import SidePage
 from .wizard_pages import (  # noqa: F401 - the pages are part of this module's API
     PAGE_AUTOSTART,
@@ -153,7 +154,7 @@ class ProgressPage(QWizardPage):
         self.bar.setRange(0, 0)  # busy until provisioning reports a fraction
         self.stage_label.setText(tr("Saving your choices and checking the embedding model…"))
         relay = SetupRelay(self)
-        relay.stage.connect(self.stage_label.setText)
+        relay.stage.connect(lambda text: self.stage_label.setText(stage(text)))
         relay.step.connect(self._on_step)
         relay.line.connect(self._on_line)
         choices, provision = self.owner.choices(), self.owner.provision_model
@@ -182,8 +183,11 @@ class ProgressPage(QWizardPage):
             self.bar.setValue(max(0, min(100, int(100 * done / total))))
 
     def _on_line(self, line: str) -> None:
+        """The engine says English (a terminal's words); the log shows it in the UI language."""
+        from .setup_lines import translate
+
         self.owner.lines.append(line)
-        self.log.appendPlainText(line)
+        self.log.appendPlainText(translate(line))
 
     def _finished(self, outcome: RunOutcome, relay: SetupRelay) -> None:
         relay.deleteLater()
@@ -192,7 +196,9 @@ class ProgressPage(QWizardPage):
         if outcome.stopped:
             self.state = "failed"
             self.stage_label.setText(tr("Setup stopped."))
-            self.reason_label.setText(tr("Setup stopped: {reason}").format(reason=outcome.result.reason))
+            self.reason_label.setText(
+                tr("Setup stopped: {reason}").format(reason=problem(outcome.result.reason))
+            )
             hint = tr("Click Back, then Set up, to try again.")
             if not outcome.crashed:
                 hint = tr("Nothing was registered in your clients.") + " " + hint
@@ -357,7 +363,7 @@ class DonePage(QWizardPage):
             return tr("The side API key is in the OS keyring.")
         return tr(
             "The side API key was not saved: {problem}. Set it later in Settings or with memevo secret set."
-        ).format(problem=(status.keyring_problem or "").rstrip(". "))
+        ).format(problem=problem(status.keyring_problem or "").rstrip(". "))
 
 
 # -- the wizard ----------------------------------------------------------------------------------------

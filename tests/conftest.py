@@ -305,6 +305,7 @@ MODULE_LANES: dict[str, str] = {
     "test_bench_hooks.py": UNITS,
     "test_claude_cli.py": E2E,
     "test_claude_cli_learning.py": E2E,
+    "test_chinese_ui.py": UNITS,
     "test_cli.py": PROCESSES,
     "test_cli_processes.py": PROCESSES,
     "test_client_registry.py": UNITS,

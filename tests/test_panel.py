@@ -10,6 +10,7 @@ from memevo.core.encoder.models import DEFAULT_MODEL
 from memevo.core.recall import calibration
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.panel import PAGE, MemoriesView, Panel
+from memevo.desktop.qt import Qt
 
 
 def _settle(qtbot, *views) -> None:
@@ -179,7 +180,12 @@ def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
     assert report["thresholds"] == {"rule": hybrid.min_rule, "project": hybrid.min_project, "topK": 3}
     assert report["hooks"][0]["service_ms"] == 21.5
     text = panel.status.label.text()
-    assert "置信度分布" in text and "服务端耗时 21.5 ms" in text and "multilingual-e5-small" in text
+    assert (
+        "置信度分布" in text
+        and "服务端耗时 21.5 ms" in text
+        and "Claude Code · 提示词" in text
+        and "multilingual-e5-small" in text
+    )
 
 
 def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeClock) -> None:
@@ -189,7 +195,9 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     jobs.create(host.store, "p1", "cursor", "s", None, "以后回答我都用中文", clock.now_ms())
     proposal = {"text": "回答问题时一律使用中文", "category": "rule", "action": "create"}
     jobs.update(host.store, "p1", clock.now_ms(), status="ready", proposal=proposal)
-    host.ctx.books.log_injection("claude", "sess-abc", "prompt", "p", ["m1", "m2"], 120)
+    kept = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    session = "sess-abc-0123456789-long"
+    host.ctx.books.log_injection("claude", session, "prompt", "p", [kept.id, "m2"], 120)
     host.ctx.books.log_injection("cursor", "conv-1", "session_start", None, ["m3"], 80)
     host.ctx.books.flush()
     queue = ConfirmQueue(host)
@@ -197,7 +205,7 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     qtbot.addWidget(panel)
     _settle(qtbot, panel.proposals)
     assert panel.proposals.model.rows == [
-        ["cursor", "以后回答我都用中文", "新增规则「回答问题时一律使用中文」", "等待确认"]
+        ["Cursor", "以后回答我都用中文", "新增规则「回答问题时一律使用中文」", "等待确认"]
     ]
     panel.proposals.open_button.click()
     qtbot.waitUntil(
@@ -208,8 +216,23 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     assert len(panel.injections.model.rows) == 2
     panel.injections.client.setCurrentIndex(1)  # claude only
     _settle(qtbot, panel.injections)
-    assert [r[1] for r in panel.injections.model.rows] == ["claude"]
-    assert panel.injections.model.rows[0][4:] == ["120", "m1 m2"]
+    # names in words, the injected memories' texts, the whole session id on hover
+    model = panel.injections.model
+    assert [r[1] for r in model.rows] == ["Claude Code"] and model.rows[0][3] == "提示词"
+    assert model.rows[0][4:] == ["120", f"#{kept.id} 回答问题时一律使用中文 · #m2（之后已删除）"]
+    assert model.rows[0][2] == "sess-abc-012…"
+    assert model.data(model.index(0, 2), Qt.ItemDataRole.ToolTipRole) == session
+    # new injections show up while the log is on screen, without switching tabs
+    panel.show()
+    panel.show_view("injections")
+    assert panel.injections.timer.isActive()
+    host.ctx.books.log_injection("claude", "s2", "session_start", None, [kept.id], 60)
+    host.ctx.books.flush()
+    panel.injections.timer.timeout.emit()
+    _settle(qtbot, panel.injections)
+    assert len(model.rows) == 2 and model.rows[0][3] == "会话开始"
+    panel.show_view("memories")
+    assert not panel.injections.timer.isActive()
 
 
 def test_the_injection_log_filters_by_client_before_its_limit(qtbot, host: ServiceHost) -> None:
@@ -223,7 +246,7 @@ def test_the_injection_log_filters_by_client_before_its_limit(qtbot, host: Servi
     qtbot.addWidget(view)
     view.client.setCurrentIndex(4)  # workbuddy
     _settle(qtbot, view)
-    assert [r[1] for r in view.model.rows] == ["workbuddy"]
+    assert [r[1] for r in view.model.rows] == ["WorkBuddy"]
 
 
 def test_confidence_bar_paints_by_strength(qtbot, host: ServiceHost, clock: FakeClock) -> None:

@@ -15,6 +15,7 @@ from deadlines import HANG_MS
 from memevo.core import paths, secrets
 from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QLabel, QLineEdit, QPlainTextEdit, QWizard
+from memevo.desktop.setup_lines import problem
 from memevo.desktop.wizard import (
     PAGE_AUTOSTART,
     PAGE_CLAUDE,
@@ -317,7 +318,10 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     assert page.stage_label.text() == tr("Setup finished.")
     assert wizard.button(BUTTON.BackButton).isEnabled() and wizard.button(BUTTON.CancelButton).isEnabled()
     log_text = page.log.toPlainText()
-    assert log_text.splitlines() == wizard.lines and "Checking the embedding model…" in wizard.lines
+    from memevo.desktop.setup_lines import translate
+
+    assert log_text.splitlines() == [translate(line) for line in wizard.lines]
+    assert "Checking the embedding model…" in wizard.lines
     assert "Restart Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server." in wizard.lines
     assert "Claude Code: hooks registered; the MCP server needs one command" in wizard.lines  # no claude here
     assert "Cursor: hooks and MCP server registered" in wizard.lines
@@ -369,7 +373,7 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     else:  # said plainly, with the keyring's own reason
         assert done.key_label.text() == tr(
             "The side API key was not saved: {problem}. Set it later in Settings or with memevo secret set."
-        ).format(problem=(keyring.keyring_problem or "").rstrip(". "))
+        ).format(problem=problem(keyring.keyring_problem or "").rstrip(". "))
     assert wizard.button(BUTTON.FinishButton).isVisible() and not wizard.button(BUTTON.BackButton).isEnabled()
     everything = shown_texts(wizard)
     assert KEY not in everything
@@ -432,7 +436,7 @@ def test_buttons_wait_while_the_engine_runs(qtbot, make_wizard: Callable[..., Se
     assert not wizard.button(BUTTON.CancelButton).isEnabled()
     wizard.reject()  # Escape or the close button: it waits for the engine
     assert wizard.isVisible()
-    assert page.log.toPlainText().splitlines() == ["Checking the embedding model…"]
+    assert page.log.toPlainText().splitlines() == [tr("Checking the embedding model…")]
     with qtbot.waitSignal(wizard.finished_setup, timeout=HANG_MS):
         release.set()
     assert not wizard.running and next_enabled(wizard) and wizard.button(BUTTON.CancelButton).isEnabled()
@@ -449,7 +453,9 @@ def test_a_failed_run_shows_its_reason_registers_nothing_and_back_retries(
     reason = "the embedding model could not be provisioned: the test mirror is unreachable"
     assert not result.ok and result.reason == reason and not result.clients
     assert page.reason_label.isVisible() and page.reason_label.text() == tr("Setup stopped: {reason}").format(
-        reason=reason
+        reason=tr("the embedding model could not be provisioned: {why}").format(
+            why="the test mirror is unreachable"
+        )
     )
     assert page.hint_label.text() == tr("Nothing was registered in your clients.") + " " + tr(
         "Click Back, then Set up, to try again."

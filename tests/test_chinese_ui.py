@@ -1,0 +1,202 @@
+"""Issue 31, item 2: a Chinese desktop entirely in Chinese. Every window a user meets — the
+wizard's pages (its log too), the tray menu and its Clients submenu, each panel tab with
+something in it, the add / edit / history / purge / import dialogs, the folder chooser, and
+the notifications — is walked under zh_CN, and each text it shows is read for English
+(tests/uiwalk.py): a string that is not translated, or a raw identifier shown as a label,
+fails here with the window it is in."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uiwalk
+from memevo.core import memories, notes
+from memevo.core.clock import FakeClock
+from memevo.core.learning import jobs
+from memevo.core.service.host import ServiceHost
+from memevo.desktop.i18n import qt_translated, ui_language
+from memevo.desktop.qt import QApplication, QTimer
+from test_client_state import no_claude_cli  # noqa: F401 - a fixture
+from test_tray_menu import settle
+from test_wizard import fast_provision, set_up, walk
+from uiwalk import menu_texts
+
+pytestmark = pytest.mark.skipif(ui_language() != "zh", reason="the suite runs the UI in Chinese")
+
+
+def _settle(qtbot, *views: Any) -> None:
+    for view in views:
+        qtbot.waitUntil(lambda v=view: not v.worker.busy, timeout=30_000)
+
+
+USER_TEXTS: list[str] = []  # what the test wrote as the user: shown as it is, never translated
+
+
+def untranslated(root: Any) -> dict[str, list[str]]:
+    from memevo.core.config import BY_NAME
+
+    return uiwalk.untranslated(root, (*USER_TEXTS, *(f"({key})" for key in BY_NAME)))
+
+
+def english(text: str) -> list[str]:
+    return uiwalk.english(text, tuple(USER_TEXTS))
+
+
+class Modal:
+    """Reads the modal dialog an action opens, then closes it (Cancel)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, dict[str, list[str]]] = {}
+        self.texts: dict[str, list[str]] = {}
+
+    def read_then_cancel(self, name: str, action: Callable[[], Any]) -> Any:
+        def look() -> None:
+            dialog = QApplication.activeModalWidget()
+            if dialog is None:
+                QTimer.singleShot(10, look)
+                return
+            self.seen[name] = untranslated(dialog)
+            self.texts[name] = uiwalk.shown(dialog)
+            dialog.reject()
+
+        QTimer.singleShot(0, look)
+        return action()
+
+
+def test_the_walk_finds_english_and_passes_names_and_commands() -> None:
+    from memevo.desktop.qt import QLabel, QWidget
+
+    window = QWidget()
+    QLabel("Refresh", window)
+    QLabel("Claude Code：hook 已注册；请运行 claude mcp add --scope user memory-self-evolution", window)
+    QLabel("#118bed2c 的历史 · ~/.claude/settings.json", window)
+    assert uiwalk.untranslated(window) == {"Refresh": ["Refresh"]}
+    assert uiwalk.english("<b>Hook</b>: rule 0.43") == ["Hook", "rule"]
+
+
+def test_every_window_is_in_chinese(
+    qtbot,
+    host: ServiceHost,
+    clock: FakeClock,
+    no_claude_cli: Path,  # noqa: F811
+) -> None:
+    from memevo.desktop.confirm import ConfirmQueue
+    from memevo.desktop.panel import Panel
+    from memevo.desktop.tray import Tray
+    from memevo.desktop.wizard import SetupWizard
+
+    assert qt_translated()  # Qt's own words (OK, Cancel, the folder chooser) too
+    found: dict[str, dict[str, list[str]]] = {}
+    home = no_claude_cli
+    (home / ".claude" / "CLAUDE.md").write_text(
+        "- 回答问题时一律使用中文\n- Always run the tests before a commit\n"
+    )
+    USER_TEXTS[:] = ["Always run the tests before a commit", "pnpm", home.name, "sess-abc"]
+    # the wizard, page by page, through a run
+    wizard = SetupWizard(provision_model=fast_provision)
+    wizard.notes_page.call = lambda op, params: host.handle(op, params)  # the tray's service
+    qtbot.addWidget(wizard)
+    wizard.show()
+    found["wizard: welcome"] = untranslated(wizard)
+    walk(wizard)
+    found["wizard: start at login"] = untranslated(wizard)
+    set_up(qtbot, wizard)
+    found["wizard: progress"] = untranslated(wizard)
+    wizard.next()
+    qtbot.waitUntil(lambda: not wizard.worker.busy)
+    found[f"wizard: page {wizard.currentId()}"] = untranslated(wizard)
+    while wizard.currentId() != -1 and wizard.button(wizard.WizardButton.NextButton).isVisible():
+        wizard.next()
+        qtbot.waitUntil(lambda: not wizard.worker.busy)
+        found[f"wizard: page {wizard.currentId()}"] = untranslated(wizard)
+    # something in every tab
+    rule = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    fact = memories.create(host.store, "project", "这个仓库用 pnpm 管理依赖", clock)
+    gone = memories.create(host.store, "rule", "提交前先跑测试", clock)
+    host.handle("replace", {"id": rule.id, "text": "回答问题时一律使用简体中文"})
+    host.handle("delete", {"ids": [gone.id]})
+    jobs.create(host.store, "p1", "claude", "s", None, "以后回答我都用中文", clock.now_ms())
+    jobs.update(
+        host.store,
+        "p1",
+        clock.now_ms(),
+        status="ready",
+        proposal={"text": "回答用中文", "category": "rule", "action": "create"},
+    )
+    host.ctx.books.log_injection("claude", "sess-abc", "prompt", "p", [rule.id, fact.id], 120)
+    host.ctx.books.record_hook("claude", "prompt", 12.5)
+    host.ctx.books.record_hook("cursor", "session_start", 3.0)
+    host.ctx.books.flush()
+    # the tray menu with its submenus, and its notifications
+    queue = ConfirmQueue(host)
+    tray = Tray(host, asyncio.Event(), queue)
+    settle(tray)
+    tray.notifier._show = lambda title, message: None
+    found["tray menu"] = {t: english(t) for t in menu_texts(tray.menu) if english(t)}
+    tray.repair_client("claude")  # needs one command
+    (home / ".cursor" / "hooks.json").write_text('{"version": 1, "hooks": {}}')
+    tray.repair_client("cursor")  # put back
+    settle(tray)
+    tray.refresh_icon()
+    found["notifications"] = {
+        f"{t} / {m}": english(t + " " + m) for t, m in tray.notifier.shown if english(t + " " + m)
+    }
+    # the panel, tab by tab
+    panel = Panel(host, queue)
+    qtbot.addWidget(panel)
+    panel.show()
+    for name, view in panel.views.items():
+        panel.show_view(name)
+        panel.reload_current()
+        qtbot.wait(50)
+        for worker_view in (view, *[v for v in (getattr(view, "model", None),) if hasattr(v, "worker")]):
+            if hasattr(worker_view, "worker"):
+                _settle(qtbot, worker_view)
+        found[f"panel: {name}"] = untranslated(panel)
+    # the memories view's dialogs
+    view = panel.memories
+    panel.show_view("memories")
+    _settle(qtbot, view)
+    view.table.selectRow(0)
+    modal = Modal()
+    modal.read_then_cancel("add", lambda: view.act("add"))
+    modal.read_then_cancel("edit", lambda: view.act("edit"))
+    modal.read_then_cancel("purge", lambda: view.act("purge"))
+    modal.read_then_cancel("folder chooser", view.ask_folder)
+    modal.read_then_cancel(
+        "history",
+        lambda: view.choose_version(
+            view.selected()[0],
+            [
+                {
+                    "version": 1,
+                    "valid_from": "2026-01-01T00:00",
+                    "valid_to": "2026-01-02T00:00",
+                    "reason": "replaced",
+                    "text": "回答问题时一律使用中文",
+                }
+            ],
+        ),
+    )
+    modal.read_then_cancel(
+        "import notes", lambda: view.choose_notes([c.as_json() for c in notes.candidates(home, None)])
+    )
+    found.update({f"dialog: {k}": v for k, v in modal.seen.items()})
+    # the walk read what it should: Qt's own buttons in Chinese, every dialog reached
+    assert {"确定", "取消"} <= set(modal.texts["add"]) and "取消" in modal.texts["import notes"]
+    assert set(modal.texts) == {"add", "edit", "purge", "folder chooser", "history", "import notes"}
+    problems: dict[str, dict[str, list[str]]] = {}
+    reported: set[str] = set()  # a text is reported in the first window it was seen in
+    for where, texts in found.items():
+        fresh = {t: w for t, w in texts.items() if t not in reported}
+        reported.update(fresh)
+        if fresh:
+            problems[where] = fresh
+    assert not problems, "\n".join(
+        f"{where}:\n" + "\n".join(f"   {t!r}: {w}" for t, w in texts.items())
+        for where, texts in problems.items()
+    )
