@@ -179,8 +179,11 @@ class SettingsView(QWidget):
 
     # -- the config form ------------------------------------------------------------------------------------
     def reload(self) -> None:
-        """Read config.json again; a file that cannot be parsed disables every write."""
+        """Read config.json again; a file that cannot be parsed disables every write. What the
+        user changed and did not save stays in the form (Check again and switching tabs come
+        here: neither may throw an edit away), and the last save's line goes."""
         config = config_mod.load()
+        unsaved = [row for row in self.rows.values() if row.loaded is not None and row.changed()]
         self.broken = config_is_broken()
         problems = list(config.problems)
         if self.broken:
@@ -188,7 +191,12 @@ class SettingsView(QWidget):
         self.problem_label.setText("\n".join(problems))
         self.problem_label.setVisible(bool(problems))
         for row in self.rows.values():
-            row.load(config, writable=self.broken is None)
+            row.load(config, writable=self.broken is None, keep_edit=row in unsaved)
+        self.status_label.setText(
+            tr("{count} changes are not saved yet: Save keeps them.").format(count=len(unsaved))
+            if unsaved
+            else ""
+        )
         self.save_button.setEnabled(self.broken is None)
         self.provision_button.setEnabled(self.broken is None and self._provisioning is None)
         self.refresh_key_status()

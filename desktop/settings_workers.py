@@ -229,8 +229,21 @@ class FieldRow:
         raw = self.raw()
         return parse_text(self.kind, raw) if isinstance(raw, str) else raw
 
-    def load(self, config: config_mod.Config, writable: bool) -> None:
-        value = config.values[self.key.name]
+    def load(self, config: config_mod.Config, writable: bool, keep_edit: bool = False) -> None:
+        """Show the file's value; keep_edit: the user's unsaved value stays in the editor (the
+        file's is what Save compares against), and the row says it is not saved yet."""
+        edited = self.raw()
+        self.set_raw(config.values[self.key.name])
+        self.loaded = self.raw()
+        self.default_label.setText(default_text(self.key, config))
+        self.reset_button.setEnabled(writable and self.key.name in config.user_set)
+        if keep_edit and edited != self.loaded:
+            self.set_raw(edited)
+            self.show_message(tr("Changed, not saved yet."))
+        else:
+            self.show_message("")
+
+    def set_raw(self, value: Any) -> None:
         if self.kind == "choice":
             self.editor.setCurrentIndex(max(0, self.editor.findData(value)))
         elif self.kind == "bool":
@@ -239,10 +252,6 @@ class FieldRow:
             self.editor.setValue(int(value or 0))
         else:
             self.editor.setText("" if value is None else str(value))
-        self.loaded = self.raw()
-        self.default_label.setText(default_text(self.key, config))
-        self.reset_button.setEnabled(writable and self.key.name in config.user_set)
-        self.show_message("")
 
     def changed(self) -> bool:
         return bool(self.raw() != self.loaded)

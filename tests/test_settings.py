@@ -169,6 +169,32 @@ def test_save_writes_valid_changes_and_shows_why_the_others_were_not_written(
     assert view.status_label.text() == tr("No changes.")
 
 
+def test_check_again_keeps_unsaved_edits_and_drops_the_last_saves_line(view: SettingsView) -> None:
+    """Issue 31, item 7: Check again (and coming back to the tab) threw edits away silently,
+    and a stale "Saved 0, not saved 2" stayed under the form."""
+    rows = view.rows
+    rows["recallTopK"].editor.setValue(6)
+    rows["sideApiBase"].editor.setText("ftp://example.com")
+    view.save_button.click()
+    assert view.status_label.text() == tr(
+        "Saved {saved}, not saved {failed}: see the messages next to the fields."
+    ).format(saved=1, failed=1)
+    config_mod.set_key("sideWaitMs", 9000)  # changed meanwhile, by the CLI
+    rows["recallMinScore"].editor.setText("0.6")  # typed, not saved
+    view.reload_button.click()
+    assert rows["sideWaitMs"].editor.value() == 9000  # the file's news shown
+    assert rows["recallMinScore"].editor.text() == "0.6" and rows["recallMinScore"].changed()
+    assert rows["sideApiBase"].editor.text() == "ftp://example.com" and rows["sideApiBase"].changed()
+    assert rows["recallMinScore"].message.text() == tr("Changed, not saved yet.")
+    assert view.status_label.text() == tr("{count} changes are not saved yet: Save keeps them.").format(
+        count=2
+    )
+    rows["sideApiBase"].editor.setText(rows["sideApiBase"].loaded)  # edited back
+    rows["recallMinScore"].editor.setText(rows["recallMinScore"].loaded)
+    view.reload_button.click()
+    assert view.status_label.text() == "" and not any(row.changed() for row in rows.values())
+
+
 @pytest.mark.usefixtures("clean_keyring")
 def test_the_learning_mode_is_a_choice_of_four_with_its_caps_and_says_who_proposes(
     qtbot, view: SettingsView, monkeypatch: pytest.MonkeyPatch
@@ -250,7 +276,9 @@ def test_a_broken_config_file_is_shown_and_nothing_is_written_over_it(view: Sett
     path.write_text('{"recallTopK": 0}', encoding="utf-8")  # valid JSON, one bad value: writable
     view.reload_button.click()
     assert "recallTopK=0 must be a whole number from 1 to 20; using default" in view.problem_label.text()
-    assert view.save_button.isEnabled() and view.rows["recallTopK"].editor.value() == 3
+    # the 7 typed while the file was broken is not thrown away: it waits for Save
+    assert view.save_button.isEnabled() and view.rows["recallTopK"].editor.value() == 7
+    assert view.rows["recallTopK"].message.text() == tr("Changed, not saved yet.")
     view.rows["recallTopK"].editor.setValue(4)
     view.save_button.click()
     assert _config_file() == {"recallTopK": 4}

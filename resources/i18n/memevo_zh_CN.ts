@@ -498,6 +498,10 @@
         <translation>config.json 修好或删除之前，设置无法保存。</translation>
     </message>
     <message>
+        <source>{count} changes are not saved yet: Save keeps them.</source>
+        <translation>有 {count} 处修改还没保存：点“保存”保留它们。</translation>
+    </message>
+    <message>
         <source>Nothing saved: config.json is broken.</source>
         <translation>没有保存：config.json 已损坏。</translation>
     </message>
@@ -800,6 +804,10 @@
     <message>
         <source>Reset to default</source>
         <translation>恢复默认</translation>
+    </message>
+    <message>
+        <source>Changed, not saved yet.</source>
+        <translation>已修改，还没保存。</translation>
     </message>
     <message>
         <source>memevo: the memory store is damaged. Run `memevo repair` in a terminal: it stops memevo, keeps a copy of the damaged files and brings back everything that can be saved.</source>
