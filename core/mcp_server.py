@@ -2,7 +2,9 @@
 
 Each client starts its own copy, registered with its own --client, so memory_resolve can
 refuse another client's proposals; all share the one service and store. initialize and the
-tool list answer at once: nothing here loads the model.
+tool list answer at once: nothing here loads the model, and the MCP SDK itself (most of a
+second to import) is imported only after mcp_fastpath's front is up, which answers those two
+from the SDK's own answers of the last start while it loads.
 """
 
 from __future__ import annotations
@@ -13,10 +15,7 @@ import os
 import threading
 import time
 import webbrowser
-from typing import Any, Literal
-
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import InvalidInput, MemevoError
 from .service.client import ServiceUnavailable, call, call_or_local, call_service
@@ -41,7 +40,19 @@ PROPOSE_DESCRIPTION = (
 )
 
 
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+# The SDK's ToolError once build() has imported the SDK (the tools raise it only after that).
+ToolError: type[Exception] = Exception
+
+
 def build(client: str) -> MCPServer:
+    global ToolError
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
+
+    ToolError = SdkToolError
     server: MCPServer = MCPServer("memory-self-evolution", instructions=INSTRUCTIONS)
 
     @server.tool(
@@ -289,9 +300,16 @@ def start_service_if_needed() -> None:
 
 
 def main(client: str) -> int:
-    from . import mcp_stdin
+    from . import mcp_fastpath, mcp_stdin
 
+    front = mcp_fastpath.start(client)  # initialize and tools/list answered while the SDK loads
     mcp_stdin.install()  # every request answered, even one the SDK cannot parse
     start_service_if_needed()
-    build(client).run()  # stdio
+    try:
+        server = build(client)  # imports the SDK
+        mcp_stdin.sdk_loaded()
+        server.run()  # stdio
+    finally:
+        if front is not None:
+            front.finish()
     return 0

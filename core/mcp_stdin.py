@@ -21,23 +21,32 @@ import re
 import threading
 from typing import Any
 
-from mcp import types
-
 _SURROGATE = re.compile("[\\ud800-\\udfff]")
 MAX_DEPTH = 64  # levels of [ and { in a whole message; the SDK's own parser gives up near 200
 _write_lock = threading.Lock()
 _wire: int | None = None  # our own copy of fd 1: the SDK diverts fd 1 to stderr once it runs
+# Set once the main thread has imported the SDK: the guard's thread importing it at the same
+# time would meet half-initialised modules. Cleared by install(), set by sdk_loaded().
+_sdk = threading.Event()
+_sdk.set()
+SDK_WAIT_S = 60.0
 
 
 def install() -> None:
     """Put the guard between the real stdin (fd 0) and the SDK, which keeps reading fd 0."""
     global _wire
+    _sdk.clear()
     _wire = os.dup(1)
     real_stdin = os.dup(0)
     read_end, write_end = os.pipe()
     os.dup2(read_end, 0)
     os.close(read_end)
     threading.Thread(target=_pump, args=(real_stdin, write_end), name="memevo-mcp-stdin", daemon=True).start()
+
+
+def sdk_loaded() -> None:
+    """The main thread has imported the MCP SDK: the guard may use it."""
+    _sdk.set()
 
 
 def _pump(source_fd: int, sink_fd: int) -> None:
@@ -166,6 +175,9 @@ def _walk(message: Any) -> tuple[int, str | None]:
 
 def _shape(line: bytes, message: Any, request_id: str | int | None) -> dict[str, Any] | None:
     """The SDK's own validation of a message, answered here rather than dropped there."""
+    _sdk.wait(SDK_WAIT_S)
+    from mcp import types  # imported by the main thread first (mcp_server.main)
+
     try:
         types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError:  # pydantic's ValidationError
