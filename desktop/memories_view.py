@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.memories import Memory
+from ..core.scopes import name as scope_name
 from .i18n import tr
 from .memtable import CONFIDENCE_COLUMN, ConfidenceDelegate, MemoryTableModel, group_name
 from .qt import (
@@ -133,6 +134,16 @@ class MemoriesView(QWidget):
         value, ok = QInputDialog.getMultiLineText(self, title, label, text)
         return value if ok else None
 
+    def ask_new_memory(self, category: str) -> tuple[str, str, str | None] | None:
+        """The add dialog: (group, text, scope) or None for Cancel."""
+        from .add_dialog import AddMemoryDialog
+        from .qt import QDialog
+
+        dialog = AddMemoryDialog(self, category)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.values()
+
     def confirm(self, title: str, question: str) -> bool:
         from .qt import QMessageBox
 
@@ -178,13 +189,35 @@ class MemoriesView(QWidget):
         return int(versions[listing.currentRow()]["version"])
 
     def ask_folder(self) -> str | None:
-        """A repository whose CLAUDE.md, AGENTS.md and Cursor rules to read too (None: only yours)."""
+        """A repository whose CLAUDE.md, AGENTS.md and Cursor rules to read too (None: Cancel)."""
         from .qt import QFileDialog
 
-        folder = QFileDialog.getExistingDirectory(
-            self, tr("Also read a repository's notes (Cancel: only yours)")
-        )
+        folder = QFileDialog.getExistingDirectory(self, tr("The repository whose notes to read"))
         return folder or None
+
+    def ask_import_source(self) -> tuple[bool, str | None]:
+        """Where Import notes reads: (go on?, a repository folder or None for only yours).
+        Cancel — here or in the folder chooser — imports nothing."""
+        from .qt import QMessageBox
+
+        box = QMessageBox(self)
+        box.setWindowTitle(tr("Import notes"))
+        box.setText(
+            tr(
+                "Import statements from your own notes (~/.claude/CLAUDE.md, Claude Code's memory)? You can also read one repository's CLAUDE.md, AGENTS.md and Cursor rules. You choose which statements to import next."
+            )
+        )
+        mine = box.addButton(tr("Only my notes"), QMessageBox.ButtonRole.AcceptRole)
+        with_repo = box.addButton(tr("Also a repository's…"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked is mine:
+            return True, None
+        if clicked is with_repo:
+            folder = self.ask_folder()
+            return (folder is not None), folder
+        return False, None
 
     def choose_notes(self, found: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
         """Each candidate with a check box (checked: import) and its group; returns the chosen."""
@@ -297,22 +330,21 @@ class MemoriesView(QWidget):
         self.buttons["undo"].setToolTip(tr("Undo: {what}").format(what=label))
 
     def _add(self) -> None:
-        category = "project" if self.group.currentIndex() == 2 else "rule"
-        text = self.ask_text(
-            tr("Add a memory"),
-            tr("Text of the new {group} (6–400 characters):").format(group=group_name(category)),
-        )
-        if text is None:
+        """Text, group and scope from the dialog (the group filter only suggests the group)."""
+        asked = self.ask_new_memory("project" if self.group.currentIndex() == 2 else "rule")
+        if asked is None:
             return
+        category, text, scope = asked
 
         def done(results: list[dict[str, Any]]) -> None:
             memory = results[0]["memory"]
             if results[0].get("action") == "reinforce":  # that text is there already: nothing to undo
                 self.say(tr("Already there: #{id} was reinforced instead").format(id=memory["id"]))
                 return
+            where = scope_name(scope) if scope else tr("everywhere")
             self.say(
-                tr("Added #{id} ({group}, confidence 0.5)").format(
-                    id=memory["id"], group=group_name(category)
+                tr("Added #{id} ({group}, {scope}, confidence 0.5)").format(
+                    id=memory["id"], group=group_name(category), scope=where
                 )
             )
             self._remember(
@@ -321,7 +353,7 @@ class MemoriesView(QWidget):
                 [(memory["id"], "text", memory["text"])],
             )
 
-        self._submit([("add", {"category": category, "text": text})], done)
+        self._submit([("add", {"category": category, "text": text, "scope": scope})], done)
 
     def _edit(self, chosen: list[Memory]) -> None:
         memory = chosen[0]
@@ -421,7 +453,10 @@ class MemoriesView(QWidget):
         from ..core import notes
         from ..core.scopes import repo_of
 
-        folder = self.ask_folder()
+        go, folder = self.ask_import_source()
+        if not go:
+            self.say(tr("Nothing imported."))
+            return
         repo = repo_of(folder) if folder else None
 
         def found() -> list[dict[str, Any]]:

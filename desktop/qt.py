@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap, QTex
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QButtonGroup,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -57,6 +58,7 @@ __all__ = [
     "QAbstractTableModel",
     "QAction",
     "QApplication",
+    "QButtonGroup",
     "QCheckBox",
     "QColor",
     "QComboBox",

@@ -343,6 +343,7 @@ MODULE_LANES: dict[str, str] = {
     "test_memory_history.py": PROCESSES,
     "test_onnx_build.py": PROCESSES,
     "test_panel.py": UNITS,
+    "test_panel_add_and_import.py": UNITS,
     "test_panel_import_notes.py": UNITS,
     "test_panel_merge_and_undo.py": UNITS,
     "test_panel_paging.py": UNITS,

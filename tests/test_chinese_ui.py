@@ -167,6 +167,7 @@ def test_every_window_is_in_chinese(
     modal.read_then_cancel("edit", lambda: view.act("edit"))
     modal.read_then_cancel("purge", lambda: view.act("purge"))
     modal.read_then_cancel("folder chooser", view.ask_folder)
+    modal.read_then_cancel("import source", view.ask_import_source)
     modal.read_then_cancel(
         "history",
         lambda: view.choose_version(
@@ -187,8 +188,16 @@ def test_every_window_is_in_chinese(
     )
     found.update({f"dialog: {k}": v for k, v in modal.seen.items()})
     # the walk read what it should: Qt's own buttons in Chinese, every dialog reached
-    assert {"确定", "取消"} <= set(modal.texts["add"]) and "取消" in modal.texts["import notes"]
-    assert set(modal.texts) == {"add", "edit", "purge", "folder chooser", "history", "import notes"}
+    assert {"确定", "取消"} <= set(modal.texts["edit"]) and "取消" in modal.texts["add"] and "取消" in modal.texts["import notes"]
+    assert set(modal.texts) == {
+        "add",
+        "edit",
+        "purge",
+        "folder chooser",
+        "import source",
+        "history",
+        "import notes",
+    }
     problems: dict[str, dict[str, list[str]]] = {}
     reported: set[str] = set()  # a text is reported in the first window it was seen in
     for where, texts in found.items():

@@ -113,8 +113,9 @@ def test_add_edit_purge_and_restore(
     panel = Panel(host)
     qtbot.addWidget(panel)
     view = panel.memories
-    answers = iter(["短", "回答问题时一律使用中文", "回答问题时一律使用简体中文"])
-    monkeypatch.setattr(view, "ask_text", lambda *args: next(answers))
+    adds = iter([("rule", "短", None), ("rule", "回答问题时一律使用中文", None)])
+    monkeypatch.setattr(view, "ask_new_memory", lambda category: next(adds))
+    monkeypatch.setattr(view, "ask_text", lambda *args: "回答问题时一律使用简体中文")
     monkeypatch.setattr(view, "confirm", lambda *args: True)
     _settle(qtbot, view)
     _click(qtbot, view, "add")
@@ -152,7 +153,7 @@ def test_adding_a_text_already_there_reinforces_it_and_offers_no_undo(
     panel = Panel(host)
     qtbot.addWidget(panel)
     view = panel.memories
-    monkeypatch.setattr(view, "ask_text", lambda *args: "回答问题时一律使用中文")
+    monkeypatch.setattr(view, "ask_new_memory", lambda category: ("rule", "回答问题时一律使用中文", None))
     _settle(qtbot, view)
     _click(qtbot, view, "add")
     assert view.model.total == 1 and existing.id in view.last_message

@@ -18,7 +18,7 @@ def test_import_notes_from_the_panel(qtbot, host: ServiceHost, tmp_path) -> None
     )
     view = _view(qtbot, host)
     offered: list[list[dict]] = []
-    view.ask_folder = lambda: str(repo)  # type: ignore[method-assign]
+    view.ask_import_source = lambda: (True, str(repo))  # type: ignore[method-assign]
 
     def choose(found: list[dict]) -> list[dict]:
         offered.append(found)

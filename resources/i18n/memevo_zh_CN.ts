@@ -122,10 +122,6 @@
         <translation>恢复这个版本</translation>
     </message>
     <message>
-        <source>Also read a repository&apos;s notes (Cancel: only yours)</source>
-        <translation>同时读取某个仓库的说明文件（取消：只读你自己的）</translation>
-    </message>
-    <message>
         <source>Import notes</source>
         <translation>导入笔记</translation>
     </message>
@@ -170,16 +166,84 @@
         <translation>手动添加</translation>
     </message>
     <message>
-        <source>Text of the new {group} (6–400 characters):</source>
-        <translation>新{group}的正文（6–400 字）：</translation>
+        <source>Text ({min}–{max} characters; a Chinese character counts as two toward the minimum):</source>
+        <translation>正文（{min}–{max} 个字符；计算下限时一个汉字算两个）：</translation>
+    </message>
+    <message>
+        <source>Rule or preference: how you want things done</source>
+        <translation>规则或偏好：你希望事情怎么做</translation>
+    </message>
+    <message>
+        <source>Project fact: how a codebase is</source>
+        <translation>项目事实：某个代码库是什么样的</translation>
+    </message>
+    <message>
+        <source>Where it applies:</source>
+        <translation>适用范围：</translation>
+    </message>
+    <message>
+        <source>Everywhere</source>
+        <translation>所有地方</translation>
+    </message>
+    <message>
+        <source>Only in one repository:</source>
+        <translation>只在一个仓库里：</translation>
+    </message>
+    <message>
+        <source>no folder chosen</source>
+        <translation>还没选文件夹</translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation>选择文件夹…</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>The repository this memory belongs to</source>
+        <translation>这条记忆所属的仓库</translation>
+    </message>
+    <message>
+        <source>At least {min} characters.</source>
+        <translation>至少 {min} 个字符。</translation>
+    </message>
+    <message>
+        <source>At most {max} characters ({count} now).</source>
+        <translation>最多 {max} 个字符（现在 {count} 个）。</translation>
+    </message>
+    <message>
+        <source>Choose the repository&apos;s folder, or pick Everywhere.</source>
+        <translation>请选择仓库的文件夹，或者改选“所有地方”。</translation>
     </message>
     <message>
         <source>Already there: #{id} was reinforced instead</source>
         <translation>已有这条记忆：改为强化 #{id}</translation>
     </message>
     <message>
-        <source>Added #{id} ({group}, confidence 0.5)</source>
-        <translation>已添加 #{id}（{group}，置信度 0.5）</translation>
+        <source>The repository whose notes to read</source>
+        <translation>要读取其笔记的仓库</translation>
+    </message>
+    <message>
+        <source>Import statements from your own notes (~/.claude/CLAUDE.md, Claude Code&apos;s memory)? You can also read one repository&apos;s CLAUDE.md, AGENTS.md and Cursor rules. You choose which statements to import next.</source>
+        <translation>从你自己的笔记（~/.claude/CLAUDE.md、Claude Code 的记忆）导入条目？也可以同时读取某个仓库的 CLAUDE.md、AGENTS.md 和 Cursor 规则。下一步由你挑选要导入哪些条目。</translation>
+    </message>
+    <message>
+        <source>Only my notes</source>
+        <translation>只读我的笔记</translation>
+    </message>
+    <message>
+        <source>Also a repository&apos;s…</source>
+        <translation>再加一个仓库的…</translation>
+    </message>
+    <message>
+        <source>everywhere</source>
+        <translation>所有地方</translation>
+    </message>
+    <message>
+        <source>Added #{id} ({group}, {scope}, confidence 0.5)</source>
+        <translation>已添加 #{id}（{group}，{scope}，置信度 0.5）</translation>
     </message>
     <message>
         <source>add #{id}</source>
@@ -248,6 +312,10 @@
     <message>
         <source>restore version</source>
         <translation>恢复版本</translation>
+    </message>
+    <message>
+        <source>Nothing imported.</source>
+        <translation>没有导入任何内容。</translation>
     </message>
     <message>
         <source>Nothing new to import.</source>
