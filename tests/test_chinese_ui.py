@@ -188,7 +188,11 @@ def test_every_window_is_in_chinese(
     )
     found.update({f"dialog: {k}": v for k, v in modal.seen.items()})
     # the walk read what it should: Qt's own buttons in Chinese, every dialog reached
-    assert {"确定", "取消"} <= set(modal.texts["edit"]) and "取消" in modal.texts["add"] and "取消" in modal.texts["import notes"]
+    assert (
+        {"确定", "取消"} <= set(modal.texts["edit"])
+        and "取消" in modal.texts["add"]
+        and "取消" in modal.texts["import notes"]
+    )
     assert set(modal.texts) == {
         "add",
         "edit",
