@@ -8,7 +8,6 @@ is not a UI-thread job); the last undoable one can be undone."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..core.memories import Memory
@@ -27,20 +26,8 @@ from .qt import (
     QVBoxLayout,
     QWidget,
 )
+from .undo import DEPTH, IN_TRASH, ChangedSince, Undo, button_text, check, id_list
 from .worker import OffUi
-
-
-@dataclass
-class Undo:
-    label: str
-    steps: list[tuple[str, dict[str, Any]]]  # service ops that put things back, in order
-    # (memory id, field, value) as the action left it: if the memory changed since (the side
-    # judge merged into it, another edit), undoing would overwrite that change — refuse instead.
-    expect: list[tuple[str, str, str]] | None = None
-
-
-class ChangedSince(Exception):
-    pass
 
 
 class MemoriesView(QWidget):
@@ -50,6 +37,7 @@ class MemoriesView(QWidget):
         self.worker = OffUi(parent=self)
         self.model = MemoryTableModel(host, self.worker)
         self.undo_stack: list[Undo] = []
+        self._busy = False  # an action runs: the action buttons wait
         self.last_message = ""
         layout = QVBoxLayout(self)
         layout.addLayout(self._search_bar())
@@ -254,6 +242,7 @@ class MemoriesView(QWidget):
             return
         if key == "refresh":
             self.model.reload()
+            self.refresh_undo()
             return
         if key in ("add", "undo", "import"):
             {"add": self._add, "undo": self._undo, "import": self._import_notes}[key]()
@@ -278,13 +267,15 @@ class MemoriesView(QWidget):
         self,
         steps: list[tuple[str, dict[str, Any]]],
         done: Callable[[list[dict[str, Any]]], None],
-        expect: list[tuple[str, str, str]] | None = None,
+        expect: list[tuple[str, str, Any]] | None = None,
+        failed_undo: Undo | None = None,
     ) -> None:
         """Run service ops in order off the UI thread; report, record undo, reload. The action
         buttons wait meanwhile, so an undo never pops an action that has not finished."""
 
         def work() -> list[dict[str, Any]]:
-            self._check_unchanged(expect or [])
+            if expect:
+                check(self.host, Undo("", [], expect))
             return [self.host.handle(op, params) for op, params in steps]
 
         def finished(results: list[dict[str, Any]]) -> None:
@@ -294,40 +285,57 @@ class MemoriesView(QWidget):
 
         def failed(exc: Exception) -> None:
             self._set_busy(False)
-            self.say(tr("Not done: {error}").format(error=exc))
+            if failed_undo is not None:  # the older undos assumed what this one would have put back
+                self._drop_undo(failed_undo, str(exc))
+            else:
+                self.say(tr("Not done: {error}").format(error=exc))
             self.model.reload()
 
         self._set_busy(True)
         self.worker.run(work, finished, failed)
 
     def _set_busy(self, busy: bool) -> None:
+        self._busy = busy
         for key, button in self.buttons.items():
             if key == "undo":
                 button.setEnabled(not busy and bool(self.undo_stack))
             elif key != "refresh":
                 button.setEnabled(not busy)
+        self._show_undo()
 
-    def _check_unchanged(self, expect: list[tuple[str, str, str]]) -> None:
-        from ..core import memories
+    def _show_undo(self) -> None:
+        text, tip = button_text(self.undo_stack)
+        self.buttons["undo"].setText(text)
+        self.buttons["undo"].setToolTip(tip)
+        self.buttons["undo"].setEnabled(bool(self.undo_stack) and not self._busy)
 
-        for memory_id, field_name, value in expect:
-            current = memories.get(self.host.store, memory_id)
-            if current is None or getattr(current, field_name) != value:
-                raise ChangedSince(
-                    tr(
-                        "#{id} changed since, so undoing would overwrite that change; nothing was undone"
-                    ).format(id=memory_id)
-                )
+    def refresh_undo(self) -> None:
+        """Coming back to the view (the trash, another client or the side judge may have
+        changed things): an undo that would no longer put back what it says is dropped now,
+        with the older ones, and the view says why — the button never offers a stale one."""
+        if not self.undo_stack:
+            return
+        top = self.undo_stack[-1]
+
+        def stale(exc: Exception) -> None:
+            if isinstance(exc, ChangedSince) and self.undo_stack and self.undo_stack[-1] is top:
+                self._drop_undo(top, str(exc))
+
+        self.worker.run(lambda: check(self.host, top), lambda _none: None, stale)
+
+    def _drop_undo(self, undo: Undo, why: str) -> None:
+        self.undo_stack = []
+        self._show_undo()
+        self.say(tr("Undo of “{what}” is no longer possible: {why}.").format(what=undo.label, why=why))
 
     def _remember(
         self,
         label: str,
         steps: list[tuple[str, dict[str, Any]]],
-        expect: list[tuple[str, str, str]] | None = None,
+        expect: list[tuple[str, str, Any]] | None = None,
     ) -> None:
-        self.undo_stack = [*self.undo_stack[-19:], Undo(label, steps, expect)]
-        self.buttons["undo"].setEnabled(True)
-        self.buttons["undo"].setToolTip(tr("Undo: {what}").format(what=label))
+        self.undo_stack = [*self.undo_stack[-(DEPTH - 1) :], Undo(label, steps, expect)]
+        self._show_undo()
 
     def _add(self) -> None:
         """Text, group and scope from the dialog (the group filter only suggests the group)."""
@@ -415,7 +423,11 @@ class MemoriesView(QWidget):
             self.say(said.format(names=names))
             undo = [(back, {"id": m.id}) for m in chosen if m.pinned != pin]
             if undo:
-                self._remember(tr("pin") if pin else tr("unpin"), undo)
+                touched = [m.id for m in chosen if m.pinned != pin]
+                label = tr("pin {names}") if pin else tr("unpin {names}")
+                self._remember(
+                    label.format(names=id_list(touched)), undo, [(i, "pinned", pin) for i in touched]
+                )
 
         self._submit([(op, {"id": m.id}) for m in chosen], done)
 
@@ -436,7 +448,7 @@ class MemoriesView(QWidget):
                 self.say(tr("#{id} has version {version}'s text again").format(id=memory.id, version=version))
                 text = results[0]["memory"]["text"]
                 self._remember(
-                    tr("restore version"),
+                    tr("restore version {version} of #{id}").format(version=version, id=memory.id),
                     [("replace", {"id": memory.id, "text": memory.text})],
                     [(memory.id, "text", text)],
                 )
@@ -500,7 +512,7 @@ class MemoriesView(QWidget):
             names = " ".join(f"#{m.id} → {group_name(_other(m.category))}" for m in chosen)
             self.say(tr("Moved {names}").format(names=names))
             self._remember(
-                tr("move"),
+                tr("move {names}").format(names=id_list([m.id for m in chosen])),
                 [("move", {"id": m.id, "category": m.category}) for m in chosen],
                 [(m.id, "category", _other(m.category)) for m in chosen],
             )
@@ -511,7 +523,11 @@ class MemoriesView(QWidget):
         def done(results: list[dict[str, Any]]) -> None:
             deleted = results[0]["deleted"]
             self.say(tr("Deleted {count} (kept in the trash for 30 days)").format(count=len(deleted)))
-            self._remember(tr("delete"), [("restore", {"id": i}) for i in deleted])
+            self._remember(
+                tr("delete {names}").format(names=id_list(deleted)),
+                [("restore", {"id": i}) for i in deleted],
+                [(i, IN_TRASH, "") for i in deleted],
+            )
 
         self._submit([("delete", {"ids": [m.id for m in chosen]})], done)
 
@@ -530,7 +546,10 @@ class MemoriesView(QWidget):
             return
         undo = self.undo_stack.pop()
         self._submit(
-            undo.steps, lambda _r: self.say(tr("Undone: {what}").format(what=undo.label)), undo.expect
+            undo.steps,
+            lambda _r: self.say(tr("Undone: {what}").format(what=undo.label)),
+            undo.expect,
+            failed_undo=undo,
         )
 
 

@@ -65,3 +65,43 @@ def test_one_change_at_a_time(qtbot, host: ServiceHost, clock: FakeClock) -> Non
     assert "还在处理" in view.last_message
     _settle(qtbot, view)
     assert view.buttons["undo"].isEnabled() and len(view.undo_stack) == 1
+
+
+def test_undo_names_what_it_undoes_and_is_never_stale(
+    qtbot, host: ServiceHost, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31, item 10: after a restore from the trash, Undo failed and stayed enabled, and
+    the next click silently reverted an older edit; it never said what it would undo."""
+    from memevo.desktop.i18n import tr
+    from memevo.desktop.panel import Panel
+
+    memory = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    panel = Panel(host)
+    qtbot.addWidget(panel)
+    view = panel.memories
+    _settle(qtbot, view)
+    undo = view.buttons["undo"]
+    assert undo.text() == tr("Undo") and not undo.isEnabled()
+    monkeypatch.setattr(view, "ask_text", lambda *args: "回答问题时一律使用简体中文")
+    _select(view, [0])
+    _click(qtbot, view, "edit")
+    assert undo.text() == tr("Undo: {what}").format(what=tr("edit #{id}").format(id=memory.id))
+    _select(view, [0])
+    _click(qtbot, view, "delete")
+    deleted = tr("delete {names}").format(names=f"#{memory.id}")
+    assert undo.isEnabled() and undo.text() == tr("Undo: {what}").format(what=deleted)
+    # restored from the trash tab: the delete's undo is stale, and the edit's before it too
+    panel.show_view("trash")
+    _settle(qtbot, panel.trash)
+    panel.trash.list.selectRow(0)
+    panel.trash.restore()
+    _settle(qtbot, panel.trash)
+    panel.show_view("memories")
+    _settle(qtbot, view)
+    assert not undo.isEnabled() and undo.text() == tr("Undo") and view.undo_stack == []
+    assert view.last_message == tr("Undo of “{what}” is no longer possible: {why}.").format(
+        what=deleted, why=tr("#{id} is no longer in the trash").format(id=memory.id)
+    )
+    view.act("undo")  # even if called: nothing older is reverted
+    _settle(qtbot, view)
+    assert memories.get(host.store, memory.id).text == "回答问题时一律使用简体中文"

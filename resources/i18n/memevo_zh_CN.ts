@@ -154,8 +154,16 @@
         <translation>没有完成：{error}</translation>
     </message>
     <message>
-        <source>#{id} changed since, so undoing would overwrite that change; nothing was undone</source>
-        <translation>#{id} 之后又被改过，撤销会覆盖那次改动；没有撤销任何东西</translation>
+        <source>#{id} is no longer in the trash</source>
+        <translation>#{id} 已经不在回收站里</translation>
+    </message>
+    <message>
+        <source>#{id} changed since</source>
+        <translation>#{id} 之后又被改动过</translation>
+    </message>
+    <message>
+        <source>Nothing to undo</source>
+        <translation>没有可以撤销的操作</translation>
     </message>
     <message>
         <source>Undo: {what}</source>
@@ -238,6 +246,10 @@
         <translation>再加一个仓库的…</translation>
     </message>
     <message>
+        <source>Undo of “{what}” is no longer possible: {why}.</source>
+        <translation>无法再撤销“{what}”：{why}。</translation>
+    </message>
+    <message>
         <source>everywhere</source>
         <translation>所有地方</translation>
     </message>
@@ -294,12 +306,24 @@
         <translation>已取消置顶 {names}</translation>
     </message>
     <message>
-        <source>pin</source>
-        <translation>置顶</translation>
+        <source>pin {names}</source>
+        <translation>置顶 {names}</translation>
     </message>
     <message>
-        <source>unpin</source>
-        <translation>取消置顶</translation>
+        <source>unpin {names}</source>
+        <translation>取消置顶 {names}</translation>
+    </message>
+    <message>
+        <source>restore version {version} of #{id}</source>
+        <translation>把 #{id} 恢复为版本 {version}</translation>
+    </message>
+    <message>
+        <source>move {names}</source>
+        <translation>移动 {names}</translation>
+    </message>
+    <message>
+        <source>delete {names}</source>
+        <translation>删除 {names}</translation>
     </message>
     <message>
         <source>#{id} has no earlier texts.</source>
@@ -308,10 +332,6 @@
     <message>
         <source>#{id} has version {version}&apos;s text again</source>
         <translation>#{id} 已恢复为版本 {version} 的正文</translation>
-    </message>
-    <message>
-        <source>restore version</source>
-        <translation>恢复版本</translation>
     </message>
     <message>
         <source>Nothing imported.</source>
@@ -330,16 +350,8 @@
         <translation>已换组：{names}</translation>
     </message>
     <message>
-        <source>move</source>
-        <translation>换组</translation>
-    </message>
-    <message>
         <source>Deleted {count} (kept in the trash for 30 days)</source>
         <translation>已删除 {count} 条（回收站保留 30 天）</translation>
-    </message>
-    <message>
-        <source>delete</source>
-        <translation>删除</translation>
     </message>
     <message>
         <source>Remove the text of {names} from everywhere memevo keeps it? This cannot be undone.</source>
