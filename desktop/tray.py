@@ -63,12 +63,12 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     config = config_mod.load()
     if host.ctx.store_error:  # before engine_error, which then says the same: the model is not to blame
         return "problem", tr(
-            "memevo: the memory store is damaged. Run `memevo repair` in a terminal: it stops memevo, "
+            "memevo: the memory store is damaged. Run “memevo repair” in a terminal: it stops memevo, "
             "keeps a copy of the damaged files and brings back everything that can be saved."
         )
     if host.ctx.engine_error:
         return "problem", tr(
-            "memevo: {error}. Run `memevo model provision` in a terminal to see why."
+            "memevo: {error}. Run “memevo model provision” in a terminal to see why."
         ).format(error=host.ctx.engine_error)
     if host.ctx.learner.error:
         return "problem", tr("memevo: nothing can be learned: {error}. Quit and start memevo again.").format(
@@ -102,21 +102,32 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     return "working", text
 
 
+MENU_LINE_PX = 360  # the status line's width in the menu; the whole text is its tooltip
+
+
+def menu_line(text: str, menu: Any) -> str:
+    """The tooltip's first line, elided to fit the menu's status line."""
+    from .qt import Qt
+
+    first = text.split("\n", 1)[0]
+    return str(menu.fontMetrics().elidedText(first, Qt.TextElideMode.ElideRight, MENU_LINE_PX))
+
+
 def learning_off_text(learning: LearningState, count: int) -> str:
     """The tooltip while learning is off: chosen off, the side judge chosen but not set up,
     or the Node tool's blocking mode waiting for setup."""
     from ..core.learning import readiness
 
     if learning.chosen == readiness.OFF:
-        return tr("memevo: {count} memories recalled; learning is off, as chosen in Settings.").format(
+        return tr("memevo: {count} memories stored; learning is off, as chosen in Settings.").format(
             count=count
         )
     if learning.chosen == readiness.SIDE and not learning.legacy_blocking:
         return tr(
-            "memevo: {count} memories recalled; learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode."
+            "memevo: {count} memories stored; learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode."
         ).format(count=count)
     return tr(
-        "memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`."
+        "memevo: {count} memories stored; learning is off — set the side API in Settings, or run “memevo setup” in a terminal."
     ).format(count=count)
 
 
@@ -155,6 +166,7 @@ class Tray:
         self.menu.addMenu(self.clients_menu)
         self.menu.addSeparator()
         self.menu.addAction(self.quit_action)
+        self.menu.setToolTipsVisible(True)  # the status line's whole text
         self.menu.aboutToShow.connect(self.refresh_menu)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._on_activated)
@@ -199,7 +211,8 @@ class Tray:
         if state != self.state:
             self.icon.setIcon(_icon(STATE_COLORS[state]))
         self.state = state
-        self.status_action.setText(tooltip)
+        self.status_action.setText(menu_line(tooltip, self.menu))  # the menu stays narrow
+        self.status_action.setToolTip(tooltip)  # all of it on hover, and on the icon
         self.icon.setToolTip(tooltip)
         if state == "problem" and not self.registration_problems:  # those notify from on_repair_failed
             self.notifier.notify(f"problem:{tooltip}", tr("memevo needs attention"), tooltip)

@@ -30,6 +30,7 @@ from .qt import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    Qt,
     QTimer,
     QVBoxLayout,
     QWidget,
@@ -277,6 +278,7 @@ class DonePage(QWizardPage):
             self.legacy_label,
         ):
             layout.addWidget(widget)
+        layout.setAlignment(self.copy_button, Qt.AlignmentFlag.AlignLeft)
         layout.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll)

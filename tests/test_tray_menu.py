@@ -93,7 +93,7 @@ def test_learning_off_says_why(qtbot, host: ServiceHost, monkeypatch: pytest.Mon
     tray.refresh()
     settle(tray)
     assert tray.state == "learning-off"
-    assert tray.icon.toolTip() == "memevo：2 条记忆可召回；学习已关闭（你在“设置”里选择了关闭）。"
+    assert tray.icon.toolTip() == "memevo：已存 2 条记忆；学习已关闭（你在“设置”里选择了关闭）。"
     config_mod.set_key("learning", "side")  # chosen, but its API is not set up
     tray.refresh()
     settle(tray)
@@ -173,6 +173,25 @@ def test_pending_count_and_reopening_a_closed_proposal(
     tray.show_pending()  # but the menu brings it back
     settle(tray)
     assert queue.current is not None and queue.current.job.id == "p1"
+
+
+def test_the_menu_stays_narrow_and_the_tooltip_says_all_without_markdown(qtbot, host: ServiceHost) -> None:
+    """Issue 31, item 6: the whole tooltip was the menu's first line (about 650 px wide), with
+    Markdown backticks, and "recalled" where it meant stored."""
+    from memevo.desktop.tray import MENU_LINE_PX
+
+    tray, _ = _tray(host)
+    host.ctx.store_error = "the store file is damaged"
+    tray.refresh_icon()
+    whole = tray.icon.toolTip()
+    assert "memevo repair" in whole and "`" not in whole
+    assert tray.status_action.toolTip() == whole and tray.status_action.text().endswith("…")
+    assert tray.menu.sizeHint().width() <= MENU_LINE_PX + 120
+    host.ctx.store_error = None
+    host.engine = _Engine()  # type: ignore[assignment]
+    config_mod.set_key("learning", "off")
+    tray.refresh_icon()
+    assert "已存 2 条记忆" in tray.icon.toolTip() and "召回" not in tray.icon.toolTip()
 
 
 def test_pending_proposals_is_greyed_when_none_wait(

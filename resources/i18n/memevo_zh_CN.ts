@@ -890,14 +890,6 @@
         <translation>已修改，还没保存。</translation>
     </message>
     <message>
-        <source>memevo: the memory store is damaged. Run `memevo repair` in a terminal: it stops memevo, keeps a copy of the damaged files and brings back everything that can be saved.</source>
-        <translation>memevo：记忆库已损坏。请在终端运行 `memevo repair`：它会停止 memevo，先留一份损坏文件的副本，再救回所有还能保住的内容。</translation>
-    </message>
-    <message>
-        <source>memevo: {error}. Run `memevo model provision` in a terminal to see why.</source>
-        <translation>memevo：{error}。在终端运行 `memevo model provision` 查看原因。</translation>
-    </message>
-    <message>
         <source>memevo: nothing can be learned: {error}. Quit and start memevo again.</source>
         <translation>memevo：无法学习新记忆：{error}。请退出并重新启动 memevo。</translation>
     </message>
@@ -912,10 +904,6 @@
     <message>
         <source>memevo: loading the model — {stage}</source>
         <translation>memevo：正在加载模型——{stage}</translation>
-    </message>
-    <message>
-        <source>memevo: {count} memories recalled; learning is off — set the side API in Settings or run `memevo setup`.</source>
-        <translation>memevo：{count} 条记忆可召回；学习未开启——在“设置”里配置旁路接口，或运行 `memevo setup`。</translation>
     </message>
     <message>
         <source>memevo: working — {count} memories</source>
@@ -938,12 +926,24 @@
         <translation>召回线索暂停：{reason}</translation>
     </message>
     <message>
-        <source>memevo: {count} memories recalled; learning is off, as chosen in Settings.</source>
-        <translation>memevo：{count} 条记忆可召回；学习已关闭（你在“设置”里选择了关闭）。</translation>
+        <source>memevo: the memory store is damaged. Run “memevo repair” in a terminal: it stops memevo, keeps a copy of the damaged files and brings back everything that can be saved.</source>
+        <translation>memevo：记忆库已损坏。请在终端运行“memevo repair”：它会停止 memevo，先留一份损坏文件的副本，再救回所有还能保住的内容。</translation>
     </message>
     <message>
-        <source>memevo: {count} memories recalled; learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode.</source>
-        <translation>memevo：{count} 条记忆可召回；学习未开启——学习方式是旁路模型，但旁路接口还没配置。请在“设置”里配置它，或换一种学习方式。</translation>
+        <source>memevo: {error}. Run “memevo model provision” in a terminal to see why.</source>
+        <translation>memevo：{error}。在终端运行“memevo model provision”查看原因。</translation>
+    </message>
+    <message>
+        <source>memevo: {count} memories stored; learning is off, as chosen in Settings.</source>
+        <translation>memevo：已存 {count} 条记忆；学习已关闭（你在“设置”里选择了关闭）。</translation>
+    </message>
+    <message>
+        <source>memevo: {count} memories stored; learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode.</source>
+        <translation>memevo：已存 {count} 条记忆；学习未开启——学习方式是旁路模型，但旁路接口还没配置。请在“设置”里配置它，或换一种学习方式。</translation>
+    </message>
+    <message>
+        <source>memevo: {count} memories stored; learning is off — set the side API in Settings, or run “memevo setup” in a terminal.</source>
+        <translation>memevo：已存 {count} 条记忆；学习未开启——在“设置”里配置旁路接口，或在终端运行“memevo setup”。</translation>
     </message>
     <message>
         <source>Open panel</source>
