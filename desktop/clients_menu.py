@@ -28,6 +28,12 @@ def client_label(client: str) -> str:
     return DISPLAY_NAMES.get(client, client)
 
 
+def short(command: str) -> str:
+    """`claude mcp add --scope user memory-self-evolution …`: the part a person recognises."""
+    head = command.split(" -- ", 1)[0]
+    return head + " …" if head != command else command
+
+
 def read(host: Any) -> dict[str, Any]:
     """Off the UI thread: each client's state (its files) and the hooks' last activity (the
     store); `fill` builds the submenu from it."""
@@ -49,12 +55,15 @@ def fill(menu: Any, found: dict[str, Any], repair: Any, toggle_repairs: Any, cop
             menu.addAction(title(state)).setEnabled(False)  # not installed, removed: nothing to do
             continue
         sub = menu.addMenu(title(state))
+        sub.setToolTipsVisible(True)
         for line in part_lines(state):
             sub.addAction(line).setEnabled(False)
-        if state.command:
-            sub.addAction(tr("Copy the command: {command}").format(command=state.command)).triggered.connect(
-                lambda _c=False, cmd=state.command: copy(cmd)
+        if state.command:  # the whole command on hover and on the clipboard; the menu stays narrow
+            copy_action = sub.addAction(
+                tr("Copy the command: {command}").format(command=short(state.command))
             )
+            copy_action.setToolTip(state.command)
+            copy_action.triggered.connect(lambda _c=False, cmd=state.command: copy(cmd))
         if part_lines(state):
             sub.addSeparator()
         sub.addAction(tr("Repair now")).triggered.connect(lambda _c=False, c=state.client: repair(c))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -55,10 +54,15 @@ def pump(app, seconds: float) -> None:  # type: ignore[no-untyped-def]
 
 
 def main() -> int:
-    os.environ["MEMEVO_HOME"] = tempfile.mkdtemp(prefix="memevo-shots-")
+    import shutil
+
+    from screenshots_wizard import fake_home  # this folder is on sys.path when run as a script
+
+    os.environ.setdefault("MEMEVO_MODELS_DIR", str(DOCS.parent / ".cache" / "models"))
     os.environ.pop("QT_QPA_PLATFORM", None)
     os.environ.setdefault("MEMEVO_LANG", "zh_CN")
     suffix = "-en" if os.environ.get("MEMEVO_LANG", "").startswith("en") else ""
+    home = fake_home()  # a throwaway HOME with the four clients, and MEMEVO_HOME inside it
     trayer = subprocess.Popen(
         ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28"]
     )
@@ -66,6 +70,7 @@ def main() -> int:
         return shoot(suffix)
     finally:
         trayer.terminate()
+        shutil.rmtree(home.parent, ignore_errors=True)
 
 
 def shoot(suffix: str) -> int:
@@ -78,9 +83,13 @@ def shoot(suffix: str) -> int:
     from memevo.desktop.i18n import install_translator
     from memevo.desktop.qt import QApplication
     from memevo.desktop.tray import Tray
+    from memevo.installer import setup_engine
 
     app = QApplication(sys.argv[:1])
     install_translator(app)
+    # the clients registered as setup leaves them (no `claude` binary here: Claude Code's MCP
+    # server needs one command, which the Clients menu shows)
+    setup_engine.run(setup_engine.Choices(), say=lambda line: None, provision_model=lambda progress: None)
     config_mod.set_key("sideApiBase", "https://api.example.com/v1")
     config_mod.set_key("sideApiModel", "gpt-4o-mini")
     try:  # the keyring when there is one (run under dbus-run-session with gnome-keyring)
@@ -133,12 +142,28 @@ def shot_tray_menu(app, tray, target: Path) -> None:  # type: ignore[no-untyped-
     screen = QApplication.primaryScreen()
     width = screen.geometry().width()
     tray.refresh_menu()
-    tray.menu.popup(screen.geometry().topRight().__class__(width - 40, 30))
+    point = screen.geometry().topRight().__class__
+    tray.menu.popup(point(width - 40, 30))
     tray.menu.move(width - tray.menu.sizeHint().width() - 8, 30)
     pump(app, 1.0)
-    region = screen.grabWindow(0, width - 760, 0, 760, tray.menu.sizeHint().height() + 44)
+    # the Clients submenu and Claude Code's entries, opened to the left of the menu
+    clients = tray.clients_menu
+    row = tray.menu.actionGeometry(clients.menuAction())
+    left = tray.menu.x() - clients.sizeHint().width()
+    clients.popup(point(left, tray.menu.y() + row.y()))
+    pump(app, 0.5)
+    claude = next(a.menu() for a in clients.actions() if a.menu() is not None)
+    claude_left = clients.x() + clients.width() - claude.sizeHint().width()  # below it, right-aligned
+    claude.popup(point(claude_left, clients.y() + clients.height() + 6))
+    pump(app, 1.0)
+    top = max(0, min(claude_left, left) - 8)
+    bottom = max(
+        tray.menu.y() + tray.menu.height(), claude.y() + claude.height(), clients.y() + clients.height()
+    )
+    region = screen.grabWindow(0, top, 0, width - top, bottom + 12)
     region.save(str(target))
-    tray.menu.hide()
+    for menu in (claude, clients, tray.menu):
+        menu.hide()
     print(f"wrote {target}")
 
 

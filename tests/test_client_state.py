@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from memevo.core.service.host import ServiceHost
 from memevo.desktop import client_texts
+from memevo.desktop.clients_menu import short
 from memevo.desktop.qt import QApplication
 from memevo.desktop.tray import Tray
 from memevo.installer import client_state, state
@@ -101,7 +102,7 @@ def test_without_claude_its_mcp_server_needs_one_command_everywhere(
         client_texts.tr("{part}: {state}").format(
             part=client_texts.tr("MCP server"), state=client_texts.tr("needs one command")
         ),
-        client_texts.tr("Copy the command: {command}").format(command=command),
+        client_texts.tr("Copy the command: {command}").format(command=short(command)),
         client_texts.tr("Repair now"),
         client_texts.tr("Stop repairing this client"),
     ]
@@ -113,6 +114,7 @@ def test_without_claude_its_mcp_server_needs_one_command_everywhere(
         for a in _sub(tray, title).actions()
         if a.text().startswith(client_texts.tr("Copy the command: {command}")[:4])
     )
+    assert copy.toolTip() == command and short(command).endswith("memory-self-evolution …")
     copy.trigger()
     assert QApplication.clipboard().text() == command == tray.copied
     # Repair now changes nothing: no "repaired" notification, no raw log line; the command once
