@@ -11,6 +11,8 @@ Observed on this CLI (2.117.0), relied on below:
   default) before it even spawns the server; the server then connects and its tools are listed
   all the same. The tests set MCP_TIMEOUT to keep each run to seconds.
 - The request header X-Conversation-ID is the CLI's session id (the hooks' session_id).
+- In a session driven over stream-json a Stop hook's continuation happens, and the CLI prints
+  the turn's `result` before its Stop hooks have ended (run_session waits for them).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from clienthome import FOREIGN_HOOK, FOREIGN_MJS
 from deadlines import HANG_S
-from memevo.installer import hook_command
-from memevo.installer.clients import get, snippet
+from memevo.installer import hook_command, jsonfile
+from memevo.installer.clients import client_status, get, needs_repair, register_client, snippet
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "install"
 
@@ -436,3 +436,115 @@ def test_uninstall_removes_both_rules_and_a_permissions_block_left_empty(home: P
     assert gone.returncode == 0, gone.stderr
     left = json.loads(settings.read_text(encoding="utf-8"))
     assert "permissions" not in left and left["theme"] == "dark"
+
+
+# -- CodeBuddy against what its real CLI does with a registration (issue 30) ---------------------------
+# Only the last hook's context per event reaches its model, so ours goes last on the events that
+# inject and setup says who else is there; PreToolUse's context is ignored, so an older
+# registration of it is stale and goes. tests/test_codebuddy_cli.py runs the real CLI.
+OTHER_HOOK = {"type": "command", "command": "/usr/local/bin/other-memory --prompt", "timeout": 5}
+
+
+def settings_path(home: Path) -> Path:
+    return home / ".codebuddy" / "settings.json"
+
+
+def read_settings(home: Path) -> dict[str, Any]:
+    return dict(json.loads(settings_path(home).read_text(encoding="utf-8")))
+
+
+def write_settings(home: Path, data: dict[str, Any]) -> None:
+    settings_path(home).write_text(json.dumps(data), encoding="utf-8")
+
+
+def commands(data: dict[str, Any], event: str) -> list[str]:
+    return [h["command"] for group in data["hooks"].get(event, []) for h in group["hooks"]]
+
+
+def ours(command: str) -> bool:
+    return "memevo_hook.py" in command
+
+
+@pytest.fixture
+def codebuddy_home(isolated_home: Path) -> Path:
+    """The test's HOME with only ~/.codebuddy (conftest's `home` seeds every client)."""
+    root = Path(os.environ["HOME"])
+    (root / ".codebuddy").mkdir(parents=True)
+    return root
+
+
+def test_another_tools_prompt_hook_after_ours_is_stale_and_repair_puts_ours_last(
+    codebuddy_home: Path,
+) -> None:
+    home = codebuddy_home
+    first = register_client("codebuddy", jsonfile.Writer())
+    assert first.ok and client_status("codebuddy")["hooks"] == "ok"
+    data = read_settings(home)
+    data["hooks"]["UserPromptSubmit"].append(
+        {"matcher": "", "hooks": [OTHER_HOOK]}
+    )  # their installer appends
+    data["hooks"]["SessionStart"][0]["hooks"].append(
+        dict(OTHER_HOOK, command="/usr/local/bin/other-memory --start")
+    )
+    write_settings(home, data)
+
+    report = client_status("codebuddy")
+    assert report["hooks"] == "stale" and needs_repair(report)  # the tray's watcher repairs it
+    repaired = register_client("codebuddy", jsonfile.Writer())
+    after = read_settings(home)
+    for event in ("UserPromptSubmit", "SessionStart"):
+        listed = commands(after, event)
+        assert ours(listed[-1]) and sum(map(ours, listed)) == 1, listed
+        assert any("other-memory" in c for c in listed), listed  # theirs stays, before ours
+    # a group shared with their hook: ours left it for one of its own, theirs kept its group
+    assert [len(g["hooks"]) for g in after["hooks"]["SessionStart"]] == [1, 1]
+    assert client_status("codebuddy")["hooks"] == "ok"
+    warned = [line for line in repaired.lines if line.startswith("warning:")]
+    assert len(warned) == 2 and all("/usr/local/bin/other-memory" in line for line in warned), repaired.lines
+    assert any("UserPromptSubmit" in line for line in warned) and any(
+        "SessionStart" in line for line in warned
+    )
+    # nothing changed: nothing said again, nothing moved
+    again = register_client("codebuddy", jsonfile.Writer())
+    assert not again.changed and read_settings(home) == after
+
+
+def test_other_hooks_on_events_without_context_are_left_where_they_are(codebuddy_home: Path) -> None:
+    home = codebuddy_home
+    write_settings(home, {"hooks": {"Stop": [{"matcher": "", "hooks": [OTHER_HOOK]}]}})
+    result = register_client("codebuddy", jsonfile.Writer())
+    stop = commands(read_settings(home), "Stop")
+    assert "other-memory" in stop[0] and ours(stop[1])
+    assert not [line for line in result.lines if line.startswith("warning:")]
+    # their Stop hook after ours changes nothing: every Stop hook's answer is kept
+    data = read_settings(home)
+    data["hooks"]["Stop"].append({"matcher": "", "hooks": [dict(OTHER_HOOK, command="/opt/late --stop")]})
+    write_settings(home, data)
+    assert client_status("codebuddy")["hooks"] == "ok"
+
+
+def test_an_older_pretooluse_registration_is_stale_and_replaced_by_posttooluse(codebuddy_home: Path) -> None:
+    home = codebuddy_home
+    client = get("codebuddy")
+    register_client("codebuddy", jsonfile.Writer())
+    data = read_settings(home)
+    old = json.loads(json.dumps(data["hooks"]["PostToolUse"]))
+    old[0]["hooks"][0]["command"] = old[0]["hooks"][0]["command"].replace("PostToolUse", "PreToolUse")
+    data["hooks"]["PreToolUse"] = [*old, {"matcher": "Bash", "hooks": [OTHER_HOOK]}]
+    write_settings(home, data)
+    assert client_status("codebuddy")["hooks"] == "stale"
+    register_client("codebuddy", jsonfile.Writer())
+    after = read_settings(home)
+    assert commands(after, "PreToolUse") == [OTHER_HOOK["command"]]  # theirs stays
+    assert client_status("codebuddy")["hooks"] == "ok"
+    assert "PreToolUse" not in client.snippet()["hooks"]
+    matcher = client.snippet()["hooks"]["PostToolUse"][0]["matcher"]
+    for tool in ("Bash", "Edit", "Write", "execute_command", "write_to_file"):
+        assert re.search(matcher, tool), tool
+    for tool in (
+        "NotebookWrite",
+        "DeferExecuteTool",
+        "mcp__memory-self-evolution__memory_search",
+        "mcp__x__Edit",
+    ):
+        assert not re.search(matcher, tool), tool  # MCP tools fire tool hooks twice: neither is ours
