@@ -50,6 +50,8 @@ class MemoriesView(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         layout.addWidget(self.table)
         layout.addLayout(self._action_bar())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._sync_buttons())
+        self.model.modelReset.connect(self._sync_buttons)
         self.message = QLabel("")
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
@@ -95,6 +97,7 @@ class MemoriesView(QWidget):
             ("refresh", tr("Refresh")),
         ):
             button = QPushButton(label)
+            button.setToolTip(_needs(key))
             button.clicked.connect(lambda _=False, k=key: self.act(k))
             actions.addWidget(button)
             self.buttons[key] = button
@@ -296,11 +299,18 @@ class MemoriesView(QWidget):
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy
+        self._sync_buttons()
+
+    def _sync_buttons(self) -> None:
+        """A button is enabled only when it can act: nothing runs, and the selection fits it
+        (Edit and History one memory, Merge two, the others at least one)."""
+        selected = len({i.row() for i in self.table.selectionModel().selectedRows()})
+        needs = {"edit": selected == 1, "history": selected == 1, "merge": selected == 2}
         for key, button in self.buttons.items():
-            if key == "undo":
-                button.setEnabled(not busy and bool(self.undo_stack))
-            elif key != "refresh":
-                button.setEnabled(not busy)
+            if key in ("undo", "refresh"):
+                continue
+            fits = needs.get(key, selected > 0) if key not in ("add", "import") else True
+            button.setEnabled(not self._busy and fits)
         self._show_undo()
 
     def _show_undo(self) -> None:
@@ -551,6 +561,17 @@ class MemoriesView(QWidget):
             undo.expect,
             failed_undo=undo,
         )
+
+
+def _needs(key: str) -> str:
+    """What a button acts on (its tooltip: why it is greyed out)."""
+    if key in ("edit", "history"):
+        return tr("Acts on one selected memory.")
+    if key == "merge":
+        return tr("Acts on two selected memories.")
+    if key in ("add", "import", "undo", "refresh"):
+        return ""
+    return tr("Acts on the selected memories.")
 
 
 def version_reason(reason: str) -> str:

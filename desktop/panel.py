@@ -43,6 +43,11 @@ class TrashView(QWidget):
         layout.addWidget(self.list)
         self.restore_button = QPushButton(tr("Restore"))
         self.restore_button.clicked.connect(self.restore)
+        self.restore_button.setEnabled(False)  # until a deleted memory is selected
+        self.list.selectionModel().selectionChanged.connect(
+            lambda *_: self.restore_button.setEnabled(self.list.selectionModel().hasSelection())
+        )
+        self.model.modelReset.connect(lambda: self.restore_button.setEnabled(False))
         layout.addWidget(self.restore_button)
 
     def restore(self) -> None:

@@ -162,6 +162,7 @@ class SettingsView(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         self.progress.setValue(0)
+        self.progress.hide()  # shown while a model is provisioned: a 0% bar beside "in use" says nothing
         layout.addWidget(self.progress)
         self.model_message = QLabel()
         self.model_message.setWordWrap(True)
@@ -398,6 +399,7 @@ class SettingsView(QWidget):
         self.provision_button.setEnabled(False)
         self.model_combo.setEnabled(False)
         self.progress.setRange(0, 0)  # busy until provisioning reports a fraction
+        self.progress.show()
         _say(self.model_message, tr("Provisioning {model}…").format(model=model_id))
         self._provisioning = model_id
         relay = Relay(self)
@@ -418,6 +420,7 @@ class SettingsView(QWidget):
         self.model_combo.setEnabled(True)
         self.provision_button.setEnabled(self.broken is None)
         error = outcome.error or self.write_key("model", model_id)
+        self.progress.hide()
         if error:
             self.progress.setValue(0)
             text = tr("Provisioning {model} failed: {reason}").format(model=model_id, reason=error)

@@ -236,7 +236,10 @@ class FieldRow:
         self.set_raw(config.values[self.key.name])
         self.loaded = self.raw()
         self.default_label.setText(default_text(self.key, config))
-        self.reset_button.setEnabled(writable and self.key.name in config.user_set)
+        # Reset is offered only where it changes something: a value set, and not the default's
+        self.reset_button.setEnabled(
+            writable and self.key.name in config.user_set and config.values[self.key.name] != self.key.default
+        )
         if keep_edit and edited != self.loaded:
             self.set_raw(edited)
             self.show_message(tr("Changed, not saved yet."))

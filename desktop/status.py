@@ -53,7 +53,7 @@ def render(report: dict[str, Any]) -> str:
     counts = report["counts"]
     lines = [
         tr(
-            "<b>Memories</b>: {rules} rules ({rules_old} deprecated), {facts} project facts ({facts_old} deprecated)"
+            "<b>Memories</b>: rules {rules} ({rules_old} deprecated), project facts {facts} ({facts_old} deprecated)"
         ).format(
             rules=counts["rule"]["live"],
             rules_old=counts["rule"]["deprecated"],
@@ -80,12 +80,11 @@ def render(report: dict[str, Any]) -> str:
             per_session=report["proposals_per_session"],
         ),
     ]
-    if report["recent_errors"]:
-        lines.append(
-            tr("<b>Recent errors</b>:")
-            + "<br>"
-            + "<br>".join(html.escape(e) for e in report["recent_errors"])
-        )
+    lines.append(  # always there, as the README says: "none" is news too
+        tr("<b>Recent errors</b>:")
+        + "<br>"
+        + ("<br>".join(html.escape(e) for e in report["recent_errors"]) or tr("none"))
+    )
     t = report["thresholds"]
     lines.append(
         tr(

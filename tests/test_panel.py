@@ -133,7 +133,9 @@ def test_add_edit_purge_and_restore(
     panel.trash.model.reload()
     _settle(qtbot, panel.trash)
     assert [i["id"] for i in panel.trash.model.items] == [memory_id]
+    assert not panel.trash.restore_button.isEnabled()  # nothing selected: nothing to restore
     panel.trash.list.selectRow(0)
+    assert panel.trash.restore_button.isEnabled()
     panel.trash.restore()
     _settle(qtbot, panel.trash)
     view.model.reload()

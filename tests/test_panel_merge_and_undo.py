@@ -22,8 +22,11 @@ def test_merge_two_and_undo(
     qtbot.addWidget(view)
     _settle(qtbot, view)
     _select(view, [0])
-    _click(qtbot, view, "merge")
-    assert "两条" in view.last_message and memories.trash_list(host.store) == []  # one selected: refused
+    assert not view.buttons["merge"].isEnabled()  # one selected: Merge cannot act
+    assert view.buttons["edit"].isEnabled() and view.buttons["delete"].isEnabled()
+    view.table.clearSelection()
+    assert not any(view.buttons[k].isEnabled() for k in ("edit", "merge", "delete", "move", "pin", "history"))
+    assert view.buttons["add"].isEnabled() and view.buttons["import"].isEnabled()
     monkeypatch.setattr(view, "ask_text", lambda *args: "回答和代码注释都用中文")
     _select(view, [0, 1])
     _click(qtbot, view, "merge")

@@ -169,6 +169,17 @@ def test_save_writes_valid_changes_and_shows_why_the_others_were_not_written(
     assert view.status_label.text() == tr("No changes.")
 
 
+def test_reset_and_the_progress_bar_show_only_when_they_mean_something(view: SettingsView) -> None:
+    """Issue 31, item 14: Reset to default was enabled on a value equal to the default, and a
+    0% progress bar stood beside "provisioned, in use"."""
+    config_mod.set_key("recallTopK", config_mod.BY_NAME["recallTopK"].default)  # set, to the default
+    config_mod.set_key("decayDays", 45)
+    view.reload()
+    assert not view.rows["recallTopK"].reset_button.isEnabled()
+    assert view.rows["decayDays"].reset_button.isEnabled()
+    assert view.progress.isHidden()
+
+
 def test_check_again_keeps_unsaved_edits_and_drops_the_last_saves_line(view: SettingsView) -> None:
     """Issue 31, item 7: Check again (and coming back to the tab) threw edits away silently,
     and a stale "Saved 0, not saved 2" stayed under the form."""
@@ -479,7 +490,9 @@ def test_provisioning_an_already_provisioned_model_fills_the_bar_and_sets_the_mo
     assert _config_file() == {"model": DEFAULT_MODEL}
     ready = tr("{model} is ready ({source}) and set as the model; it is used after memevo restarts.")
     assert view.model_message.text() == ready.format(model=DEFAULT_MODEL, source=provisioned_model.source)
-    assert view.rows["model"].reset_button.isEnabled() and view.provision_button.isEnabled()
+    # set to the default model: Reset would change nothing, so it is not offered
+    assert not view.rows["model"].reset_button.isEnabled() and view.provision_button.isEnabled()
+    assert view.progress.isHidden()  # done: no bar left standing
 
 
 @pytest.mark.quiet  # asserts the product's own deadline: no other test's load

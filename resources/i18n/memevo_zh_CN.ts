@@ -370,6 +370,18 @@
         <translation>已撤销：{what}</translation>
     </message>
     <message>
+        <source>Acts on one selected memory.</source>
+        <translation>作用于选中的一条记忆。</translation>
+    </message>
+    <message>
+        <source>Acts on two selected memories.</source>
+        <translation>作用于选中的两条记忆。</translation>
+    </message>
+    <message>
+        <source>Acts on the selected memories.</source>
+        <translation>作用于选中的记忆。</translation>
+    </message>
+    <message>
         <source>edited</source>
         <translation>手动编辑</translation>
     </message>
@@ -1026,7 +1038,7 @@
         <translation>memevo 无法监视客户端的配置文件</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Memories&lt;/b&gt;: {rules} rules ({rules_old} deprecated), {facts} project facts ({facts_old} deprecated)</source>
+        <source>&lt;b&gt;Memories&lt;/b&gt;: rules {rules} ({rules_old} deprecated), project facts {facts} ({facts_old} deprecated)</source>
         <translation>&lt;b&gt;记忆&lt;/b&gt;：规则 {rules}（已废弃 {rules_old}），项目事实 {facts}（已废弃 {facts_old}）</translation>
     </message>
     <message>
@@ -1056,6 +1068,10 @@
     <message>
         <source>&lt;b&gt;Recent errors&lt;/b&gt;:</source>
         <translation>&lt;b&gt;最近的错误&lt;/b&gt;：</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
     </message>
     <message>
         <source>&lt;b&gt;Model&lt;/b&gt;: {model} ({state}); a memory is recalled from a match of {rule} (rules) or {project} (project facts), at most {top_k} per group</source>
