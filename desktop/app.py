@@ -43,6 +43,12 @@ def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
     display.tray_came_up()
     QApplication.setQuitOnLastWindowClosed(False)  # static: instance() is typed QCoreApplication
     install_translator(app)
+    if not self_test and sys.stdout is not None and sys.stdout.isatty():  # started from a terminal
+        print(
+            "memevo is running in the system tray (the round M icon): click it for the panel. "
+            "It runs until you choose Quit memevo in its menu or close this terminal; started at "
+            "login (memevo setup --autostart) it needs no terminal."
+        )
     try:
         return int(qasync.run(_run(self_test)))
     finally:

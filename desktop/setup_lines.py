@@ -112,6 +112,11 @@ def _shapes() -> list[tuple[re.Pattern[str], Say]]:
     states = {english: said for english, said in zip(_english_summaries(), summaries().values(), strict=True)}
     return [
         (re.compile(r"Checking the embedding model…"), lambda g: tr("Checking the embedding model…")),
+        (re.compile(r"The embedding model is ready\."), lambda g: tr("The embedding model is ready.")),
+        (
+            re.compile(r"Restart (?P<client>[^,]+) so it loads memevo's MCP server\."),
+            lambda g: tr("Restart {client} so it loads memevo's MCP server.").format(client=g["client"]),
+        ),
         (
             re.compile(r"Stopped before registering anything: (?P<reason>.*)"),
             lambda g: tr("Stopped before registering anything: {reason}").format(reason=g["reason"]),

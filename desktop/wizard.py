@@ -169,11 +169,14 @@ class ProgressPage(QWizardPage):
         QTimer.singleShot(0, self.sync_buttons)  # the wizard updates its buttons after this method
 
     def sync_buttons(self) -> None:
-        """No Back and no Cancel while the engine runs: it is not interrupted halfway."""
-        running = self.state == "running" and self.owner.currentPage() is self
+        """No Back and no Cancel while the engine runs (it is not interrupted halfway), nor
+        once it got through: setup is done, there is nothing to go back to or cancel — Next
+        leads to the summary. After a failure Back (to try again) and Cancel are offered."""
+        here = self.owner.currentPage() is self
+        settled = self.state in ("running", "done") and here
         for which in (QWizard.WizardButton.BackButton, QWizard.WizardButton.CancelButton):
             button = self.owner.button(which)
-            if running:
+            if settled:
                 button.setEnabled(False)
             elif which == QWizard.WizardButton.CancelButton:
                 button.setEnabled(True)  # Back is the wizard's own business again
@@ -265,6 +268,7 @@ class DonePage(QWizardPage):
         bold.setBold(True)
         self.restart_label.setFont(bold)
         self.legacy_label = _label(selectable=True)
+        self.tray_label = _label()
         for widget in (
             self.clients_label,
             self.skipped_label,
@@ -275,6 +279,7 @@ class DonePage(QWizardPage):
             self.key_label,
             self.autostart_label,
             self.restart_label,
+            self.tray_label,
             self.legacy_label,
         ):
             layout.addWidget(widget)
@@ -327,11 +332,20 @@ class DonePage(QWizardPage):
             self._show(self.autostart_label, tr("memevo starts at login."))
         else:
             self._show(self.autostart_label, tr("memevo does not start at login; start it from the menu."))
+        if len(result.restart) == 1:
+            restart = tr("Restart {client} so it loads the MCP server.").format(client=result.restart[0])
+        elif result.restart:
+            restart = tr("Restart {clients} so they load the MCP server.").format(
+                clients=", ".join(result.restart)
+            )
+        else:
+            restart = ""
+        self._show(self.restart_label, restart)
         self._show(
-            self.restart_label,
-            tr("Restart {clients} so they load the MCP server.").format(clients=", ".join(result.restart))
-            if result.restart
-            else "",
+            self.tray_label,
+            tr(
+                "memevo now runs in the system tray: the round “M” icon. Click it for the panel (your memories, the clients' state, Settings); its menu also pauses or quits memevo."
+            ),
         )
         self._show(
             self.legacy_label,

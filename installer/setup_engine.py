@@ -61,6 +61,7 @@ def run(
     try:
         say("Checking the embedding model…")
         (provision_model or _provision)(progress)
+        say("The embedding model is ready.")
     except Exception as exc:
         result.ok, result.reason = False, f"the embedding model could not be provisioned: {exc}"
         say(f"Stopped before registering anything: {result.reason}")
@@ -191,7 +192,9 @@ def _closing_words(result: SetupResult, say: Say) -> None:
         say("Backups of the changed client files: " + ", ".join(result.backups))
     if result.legacy_found:
         say("The Node tool's memories are in the data dir: `memevo import-legacy` imports them.")
-    if result.restart:
+    if len(result.restart) == 1:
+        say(f"Restart {result.restart[0]} so it loads memevo's MCP server.")
+    elif result.restart:
         say("Restart " + ", ".join(result.restart) + " so they load memevo's MCP server.")
     _states(result, say)
 

@@ -316,7 +316,12 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     assert [v for v in values if v > 0] == [25, 50, 75, 100] and page.bar.value() == 100
     assert page.isComplete() and next_enabled(wizard) and page.reason_label.isHidden()
     assert page.stage_label.text() == tr("Setup finished.")
-    assert wizard.button(BUTTON.BackButton).isEnabled() and wizard.button(BUTTON.CancelButton).isEnabled()
+    # setup got through: nothing to go back to or cancel (issue 31, item 12); Next shows the summary
+    assert (
+        not wizard.button(BUTTON.BackButton).isEnabled()
+        and not wizard.button(BUTTON.CancelButton).isEnabled()
+    )
+    assert "The embedding model is ready." in wizard.lines
     log_text = page.log.toPlainText()
     from memevo.desktop.setup_lines import translate
 
@@ -367,6 +372,7 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
         clients="Cursor, CodeBuddy, WorkBuddy"  # Claude Code's MCP server waits for the command above
     )
     assert done.autostart_label.text() == tr("memevo starts at login.")
+    assert done.tray_label.isVisibleTo(done) and "“M”" in done.tray_label.text()  # where memevo is now
     assert done.problems_label.isHidden() and done.legacy_label.isHidden()
     if keyring.present:
         assert done.key_label.text() == tr("The side API key is in the OS keyring.")
@@ -439,7 +445,8 @@ def test_buttons_wait_while_the_engine_runs(qtbot, make_wizard: Callable[..., Se
     assert page.log.toPlainText().splitlines() == [tr("Checking the embedding model…")]
     with qtbot.waitSignal(wizard.finished_setup, timeout=HANG_MS):
         release.set()
-    assert not wizard.running and next_enabled(wizard) and wizard.button(BUTTON.CancelButton).isEnabled()
+    # done: Next to the summary; nothing left to cancel or go back to
+    assert not wizard.running and next_enabled(wizard) and not wizard.button(BUTTON.CancelButton).isEnabled()
 
 
 def test_a_failed_run_shows_its_reason_registers_nothing_and_back_retries(

@@ -1610,8 +1610,16 @@
         <translation>memevo 不会在登录时启动；请从菜单启动它。</translation>
     </message>
     <message>
+        <source>Restart {client} so it loads the MCP server.</source>
+        <translation>请重启 {client}，让它加载 MCP 服务。</translation>
+    </message>
+    <message>
         <source>Restart {clients} so they load the MCP server.</source>
         <translation>请重启 {clients}，让它们加载 MCP 服务。</translation>
+    </message>
+    <message>
+        <source>memevo now runs in the system tray: the round “M” icon. Click it for the panel (your memories, the clients&apos; state, Settings); its menu also pauses or quits memevo.</source>
+        <translation>memevo 现在在系统托盘里运行：就是那个圆形的“M”图标。点击它打开面板（你的记忆、各客户端的状态、设置）；它的菜单还可以暂停或退出 memevo。</translation>
     </message>
     <message>
         <source>The Node tool&apos;s memories were found in the data dir: run memevo import-legacy in a terminal to import them.</source>
@@ -1688,6 +1696,14 @@
     <message>
         <source>Checking the embedding model…</source>
         <translation>正在检查向量模型…</translation>
+    </message>
+    <message>
+        <source>The embedding model is ready.</source>
+        <translation>向量模型已就绪。</translation>
+    </message>
+    <message>
+        <source>Restart {client} so it loads memevo&apos;s MCP server.</source>
+        <translation>请重启 {client}，让它加载 memevo 的 MCP 服务。</translation>
     </message>
     <message>
         <source>Stopped before registering anything: {reason}</source>
