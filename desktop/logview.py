@@ -152,7 +152,7 @@ class ProposalsView(QWidget):
         self.worker = OffUi("memevo-proposals", self)
         layout = QVBoxLayout(self)
         self.model = RowsModel([tr("Client"), tr("The user's words"), tr("Proposal"), tr("State")])
-        self.table = _table(self.model)
+        self.table = _table(self.model, wide=(1, 2))  # the words and the proposal share the width
         layout.addWidget(self.table)
         self.open_button = QPushButton(tr("Confirm one by one"))
         self.open_button.clicked.connect(self.open_dialogs)
@@ -182,11 +182,17 @@ class ProposalsView(QWidget):
         self.refresh()
 
 
-def _table(model: RowsModel) -> QTableView:
+def _table(model: RowsModel, wide: tuple[int, ...] = ()) -> QTableView:
+    """wide: the columns of free text, which share the room left; the others fit their content."""
+    from .qt import QHeaderView
+
     table = QTableView()
     table.setModel(model)
     table.setWordWrap(False)
-    table.horizontalHeader().setStretchLastSection(True)
+    header = table.horizontalHeader()
+    header.setStretchLastSection(not wide)
+    for column in wide:
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
     return table
 
 

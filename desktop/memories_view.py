@@ -22,6 +22,7 @@ from .qt import (
     QLabel,
     QLineEdit,
     QPushButton,
+    Qt,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -45,9 +46,7 @@ class MemoriesView(QWidget):
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setItemDelegateForColumn(CONFIDENCE_COLUMN, ConfidenceDelegate(self.table))
-        for column, width in enumerate((440, 90, 110, 130, 95, 80)):
-            self.table.setColumnWidth(column, width)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self._size_columns()
         layout.addWidget(self.table)
         layout.addLayout(self._action_bar())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._sync_buttons())
@@ -56,6 +55,25 @@ class MemoriesView(QWidget):
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
         self.model.on_error = lambda error: self.say(tr("Search failed: {error}").format(error=error))
+
+    def _size_columns(self) -> None:
+        """The text takes the room left; every other column is at least as wide as its header
+        and its longest usual value, so no "全局" or date is cut (issue 31, item 13)."""
+        from .qt import QHeaderView
+
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        metrics = self.table.fontMetrics()
+        samples = ["", "", "0.95 ", "2026-12-03 08:59 ", "2026-12-03 ", "", "0.95 ", tr("Global") + " " * 12]
+        for column, sample in enumerate(samples):
+            if column == 0:
+                header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+                continue
+            title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+            header.resizeSection(
+                column, max(metrics.horizontalAdvance(title), metrics.horizontalAdvance(sample)) + 28
+            )
+        header.resizeSection(CONFIDENCE_COLUMN, max(header.sectionSize(CONFIDENCE_COLUMN), 110))
 
     def _search_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()

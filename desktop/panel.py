@@ -38,7 +38,12 @@ class TrashView(QWidget):
         self.model = TrashModel(host, self.worker)
         self.list.setModel(self.model)
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.list.setColumnWidth(0, 480)
+        from .qt import QHeaderView
+
+        header = self.list.horizontalHeader()  # the text takes the room; the time is never cut
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         layout.addWidget(QLabel(tr("The trash keeps memories for 30 days.")))
         layout.addWidget(self.list)
         self.restore_button = QPushButton(tr("Restore"))
@@ -77,7 +82,9 @@ class TrashModel(RowsModel):
 
     def _show(self, items: list[dict[str, Any]]) -> None:
         self.items = items
-        self.set_rows([[i["text"], group_name(i["category"]), i["deleted"][:16]] for i in items])
+        self.set_rows(
+            [[i["text"], group_name(i["category"]), i["deleted"][:16].replace("T", " ")] for i in items]
+        )
 
 
 class Panel(QMainWindow):

@@ -272,3 +272,39 @@ def test_confidence_bar_paints_by_strength(qtbot, host: ServiceHost, clock: Fake
     painter.end()
     assert image.pixelColor(10, 10).name() == "#66bb6a"  # filled part: strong, green
     assert image.pixelColor(95, 10).name() == "#eeeeee"  # beyond 0.9: the empty track
+
+
+def test_no_column_cuts_its_values(qtbot, host: ServiceHost, clock: FakeClock) -> None:
+    """Issue 31, item 13: the Scope column cut 「全局」, the trash's times were cut beside
+    empty space, and the Pending columns were squeezed."""
+    from memevo.core.learning import jobs
+
+    for text in ("回答问题时一律使用中文", "这个仓库用 pnpm 管理依赖", "提交前先跑测试"):
+        memories.create(host.store, "rule", text, clock)
+    host.handle("delete", {"ids": [memories.ranked(host.store, "rule")[0].id]})
+    jobs.create(
+        host.store, "p1", "cursor", "s", None, "以后回答我都用中文，代码注释也用中文写", clock.now_ms()
+    )
+    proposal = {"text": "回答问题和代码注释一律使用中文", "category": "rule", "action": "create"}
+    jobs.update(host.store, "p1", clock.now_ms(), status="ready", proposal=proposal)
+    panel = Panel(host)
+    qtbot.addWidget(panel)
+    panel.resize(1000, 600)
+    panel.show()
+    for name, view, table in (
+        ("memories", panel.memories, panel.memories.table),
+        ("trash", panel.trash, panel.trash.list),
+        ("proposals", panel.proposals, panel.proposals.table),
+    ):
+        panel.show_view(name)
+        panel.reload_current()
+        _settle(qtbot, view)
+        qtbot.wait(20)
+        model, header, metrics = table.model(), table.horizontalHeader(), table.fontMetrics()
+        assert model.rowCount() > 0, name
+        for column in range(1, model.columnCount()):
+            for row in range(model.rowCount()):
+                value = model.data(model.index(row, column))
+                if isinstance(value, str) and value:
+                    needed = metrics.horizontalAdvance(value)
+                    assert header.sectionSize(column) >= needed, (name, column, value)
