@@ -128,7 +128,7 @@ class SettingsView(QWidget):
         box, layout = self._group(tr("Side API (the judge that proposes memories)"), SIDE_KEYS)
         self.side_note = QLabel(
             tr(
-                "Optional under automatic learning: without it, your coding assistant's own model proposes memories. Needed when learning is set to the side judge."
+                "The side judge is a language model of your choice, reached through an OpenAI-compatible API (the side API), that reads what you say to your coding assistant and proposes memories. Optional under automatic learning: without it, your coding assistant's own model proposes them. Needed when learning is set to the side judge."
             )
         )
         self.side_note.setWordWrap(True)

@@ -102,13 +102,15 @@ def key_texts() -> dict[str, tuple[str, str]]:
             tr("0 to 1; empty: the model's value; -1: off."),
         ),
         "recallMinMargin": (
-            tr("Lead of the top hit"),
-            tr("Its required lead over the second, 0 to 1; -1: off."),
+            tr("Lead over the next match"),
+            tr(
+                "A memory is recalled only when its match beats the next memory's by this much, 0 to 1; -1: no such condition."
+            ),
         ),
         "recallLexicalWeight": (
-            tr("Word match weight"),
+            tr("Weight of shared words"),
             tr(
-                "Weight of the exact-word match beside the meaning, 0 to 2; empty: the model's value; 0: off."
+                "How much sharing exact words with your prompt counts beside sharing its meaning, 0 to 2; empty: the model's value; 0: meaning only."
             ),
         ),
         "actionRecall": (
@@ -116,10 +118,9 @@ def key_texts() -> dict[str, tuple[str, str]]:
             tr("Before a command or an edit runs (Claude Code, Cursor), recall the rules about it."),
         ),
         "recallCues": (
-            tr("Recall cues from the side model"),
+            tr("Recall cues (with a side API)"),
             tr(
-                "The side model writes, once per memory, when it matters; recall uses them. "
-                "At most half the daily calls."
+                "With a side API set up, its model writes once per memory the situations it matters in, and recall uses them; without one, this does nothing. At most half the daily calls."
             ),
         ),
         "sessionStartChars": (

@@ -450,7 +450,10 @@ class SetupWizard(QWizard):
             side_base=base,
             side_model=model,
             side_key=key,
-            allow_resolve=self.claude_page.allow_check.isChecked() if "claude" in self.present else None,
+            # the page is skipped with learning off: the permission rules are left as they are
+            allow_resolve=self.claude_page.allow_check.isChecked()
+            if "claude" in self.present and self.side_page.mode() != "off"
+            else None,
             autostart=self.autostart_page.check.isChecked(),
         )
 

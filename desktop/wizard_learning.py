@@ -74,7 +74,10 @@ class SidePage(QWizardPage):
         self._changed()
 
     def nextId(self) -> int:
-        return PAGE_CLAUDE if "claude" in self.owner.present else PAGE_AUTOSTART
+        """Claude Code's permission question only when Claude Code is there and something will
+        be proposed: with learning off, memory_resolve and memory_propose are never called."""
+        asks = "claude" in self.owner.present and self.mode() != "off"
+        return PAGE_CLAUDE if asks else PAGE_AUTOSTART
 
     def mode(self) -> str:
         """The learning mode chosen: auto, client, side or off."""

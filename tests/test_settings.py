@@ -236,7 +236,7 @@ def test_the_learning_mode_is_a_choice_of_four_with_its_caps_and_says_who_propos
     assert "旁路接口（接口地址、模型和密钥）还没配置好" in view.learning_note.text()
     assert (
         tr(
-            "Optional under automatic learning: without it, your coding assistant's own model proposes memories. Needed when learning is set to the side judge."
+            "The side judge is a language model of your choice, reached through an OpenAI-compatible API (the side API), that reads what you say to your coding assistant and proposes memories. Optional under automatic learning: without it, your coding assistant's own model proposes them. Needed when learning is set to the side judge."
         )
         == view.side_note.text()
     )

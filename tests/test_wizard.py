@@ -255,7 +255,7 @@ def test_the_side_api_is_optional_under_auto_needed_for_side_and_unused_otherwis
         assert next_enabled(wizard) and not page.base_edit.isEnabled()
         assert page.values() == (None, None, None)
     wizard.next()
-    assert wizard.currentId() == PAGE_CLAUDE
+    assert wizard.currentId() == PAGE_AUTOSTART  # learning off: no permission question (item 9)
 
 
 def test_the_learning_page_starts_from_the_mode_in_the_settings_and_the_run_writes_the_new_one(
@@ -507,3 +507,18 @@ def test_a_broken_settings_file_is_named_up_front_and_stops_the_run(
     assert page.reason_label.text() == tr("Setup stopped: {reason}").format(reason=result.reason)
     assert page.hint_label.text() == tr("Click Back, then Set up, to try again.")
     assert not next_enabled(wizard) and raw_bytes(home) == before
+
+
+def test_with_learning_off_claude_codes_permission_question_is_not_asked(
+    qtbot, make_wizard: Callable[..., SetupWizard], home: Path
+) -> None:
+    """Issue 31, item 9: memory_resolve and memory_propose are never called with learning off,
+    yet their question was asked; the rules already in Claude Code's settings stay as they are."""
+    wizard = make_wizard()
+    visited = walk(wizard, learning="off")
+    assert PAGE_CLAUDE not in visited and wizard.currentId() == PAGE_AUTOSTART
+    assert wizard.choices().allow_resolve is None and wizard.choices().learning == "off"
+    wizard.back()
+    wizard.side_page.mode_radios["auto"].setChecked(True)
+    wizard.next()
+    assert wizard.currentId() == PAGE_CLAUDE

@@ -550,10 +550,6 @@
         <translation>旁路接口（判断并提议记忆的模型）</translation>
     </message>
     <message>
-        <source>Optional under automatic learning: without it, your coding assistant&apos;s own model proposes memories. Needed when learning is set to the side judge.</source>
-        <translation>选“自动”时可不填：不配置它，就由你的编程助手自己的模型提议记忆。学习方式选“旁路模型”时必须配置。</translation>
-    </message>
-    <message>
         <source>API key (stored in the OS keyring, never shown)</source>
         <translation>API 密钥（存在系统钥匙串里，从不显示）</translation>
     </message>
@@ -654,6 +650,10 @@
         <translation>密钥已存入系统钥匙串。</translation>
     </message>
     <message>
+        <source>The side judge is a language model of your choice, reached through an OpenAI-compatible API (the side API), that reads what you say to your coding assistant and proposes memories. Optional under automatic learning: without it, your coding assistant&apos;s own model proposes them. Needed when learning is set to the side judge.</source>
+        <translation>旁路模型是你自选的一个语言模型，通过兼容 OpenAI 的接口（旁路接口）调用：它读你对编程助手说的话，并提议记忆。自动学习时它是可选的：没有它，就由你的编程助手自己的模型提议。学习方式选了旁路模型时必须配置。</translation>
+    </message>
+    <message>
         <source>Key removed from the keyring.</source>
         <translation>密钥已从钥匙串删除。</translation>
     </message>
@@ -734,22 +734,6 @@
         <translation>项目事实召回下限</translation>
     </message>
     <message>
-        <source>Lead of the top hit</source>
-        <translation>第一名的领先幅度</translation>
-    </message>
-    <message>
-        <source>Its required lead over the second, 0 to 1; -1: off.</source>
-        <translation>第一名需要领先第二名多少，0 到 1；-1：关闭。</translation>
-    </message>
-    <message>
-        <source>Word match weight</source>
-        <translation>字词匹配权重</translation>
-    </message>
-    <message>
-        <source>Weight of the exact-word match beside the meaning, 0 to 2; empty: the model&apos;s value; 0: off.</source>
-        <translation>在语义之外，字词精确匹配所占的权重，0 到 2；留空：用模型的值；0：关闭。</translation>
-    </message>
-    <message>
         <source>Rules before each action</source>
         <translation>每步操作前召回规则</translation>
     </message>
@@ -758,12 +742,28 @@
         <translation>在执行命令或修改文件之前（Claude Code、Cursor），召回与这一步有关的规则。</translation>
     </message>
     <message>
-        <source>Recall cues from the side model</source>
-        <translation>让旁路模型写召回线索</translation>
+        <source>Lead over the next match</source>
+        <translation>领先下一条的幅度</translation>
     </message>
     <message>
-        <source>The side model writes, once per memory, when it matters; recall uses them. At most half the daily calls.</source>
-        <translation>旁路模型为每条记忆写一次「什么时候用得上」，召回时一并比对。最多占每日调用次数的一半。</translation>
+        <source>A memory is recalled only when its match beats the next memory&apos;s by this much, 0 to 1; -1: no such condition.</source>
+        <translation>只有当一条记忆的匹配度比下一条高出这么多时才召回它，0 到 1；-1：不设这个条件。</translation>
+    </message>
+    <message>
+        <source>Weight of shared words</source>
+        <translation>相同词语的权重</translation>
+    </message>
+    <message>
+        <source>How much sharing exact words with your prompt counts beside sharing its meaning, 0 to 2; empty: the model&apos;s value; 0: meaning only.</source>
+        <translation>除了意思相近之外，和你的提示词有相同词语占多大分量，0 到 2；留空：用模型的值；0：只看意思。</translation>
+    </message>
+    <message>
+        <source>Recall cues (with a side API)</source>
+        <translation>召回线索（需要旁路接口）</translation>
+    </message>
+    <message>
+        <source>With a side API set up, its model writes once per memory the situations it matters in, and recall uses them; without one, this does nothing. At most half the daily calls.</source>
+        <translation>配置了旁路接口时，它的模型会为每条记忆写一次“在什么情况下用得上”，召回时会参考；没有旁路接口时这一项不起作用。最多占每日调用次数的一半。</translation>
     </message>
     <message>
         <source>Session start budget (characters)</source>
