@@ -14,6 +14,14 @@ from .settings_workers import ERROR_STYLE
 from .wizard_pages import PAGE_AUTOSTART, PAGE_CLAUDE, _help, _label
 
 
+def _keyring_problem() -> str | None:
+    """On the wizard's worker (the keyring may wait on D-Bus): why no key can be kept, or None."""
+    from ..core import secrets
+
+    status = secrets.status()
+    return None if status.source == "environment" or not status.keyring_problem else status.keyring_problem
+
+
 class SidePage(QWizardPage):
     """Learning: who proposes new memories (config `learning`), automatic preselected; the side
     API's fields below are optional, used only by automatic and the side judge."""
@@ -67,6 +75,8 @@ class SidePage(QWizardPage):
         self.message_label = _label()
         layout.addWidget(self.message_label)
         layout.addStretch(1)
+        self.keyring_missing: bool | None = None  # until the probe below answers
+        owner.worker.run(_keyring_problem, self._show_keyring, lambda _exc: None)
         for edit in (self.base_edit, self.model_edit):
             edit.textChanged.connect(self._changed)
         for radio in self.mode_radios.values():
@@ -118,6 +128,21 @@ class SidePage(QWizardPage):
 
     def isComplete(self) -> bool:
         return self.problem()[0] is None
+
+    def _show_keyring(self, problem: str | None) -> None:
+        """No OS keyring: say so before the user types a key that cannot be kept (issue 31,
+        item 8), and what still works; the key field is closed."""
+        self.keyring_missing = problem is not None
+        if problem is None:
+            return
+        self.key_edit.setEnabled(False)
+        self.key_edit.setPlaceholderText(tr("no OS keyring on this computer"))
+        self.key_note.setStyleSheet(ERROR_STYLE)
+        self.key_note.setText(
+            tr(
+                "This computer has no OS keyring, so memevo cannot keep an API key here. Automatic learning still works through your coding assistant's own model. To use a side API, set up a keyring (on Linux: gnome-keyring or KWallet), then save the key in Settings."
+            )
+        )
 
     def validatePage(self) -> bool:  # also guards a programmatic next()
         return self.isComplete()

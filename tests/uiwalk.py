@@ -36,6 +36,7 @@ KEPT = (
     "MB",
     "Node",
     "Keychain",
+    "KWallet",
     "Linux",
     "macOS",
     "Windows",

@@ -1478,6 +1478,14 @@
         <translation>请同时填写模型，或清空接口地址。</translation>
     </message>
     <message>
+        <source>no OS keyring on this computer</source>
+        <translation>这台电脑没有系统钥匙串</translation>
+    </message>
+    <message>
+        <source>This computer has no OS keyring, so memevo cannot keep an API key here. Automatic learning still works through your coding assistant&apos;s own model. To use a side API, set up a keyring (on Linux: gnome-keyring or KWallet), then save the key in Settings.</source>
+        <translation>这台电脑没有系统钥匙串，memevo 无法在这里保存 API 密钥。自动学习仍然可以用你的编程助手自己的模型。要使用旁路接口，请先配置一个钥匙串（Linux 上是 gnome-keyring 或 KWallet），再到“设置”里保存密钥。</translation>
+    </message>
+    <message>
         <source>Claude Code</source>
         <translation>Claude Code</translation>
     </message>
