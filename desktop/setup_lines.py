@@ -256,7 +256,7 @@ def problem(text: str) -> str:
     )
     if no_keyring:
         return tr(
-            "this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring); the key can be set in the environment variable {env} instead"
+            "this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet), so memevo cannot keep a key; set one up, or set {env} where memevo starts (a tray app started at login does not see a terminal's variables)"
         ).format(env=no_keyring["env"])
     provision = re.fullmatch(r"the embedding model could not be provisioned: (?P<why>.*)", text)
     if provision:

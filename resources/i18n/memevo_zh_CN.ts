@@ -1802,8 +1802,8 @@
         <translation>正在从 Python 包索引获取 {package}</translation>
     </message>
     <message>
-        <source>this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring); the key can be set in the environment variable {env} instead</source>
-        <translation>这台电脑没有系统钥匙串（Linux 上需要 gnome-keyring 之类的 Secret Service）；可以改用环境变量 {env} 设置密钥</translation>
+        <source>this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet), so memevo cannot keep a key; set one up, or set {env} where memevo starts (a tray app started at login does not see a terminal&apos;s variables)</source>
+        <translation>这台电脑没有系统钥匙串（Linux 上需要 gnome-keyring 或 KWallet 之类的 Secret Service），memevo 无法保存密钥；请配置一个钥匙串，或者在 memevo 启动的环境里设置 {env}（登录时启动的托盘程序看不到终端里设的变量）</translation>
     </message>
     <message>
         <source>the embedding model could not be provisioned: {why}</source>
