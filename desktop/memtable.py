@@ -216,9 +216,18 @@ def _state(m: Memory) -> str:
     return ", ".join(words)
 
 
+def bar_color(confidence: int, deprecated: bool) -> str:
+    if deprecated:
+        return "#9e9e9e"
+    if confidence >= 70:
+        return "#66bb6a"
+    return "#64b5f6" if confidence >= 50 else "#ffb74d"
+
+
 class ConfidenceDelegate(QStyledItemDelegate):
-    """A bar behind the confidence: green when strong, amber when weak, grey when deprecated
-    (it drops out at 0.4, the bar's left quarter)."""
+    """A bar behind the confidence: green when strong (0.7 and up), blue in between (where a
+    new or hand-added memory starts, at 0.5), amber when weak (below 0.5, near 0.4 where it
+    drops out), grey when deprecated."""
 
     def paint(self, painter: Any, option: Any, index: QModelIndex | QPersistentModelIndex) -> None:
         memory = index.data(Qt.ItemDataRole.UserRole)
@@ -229,7 +238,7 @@ class ConfidenceDelegate(QStyledItemDelegate):
         filled = QRect(
             rect.x(), rect.y(), int(rect.width() * min(memory.confidence, 100) / 100), rect.height()
         )
-        color = "#9e9e9e" if memory.deprecated else ("#66bb6a" if memory.confidence >= 70 else "#ffb74d")
+        color = bar_color(memory.confidence, memory.deprecated)
         painter.save()
         painter.fillRect(rect, QColor("#eeeeee"))
         painter.fillRect(filled, QColor(color))
