@@ -109,7 +109,12 @@ def shoot(suffix: str) -> int:
         ("codebuddy", "prompt", 28.0),
     ]:
         host.ctx.books.record_hook(client, event, ms)
-    host.ctx.books.log_injection("claude", "0f3c9a1e-5b2d", "prompt", "p1", ["a1", "b2"], 164)
+    from memevo.core import memories
+
+    injected = [m.id for m in memories.ranked(store, "rule")[:2]]  # what a prompt got, by id
+    host.ctx.books.log_injection(
+        "claude", "0f3c9a1e-5b2d-4c1e-9a7b-2d4f6e8a0c13", "prompt", "p1", injected, 164
+    )
     host.ctx.books.flush()
     host.load_engine()
     tray = Tray(host, asyncio.Event())
