@@ -3,6 +3,11 @@ resources/i18n/memevo_zh_CN.ts (existing translations are kept), then compile th
 
     python packaging/translations.py            # update .ts and .qm
     python packaging/translations.py --check    # exit 1 if a string is untranslated or the .qm is stale
+    python packaging/translations.py --check --walk   # also walk every window in zh_CN for English
+
+--check covers the strings in the code; what the UI shows at run time (the setup engine's log,
+core's reasons, Qt's own buttons and dialogs, names) is walked by tests/test_chinese_ui.py,
+which --walk runs (offscreen): it fails on any English left in a window.
 
 Translate new strings in the .ts (Qt Linguist, or by hand: fill <translation>)."""
 
@@ -68,13 +73,25 @@ def check() -> list[str]:
     return problems
 
 
+def walk() -> int:
+    """Every window as a Chinese user meets it, read for English (tests/test_chinese_ui.py)."""
+    import os
+
+    env = os.environ | {"QT_QPA_PLATFORM": "offscreen", "MEMEVO_LANG": "zh_CN"}
+    test = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_chinese_ui.py"]
+    return subprocess.run([sys.executable, *test], cwd=ROOT, env=env).returncode
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--walk", action="store_true", help="with --check: walk every window in zh_CN")
     args = parser.parse_args()
     if args.check:
         problems = check()
         print("\n".join(problems) or "translations are complete and compiled")
+        if args.walk and not problems:
+            return walk()
         return 1 if problems else 0
     lupdate(TS)
     lrelease(TS, QM)

@@ -67,7 +67,7 @@ class Modal:
         return action()
 
 
-def test_the_walk_finds_english_and_passes_names_and_commands() -> None:
+def test_the_walk_finds_english_and_passes_names_and_commands(qtbot) -> None:
     from memevo.desktop.qt import QLabel, QWidget
 
     window = QWidget()
