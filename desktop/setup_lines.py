@@ -28,6 +28,12 @@ def _client_line(line: str) -> str | None:
     return None
 
 
+def _where(where: str) -> str:
+    """Python's JSON error ("line 1, column 2: Expecting …"): the place, in the UI language."""
+    found = re.match(r"line (\d+), column (\d+)", where)
+    return tr("line {line}, column {column}").format(line=found[1], column=found[2]) if found else where
+
+
 def _what(what: str) -> str:
     names = {
         "hooks": tr("hooks"),
@@ -78,7 +84,7 @@ def _client_shapes() -> list[tuple[re.Pattern[str], Say]]:
             ),
             lambda g: tr(
                 "{path} is not valid JSON ({where}); left untouched. Fix it, then run `memevo setup --repair`."
-            ).format(path=g["path"], where=g["where"]),
+            ).format(path=g["path"], where=_where(g["where"])),
         ),
         (
             re.compile(r"(?P<path>\S+) is read-only; left untouched — .*"),
@@ -263,4 +269,19 @@ def problem(text: str) -> str:
         return tr("the embedding model could not be provisioned: {why}").format(why=provision["why"])
     if text == "the key is empty":
         return tr("the key is empty")
+    gave_up = re.fullmatch(
+        r"its file lost memevo's entries (?P<n>\d+) times within (?P<m>\d+) minutes; memevo stopped "
+        r"repairing it until the tray app restarts \(Clients → Repair now to try again\)",
+        text,
+    )
+    if gave_up:
+        return tr(
+            "its file lost memevo's entries {count} times within {minutes} minutes; memevo stopped repairing it until the tray app restarts (Clients → Repair now to try again)"
+        ).format(count=gave_up["n"], minutes=gave_up["m"])
+    whole = _client_line(text)
+    if whole is not None:
+        return whole
+    parts = [_client_line(part) for part in text.split("; ")]  # a repair's problems, joined
+    if parts and all(parts):
+        return tr("; ").join(p for p in parts if p)
     return text

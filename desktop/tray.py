@@ -332,12 +332,14 @@ class Tray:
 
     def on_repair_failed(self, client: str, why: str) -> None:
         from ..installer.clients import DISPLAY_NAMES
+        from .setup_lines import problem
 
         name = DISPLAY_NAMES[client]
-        self.registration_problems[name] = why
+        said = problem(why)  # the installer's reason, in the UI language where its shape is known
+        self.registration_problems[name] = said
         self.refresh_icon()
         self.notifier.notify(
-            f"repair-failed:{client}:{why}", tr("memevo could not repair {client}").format(client=name), why
+            f"repair-failed:{client}:{why}", tr("memevo could not repair {client}").format(client=name), said
         )
 
     def _on_message_clicked(self) -> None:

@@ -141,7 +141,17 @@ def test_every_window_is_in_chinese(
     (home / ".cursor" / "hooks.json").write_text('{"version": 1, "hooks": {}}')
     tray.repair_client("cursor")  # put back
     settle(tray)
+    broken = home / ".codebuddy" / "settings.json"
+    broken.write_text("{", encoding="utf-8")
+    tray.repair_client("codebuddy")  # a client file that is not JSON: the installer's reason
+    settle(tray)
+    from memevo.installer import watcher
+
+    gave_up = watcher.RegistrationWatcher(lambda *a: None, tray.on_repair_failed)
+    gave_up._recent["workbuddy"] = [__import__("time").monotonic()] * watcher.MAX_REPAIRS
+    assert gave_up._too_often("workbuddy")
     tray.refresh_icon()
+    assert len(tray.notifier.shown) >= 4  # needs a command, repaired, could not repair twice
     found["notifications"] = {
         f"{t} / {m}": english(t + " " + m) for t, m in tray.notifier.shown if english(t + " " + m)
     }

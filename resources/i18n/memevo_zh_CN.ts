@@ -1642,6 +1642,10 @@
         <translation>旁路接口密钥来自环境变量 {env}（优先于钥匙串）。</translation>
     </message>
     <message>
+        <source>line {line}, column {column}</source>
+        <translation>第 {line} 行第 {column} 列</translation>
+    </message>
+    <message>
         <source>hooks</source>
         <translation>hook</translation>
     </message>
@@ -1812,6 +1816,10 @@
     <message>
         <source>the key is empty</source>
         <translation>密钥是空的</translation>
+    </message>
+    <message>
+        <source>its file lost memevo&apos;s entries {count} times within {minutes} minutes; memevo stopped repairing it until the tray app restarts (Clients → Repair now to try again)</source>
+        <translation>它的文件在 {minutes} 分钟内 {count} 次丢失了 memevo 的条目；在托盘程序重启之前 memevo 不再自动修复它（要重试：“客户端”→“立即修复”）</translation>
     </message>
     <message>
         <source>The side API key was not saved: {problem}. Set it later in Settings or with memevo secret set.</source>
