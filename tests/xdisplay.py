@@ -14,6 +14,7 @@ import select
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,9 +46,15 @@ def x_display(window_manager: bool = True, system_tray: bool = True) -> Iterator
     )
     os.close(write)
     helpers: list[subprocess.Popen[bytes]] = []
+    # openbox and trayer keep logs and sessions under HOME (~/.cache/openbox): theirs is a
+    # throwaway one, whatever HOME is when a module-scoped fixture starts them (the real one).
+    own_home = tempfile.TemporaryDirectory(prefix="memevo-xhome-")
     try:
         display = ":" + _read_display_number(read, server)
-        env = dict(os.environ, DISPLAY=display)
+        env = dict(os.environ, DISPLAY=display, HOME=own_home.name) | {
+            name: str(Path(own_home.name) / sub)
+            for name, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"))
+        }
         if window_manager:
             helpers.append(subprocess.Popen(["openbox", "--sm-disable"], env=env, **_quiet()))
             _wait_for("openbox to manage the screen", lambda: _root_has(display, "_NET_SUPPORTING_WM_CHECK"))
@@ -82,6 +89,7 @@ def x_display(window_manager: bool = True, system_tray: bool = True) -> Iterator
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        own_home.cleanup()
 
 
 def _quiet() -> dict[str, int]:
