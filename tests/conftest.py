@@ -320,6 +320,7 @@ MODULE_LANES: dict[str, str] = {
     "test_cues.py": PROCESSES,
     "test_duplicates_add.py": PROCESSES,
     "test_encoder_onnx.py": PROCESSES,
+    "test_english_ui.py": PROCESSES,
     "test_hardening.py": PROCESSES,
     "test_hook_failures.py": PROCESSES,
     "test_hook_golden.py": PROCESSES,

@@ -25,7 +25,7 @@ from test_tray_menu import settle
 from test_wizard import fast_provision, set_up, walk
 from uiwalk import menu_texts
 
-pytestmark = pytest.mark.skipif(ui_language() != "zh", reason="the suite runs the UI in Chinese")
+LANGUAGE = ui_language()  # the suite runs in Chinese; tests/test_english_ui.py runs this module in English
 
 
 def _settle(qtbot, *views: Any) -> None:
@@ -39,11 +39,14 @@ USER_TEXTS: list[str] = []  # what the test wrote as the user: shown as it is, n
 def untranslated(root: Any) -> dict[str, list[str]]:
     from memevo.core.config import BY_NAME
 
-    return uiwalk.untranslated(root, (*USER_TEXTS, *(f"({key})" for key in BY_NAME)))
+    return uiwalk.untranslated(root, (*USER_TEXTS, *(f"({key})" for key in BY_NAME)), LANGUAGE)
 
 
 def english(text: str) -> list[str]:
-    return uiwalk.english(text, tuple(USER_TEXTS))
+    """The other language's words left in `text` (English here; Chinese in an English run)."""
+    if LANGUAGE == "zh":
+        return uiwalk.english(text, tuple(USER_TEXTS))
+    return uiwalk.chinese(text, tuple(USER_TEXTS))
 
 
 class Modal:
@@ -67,6 +70,7 @@ class Modal:
         return action()
 
 
+@pytest.mark.skipif(LANGUAGE != "zh", reason="reads a Chinese UI")
 def test_the_walk_finds_english_and_passes_names_and_commands(qtbot) -> None:
     from memevo.desktop.qt import QLabel, QWidget
 
@@ -78,7 +82,7 @@ def test_the_walk_finds_english_and_passes_names_and_commands(qtbot) -> None:
     assert uiwalk.english("<b>Hook</b>: rule 0.43") == ["Hook", "rule"]
 
 
-def test_every_window_is_in_chinese(
+def test_every_window_is_in_the_ui_language(
     qtbot,
     host: ServiceHost,
     clock: FakeClock,
@@ -89,13 +93,24 @@ def test_every_window_is_in_chinese(
     from memevo.desktop.tray import Tray
     from memevo.desktop.wizard import SetupWizard
 
-    assert qt_translated()  # Qt's own words (OK, Cancel, the folder chooser) too
+    assert qt_translated() == (LANGUAGE == "zh")  # Qt's own words (OK, Cancel, the folder chooser) too
     found: dict[str, dict[str, list[str]]] = {}
     home = no_claude_cli
     (home / ".claude" / "CLAUDE.md").write_text(
         "- 回答问题时一律使用中文\n- Always run the tests before a commit\n"
     )
-    USER_TEXTS[:] = ["Always run the tests before a commit", "pnpm", home.name, "sess-abc"]
+    USER_TEXTS[:] = [  # what the user wrote, in either language: shown as it is
+        "Always run the tests before a commit",
+        "pnpm",
+        home.name,
+        "sess-abc",
+        "回答问题时一律使用简体中文",
+        "回答问题时一律使用中文",
+        "这个仓库用 pnpm 管理依赖",
+        "提交前先跑测试",
+        "以后回答我都用中文",
+        "回答用中文",
+    ]
     # the wizard, page by page, through a run
     wizard = SetupWizard(provision_model=fast_provision)
     wizard.notes_page.call = lambda op, params: host.handle(op, params)  # the tray's service
@@ -197,12 +212,10 @@ def test_every_window_is_in_chinese(
         "import notes", lambda: view.choose_notes([c.as_json() for c in notes.candidates(home, None)])
     )
     found.update({f"dialog: {k}": v for k, v in modal.seen.items()})
-    # the walk read what it should: Qt's own buttons in Chinese, every dialog reached
-    assert (
-        {"确定", "取消"} <= set(modal.texts["edit"])
-        and "取消" in modal.texts["add"]
-        and "取消" in modal.texts["import notes"]
-    )
+    # the walk read what it should: Qt's own buttons in the UI language, every dialog reached
+    ok, cancel = ("确定", "取消") if LANGUAGE == "zh" else ("OK", "Cancel")
+    assert {ok, cancel} <= set(modal.texts["edit"])
+    assert cancel in modal.texts["add"] and cancel in modal.texts["import notes"]
     assert set(modal.texts) == {
         "add",
         "edit",

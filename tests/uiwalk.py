@@ -72,6 +72,16 @@ def english(text: str, allowed: tuple[str, ...] = ()) -> list[str]:
     return _WORDS.findall(plain)
 
 
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
+
+
+def chinese(text: str, allowed: tuple[str, ...] = ()) -> list[str]:
+    """Chinese left in an English UI's `text` (what the user wrote, `allowed`, taken out)."""
+    for name in sorted(allowed, key=len, reverse=True):
+        text = text.replace(name, " ")
+    return _CJK.findall(text)
+
+
 def shown(root: Any) -> list[str]:
     """Every text `root` and its children show or explain on hover."""
     from memevo.desktop.qt import (
@@ -147,11 +157,13 @@ def model_texts(model: Any, rows: int = 50) -> list[str]:
     return texts
 
 
-def untranslated(root: Any, allowed: tuple[str, ...] = ()) -> dict[str, list[str]]:
-    """Each shown text that still holds English, with the English in it."""
+def untranslated(root: Any, allowed: tuple[str, ...] = (), language: str = "zh") -> dict[str, list[str]]:
+    """Each shown text that holds words of the other language (English in a Chinese UI,
+    Chinese in an English one), with those words."""
+    other = english if language == "zh" else chinese
     found = {}
     for text in shown(root):
-        words = english(text, allowed)
+        words = other(text, allowed)
         if words:
             found[text] = words
     return found
