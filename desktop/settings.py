@@ -46,7 +46,7 @@ from .settings_workers import (
     provision_work,
     run_in_thread,
 )
-from .setup_lines import problem, stage
+from .setup_lines import config_reason, problem, stage
 from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
@@ -186,7 +186,7 @@ class SettingsView(QWidget):
         config = config_mod.load()
         unsaved = [row for row in self.rows.values() if row.loaded is not None and row.changed()]
         self.broken = config_is_broken()
-        problems = list(config.problems)
+        problems = [config_reason(p) for p in config.problems]
         if self.broken:
             problems.append(tr("Settings cannot be saved until config.json is fixed or deleted."))
         self.problem_label.setText("\n".join(problems))
@@ -233,7 +233,7 @@ class SettingsView(QWidget):
         try:
             value = row.key.validate(row.value())
         except ValueError as exc:
-            row.show_message(tr("Not saved: {reason}").format(reason=exc), error=True)
+            row.show_message(tr("Not saved: {reason}").format(reason=config_reason(str(exc))), error=True)
             return False
         error = self.write_key(row.key.name, value)
         if error:

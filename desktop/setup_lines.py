@@ -285,3 +285,43 @@ def problem(text: str) -> str:
     if parts and all(parts):
         return tr("; ").join(p for p in parts if p)
     return text
+
+
+def config_reason(text: str) -> str:
+    """Why core/config refused a value ("must be …"), or what it says of config.json, in the
+    UI language; unknown shapes as they are."""
+    fixed = {
+        "must be true or false": tr("must be on or off"),
+        "must be a positive whole number": tr("must be a positive whole number"),
+        "must be a number from 0 to 1, or -1 to switch it off": tr(
+            "must be a number from 0 to 1, or -1 to switch it off"
+        ),
+        "must be a number from 0 (off) to 2": tr("must be a number from 0 (off) to 2"),
+        "must be a number of minutes, 0 or more (0: never)": tr(
+            "must be a number of minutes, 0 or more (0: never)"
+        ),
+        "must be an http:// or https:// URL": tr("must be an http:// or https:// URL"),
+        "must be a non-empty text": tr("must not be empty"),
+        "must be a model id like intfloat/multilingual-e5-small, or an absolute folder": tr(
+            "must be a model id like intfloat/multilingual-e5-small, or an absolute folder"
+        ),
+    }
+    if text in fixed:
+        return fixed[text]
+    if found := re.fullmatch(r"must be a whole number from (\d+) to (\d+)", text):
+        return tr("must be a whole number from {low} to {high}").format(low=found[1], high=found[2])
+    if found := re.fullmatch(r"must be one of (.+)", text):
+        return tr("must be one of {choices}").format(choices=found[1])
+    if found := re.fullmatch(r"must be a sentence-transformers folder: (.+) has no modules\.json", text):
+        return tr("must be a sentence-transformers folder: {folder} has no modules.json").format(
+            folder=found[1]
+        )
+    if found := re.fullmatch(r"(\w+)=(.+?) (must .+); using default", text):
+        return tr("{key}={value}: {reason}; the default is used").format(
+            key=found[1], value=found[2], reason=config_reason(found[3])
+        )
+    if found := re.fullmatch(r"(.+) is not valid JSON \(line (\d+), column (\d+)\); using defaults", text):
+        return tr("{path} is not valid JSON (line {line}, column {column}); the defaults are used").format(
+            path=found[1], line=found[2], column=found[3]
+        )
+    return text

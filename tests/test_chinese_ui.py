@@ -174,6 +174,9 @@ def test_every_window_is_in_the_ui_language(
     panel = Panel(host, queue)
     qtbot.addWidget(panel)
     panel.show()
+    panel.settings.rows["sideApiBase"].editor.setText("ftp://example.com")  # refused: its reason shown
+    panel.settings.rows["recallTopK"].editor.setValue(99)
+    panel.settings.save()
     for name, view in panel.views.items():
         panel.show_view(name)
         panel.reload_current()

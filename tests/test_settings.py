@@ -24,7 +24,7 @@ from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox
 from memevo.desktop.settings import SettingsView
 from memevo.desktop.settings_workers import ERROR_STYLE, key_texts
-from memevo.desktop.setup_lines import problem
+from memevo.desktop.setup_lines import config_reason, problem
 from test_secrets import _keyring_works, needs_keyring
 
 PUBLIC = {key.name for key in config_mod.SCHEMA if key.public}
@@ -63,7 +63,8 @@ def _matches(template: str, text: str, **patterns: str) -> bool:
 
 
 def _not_saved(reason: str) -> str:
-    return tr("Not saved: {reason}").format(reason=reason)
+    """core/config's English reason, as Settings says it in the UI language."""
+    return tr("Not saved: {reason}").format(reason=config_reason(reason))
 
 
 def _texts(view: SettingsView) -> str:
@@ -276,7 +277,9 @@ def test_a_broken_config_file_is_shown_and_nothing_is_written_over_it(view: Sett
     path = paths.config_path()
     path.write_text('{"recallTopK": 4,', encoding="utf-8")
     view.reload()
-    assert "is not valid JSON" in view.problem_label.text()
+    assert view.problem_label.text().startswith(
+        config_reason(f"{path} is not valid JSON (line 1, column 18); using defaults")
+    )
     assert tr("Settings cannot be saved until config.json is fixed or deleted.") in view.problem_label.text()
     assert not view.save_button.isEnabled() and not view.provision_button.isEnabled()
     assert not any(row.reset_button.isEnabled() for row in view.rows.values())
@@ -286,7 +289,10 @@ def test_a_broken_config_file_is_shown_and_nothing_is_written_over_it(view: Sett
     assert view.status_label.text() == tr("Nothing saved: config.json is broken.")
     path.write_text('{"recallTopK": 0}', encoding="utf-8")  # valid JSON, one bad value: writable
     view.reload_button.click()
-    assert "recallTopK=0 must be a whole number from 1 to 20; using default" in view.problem_label.text()
+    assert (
+        config_reason("recallTopK=0 must be a whole number from 1 to 20; using default")
+        in view.problem_label.text()
+    )
     # the 7 typed while the file was broken is not thrown away: it waits for Save
     assert view.save_button.isEnabled() and view.rows["recallTopK"].editor.value() == 7
     assert view.rows["recallTopK"].message.text() == tr("Changed, not saved yet.")

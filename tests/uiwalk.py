@@ -47,7 +47,7 @@ _CODE = re.compile(
     r"|<[^>]+>"  # rich-text tags
     r"|#[0-9a-f]{4,}\b"  # memory ids
     r"|(?:~|\$?HOME|[A-Za-z]:)?[/\\][^\s，。；：、)）]*"  # paths
-    r"|https?://\S+"
+    r"|https?://\S*"
     r"|\b[\w.-]+\.(?:json|md|mdc|html|py|db|qm|log|desktop|plist)\b"
     r"|\b[a-z0-9]+(?:[_-][a-z0-9]+)+\b"  # identifiers: memory_resolve, e5-small
     r"|\b[a-z]+[A-Z]\w*\b"  # camelCase config keys

@@ -1822,6 +1822,58 @@
         <translation>它的文件在 {minutes} 分钟内 {count} 次丢失了 memevo 的条目；在托盘程序重启之前 memevo 不再自动修复它（要重试：“客户端”→“立即修复”）</translation>
     </message>
     <message>
+        <source>must be on or off</source>
+        <translation>只能是开或关</translation>
+    </message>
+    <message>
+        <source>must be a positive whole number</source>
+        <translation>必须是正整数</translation>
+    </message>
+    <message>
+        <source>must be a number from 0 to 1, or -1 to switch it off</source>
+        <translation>必须是 0 到 1 之间的数，或者 -1 表示关闭</translation>
+    </message>
+    <message>
+        <source>must be a number from 0 (off) to 2</source>
+        <translation>必须是 0（关闭）到 2 之间的数</translation>
+    </message>
+    <message>
+        <source>must be a number of minutes, 0 or more (0: never)</source>
+        <translation>必须是分钟数，0 或更大（0：从不）</translation>
+    </message>
+    <message>
+        <source>must be an http:// or https:// URL</source>
+        <translation>必须是 http:// 或 https:// 开头的地址</translation>
+    </message>
+    <message>
+        <source>must not be empty</source>
+        <translation>不能为空</translation>
+    </message>
+    <message>
+        <source>must be a model id like intfloat/multilingual-e5-small, or an absolute folder</source>
+        <translation>必须是 intfloat/multilingual-e5-small 这样的模型 id，或一个绝对路径的文件夹</translation>
+    </message>
+    <message>
+        <source>must be a whole number from {low} to {high}</source>
+        <translation>必须是 {low} 到 {high} 之间的整数</translation>
+    </message>
+    <message>
+        <source>must be one of {choices}</source>
+        <translation>必须是 {choices} 之一</translation>
+    </message>
+    <message>
+        <source>must be a sentence-transformers folder: {folder} has no modules.json</source>
+        <translation>必须是 sentence-transformers 模型文件夹：{folder} 里没有 modules.json</translation>
+    </message>
+    <message>
+        <source>{key}={value}: {reason}; the default is used</source>
+        <translation>{key}={value}：{reason}；改用默认值</translation>
+    </message>
+    <message>
+        <source>{path} is not valid JSON (line {line}, column {column}); the defaults are used</source>
+        <translation>{path} 不是有效的 JSON（第 {line} 行第 {column} 列）；改用默认设置</translation>
+    </message>
+    <message>
         <source>The side API key was not saved: {problem}. Set it later in Settings or with memevo secret set.</source>
         <translation>旁路接口密钥没有保存：{problem}。之后可在“设置”里或用 memevo secret set 设置。</translation>
     </message>
