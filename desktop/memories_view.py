@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.memories import Memory
 from ..core.scopes import name as scope_name
+from . import memories_dialogs as dialogs
 from .i18n import tr
 from .memtable import CONFIDENCE_COLUMN, ConfidenceDelegate, MemoryTableModel, group_name
 from .qt import (
@@ -136,121 +137,34 @@ class MemoriesView(QWidget):
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
         return [self.model.memory_at(r) for r in rows]
 
-    # Questions to the user go through these two methods so tests can answer them.
+    # Questions to the user (desktop/memories_dialogs.py) go through these methods so tests can answer them.
     def ask_text(self, title: str, label: str, text: str = "") -> str | None:
-        from .qt import QInputDialog
-
-        value, ok = QInputDialog.getMultiLineText(self, title, label, text)
-        return value if ok else None
+        return dialogs.ask_text(self, title, label, text)
 
     def ask_new_memory(self, category: str) -> tuple[str, str, str | None] | None:
-        """The add dialog: (group, text, scope) or None for Cancel."""
-        from .add_dialog import AddMemoryDialog
-        from .qt import QDialog
-
-        dialog = AddMemoryDialog(self, category)
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.values()
+        return dialogs.ask_new_memory(self, category)
 
     def confirm(self, title: str, question: str) -> bool:
-        from .qt import QMessageBox
-
-        answer = QMessageBox.question(self, title, question)
-        return bool(answer == QMessageBox.StandardButton.Yes)
+        return dialogs.confirm(self, title, question)
 
     def choose_version(
         self, memory: Memory, versions: list[dict[str, Any]], cues: list[str] | None = None
     ) -> int | None:
-        """The history dialog: earlier texts with their dates, and the recall cues of the text
-        now; returns the version to restore."""
-        from .qt import QDialog, QDialogButtonBox, QListWidget
-
-        dialog = QDialog(self)
-        dialog.setWindowTitle(tr("History of #{id}").format(id=memory.id))
-        layout = QVBoxLayout(dialog)
-        layout.addWidget(QLabel(tr("Now: {text}").format(text=memory.text)))
-        if cues:
-            shown_cues = QLabel(tr("Recall cues: {cues}").format(cues=" · ".join(cues)))
-            shown_cues.setWordWrap(True)
-            layout.addWidget(shown_cues)
-        listing = QListWidget()
-        for v in versions:
-            listing.addItem(
-                tr("v{version} · {start} – {end} · {reason}\n{text}").format(
-                    version=v["version"],
-                    start=v["valid_from"][:16].replace("T", " "),
-                    end=v["valid_to"][:16].replace("T", " "),
-                    reason=version_reason(v["reason"]),
-                    text=v["text"],
-                )
-            )
-        layout.addWidget(listing)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        restore = buttons.addButton(tr("Restore this version"), QDialogButtonBox.ButtonRole.AcceptRole)
-        restore.setEnabled(bool(versions))
-        buttons.accepted.connect(dialog.accept)
-        buttons.rejected.connect(dialog.reject)
-        layout.addWidget(buttons)
-        dialog.resize(640, 360)
-        if dialog.exec() != QDialog.DialogCode.Accepted or listing.currentRow() < 0:
-            return None
-        return int(versions[listing.currentRow()]["version"])
+        return dialogs.choose_version(self, memory, versions, cues)
 
     def ask_folder(self) -> str | None:
-        """A repository whose CLAUDE.md, AGENTS.md and Cursor rules to read too (None: Cancel)."""
-        from .qt import QFileDialog
-
-        folder = QFileDialog.getExistingDirectory(self, tr("The repository whose notes to read"))
-        return folder or None
+        return dialogs.ask_folder(self)
 
     def ask_import_source(self) -> tuple[bool, str | None]:
-        """Where Import notes reads: (go on?, a repository folder or None for only yours).
-        Cancel — here or in the folder chooser — imports nothing."""
-        from .qt import QMessageBox
-
-        box = QMessageBox(self)
-        box.setWindowTitle(tr("Import notes"))
-        box.setText(
-            tr(
-                "Import statements from your own notes (~/.claude/CLAUDE.md, Claude Code's memory)? You can also read one repository's CLAUDE.md, AGENTS.md and Cursor rules. You choose which statements to import next."
-            )
-        )
-        mine = box.addButton(tr("Only my notes"), QMessageBox.ButtonRole.AcceptRole)
-        with_repo = box.addButton(tr("Also a repository's…"), QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        clicked = box.clickedButton()
-        if clicked is mine:
-            return True, None
-        if clicked is with_repo:
-            folder = self.ask_folder()
-            return (folder is not None), folder
-        return False, None
+        """Cancel — in the first question or in the folder chooser — imports nothing."""
+        go, wants_repo = dialogs.ask_import_source(self)
+        if not wants_repo:
+            return go, None
+        folder = self.ask_folder()
+        return folder is not None, folder
 
     def choose_notes(self, found: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-        """Each candidate with a check box (checked: import) and its group; returns the chosen."""
-        from .notes_chooser import NotesChooser
-        from .qt import QDialog, QDialogButtonBox
-
-        dialog = QDialog(self)
-        dialog.setWindowTitle(tr("Import notes"))
-        layout = QVBoxLayout(dialog)
-        layout.addWidget(
-            QLabel(tr("Checked statements are imported. Switch a selected one's group with the buttons."))
-        )
-        chooser = NotesChooser(dialog)
-        chooser.show_candidates(found)
-        layout.addWidget(chooser)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        buttons.addButton(tr("Import checked"), QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.accepted.connect(dialog.accept)
-        buttons.rejected.connect(dialog.reject)
-        layout.addWidget(buttons)
-        dialog.resize(760, 480)
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return chooser.chosen()
+        return dialogs.choose_notes(self, found)
 
     def say(self, text: str) -> None:
         self.last_message = text
@@ -590,24 +504,6 @@ def _needs(key: str) -> str:
     if key in ("add", "import", "undo", "refresh"):
         return ""
     return tr("Acts on the selected memories.")
-
-
-def version_reason(reason: str) -> str:
-    """Why a text was replaced (core/memories.py says it in English identifiers and phrases)."""
-    import re
-
-    fixed = {
-        "replaced": tr("edited"),
-        "replaced (learned)": tr("replaced by what was learned"),
-        "merged (learned)": tr("merged with what was learned"),
-    }
-    if reason in fixed:
-        return fixed[reason]
-    if found := re.fullmatch(r"restored version (\d+)", reason):
-        return tr("version {version} restored").format(version=found[1])
-    if found := re.fullmatch(r"merged with (\S+)", reason):
-        return tr("merged with #{id}").format(id=found[1])
-    return reason
 
 
 def _other(category: str) -> str:
