@@ -182,6 +182,10 @@ class ClaudePage(QWizardPage):
         self.setTitle(tr("Claude Code"))
         layout = QVBoxLayout(self)
         self.allow_check = QCheckBox(tr("Let memory_resolve and memory_propose run without asking each time"))
+        from ..installer.clients.claude import has_permission
+
+        # a second run starts from what the first left: clicking through never removes the rules
+        self.allow_check.setChecked(has_permission())
         layout.addWidget(self.allow_check)
         layout.addWidget(
             _help(
@@ -202,7 +206,10 @@ class AutostartPage(QWizardPage):
         self.setTitle(tr("Start at login"))
         layout = QVBoxLayout(self)
         self.check = QCheckBox(tr("Start memevo at login"))
-        self.check.setChecked(True)
+        # ticked the first time; a second run starts from the user's choice (the entry is there or not)
+        from ..installer import state
+
+        self.check.setChecked(not state.path().exists() or bool(autostart.status()["ours"]))
         layout.addWidget(self.check)
         layout.addWidget(
             _help(

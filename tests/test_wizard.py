@@ -538,3 +538,25 @@ def test_without_a_keyring_the_learning_page_says_so_before_a_key_is_typed(
     )
     walk(wizard, side=(BASE, MODEL, ""))  # the side API's address can still be saved
     assert wizard.currentId() in (PAGE_CLAUDE, PAGE_AUTOSTART)
+
+
+def test_a_second_run_starts_from_what_the_first_chose(
+    qtbot, make_wizard: Callable[..., SetupWizard], home: Path
+) -> None:
+    """Issue 31, item 12: re-running the wizard forgot the first run's answers, and clicking
+    through it removed Claude Code's permission rules and re-enabled start at login."""
+    first = make_wizard()
+    assert first.autostart_page.check.isChecked() and not first.claude_page.allow_check.isChecked()
+    walk(first, allow=True, start_at_login=False)
+    set_up(qtbot, first)
+    assert PERMISSION in claude_allow(home) and not autostart.entry_path().exists()
+    again = make_wizard()
+    assert again.claude_page.allow_check.isChecked() and not again.autostart_page.check.isChecked()
+    visited = walk(
+        again,
+        allow=again.claude_page.allow_check.isChecked(),
+        start_at_login=again.autostart_page.check.isChecked(),
+    )
+    assert PAGE_CLAUDE in visited
+    set_up(qtbot, again)
+    assert PERMISSION in claude_allow(home) and not autostart.entry_path().exists()

@@ -137,6 +137,17 @@ def set_permission(data: dict[str, Any]) -> bool:
     return bool(missing)
 
 
+def has_permission() -> bool:
+    """Our rules are in Claude Code's settings now (the wizard starts from what is there)."""
+    try:
+        data = jsonfile.load(CLIENT.files().hooks_file)
+    except jsonfile.ClientFileError:
+        return False
+    permissions = data.get("permissions")
+    allow = permissions.get("allow") if isinstance(permissions, dict) else None
+    return isinstance(allow, list) and any(rule in allow for rule in PERMISSIONS)
+
+
 def remove_permission(data: dict[str, Any]) -> bool:
     """Our rules out of permissions.allow (every copy); the user's own stay in their order."""
     permissions = data.get("permissions")
