@@ -65,6 +65,16 @@ def launch_command() -> list[str]:
     return hook_command.module_command("memevo.core.cli", "tray")
 
 
+def carried_env() -> dict[str, str]:
+    """What the login start must carry from this environment: a moved data folder
+    (MEMEVO_HOME). Without it the tray app started at login would open the default folder —
+    an empty store — while the user's memories sit in the one they chose."""
+    from ..core import paths
+
+    value = os.environ.get(paths.HOME_ENV, "").strip()
+    return {paths.HOME_ENV: str(Path(value).expanduser())} if value else {}
+
+
 def entry_path(platform: str | None = None) -> Path:
     plat = _platform(platform)
     if plat == "linux":
@@ -119,7 +129,8 @@ def status(platform: str | None = None) -> dict[str, Any]:
     if path.is_file():
         info = _read(plat, path)
     ours = bool(info["ours"])
-    stale = ours and info["command"] != _command(plat)
+    wanted_env = {} if plat == "linux" else carried_env()  # Linux carries it in the command
+    stale = ours and (info["command"] != _command(plat) or info.get("env", {}) != wanted_env)
     return {"enabled": bool(info["enabled"]), "path": str(path), "ours": ours, "stale": stale}
 
 
@@ -129,8 +140,8 @@ def render(platform: str | None = None) -> bytes:
     if plat == "linux":
         return _render_desktop(_command(plat))
     if plat == "darwin":
-        return _render_plist(_command(plat))
-    return _render_cmd(_command(plat))
+        return _render_plist(_command(plat), carried_env())
+    return _render_cmd(_command(plat), carried_env())
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -161,6 +172,8 @@ def _command(plat: Platform) -> list[str]:
     command = launch_command()
     if plat == "win32" and not getattr(sys, "frozen", False):
         command[0] = _windowless(command[0])
+    if plat == "linux" and carried_env():  # `env NAME=value command…`: what an Exec line allows
+        command = ["env", *(f"{k}={v}" for k, v in carried_env().items()), *command]
     return command
 
 
@@ -332,8 +345,8 @@ def _read_desktop(data: bytes) -> dict[str, Any]:
 # ------------------------------------------------------------------ macOS: LaunchAgent
 
 
-def _render_plist(command: list[str]) -> bytes:
-    agent = {
+def _render_plist(command: list[str], env: dict[str, str] | None = None) -> bytes:
+    agent: dict[str, Any] = {
         "Label": LABEL,
         "ProgramArguments": command,
         "RunAtLoad": True,
@@ -341,6 +354,8 @@ def _render_plist(command: list[str]) -> bytes:
         "ProcessType": "Interactive",
         PLIST_MARKER_KEY: True,
     }
+    if env:
+        agent["EnvironmentVariables"] = dict(env)
     return plistlib.dumps(agent, fmt=plistlib.FMT_XML, sort_keys=True)
 
 
@@ -353,10 +368,12 @@ def _read_plist(data: bytes) -> dict[str, Any]:
         return {"ours": False, "enabled": False, "command": None}
     args = agent.get("ProgramArguments")
     command = list(args) if isinstance(args, list) and all(isinstance(a, str) for a in args) else None
+    env = agent.get("EnvironmentVariables")
     return {
         "ours": agent.get(PLIST_MARKER_KEY) is True,
         "enabled": agent.get("Disabled") is not True,
         "command": command,
+        "env": dict(env) if isinstance(env, dict) else {},
     }
 
 
@@ -372,13 +389,16 @@ def _cmd_arg(arg: str, always: bool = False) -> str:
     return arg
 
 
-def _render_cmd(command: list[str]) -> bytes:
+def _render_cmd(command: list[str], env: dict[str, str] | None = None) -> bytes:
     start = " ".join([_CMD_START, _cmd_arg(command[0], always=True), *(_cmd_arg(a) for a in command[1:])])
     lines = ["@echo off", CMD_MARKER]
-    if not start.isascii():
+    # a moved data folder (carried_env): set for the program `start` runs
+    settings = [f'set "{name}={value.replace("%", "%%")}"' for name, value in (env or {}).items()]
+    if not start.isascii() or not "".join(settings).isascii():
         # cmd.exe reads a batch file in the console code page; switch to UTF-8 before the
-        # line that needs it (e.g. an interpreter under C:\Users\张三\).
+        # lines that need it (e.g. an interpreter under C:\Users\张三\).
         lines.append("chcp 65001 >nul")
+    lines += settings
     lines.append(start)
     return ("\r\n".join(lines) + "\r\n").encode("utf-8")
 
@@ -393,7 +413,11 @@ def _split_cmd(text: str) -> list[str]:
 def _read_cmd(data: bytes) -> dict[str, Any]:
     lines = [line.strip() for line in data.decode("utf-8", errors="replace").splitlines()]
     command = None
+    env: dict[str, str] = {}
     for line in lines:
+        if line.lower().startswith('set "') and line.endswith('"') and "=" in line:
+            name, _, value = line[5:-1].partition("=")
+            env[name] = value.replace("%%", "%")
         if line.lower().startswith(_CMD_START.lower() + " "):
             command = _split_cmd(line[len(_CMD_START) :])
             break
@@ -401,4 +425,5 @@ def _read_cmd(data: bytes) -> dict[str, Any]:
         "ours": any(line.lower() == CMD_MARKER for line in lines),
         "enabled": True,
         "command": command,
+        "env": env,
     }

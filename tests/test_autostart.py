@@ -25,6 +25,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     monkeypatch.delenv("APPDATA", raising=False)
     monkeypatch.delattr(sys, "frozen", raising=False)
+    # the default data folder, as most users have it (nothing here writes to it); a moved one
+    # is tested on its own below
+    monkeypatch.delenv("MEMEVO_HOME", raising=False)
 
 
 def use_interpreter(monkeypatch: pytest.MonkeyPatch, path: Path | str) -> str:
@@ -360,3 +363,44 @@ def test_parse_exec_rejects_what_we_never_write() -> None:
         autostart.parse_exec('"/opt/py')
     with pytest.raises(ValueError, match="field code"):
         autostart.parse_exec("/usr/bin/app %U")
+
+
+# ---------------------------------------------------------------------------- a moved data folder
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_moved_data_folder_is_carried_into_the_login_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, interp: dict[str, str], platform: str
+) -> None:
+    """Issue 31, item 15: with MEMEVO_HOME set, the tray app started at login opened the default
+    folder (an empty store): the entry now sets MEMEVO_HOME for it, and an entry written before
+    the folder moved reads as stale, so setup --repair rewrites it."""
+    select(monkeypatch, interp, platform)
+    autostart.enable(platform)  # written with the default folder
+    moved = tmp_path / "我的 memevo 100%"
+    monkeypatch.setenv("MEMEVO_HOME", str(moved))
+    assert autostart.status(platform)["stale"] is True
+    path = autostart.enable(platform)
+    assert autostart.status(platform)["stale"] is False
+    data = path.read_bytes()
+    if platform == "linux":
+        exec_line = next(line for line in data.decode().splitlines() if line.startswith("Exec="))
+        assert autostart.parse_exec(exec_line[5:]) == [
+            "env",
+            f"MEMEVO_HOME={moved}",
+            interp["posix"],
+            "-P",
+            "-m",
+            "memevo.core.cli",
+            "tray",
+        ]
+    elif platform == "darwin":
+        assert plistlib.loads(data)["EnvironmentVariables"] == {"MEMEVO_HOME": str(moved)}
+    else:
+        lines = data.decode("utf-8").split("\r\n")
+        assert lines[2] == "chcp 65001 >nul"  # before the non-ASCII folder name
+        assert lines[3] == f'set "MEMEVO_HOME={str(moved).replace("%", "%%")}"'
+    monkeypatch.delenv("MEMEVO_HOME")  # moved back: stale again, rewritten without it
+    assert autostart.status(platform)["stale"] is True
+    autostart.enable(platform)
+    assert b"MEMEVO_HOME" not in autostart.entry_path(platform).read_bytes()
