@@ -18,7 +18,7 @@ from .client_texts import part_lines, title
 from .clients_menu import client_label, event_label
 from .i18n import tr
 from .learning_texts import effective
-from .qt import QLabel, QPushButton, QVBoxLayout, QWidget
+from .qt import QLabel, QPushButton, Qt, QVBoxLayout, QWidget
 from .worker import OffUi
 
 
@@ -130,14 +130,21 @@ class StatusView(QWidget):
         self.host = host
         self.worker = OffUi(parent=self)
         self.report: dict[str, Any] = {}
+        from .qt import QScrollArea
+
         layout = QVBoxLayout(self)
         self.label = QLabel()
         self.label.setWordWrap(True)
-        layout.addWidget(self.label)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # commands copy
+        scroll = QScrollArea()  # four clients, errors and hooks outgrow a small window
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(self.label)
+        layout.addWidget(scroll, 1)
         refresh = QPushButton(tr("Refresh"))
         refresh.clicked.connect(self.refresh)
         layout.addWidget(refresh)
-        layout.addStretch(1)
         self.refresh()
 
     def refresh(self) -> None:
