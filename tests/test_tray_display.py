@@ -26,6 +26,7 @@ import xdisplay
 from deadlines import CALL_S, HANG_S
 from memevo.core.service import client
 from test_tray_learning import Judge, prompt_payload, registered_command
+from test_tray_learning import wait_until as tray_learning_wait
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("provisioned_model")]
 
@@ -93,14 +94,7 @@ def click_entry(display: str, menu: dict[str, Any], text: str) -> None:
 
 
 def wait_until(what: str, check: Callable[[], Any]) -> Any:
-    deadline = time.monotonic() + HANG_S
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}; last seen: {last!r}")
+    return tray_learning_wait(what, check, HANG_S)
 
 
 def log_text(data_dir: Path, name: str) -> str:
