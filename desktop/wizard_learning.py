@@ -29,6 +29,7 @@ class SidePage(QWizardPage):
     def __init__(self, owner: Any, config: config_mod.Config) -> None:
         super().__init__()
         self.owner = owner
+        self.keyring_missing: bool | None = None  # until the keyring probe answers
         self.setTitle(tr("Learning: who proposes new memories"))
         layout = QVBoxLayout(self)
         layout.addWidget(
@@ -75,7 +76,6 @@ class SidePage(QWizardPage):
         self.message_label = _label()
         layout.addWidget(self.message_label)
         layout.addStretch(1)
-        self.keyring_missing: bool | None = None  # until the probe below answers
         owner.worker.run(_keyring_problem, self._show_keyring, lambda _exc: None)
         for edit in (self.base_edit, self.model_edit):
             edit.textChanged.connect(self._changed)
@@ -100,6 +100,8 @@ class SidePage(QWizardPage):
         used = self.uses_side()
         for widget in (self.side_heading, *self.field_labels, self.base_edit, self.model_edit, self.key_edit):
             widget.setEnabled(used)
+        if self.keyring_missing:  # no keyring: the key field stays closed whatever the mode
+            self.key_edit.setEnabled(False)
         problem, is_error = self.problem()
         self.message_label.setText(problem or "")
         self.message_label.setStyleSheet(ERROR_STYLE if is_error else "")

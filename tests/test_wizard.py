@@ -536,6 +536,10 @@ def test_without_a_keyring_the_learning_page_says_so_before_a_key_is_typed(
     assert page.key_note.text() == tr(
         "This computer has no OS keyring, so memevo cannot keep an API key here. Automatic learning still works through your coding assistant's own model. To use a side API, set up a keyring (on Linux: gnome-keyring or KWallet), then save the key in Settings."
     )
+    page.base_edit.setText(BASE)  # editing the other fields, or the mode, never reopens it
+    page.mode_radios["client"].setChecked(True)
+    page.mode_radios["side"].setChecked(True)
+    assert not page.key_edit.isEnabled() and page.base_edit.isEnabled()
     walk(wizard, side=(BASE, MODEL, ""))  # the side API's address can still be saved
     assert wizard.currentId() in (PAGE_CLAUDE, PAGE_AUTOSTART)
 
