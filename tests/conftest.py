@@ -380,19 +380,19 @@ MODULE_LANES: dict[str, str] = {
     "test_wizard.py": UNITS,
     "test_wizard_notes.py": UNITS,
 }
-# Longest first, from "slowest modules" of a full run (.ci/run, two workers): 260 s down to 35 s.
+# Longest first, from "slowest modules" of a full run (.ci/run, two workers): 290 s down to 35 s.
 LONGEST_GROUPS = (
     "encoder-backends",
+    "test_codebuddy_cli.py",
     "test_installed_journey.py",
     "test_processes.py",
     "test_recall_model.py",
-    "test_codebuddy_cli.py",
+    "test_mcp_robust.py",
     "test_recall_cli.py",
     "keyring",
     "test_repair.py",
     "test_hook_relay.py",
     "test_tray_learning.py",
-    "test_mcp_robust.py",
     "test_claude_cli_learning.py",
     "test_service.py",
     "test_claude_cli.py",
