@@ -17,6 +17,7 @@ clears it. Starters read it without importing Qt (hooks/hookio.py reads the same
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import re
@@ -28,10 +29,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PROBE_TIMEOUT_S = 3.0  # a DISPLAY on a host that does not answer: waited for this long, no more
 LDD_TIMEOUT_S = 10.0
-START_RECORD = "tray-start.json"
 PROBLEM_FILE = "tray-problem.txt"  # why the running service is headless on a desktop
 # Soname -> Debian/Ubuntu package, where the usual rule (libfoo-bar.so.N -> libfoo-barN) fails.
 PACKAGE_EXCEPTIONS = {"libglib-2.0.so.0": "libglib2.0-0", "libgthread-2.0.so.0": "libglib2.0-0"}
@@ -115,19 +116,27 @@ def _x_unreachable(display: str, timeout_s: float) -> str | None:
         path = f"/tmp/.X11-unix/X{number}"
         last = "no X server listens on it"
         for address in ("\0" + path, path) if sys.platform.startswith("linux") else (path,):
-            try:
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-                    conn.settimeout(timeout_s)
-                    conn.connect(address)
+            why = _unix_refuses(address, timeout_s)
+            if why is None:
                 return None
-            except OSError as exc:
-                last = exc.strerror or str(exc)
+            last = why
         return f"{path}: {last}"
     try:
         with socket.create_connection((host, 6000 + number), timeout=timeout_s):
             return None
     except OSError as exc:
         return f"{host} port {6000 + number}: {exc.strerror or exc}"
+
+
+def _unix_refuses(address: str, timeout_s: float) -> str | None:
+    """Why a Unix socket (an X server's, a Wayland compositor's) takes no connection, or None."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout_s)
+            conn.connect(address)
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
 
 
 def _xcb_refuses(display: str) -> str | None:
@@ -163,13 +172,8 @@ def _check_wayland(timeout_s: float) -> str | None:
     path = name if name.startswith("/") else os.path.join(os.environ.get("XDG_RUNTIME_DIR", ""), name)
 
     def unreachable() -> str | None:
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-                conn.settimeout(timeout_s)
-                conn.connect(path)
-            return None
-        except OSError as exc:
-            return f"{path}: {exc.strerror or exc}"
+        why = _unix_refuses(path, timeout_s)
+        return None if why is None else f"{path}: {why}"
 
     why = _bounded(unreachable, timeout_s)
     if why is not None:
@@ -254,14 +258,20 @@ def _bounded(check: Callable[[], str | None], timeout_s: float) -> str | None:
 
 
 # -- the tray start record ------------------------------------------------------------------------------
+def _hookio() -> Any:
+    """hooks/hookio.py (stdlib only) reads the record for the hooks, which cannot import core:
+    its name, its display key and its reading are defined there once."""
+    return importlib.import_module(f"{__name__.split('.')[0]}.hooks.hookio")
+
+
 def _record_path() -> Path:
     from . import paths
 
-    return paths.data_dir() / START_RECORD
+    return paths.data_dir() / str(_hookio().TRAY_START_RECORD)
 
 
 def _this_display() -> str:
-    return f"{os.environ.get('DISPLAY', '')}|{os.environ.get('WAYLAND_DISPLAY', '')}"
+    return str(_hookio().this_display())
 
 
 def record_tray_start() -> None:
@@ -297,15 +307,4 @@ def remembered_problem() -> str | None:
 
 def tray_died_here() -> bool:
     """A tray app started on this display died before its GUI came up (Qt aborted it)."""
-    if sys.platform in ("darwin", "win32"):  # os.kill(pid, 0) is no probe on Windows
-        return False
-    try:
-        record = json.loads(_record_path().read_text(encoding="utf-8"))
-        if record.get("display") != _this_display():
-            return False
-        os.kill(int(record["pid"]), 0)
-    except ProcessLookupError:
-        return True
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return False
-    return False  # still starting
+    return bool(_hookio().tray_died_here())

@@ -253,17 +253,24 @@ def start_service():
         log(f"could not start the service: {exc}")
 
 
+TRAY_START_RECORD = "tray-start.json"  # in the data dir; core/display.py writes it
+
+
+def this_display():
+    """The display a tray start record is for (core/display.py records the same key)."""
+    return f"{os.environ.get('DISPLAY', '')}|{os.environ.get('WAYLAND_DISPLAY', '')}"
+
+
 def tray_died_here():
-    """The tray app's start record (core/display.py writes and reads the same file): left by a
-    tray app on this display that Qt killed before its GUI came up, e.g. for a missing system
-    library. Without it, every hook would start a tray app that dies, and recall nothing."""
-    if sys.platform in ("darwin", "win32"):
+    """The tray app's start record: left by a tray app on this display that Qt killed before
+    its GUI came up, e.g. for a missing system library. Without it, every hook would start a
+    tray app that dies, and recall nothing. The one reader: core/display.py calls it too."""
+    if sys.platform in ("darwin", "win32"):  # os.kill(pid, 0) is no probe on Windows
         return False
     try:
-        with open(os.path.join(data_dir(), "tray-start.json"), encoding="utf-8") as handle:
+        with open(os.path.join(data_dir(), TRAY_START_RECORD), encoding="utf-8") as handle:
             record = json.load(handle)
-        here = f"{os.environ.get('DISPLAY', '')}|{os.environ.get('WAYLAND_DISPLAY', '')}"
-        if record.get("display") != here:
+        if record.get("display") != this_display():
             return False
         os.kill(int(record["pid"]), 0)
     except ProcessLookupError:
