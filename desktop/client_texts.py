@@ -7,6 +7,13 @@ from ..installer.client_state import ClientState
 from .i18n import tr
 
 
+def client_label(client: str) -> str:
+    """The client as its users know it (Claude Code, Cursor, CodeBuddy, WorkBuddy)."""
+    from ..installer.clients import DISPLAY_NAMES
+
+    return DISPLAY_NAMES.get(client, client)
+
+
 def summaries() -> dict[str, str]:
     return {
         "ok": tr("hooks and MCP server registered"),

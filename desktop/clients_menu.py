@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .client_texts import part_lines, title
+from .client_texts import client_label, part_lines, title
 from .i18n import tr
 
 
@@ -20,12 +20,6 @@ def event_label(event: str) -> str:
         "stop": tr("end of a reply"),
     }
     return labels.get(event, event)
-
-
-def client_label(client: str) -> str:
-    from ..installer.clients import DISPLAY_NAMES
-
-    return DISPLAY_NAMES.get(client, client)
 
 
 def short(command: str) -> str:

@@ -165,10 +165,6 @@ class ConfirmQueue(QObject):
         self._unwatch = host.store.watch(jobs.TOPIC, self._woken.emit)
         self.destroyed.connect(lambda *_: self._unwatch())
 
-    def close(self) -> None:
-        """No more announcements (the tray is quitting)."""
-        self._unwatch()
-
     @property
     def busy(self) -> bool:
         """Work is on the worker or waiting to be done (tests wait for it)."""

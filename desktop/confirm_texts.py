@@ -66,10 +66,10 @@ def describe(proposal: dict[str, Any]) -> str:
 
 
 def client_name(client: str) -> str:
-    """The client as its users know it (Claude Code, Cursor, CodeBuddy, WorkBuddy)."""
-    from ..installer.clients import DISPLAY_NAMES
+    """The client's name (client_texts.client_label), or that it is not known."""
+    from .client_texts import client_label
 
-    return DISPLAY_NAMES.get(client, client or tr("an unknown client"))
+    return client_label(client) if client else tr("an unknown client")
 
 
 def project(repo: str | None) -> tuple[str, str]:

@@ -7,7 +7,8 @@ from typing import Any
 
 from ..core.learning import jobs
 from ..installer.clients import CLIENTS
-from .clients_menu import client_label, event_label
+from .client_texts import client_label
+from .clients_menu import event_label
 from .i18n import tr
 from .qt import (
     QAbstractTableModel,

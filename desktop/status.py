@@ -14,8 +14,8 @@ from ..core.encoder.models import entry_for
 from ..core.learning import jobs, readiness
 from ..core.recall.gate import GateSettings
 from ..installer import client_state
-from .client_texts import part_lines, title
-from .clients_menu import client_label, event_label
+from .client_texts import client_label, part_lines, title
+from .clients_menu import event_label
 from .i18n import tr
 from .learning_texts import effective
 from .qt import QLabel, QPushButton, Qt, QVBoxLayout, QWidget
