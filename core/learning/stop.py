@@ -108,7 +108,10 @@ def confirm_instruction(client: str, job: jobs.Job) -> str:
         f"用户原话：{job.words}\n"
         f"提议：{describe(proposal)}\n"
     )
-    tail = "如果 memory_resolve 工具不可用（客户端安装后还没有重启），不要提问，告诉用户：请重启客户端后再说一遍这句话。"
+
+    def restart_note(dont: str) -> str:  # "don't ask" in words, "don't raise the dialog" with a tool
+        return f"如果 memory_resolve 工具不可用（客户端安装后还没有重启），{dont}，告诉用户：请重启客户端后再说一遍这句话。"
+
     if client in ASK_IN_WORDS:
         numbered = "；".join(f"{n}. {LABELS[d]}" for n, d in enumerate(offered, 1))
         return (
@@ -122,7 +125,7 @@ def confirm_instruction(client: str, job: jobs.Job) -> str:
             f"用户下一句回复选了其中一项时，再调用 "
             + resolve_call
             + "用户的回复没有选任何一项时，不要调用 memory_resolve。\n"
-            + tail
+            + restart_note("不要提问")
         )
     tool = ASK_TOOL.get(client, "AskUserQuestion")
     return (
@@ -132,7 +135,7 @@ def confirm_instruction(client: str, job: jobs.Job) -> str:
         + resolve_call
         + "如果提问工具返回 Skipped，或用户关闭、取消了弹窗，不要调用 memory_resolve，直接结束。\n"
         "如果没有可用的提问工具（例如非交互模式），不要调用 memory_resolve，告诉用户这条记忆在等确认，"
-        "可以在终端运行 `memevo pending` 处理。\n" + tail.replace("不要提问", "不要弹窗")
+        "可以在终端运行 `memevo pending` 处理。\n" + restart_note("不要弹窗")
     )
 
 
