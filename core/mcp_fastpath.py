@@ -56,12 +56,11 @@ class Front:
         return dict(data["answers"])
 
     def _save(self) -> None:
+        from . import atomic  # stdlib only, like this module
+
         try:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.cache_path.with_name(f".{self.cache_path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps({"build": self.build, "answers": self.answers}), encoding="utf-8")
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, self.cache_path)
+            text = json.dumps({"build": self.build, "answers": self.answers})
+            atomic.write_text(self.cache_path, text, mode=0o600)
         except OSError:
             pass  # only the next start's speed depends on it
 
