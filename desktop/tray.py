@@ -155,7 +155,6 @@ class Tray:
         self.repairs = 0
         self.copied: str | None = None  # the last command put on the clipboard (tests read it)
         self.registration_problems: dict[str, str] = {}  # client display name → why (the icon shows it)
-        self.menu_filled = 0  # how many times the worker's answer reached the menu (tests wait on it)
         from .worker import OffUi
 
         self.worker = OffUi("memevo-tray-work")
@@ -258,7 +257,6 @@ class Tray:
             clients_menu.fill(
                 self.clients_menu, clients, self.repair_client, self.set_repairs, self.copy_command
             )
-        self.menu_filled += 1
 
     # -- self-repair of the clients' registration ----------------------------------------------------------
     def repair_client(self, client: str) -> None:

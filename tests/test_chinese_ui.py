@@ -149,17 +149,17 @@ def test_every_window_is_in_the_ui_language(
     # the tray menu with its submenus, and its notifications
     queue = ConfirmQueue(host)
     tray = Tray(host, asyncio.Event(), queue)
-    settle(tray)
+    settle(qtbot, tray)
     tray.notifier._show = lambda title, message: None
     found["tray menu"] = {t: english(t) for t in menu_texts(tray.menu) if english(t)}
     tray.repair_client("claude")  # needs one command
     (home / ".cursor" / "hooks.json").write_text('{"version": 1, "hooks": {}}')
     tray.repair_client("cursor")  # put back
-    settle(tray)
+    settle(qtbot, tray)
     broken = home / ".codebuddy" / "settings.json"
     broken.write_text("{", encoding="utf-8")
     tray.repair_client("codebuddy")  # a client file that is not JSON: the installer's reason
-    settle(tray)
+    settle(qtbot, tray)
     from memevo.installer import watcher
 
     gave_up = watcher.RegistrationWatcher(lambda *a: None, tray.on_repair_failed)

@@ -90,7 +90,7 @@ def test_without_claude_its_mcp_server_needs_one_command_everywhere(
         command,
     )
     tray = Tray(host, asyncio.Event())
-    settle(tray)
+    settle(qtbot, tray)
     shown: list[tuple[str, str]] = []
     tray.notifier._show = lambda title, message: shown.append((title, message))
     title = client_texts.title(claude)
@@ -120,19 +120,19 @@ def test_without_claude_its_mcp_server_needs_one_command_everywhere(
     # Repair now changes nothing: no "repaired" notification, no raw log line; the command once
     before = {p: p.read_bytes() for p in (no_claude_cli / ".claude").rglob("*") if p.is_file()}
     tray.repair_client("claude")
-    settle(tray)
+    settle(qtbot, tray)
     assert {p: p.read_bytes() for p in (no_claude_cli / ".claude").rglob("*") if p.is_file()} == before
     assert len(shown) == 1
     [(note_title, message)] = shown
     assert note_title == client_texts.tr("{client} needs one command").format(client="Claude Code")
     assert command in message and "run:;" not in message and "repaired" not in note_title
     tray.repair_client("claude")  # again: said once is enough
-    settle(tray)
+    settle(qtbot, tray)
     assert len(shown) == 1 and _menu(tray)[title] == menu[title]
     # a click on the notification (how people dismiss it) changes no setting
     settings_before = state.load()
     tray._on_message_clicked()
-    settle(tray)
+    settle(qtbot, tray)
     if tray.panel is not None:
         qtbot.addWidget(tray.panel)
     assert state.load() == settings_before and state.client("claude").get("repair", True) is True
@@ -145,20 +145,20 @@ def test_a_repair_that_put_something_back_says_the_state_after_it(
     settings = no_claude_cli / ".cursor" / "hooks.json"
     settings.write_text('{"version": 1, "hooks": {}}', encoding="utf-8")
     tray = Tray(host, asyncio.Event())
-    settle(tray)
+    settle(qtbot, tray)
     shown: list[tuple[str, str]] = []
     tray.notifier._show = lambda title, message: shown.append((title, message))
     cursor = client_state.read("cursor")
     assert cursor.overall == "needs-repair" and cursor.parts["hooks"] == "missing"
     assert client_texts.title(cursor) in _menu(tray)
     tray.repair_client("cursor")
-    settle(tray)
+    settle(qtbot, tray)
     [(note_title, message)] = shown
     assert note_title == client_texts.tr("memevo repaired {client}").format(client="Cursor")
     assert client_texts.summaries()["ok"] in message and "hooks.json" not in message
     assert client_texts.title(client_state.read("cursor")) in _menu(tray)
     tray._on_message_clicked()  # dismissing it: repairs stay on
-    settle(tray)
+    settle(qtbot, tray)
     if tray.panel is not None:
         qtbot.addWidget(tray.panel)
     assert state.client("cursor").get("repair", True) is True
@@ -167,7 +167,7 @@ def test_a_repair_that_put_something_back_says_the_state_after_it(
         a for a in _sub(tray, "Cursor").actions() if a.text() == client_texts.tr("Stop repairing this client")
     )
     stop.trigger()
-    settle(tray)
+    settle(qtbot, tray)
     assert state.client("cursor")["repair"] is False
     stopped = client_state.read("cursor")
     assert client_texts.title(stopped) in _menu(tray)
@@ -178,7 +178,7 @@ def test_a_client_not_installed_is_one_greyed_line(qtbot, host: ServiceHost, no_
     (no_claude_cli / ".workbuddy").rename(no_claude_cli / ".workbuddy-gone")
     _setup()
     tray = Tray(host, asyncio.Event())
-    settle(tray)
+    settle(qtbot, tray)
     line = next(a for a in tray.clients_menu.actions() if a.text().startswith("WorkBuddy"))
     assert line.menu() is None and not line.isEnabled()
     assert line.text() == client_texts.title(client_state.read("workbuddy"))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from deadlines import HANG_MS, HANG_S
+from deadlines import HANG_MS
 from memevo.core import config as config_mod
 from memevo.core.clock import FakeClock
 from memevo.core.learning import jobs
@@ -23,29 +24,21 @@ class _Engine:
     index = ("a", "b")
 
 
-def _tray(host: ServiceHost) -> tuple[Tray, ConfirmQueue]:
+def _tray(qtbot: Any, host: ServiceHost) -> tuple[Tray, ConfirmQueue]:
     queue = ConfirmQueue(host)
     tray = Tray(host, asyncio.Event(), queue)
-    settle(tray)
+    settle(qtbot, tray)
     return tray, queue
 
 
-def settle(tray: Tray) -> None:
+def settle(qtbot: Any, tray: Tray) -> None:
     """The tray reads and writes the store only on its workers: wait until both are idle."""
-    import time
-
-    from memevo.desktop.qt import QApplication
-
     queue = tray.confirmations
-    deadline = time.monotonic() + HANG_S
-    while tray.worker.busy or (queue is not None and queue.busy):
-        assert time.monotonic() < deadline, "the tray's workers never finished"
-        QApplication.processEvents()
-        time.sleep(0.005)
+    qtbot.waitUntil(lambda: not tray.worker.busy and (queue is None or not queue.busy), timeout=HANG_MS)
 
 
 def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch) -> None:
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     assert tray.state == "loading"
     host.engine = _Engine()  # type: ignore[assignment]
     monkeypatch.delenv("MEMEVO_SIDE_API_KEY", raising=False)
@@ -60,7 +53,7 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
     config_mod.set_key("sideApiModel", "judge")
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "working" and "2 条记忆" in tray.icon.toolTip()
     assert tray.icon.toolTip().endswith("学习：由旁路模型提议记忆。")
     assert "召回线索" not in tray.icon.toolTip()
@@ -68,45 +61,45 @@ def test_icon_states_and_tooltips(qtbot, host: ServiceHost, monkeypatch: pytest.
     assert host.ctx.learner.runner is not None
     host.ctx.learner.runner.cue_error = "the side API answered HTTP 500"
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "working" and "the side API answered HTTP 500" in tray.icon.toolTip()
     host.ctx.learner.runner.cue_error = None
     tray.toggle_pause()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "paused" and tray.pause_action.text() == "恢复记忆"
     assert config_mod.load()["enabled"] is False
     tray.toggle_pause()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "working" and "enabled" not in config_mod.read_raw(config_mod.paths.config_path())
     host.ctx.engine_error = "the model could not be loaded: disk full"
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "problem" and "memevo model provision" in tray.icon.toolTip()
 
 
 def test_learning_off_says_why(qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MEMEVO_SIDE_API_KEY", raising=False)
     host.ctx.keys._checked = (-1e9, False)
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     host.engine = _Engine()  # type: ignore[assignment]
     config_mod.set_key("learning", "off")
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "learning-off"
     assert tray.icon.toolTip() == "memevo：已存 2 条记忆；学习已关闭（你在“设置”里选择了关闭）。"
     config_mod.set_key("learning", "side")  # chosen, but its API is not set up
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "learning-off" and "旁路接口还没配置" in tray.icon.toolTip()
     config_mod.set_key("learning", "client")
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "working" and "编程助手的模型提议记忆" in tray.icon.toolTip()
     config_mod.unset_key("learning")  # the Node tool's blocking mode keeps automatic off until setup
     raw = config_mod.read_raw(config_mod.paths.config_path())
     config_mod.paths.config_path().write_text(json.dumps(raw | {"sideJudge": False}), encoding="utf-8")
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "learning-off" and "memevo setup" in tray.icon.toolTip()
 
 
@@ -141,11 +134,11 @@ def test_the_status_panel_shows_the_mode_and_todays_proposals_beside_the_side_ca
 
 
 def test_confirmation_toggle_writes_only_that_key(qtbot, host: ServiceHost) -> None:
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     assert tray.confirm_action.isChecked()
     tray.confirm_action.setChecked(False)
     tray.toggle_confirm()
-    settle(tray)
+    settle(qtbot, tray)
     assert config_mod.read_raw(config_mod.paths.config_path()) == {"confirm": False}
 
 
@@ -160,18 +153,18 @@ def test_pending_count_and_reopening_a_closed_proposal(
         status="ready",
         proposal={"text": "回答问题时一律使用中文", "category": "rule", "action": "create"},
     )
-    tray, queue = _tray(host)
+    tray, queue = _tray(qtbot, host)
     assert tray.pending_action.text() == "待确认的记忆 (1)"
     queue.poll()
-    settle(tray)
+    settle(qtbot, tray)
     assert queue.current is not None
     queue.current.close()  # decides nothing
-    settle(tray)
+    settle(qtbot, tray)
     queue.poll()
-    settle(tray)
+    settle(qtbot, tray)
     assert queue.current is None  # not pushed at the user again by itself
     tray.show_pending()  # but the menu brings it back
-    settle(tray)
+    settle(qtbot, tray)
     assert queue.current is not None and queue.current.job.id == "p1"
 
 
@@ -180,7 +173,7 @@ def test_the_menu_stays_narrow_and_the_tooltip_says_all_without_markdown(qtbot, 
     Markdown backticks, and "recalled" where it meant stored."""
     from memevo.desktop.tray import MENU_LINE_PX
 
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     host.ctx.store_error = "the store file is damaged"
     tray.refresh_icon()
     whole = tray.icon.toolTip()
@@ -198,27 +191,27 @@ def test_pending_proposals_is_greyed_when_none_wait(
     qtbot, host: ServiceHost, store: Store, clock: FakeClock
 ) -> None:
     """Issue 31, item 11: "Pending proposals (0)" did nothing when clicked."""
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     assert tray.pending_action.text() == "没有待确认的记忆" and not tray.pending_action.isEnabled()
     jobs.create(store, "p1", "claude", "s", None, "以后回答我都用中文", clock.now_ms())
     jobs.update(store, "p1", clock.now_ms(), status="ready", proposal={"text": "中文", "category": "rule"})
     tray.refresh_menu()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.pending_action.text() == "待确认的记忆 (1)" and tray.pending_action.isEnabled()
     without_dialog = Tray(host, asyncio.Event(), None)  # no dialog queue: the panel's Pending tab
-    settle(without_dialog)
+    settle(qtbot, without_dialog)
     without_dialog.pending_action.trigger()
     qtbot.addWidget(without_dialog.panel)
     assert without_dialog.panel.tabs.currentWidget() is without_dialog.panel.proposals
 
 
 def test_clients_menu_shows_when_each_hook_last_fired(qtbot, host: ServiceHost) -> None:
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     assert _activity(tray) == ["还没有客户端的 hook 触发过"]
     host.ctx.books.record_hook("cursor", "prompt", 12.5)
     host.ctx.books.flush()
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     labels = _activity(tray)  # the client's and the event's names in words, not identifiers
     assert len(labels) == 1 and labels[0].startswith("Cursor · 提示词：") and "（1 次）" in labels[0]
 
@@ -240,7 +233,7 @@ def test_clients_menu_shows_registration_and_repairs(
 
     (home / ".claude").rename(home / ".claude-gone")  # three clients: no `claude` binary involved
     setup.run(setup.Choices(), say=lambda line: None, provision_model=lambda progress: None)
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     shown: list[tuple[str, str]] = []
     tray.notifier._show = lambda title, message: shown.append((title, message))
     titles = [a.text() for a in tray.clients_menu.actions() if a.menu()]
@@ -254,14 +247,14 @@ def test_clients_menu_shows_registration_and_repairs(
     hooks = home / ".cursor" / "hooks.json"
     hooks.write_text(json.dumps({"version": 1, "hooks": {}}), encoding="utf-8")
     tray.refresh_menu()
-    settle(tray)
+    settle(qtbot, tray)
     cursor = next(a.menu() for a in tray.clients_menu.actions() if a.menu() and a.text().startswith("Cursor"))
     assert [a.text() for a in cursor.actions() if not a.isSeparator()][:2] == [
         "hook：缺失",
         "MCP 服务：已注册",
     ]
     tray.repair_client("cursor")
-    settle(tray)
+    settle(qtbot, tray)
     assert "memevo_hook.py" in hooks.read_text() and shown and "Cursor" in shown[-1][0]
     tray.on_repair_failed("codebuddy", "settings.json is not valid JSON; left untouched")
     assert (
@@ -273,7 +266,7 @@ def test_clients_menu_shows_registration_and_repairs(
     tray.refresh_icon()
     assert tray.state != "problem"
     tray.set_repairs("cursor", False)  # the menu's Stop repairing
-    settle(tray)
+    settle(qtbot, tray)
     assert state.client("cursor")["repair"] is False
     assert "Cursor：hook 和 MCP 服务都已注册；已停止自动修复" in [
         a.text() for a in tray.clients_menu.actions() if a.menu()
@@ -284,7 +277,7 @@ def test_open_panel_from_the_menu(qtbot, host: ServiceHost, clock: FakeClock) ->
     from memevo.core import memories
 
     memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     tray.panel_action.trigger()
     assert tray.panel is not None
     qtbot.addWidget(tray.panel)
@@ -297,7 +290,7 @@ def test_open_panel_from_the_menu(qtbot, host: ServiceHost, clock: FakeClock) ->
 def test_a_second_start_shows_the_panel_through_the_service(qtbot, host: ServiceHost) -> None:
     """`memevo` while the tray runs: the service's ui.show op reaches the tray's panel."""
     assert host.handle("ui.show", {"view": "panel"})["shown"] is False  # headless: nothing to show
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     asked: list[str] = []
     host.ctx.ui_request = lambda view: (asked.append(view), tray.open_panel(view))
     assert host.handle("ui.show", {"view": "trash"}) == {"shown": True}
@@ -306,7 +299,7 @@ def test_a_second_start_shows_the_panel_through_the_service(qtbot, host: Service
 
 
 def test_notifications_once_per_event(qtbot, host: ServiceHost, clock: FakeClock) -> None:
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     shown: list[tuple[str, str]] = []
     tray.notifier._show = lambda title, message: shown.append((title, message))
     host.ctx.engine_error = "the model could not be loaded: disk full"
@@ -318,9 +311,9 @@ def test_notifications_once_per_event(qtbot, host: ServiceHost, clock: FakeClock
     jobs.create(host.store, "f2", "claude", "s2", None, "以后回答我都用中文", clock.now_ms())
     jobs.update(host.store, "f2", clock.now_ms(), status="failed", error="the side API answered HTTP 500")
     tray.check_side_failures()
-    settle(tray)
+    settle(qtbot, tray)
     tray.check_side_failures()
-    settle(tray)
+    settle(qtbot, tray)
     assert [m for _t, m in shown[1:]] == ["the side API answered HTTP 401"]  # a 500 is routine: no alert
 
 
@@ -328,14 +321,14 @@ def test_a_click_on_a_notification_changes_no_setting(qtbot, host: ServiceHost) 
     """Clicking a notification is how people dismiss it: repairs stay on (issue 31)."""
     from memevo.installer import state
 
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     shown: list[tuple[str, str]] = []
     tray.icon.showMessage = lambda title, message: shown.append((title, message))  # type: ignore[method-assign]
     state.update_client("cursor", registered=True, repair=True)
     tray.on_repaired("cursor", ["hooks"])
     before = state.load()
     tray._on_message_clicked()
-    settle(tray)
+    settle(qtbot, tray)
     if tray.panel is not None:
         qtbot.addWidget(tray.panel)
     assert state.load() == before and state.client("cursor")["repair"] is True
@@ -359,12 +352,12 @@ def test_a_learning_worker_that_cannot_start_turns_the_icon_red_and_notifies(
 
     monkeypatch.setattr(aioloop, "new_private_loop", _DeadLoop)
     monkeypatch.setattr(learn, "START_TIMEOUT_S", 1.0)
-    tray, _ = _tray(host)
+    tray, _ = _tray(qtbot, host)
     host.engine = _Engine()  # type: ignore[assignment]
     with pytest.raises(learn.LearningUnavailable):
         host.start_learning()
     tray.refresh()
-    settle(tray)
+    settle(qtbot, tray)
     assert tray.state == "problem" and "无法学习" in tray.icon.toolTip()
     assert host.status()["learning_error"] == host.ctx.learner.error
     [(title, message)] = tray.notifier.shown
@@ -383,11 +376,11 @@ def test_the_ui_thread_never_uses_the_store(qtbot, host: ServiceHost, store: Sto
     from memevo.core import memories
 
     memories.create(store, "rule", "回答问题时一律使用中文", clock)
-    tray, queue = _tray(host)
+    tray, queue = _tray(qtbot, host)
     store.keep_off(threading.current_thread())
     tray.refresh_menu()
     tray.check_side_failures()
-    settle(tray)
+    settle(qtbot, tray)
 
     def propose() -> None:  # as the learning worker does, off the UI thread
         jobs.create(store, "p1", "claude", "s", None, "以后回答我都用中文", clock.now_ms())
@@ -399,18 +392,18 @@ def test_the_ui_thread_never_uses_the_store(qtbot, host: ServiceHost, store: Sto
     writer.join()
     qtbot.waitUntil(lambda: queue.current is not None, timeout=HANG_MS)  # pushed, not polled
     queue.current.buttons["create_rule"].click()  # type: ignore[union-attr]
-    settle(tray)
+    settle(qtbot, tray)
     tray.toggle_confirm()
     tray.toggle_pause()
     tray.toggle_pause()
-    settle(tray)
+    settle(qtbot, tray)
     panel = tray.open_panel()
     qtbot.addWidget(panel)
     for view in panel.views:
         panel.show_view(view)
-        settle(tray)
+        settle(qtbot, tray)
     tray.show_pending()
-    settle(tray)
+    settle(qtbot, tray)
     assert store.forbidden_uses == [], "the store was used on the UI thread:\n" + "\n---\n".join(
         store.forbidden_uses[:3]
     )
