@@ -76,7 +76,16 @@ def state(tray: Any, confirmations: Any) -> dict[str, Any]:
         "notifications": [{"title": t, "message": m} for t, m in tray.notifier.shown],
         # Where the UI thread used the store (it never should: Store.keep_off records each).
         "store_on_ui_thread": list(tray.host.store.forbidden_uses),
+        "busy": _busy(tray, confirmations),
     }
+
+
+def _busy(tray: Any, confirmations: Any) -> bool:
+    """Work is still on a worker (the tray's, the queue's, a panel view's): its answer, shown on
+    the UI thread, is still to come."""
+    views = tray.panel.views.values() if tray.panel is not None else ()
+    workers = [tray.worker, *(v.worker for v in views if hasattr(v, "worker"))]
+    return any(w.busy for w in workers) or bool(confirmations is not None and confirmations.busy)
 
 
 def answer(confirmations: Any, job_id: str, decision: str, params: dict[str, Any]) -> dict[str, Any]:

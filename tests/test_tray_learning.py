@@ -147,7 +147,7 @@ def tray(data_dir: Path, tmp_path: Path) -> Iterator[Callable[..., dict[str, Any
         # What the menu and every panel view do, then: the UI thread (which also runs the
         # service's loop) used the store nowhere in the test (Store.keep_off records each use).
         ui(action="menu")
-        wait_until("the panel's workers", lambda: ui(action="state")["menu"]["items"])
+        wait_until("the workers' answers to reach the UI", lambda: not ui(action="state")["busy"])
         assert ui(action="state")["store_on_ui_thread"] == []
     finally:
         servicerun.stop(data_dir, proc)
