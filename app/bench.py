@@ -19,7 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from ..core import envvars
+
 DIM = 384
+HOME_ENV = envvars.HOME.name  # every pool lives in a temporary data dir, never the user's
 
 
 def timing(samples_ms: list[float]) -> dict[str, float]:
@@ -207,7 +210,7 @@ def recall_child(runs: int) -> dict[str, Any]:
 def run_recall_child(n: int, runs: int) -> dict[str, Any]:
     """One child writes the synthetic pool, a fresh one loads it and measures (clean RSS)."""
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
-        env = os.environ | {"MEMEVO_HOME": home}
+        env = os.environ | {HOME_ENV: home}
         output = ""
         for args in (["make", str(n)], ["recall", str(runs)]):
             result = subprocess.run(
@@ -233,8 +236,8 @@ def encoder_figures(runs: int, rebuild_n: int) -> dict[str, Any]:
     encoder = load_encoder()
     encode = repeat(lambda: encoder.encode_one("改完代码不要自动 commit"), runs, warmup=3)
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
-        previous = os.environ.get("MEMEVO_HOME")
-        os.environ["MEMEVO_HOME"] = home
+        previous = os.environ.get(HOME_ENV)
+        os.environ[HOME_ENV] = home
         try:
             with Store.open() as store:
                 clock = SystemClock()
@@ -250,9 +253,9 @@ def encoder_figures(runs: int, rebuild_n: int) -> dict[str, Any]:
                 assert len(engine.index) == rebuild_n
         finally:
             if previous is None:
-                os.environ.pop("MEMEVO_HOME", None)
+                os.environ.pop(HOME_ENV, None)
             else:
-                os.environ["MEMEVO_HOME"] = previous
+                os.environ[HOME_ENV] = previous
     return {
         "encode_ms": timing(encode),
         "rebuild_sentences_per_s": round(rebuild_n / rebuild_s, 1),
@@ -404,16 +407,16 @@ def bench_service(python: str, pool: int = 10_000, mode: str = "serve") -> Any:
 
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
         # the model already provisioned for the caller, not a fresh one in the temporary home
-        env = os.environ | {"MEMEVO_HOME": home, "MEMEVO_MODELS_DIR": str(models_dir())}
+        env = os.environ | {HOME_ENV: home, envvars.MODELS_DIR.name: str(models_dir())}
         if mode == "tray":
             user_home = os.path.join(home, "user")
             os.makedirs(user_home)
             # the tray may write autostart or keyring files: never the user's
             env |= {"HOME": user_home, "QT_QPA_PLATFORM": "offscreen"}
         else:
-            env["MEMEVO_HEADLESS"] = "1"
-        saved = os.environ.get("MEMEVO_HOME")
-        os.environ["MEMEVO_HOME"] = home
+            env[envvars.HEADLESS.name] = "1"
+        saved = os.environ.get(HOME_ENV)
+        os.environ[HOME_ENV] = home
         try:
             _bench_pool(pool)
             if mode == "tray":
@@ -442,9 +445,9 @@ def bench_service(python: str, pool: int = 10_000, mode: str = "serve") -> Any:
                         service.wait()
         finally:
             if saved is None:
-                os.environ.pop("MEMEVO_HOME", None)
+                os.environ.pop(HOME_ENV, None)
             else:
-                os.environ["MEMEVO_HOME"] = saved
+                os.environ[HOME_ENV] = saved
 
 
 def hook_figures(runs: int, pool: int = 10_000) -> dict[str, Any]:

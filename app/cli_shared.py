@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..core import envvars
 from ..core.errors import InvalidInput, MemevoError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -150,7 +151,7 @@ def service_holds_store() -> bool:
     through it instead of refusing with "the store is in use"."""
     from ..core.service.spawn import lock_held
 
-    return os.environ.get("MEMEVO_NO_SERVICE") != "1" and lock_held()
+    return not envvars.NO_SERVICE.is_set_to("1") and lock_held()
 
 
 def through_service(op: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -202,9 +202,10 @@ def _signature(message: dict[str, Any]) -> str | None:
 
 def start(client: str) -> Front | None:
     """The front for this client's server, running; None where it does not apply."""
-    if os.name != "posix" or os.environ.get("MEMEVO_MCP_FASTPATH") == "0":
+    from . import __version__, envvars, paths
+
+    if os.name != "posix" or envvars.MCP_FASTPATH.is_set_to("0"):
         return None
-    from . import __version__, paths
 
     here = Path(__file__).resolve().parent
     stamps = [

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-HOME_ENV = "MEMEVO_HOME"
+from . import envvars
+
+HOME_ENV = envvars.HOME.name
 DEFAULT_DIRNAME = ".memory-self-evolution"
 
 

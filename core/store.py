@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from . import envvars, paths
 from .errors import StoreBusy, StoreDamaged
 from .migrations import MIGRATIONS, latest_version
 
@@ -344,7 +344,7 @@ class StoreLock:
 def default_lock_wait() -> float:
     """How long a writer waits for another process's lock; MEMEVO_LOCK_WAIT_S overrides it."""
     try:
-        return max(0.0, float(os.environ.get("MEMEVO_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S)))
+        return max(0.0, float(envvars.LOCK_WAIT_S.get() or DEFAULT_LOCK_WAIT_S))
     except ValueError:
         return DEFAULT_LOCK_WAIT_S
 

@@ -7,9 +7,10 @@ Every user-visible string goes through `tr("English text")` — the bare name is
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
+
+from ..core import envvars
 
 I18N_DIR = Path(__file__).resolve().parent.parent / "resources" / "i18n"
 _installed: list[Any] = []  # keep the QTranslator alive for the app's lifetime
@@ -23,7 +24,7 @@ def tr(text: str) -> str:
 
 def ui_language() -> str:
     """'zh' or 'en': MEMEVO_LANG overrides, else the system locale."""
-    override = os.environ.get("MEMEVO_LANG", "").strip().lower()
+    override = (envvars.LANG.get() or "").strip().lower()
     if override:
         return "zh" if override.startswith("zh") else "en"
     from .qt import QLocale

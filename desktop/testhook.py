@@ -10,9 +10,10 @@ import concurrent.futures
 import os
 from typing import Any
 
+from ..core import envvars
 from ..core.errors import InvalidInput
 
-ENV = "MEMEVO_TRAY_TEST_HOOK"
+ENV = envvars.TRAY_TEST_HOOK.name
 
 
 def enabled() -> bool:

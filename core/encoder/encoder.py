@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import envvars
 from ..errors import MemevoError
 from .models import ModelEntry, entry_for, needs_torch
 
@@ -93,7 +94,7 @@ def release_free_memory() -> None:
 BACKENDS = ("onnx", "sentence-transformers")
 MAX_BATCH = 16  # waiting single texts encoded together (short prompts: one graph run)
 # A diagnostic override (bench comparisons, bug reports): MEMEVO_ENCODER=sentence-transformers.
-BACKEND_ENV = "MEMEVO_ENCODER"
+BACKEND_ENV = envvars.ENCODER.name
 
 
 def choose_backend(folder: Path) -> str:

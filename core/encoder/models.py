@@ -7,12 +7,11 @@ calibrated with `memevo verify` on tests/data/recall-set.json (see README, "Reca
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import paths
+from .. import envvars, paths
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small"
 
@@ -71,7 +70,7 @@ def entry_for(model_id: str) -> ModelEntry:
 
 def models_dir() -> Path:
     """All provisioned models; MEMEVO_MODELS_DIR shares one copy (tests, several data dirs)."""
-    override = os.environ.get("MEMEVO_MODELS_DIR")
+    override = envvars.MODELS_DIR.get()
     return Path(override).expanduser() if override else paths.data_dir() / "models"
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
-from .. import aioloop, cues, memories, scopes, secrets
+from .. import aioloop, cues, envvars, memories, scopes, secrets
 from .. import config as config_mod
 from ..errors import InvalidInput
 from ..recall.textfilter import judge_input
@@ -270,7 +269,7 @@ def configured_endpoint(config: config_mod.Config) -> judge.Endpoint:
     key = secrets.get_api_key()
     if not (config["sideApiBase"] and config["sideApiModel"] and key):
         raise judge.JudgeError("learning is not configured (sideApiBase, sideApiModel and the API key)")
-    timeout = float(os.environ.get("MEMEVO_SIDE_TIMEOUT_S") or 30)
+    timeout = float(envvars.SIDE_TIMEOUT_S.get() or 30)
     return judge.Endpoint(str(config["sideApiBase"]), str(config["sideApiModel"]), key, timeout)
 
 

@@ -14,12 +14,12 @@ a wrong answer in between:
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sys
 import time
 from typing import Any
 
+from .. import envvars
 from ..errors import InvalidInput, MemevoError, NotFound, StoreBusy, StoreDamaged
 from . import protocol, spawn
 
@@ -29,7 +29,7 @@ _ERRORS: dict[str, type[MemevoError]] = {
     "StoreBusy": StoreBusy,
     "StoreDamaged": StoreDamaged,
 }
-WAIT_S = float(os.environ.get("MEMEVO_SERVICE_WAIT_S") or 60)
+WAIT_S = float(envvars.SERVICE_WAIT_S.get() or 60)
 ANNOUNCE_AFTER_S = 2.0
 
 
@@ -145,7 +145,7 @@ def call_or_local(
     writes = kind is not None and kind.writes
     if writes and not params.get(applied.PARAM):
         params = {**params, applied.PARAM: applied.new_id()}
-    if os.environ.get("MEMEVO_NO_SERVICE") == "1":
+    if envvars.NO_SERVICE.is_set_to("1"):
         return _local(call_local, op, params)
     started = time.monotonic()
     bounded = deadline is not None

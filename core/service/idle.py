@@ -11,10 +11,12 @@ import threading
 import time
 from collections.abc import Iterator
 
+from .. import envvars
+
 log = logging.getLogger("memevo.service")
 
 # Overrides serviceIdleMinutes (a float, in minutes): tests use a fraction of a second.
-IDLE_ENV = "MEMEVO_SERVICE_IDLE_MINUTES"
+IDLE_ENV = envvars.SERVICE_IDLE_MINUTES.name
 IDLE_CHECK_MAX_S = 30.0
 
 

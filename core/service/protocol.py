@@ -7,16 +7,15 @@ a test keeps the two equal.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, paths
+from .. import __version__, envvars, paths
 
 PROTOCOL_VERSION = 1
 # MEMEVO_BUILD_OVERRIDE lets a test run a service that believes it is an older release.
-BUILD = os.environ.get("MEMEVO_BUILD_OVERRIDE") or __version__
+BUILD = envvars.BUILD_OVERRIDE.get() or __version__
 MAX_LINE = 64 * 1024 * 1024
 
 
@@ -44,7 +43,7 @@ def recorded_pid() -> int | None:
 def transport() -> str:
     """A Unix socket (mode 600) on Linux and macOS; on Windows, loopback TCP with a token
     kept in a user-only file. MEMEVO_TRANSPORT=tcp selects the latter anywhere (tests)."""
-    if os.environ.get("MEMEVO_TRANSPORT") == "tcp" or sys.platform == "win32":
+    if envvars.TRANSPORT.is_set_to("tcp") or sys.platform == "win32":
         return "tcp"
     return "unix"
 

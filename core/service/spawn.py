@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 
-from .. import display, paths
+from .. import display, envvars, paths
 from ..display import has_display
 from . import protocol
 
@@ -35,7 +35,7 @@ def service_mode() -> str:
     A tray app that cannot show on this desktop says why and serves headless by itself
     (core/display.py probes before Qt is asked); one that Qt killed anyway left its start
     record behind, and then this display gets the headless service right away."""
-    if not has_display() or os.environ.get("MEMEVO_HEADLESS") == "1" or display.tray_died_here():
+    if not has_display() or envvars.HEADLESS.is_set_to("1") or display.tray_died_here():
         return "serve"
     return "tray"
 
