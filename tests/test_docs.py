@@ -1,0 +1,180 @@
+"""The documentation cannot go stale: the generated references match the code, every relative
+link resolves, and every MEMEVO_* variable the code names is in core/envvars.py's table.
+
+A static site's strict build would catch broken links; the docs are plain Markdown (see
+docs/README.md, "Why plain Markdown"), so this test does it, with the anchors a forge derives
+from headings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
+
+from memevo.core import envvars
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = [REPO / "README.md", REPO / "CHANGELOG.md", *sorted((REPO / "docs").rglob("*.md"))]
+# Where code lives: every MEMEVO_* name found in these is a variable memevo (or its tests and
+# build) reads or sets. build/ and caches are copies; the docs only quote the table.
+CODE_DIRS = ("app", "core", "desktop", "hooks", "installer", "packaging", "resources", "tests", ".ci")
+CODE_SUFFIXES = {".py", ".sh", ".spec", ".toml", ".desktop", ".json", ".cfg", ".ini", ""}
+VARIABLE = re.compile(r"MEMEVO_[A-Z_]+")
+LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def _gen_docs() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_docs", REPO / "packaging" / "gen_docs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_pages_are_current() -> None:
+    stale = [str(path.relative_to(REPO)) for path in _gen_docs().stale()]
+    assert not stale, f"stale generated docs (run python3 packaging/gen_docs.py): {stale}"
+
+
+def test_the_references_name_every_command_key_and_variable() -> None:
+    """The generator walks what it should: a command, key or variable it skipped would leave a
+    page that is current and still incomplete."""
+    from memevo.app.cli import build_parser
+    from memevo.core import config
+
+    docs = REPO / "docs" / "reference"
+    cli = (docs / "cli.md").read_text(encoding="utf-8")
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name in commands.choices:
+        assert f"## memevo {name}\n" in cli, name
+    keys = (docs / "config.md").read_text(encoding="utf-8")
+    for key in config.SCHEMA:
+        assert f"| `{key.name}` |" in keys, key.name
+    variables = (docs / "environment.md").read_text(encoding="utf-8")
+    for variable in envvars.VARIABLES:
+        assert f"| `{variable.name}` |" in variables, variable.name
+
+
+# -- links -------------------------------------------------------------------------------------
+def slug(heading: str) -> str:
+    """The anchor GitHub (and GitLab, Gitea) gives a heading: lower case, punctuation other
+    than hyphens and underscores dropped, spaces to hyphens."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def _unfenced(text: str) -> str:
+    """The text outside fenced code blocks (a `#` line there is no heading)."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+def _prose(text: str) -> str:
+    """The text outside code blocks and inline code: links there are not links."""
+    return re.sub(r"`[^`\n]*`", "", _unfenced(text))
+
+
+def anchors(path: Path) -> set[str]:
+    seen: dict[str, int] = {}
+    found = set()
+    for line in _unfenced(path.read_text(encoding="utf-8")).splitlines():
+        match = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not match:
+            continue
+        base = slug(match.group(1))
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        found.add(base if count == 0 else f"{base}-{count}")
+    return found
+
+
+def test_slugs_are_the_forges() -> None:
+    assert slug("The client's own model (client mode)") == "the-clients-own-model-client-mode"
+    assert slug("`memevo read`: one group") == "memevo-read-one-group"
+    assert slug("2026-12-01: relay hook, batched encodes") == "2026-12-01-relay-hook-batched-encodes"
+
+
+def test_every_relative_link_resolves() -> None:
+    broken = []
+    for page in PAGES:
+        for target in LINK.findall(_prose(page.read_text(encoding="utf-8"))):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:
+                continue
+            file_part, _, anchor = target.partition("#")
+            resolved = (page.parent / file_part).resolve() if file_part else page
+            where = f"{page.relative_to(REPO)}: {target}"
+            if not resolved.exists():
+                broken.append(f"{where} (no such file)")
+            elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+                broken.append(f"{where} (no such heading)")
+    assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+def test_the_docs_link_every_page() -> None:
+    """A page nobody links to is a page nobody finds."""
+    linked = set()
+    for page in PAGES:
+        for target in LINK.findall(_prose(page.read_text(encoding="utf-8"))):
+            file_part = target.partition("#")[0]
+            if file_part and not re.match(r"[a-z][a-z0-9+.-]*:", target):
+                linked.add((page.parent / file_part).resolve())
+    orphans = [str(p.relative_to(REPO)) for p in PAGES if p.resolve() not in linked and p.name != "README.md"]
+    assert not orphans, orphans
+
+
+# -- environment variables -----------------------------------------------------------------------
+def _code_files() -> list[Path]:
+    """Every file of code, its build scripts and its tests, as a clone holds them (what
+    .gitignore keeps out, such as build/ and .cache/, are copies or downloads)."""
+    ignored = {"__pycache__", "build", "dist", ".cache", ".venv", ".mypy_cache", ".ruff_cache"}
+    files = [p for p in REPO.iterdir() if p.is_file() and p.suffix in {".py", ".toml", ".cfg"}]
+    for folder in CODE_DIRS:
+        files += [
+            p
+            for p in (REPO / folder).rglob("*")
+            if p.is_file() and p.suffix in CODE_SUFFIXES and not ignored & set(p.relative_to(REPO).parts)
+        ]
+    return [p for p in files if p != REPO / "core" / "envvars.py"]
+
+
+def test_every_memevo_variable_in_the_code_is_in_the_table() -> None:
+    """Hooks are stdlib-only and cannot import the table; the installer, packaging and tests name
+    some variables literally. Wherever a MEMEVO_* name appears, the table must hold it; and a
+    name in the table that no code names is read by nobody."""
+    named: dict[str, str] = {}
+    texts = []
+    for path in _code_files():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue  # binary resources (models, translations)
+        texts.append(text)
+        for name in VARIABLE.findall(text):
+            named.setdefault(name, str(path.relative_to(REPO)))
+    missing = {name: where for name, where in named.items() if name not in envvars.BY_NAME}
+    assert not missing, f"add these to core/envvars.py (name: first file naming it): {missing}"
+    # A reader through the table names the constant (envvars.HOME), not the variable.
+    constants = {v.name: attr for attr, v in vars(envvars).items() if isinstance(v, envvars.EnvVar)}
+    used = set(named) | {
+        name for name, attr in constants.items() if any(f"envvars.{attr}" in t for t in texts)
+    }
+    unread = sorted(set(envvars.BY_NAME) - used)
+    assert not unread, f"core/envvars.py lists variables no code names: {unread}"
+
+
+def test_readers_in_the_layers_take_names_from_the_table() -> None:
+    """app/, core/ and desktop/ can import core/envvars.py, so none reads a MEMEVO_* variable by
+    a literal name (hooks/ and the scripts cannot, and are covered by the test above)."""
+    literal = re.compile(r"(?:environ\.get\(|environ\[|getenv\()\s*[\"']MEMEVO_")
+    offenders = [
+        str(path.relative_to(REPO))
+        for folder in ("app", "core", "desktop")
+        for path in (REPO / folder).rglob("*.py")
+        if literal.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not offenders, f"read these through core/envvars.py: {offenders}"
