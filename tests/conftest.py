@@ -318,6 +318,7 @@ MODULE_LANES: dict[str, str] = {
     "test_confirm_dialog_origin.py": UNITS,
     "test_core_owns_sql.py": UNITS,
     "test_cues.py": PROCESSES,
+    "test_docs.py": UNITS,
     "test_duplicates_add.py": PROCESSES,
     "test_encoder_onnx.py": PROCESSES,
     "test_english_ui.py": PROCESSES,
