@@ -1,7 +1,7 @@
 """The confidence rules, in exact hundredths.
 
 Confidence is an int of hundredths (50 means 0.50) so that 0.45 + 0.05 + 0.05 + 0.05 is 0.60
-exactly. Every rule below is the seed's (see README, "Confidence"):
+exactly. Every rule below is the seed's (docs/memories.md, "Confidence"):
 
 * new memories start at 0.50, whatever the caller asks for;
 * an actual recall injection is worth 0.05, a reinforce or merge 0.10;

@@ -3,7 +3,7 @@
 A small embedding model cannot tell that 「订单总价我用 double 存」 is about the rule "money is
 never a float", or that `deploy.sh` is a shell script. The side model can: once per memory
 text it writes a few cues — things a developer says or is about to do when the memory
-matters, in Chinese and English (core/learning/cues.py). Recall then matches a prompt against
+matters, in Chinese and English (core/learning/cue_writer.py). Recall then matches a prompt against
 the memory and its cues: the cues join the memory's words in the lexical index, and their mean
 vector stands beside the memory's own (the better of the two cosines counts).
 

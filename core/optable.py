@@ -8,9 +8,10 @@ answered on the service's event loop itself (shutdown: never queued behind busy 
 
 Modules register their operations with `@operation(...)`: core/ops.py (memories and config),
 core/service/hookops.py (the hooks), core/service/engineops.py (the model's),
-core/service/serviceops.py (status, search, recall, confirmations, the tray's UI). The socket
-server serves the whole table (core/service/routes.py); the CLI and the MCP server call it
-through core/service/client.py; the tray's panel calls the same table in process.
+core/service/proposeops.py (the client's model's proposals) and core/service/routes.py
+(status, search, recall, confirmations, the tray's UI), which also serves the whole table to
+the socket server; the CLI and the MCP server call it through core/service/client.py; the
+tray's panel calls the same table in process.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ from .errors import StoreBusy, StoreDamaged
 from .migrations import MIGRATIONS, latest_version
 
 log = logging.getLogger("memevo.store")
-# Long enough for a burst of commands writing without a service (30 at once took ~10 s here).
+# Long enough for a burst of commands writing without a service (measured: docs/data.md,
+# "One owner, any start order").
 DEFAULT_LOCK_WAIT_S = 30.0
 _PID = re.compile(r"held in (?P<holder>.+?) \(PID (?P<pid>\d+)\)")
 # DuckDB keeps three 4 KiB headers before the first block (Storage::BLOCK_START).

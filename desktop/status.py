@@ -80,7 +80,7 @@ def render(report: dict[str, Any]) -> str:
             per_session=report["proposals_per_session"],
         ),
     ]
-    lines.append(  # always there, as the README says: "none" is news too
+    lines.append(  # always there, as docs/desktop.md says: "none" is news too
         tr("<b>Recent errors</b>:")
         + "<br>"
         + ("<br>".join(html.escape(e) for e in report["recent_errors"]) or tr("none"))

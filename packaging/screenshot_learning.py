@@ -1,5 +1,5 @@
-"""The README's learning screenshots: the confirmation dialog raised by a real prompt, once on
-a Chinese desktop and once on an English one.
+"""The learning screenshots (README.md, docs/learning.md): the confirmation dialog raised by a
+real prompt, once on a Chinese desktop and once on an English one.
 
     xvfb-run -a -s "-screen 0 1280x800x24" python3 packaging/screenshot_learning.py [zh|en ...]
 

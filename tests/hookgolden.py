@@ -1,7 +1,7 @@
 """The hook goldens (tests/golden/hooks/, beside the install goldens in tests/golden/install/).
 
 - `<client>.json`: the cases of one client's adapter, each an event, the `stdin` the client
-  sends (its documented payload, shared/reference/client-protocols.md), the `request` the hook
+  sends (its payload as the client's hook documentation gives it), the `request` the hook
   must send the service (these keys with these values; others may be there too) and the `stdout`
   it must print when the service answers with reply.json (null: nothing at all). `why` says what
   a case is there for, where that is not plain.

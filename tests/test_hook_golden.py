@@ -1,8 +1,8 @@
 """Golden tests: each adapter's exact stdin -> (request to the service, stdout), per event.
 
 The goldens are files, one per client, in tests/golden/hooks/ (tests/hookgolden.py reads them;
-UPDATE_GOLDEN=1 rewrites them). Payloads follow the documented examples
-(shared/reference/client-protocols.md). They pin what we send and print, not what the client
+UPDATE_GOLDEN=1 rewrites them). Payloads follow the clients' documented examples (what memevo
+reads and prints per client: docs/clients.md). They pin what we send and print, not what the client
 does with it.
 """
 
@@ -166,7 +166,7 @@ def test_codebuddy_stop_continuations_are_not_the_users_words(data_dir: Path, pr
     assert [r["params"]["kind"] for r in service.requests] == [kind, kind]
 
 
-CLI_SESSION_START = {  # verbatim shape (client-protocols.md, Appendix C §4): no cwd
+CLI_SESSION_START = {  # verbatim shape, as the CodeBuddy Code CLI sends it: no cwd
     "session_id": "cb-9",
     "transcript_path": "/h/.codebuddy/projects/w/cb-9.jsonl",
     "hook_event_name": "SessionStart",

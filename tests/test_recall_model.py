@@ -85,7 +85,7 @@ def test_verify_set_regression_with_shipped_thresholds(
     relevant, 4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool
     123/174; tool calls 42/48, 1/30 quiet calls bring a rule and 1/30 a fact.
     These are in-sample (the defaults were chosen on these cases); the cross-validated figures
-    are in the README. The bounds leave a little room for float noise, not for a worse gate.
+    are in docs/recall.md. The bounds leave a little room for float noise, not for a worse gate.
     """
     cases = _load_recall_set(store, clock)
     actions = verify.parse(json.loads(RECALL_SET.read_text(encoding="utf-8"))).actions
@@ -119,7 +119,7 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     Measured with the shipped defaults (cue offsets 0.09 rule / 0.08 project): 153/163 relevant,
     2/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 157/174; tool
     calls 44/48, 1/30 quiet calls bring a rule and 1/30 a fact. In-sample like the test above;
-    cross-validated figures in the README."""
+    cross-validated figures in docs/recall.md."""
     from memevo.core import cues
 
     data = json.loads(RECALL_SET.read_text(encoding="utf-8"))

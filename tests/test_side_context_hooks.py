@@ -3,7 +3,8 @@ it, a local chat/completions server as the side judge. The Stop hook carries the
 ended the turn (the payload's field, or the end of the client's transcript); the judge request
 for the next prompt shows it, redacted — and only while sideContext is on.
 
-tests/test_side.py checks the same at the service level."""
+tests/test_learning.py (test_side_context_sends_the_previous_answer_only_when_on) checks the
+same at the service level."""
 
 from __future__ import annotations
 

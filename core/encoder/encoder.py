@@ -150,7 +150,7 @@ class Encoder:
         self._lock = threading.Lock()
         # One encode lane: every encode runs on this one thread, one at a time. Overlapping
         # requests on several threads made every later torch encode ~70% slower for the
-        # service's life (shared/reference/hook-latency.md); on 2 cores two encodes at once
+        # service's life (docs/performance.md, 2026-11-30); on 2 cores two encodes at once
         # only share the same cores anyway, so they queue here instead.
         self._lane = ThreadPoolExecutor(1, thread_name_prefix="memevo-encode")
         self._pending: list[tuple[str, Future[np.ndarray]]] = []  # single texts waiting for the lane

@@ -2,7 +2,7 @@
 
 The minimums are a property of the model (and of the background mean), not of the gate:
 the Node tool's 0.22 / 0.29 belong to bge-base-zh and do not carry over. They were
-calibrated with `memevo verify` on tests/data/recall-set.json (see README, "Recall").
+calibrated with `memevo verify` on tests/data/recall-set.json (docs/recall.md).
 """
 
 from __future__ import annotations

@@ -63,7 +63,8 @@ HUB_PROBE_TIMEOUT_S = 3.0
 # The offline pack is the 4-bit model: against the C engine it came from it agrees to 0.9999;
 # the full-precision hub model agrees with the 4-bit one to about 0.98-0.99.
 MIN_AGREEMENT = {"offline-pack": 0.999, "hub": 0.95}
-# Building the graph and its checks: about 20 s on two quiet cores (the torch export: 30-60 s).
+# Building the graph and its checks takes seconds, the torch export longer (measured:
+# docs/recall.md, "The ONNX graph"); the timeout only catches a hung child.
 CHECK_TIMEOUT_S = 1800
 GRAPH_FAILED = "memevo-onnx-failed.json"
 log = logging.getLogger("memevo.encoder")

@@ -123,7 +123,7 @@ class LeanUnigram:
         pipeline = Tokenizer.from_str(json.dumps(shell))
         # Fresh copies of the pieces: the parsed JSON's strings sit between its lists and
         # floats, and once those are freed the half-empty memory pages stay with the process
-        # (+73 MB resident instead of +42 MB).
+        # (tens of MB more resident; the service's memory: `service_rss_mb`, docs/performance.md).
         pieces = {(str(piece) + "\0")[:-1]: i for i, (piece, _score) in enumerate(vocab)}
         scores = array("d", (float(score) for _piece, score in vocab))
         return cls(pipeline, pieces, scores, unk_id, specials, template, max_length)

@@ -114,7 +114,8 @@ class LoadProgress:
 def limit_blas_threads() -> None:
     """One BLAS thread in the service. numpy's OpenBLAS threads keep spinning after a search
     and fight torch's threads for the two cores during the next encode; measured per prompt
-    with 10k memories: 48 ms with both pools at two threads, 23 ms with BLAS at one."""
+    with 10k memories, one BLAS thread halved it (a prompt's time today: `memevo bench`,
+    docs/performance.md)."""
     try:
         from threadpoolctl import threadpool_limits
 
