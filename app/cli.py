@@ -189,6 +189,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait-lock", type=float, default=0.0, help=argparse.SUPPRESS)
     p = command("service", service_commands.cmd_service, "status of the running service, or stop it")
     p.add_argument("action", nargs="?", choices=["status", "stop"], default="status")
+    p = command(
+        "injections",
+        service_commands.cmd_injections,
+        "the injection log, newest first: what was injected, and the prompt (an excerpt) it answered",
+    )
+    p.add_argument("--client", choices=CLIENTS, help="only this client's")
+    p.add_argument("--limit", type=int, default=20, help="at most this many (default 20)")
     hooks = sub.add_parser("hooks", help="client hook registration")
     hooks_sub = hooks.add_subparsers(title="actions", metavar="ACTION", required=True)
     pc = hooks_sub.add_parser("print-config", help="print the registration snippet for one client")

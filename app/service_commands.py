@@ -1,5 +1,5 @@
-"""The service's commands: serve (headless), tray, service status/stop, hooks print-config,
-mcp, and secret (the side API key)."""
+"""The service's commands: serve (headless), tray, service status/stop, injections (the log),
+hooks print-config, mcp, and secret (the side API key)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from .cli_shared import emit_json, plain
+from .cli_shared import call, emit_json, plain, reply, shown
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -161,6 +161,42 @@ def _silent_service() -> str | None:
         f"the memevo service (pid {pid}) holds the store but does not answer: it may be stopped "
         f"(`kill -CONT {pid}`) or stuck (`kill {pid}`; the next command starts a new one)"
     )
+
+
+# Why an injection shows no prompt: said plainly rather than left blank.
+NO_PROMPT = {
+    "session_start": "(none: a session start has no prompt)",
+    "stop": "(none: the end of a turn has no prompt)",
+}
+NOT_KEPT = "(not kept: logged before memevo kept prompts, or removed when a memory was purged)"
+
+
+def prompt_text(injection: dict[str, Any]) -> str:
+    """What an injection answered, as a terminal shows it."""
+    asked = injection.get("prompt")
+    if asked is not None:
+        return f"“{shown(asked)}”"
+    return NO_PROMPT.get(str(injection.get("event")), NOT_KEPT)
+
+
+def cmd_injections(args: argparse.Namespace) -> int:
+    """The injection log, newest first: what each hook injected, and what it answered."""
+
+    def say(result: dict[str, Any]) -> None:
+        if not result["injections"]:
+            print("nothing has been injected yet" + (f" into {args.client}" if args.client else ""))
+        texts = result["texts"]
+        for i in result["injections"]:
+            session = f"  session {shown(i['session'])}" if i["session"] else ""
+            print(
+                f"{i['ts'][:19].replace('T', ' ')}  {i['client']}  {i['event']}{session}  {i['chars']} chars"
+            )
+            print(f"  answered: {prompt_text(i)}")
+            for memory_id in i["memory_ids"]:
+                text = texts.get(memory_id)
+                print(f"  #{memory_id} {shown(text) if text is not None else '(deleted since)'}")
+
+    return reply(args, call("hook_activity", limit=args.limit, client=args.client), say)
 
 
 def cmd_print_config(args: argparse.Namespace) -> int:

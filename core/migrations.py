@@ -130,6 +130,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "dialog can say which project a proposal came from (NULL: none known)",
         ("ALTER TABLE side_jobs ADD COLUMN repo VARCHAR",),
     ),
+    Migration(
+        13,
+        "a short excerpt of what each injection answered (the prompt, or the tool call), secrets "
+        "redacted (NULL: a session start or a stop, or a row logged before it was kept)",
+        ("ALTER TABLE injections ADD COLUMN prompt VARCHAR",),
+    ),
 )
 
 

@@ -87,7 +87,7 @@ def op_hook_activity(ctx: Context, limit: int = 20, client: str | None = None) -
         "SELECT client, event, last_ms, count, last_service_ms FROM hook_events ORDER BY client, event"
     )
     injections = store.query(
-        "SELECT ts_ms, client, session, event, prompt_id, memory_ids, chars FROM injections "
+        "SELECT ts_ms, client, session, event, prompt_id, memory_ids, chars, prompt FROM injections "
         "WHERE ? IS NULL OR client = ? ORDER BY seq DESC LIMIT ?",
         [client, client, limit],
     )
@@ -105,8 +105,11 @@ def op_hook_activity(ctx: Context, limit: int = 20, client: str | None = None) -
                 "prompt_id": p,
                 "memory_ids": list(ids),
                 "chars": n,
+                # what it answered, redacted and cut (core/service/books.py); None: a session
+                # start or a stop have no prompt, and rows logged before memevo kept it have none
+                "prompt": asked,
             }
-            for t, c, s, e, p, ids, n in injections
+            for t, c, s, e, p, ids, n, asked in injections
         ],
         # the injected memories' texts (the panel shows them; a deleted one is absent)
         "texts": {

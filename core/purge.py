@@ -1,8 +1,8 @@
 """Purge: remove one memory's text from every place memevo keeps it, when the user asks.
 
-The seed admits deleted text lingers (trash, index, backups); ours must not. Later parts of
-the product that keep memory text (injection log, proposals, snapshots) register a scrubber
-in TEXT_HOLDERS so purge reaches them too.
+The seed admits deleted text lingers (trash, index, backups); ours must not. The injection
+log's prompt excerpts that hold the text lose it here; later parts of the product that keep
+memory text register a scrubber in TEXT_HOLDERS so purge reaches them too.
 """
 
 from __future__ import annotations
@@ -119,9 +119,34 @@ def _remove_text(con: Any, memory_id: str, text: str) -> int:
         [text, f'"{memory_id}"'],
     )
     applied.scrub(con, memory_id, text)  # results kept for repeated write requests (bookkeeping)
+    _scrub_excerpts(con, text)
     for holder in TEXT_HOLDERS:
         removed += holder(con, memory_id, text)
     return removed
+
+
+# An excerpt cut inside the text ends with at least this much of its beginning to count as
+# holding it: shorter, too many unrelated prompts would end the same way.
+_CUT_MIN = 8
+
+
+def _scrub_excerpts(con: Any, text: str) -> None:
+    """The injection log's prompt excerpts (core/service/books.py) that hold the text lose it;
+    the rows stay. An excerpt is made one line and redacted (a secret in the text reads
+    [已隐去] there), and may be cut (ending in "…") partway into the text: one that holds its
+    first 40 characters, or ends with its beginning, goes too. Both spellings are looked for."""
+    from .redaction import redact_secrets
+    from .service.books import one_line
+
+    for needle in dict.fromkeys((one_line(text), one_line(redact_secrets(text)))):
+        if not needle:
+            continue
+        con.execute(
+            "UPDATE injections SET prompt = NULL WHERE contains(prompt, $t) OR contains(prompt, left($t, 40)) "
+            "OR (ends_with(prompt, '…') AND EXISTS (SELECT 1 FROM range($lo, 201) AS r(k) WHERE "
+            "k <= length($t) AND ends_with(rtrim(left(prompt, length(prompt) - 1)), rtrim(left($t, k)))))",
+            {"t": needle, "lo": _CUT_MIN},
+        )
 
 
 def _find_text(con: Any, memory_id: str) -> str:

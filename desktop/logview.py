@@ -1,5 +1,5 @@
-"""The panel's injection log: per prompt, what was injected, its size and which memories;
-filtered by client. And the pending proposals, each reopened in the confirmation dialog."""
+"""The panel's injection log: per prompt, what was injected, the prompt it answered (a short
+excerpt, secrets redacted), its size and which memories; filtered by client. And the pending proposals, each reopened in the confirmation dialog."""
 
 from __future__ import annotations
 
@@ -67,8 +67,9 @@ REFRESH_MS = 5000  # while the log is on screen, new injections show up by thems
 
 
 class InjectionLogView(QWidget):
-    """Per injection: when, which client and session (the whole id on hover), which hook, its
-    size, and the memories injected — their texts, each with its id (a deleted one says so)."""
+    """Per injection: when, which client and session (the whole id on hover), which hook, what
+    it answered (the prompt's excerpt; a session start has none, an old row did not keep it),
+    its size, and the memories injected — their texts, each with its id (a deleted one says so)."""
 
     def __init__(self, host: Any) -> None:
         from .qt import QHBoxLayout, QTimer
@@ -90,9 +91,17 @@ class InjectionLogView(QWidget):
         bar.addStretch(1)
         layout.addLayout(bar)
         self.model = RowsModel(
-            [tr("Time"), tr("Client"), tr("Session"), tr("Event"), tr("Characters"), tr("Memories")]
+            [
+                tr("Time"),
+                tr("Client"),
+                tr("Session"),
+                tr("Event"),
+                tr("Prompt or tool call"),
+                tr("Characters"),
+                tr("Memories"),
+            ]
         )
-        self.table = _table(self.model)
+        self.table = _table(self.model, wide=(4, 6))  # the prompt and the memories share the width
         layout.addWidget(self.table)
         self.timer = QTimer(self)
         self.timer.setInterval(REFRESH_MS)
@@ -122,21 +131,37 @@ class InjectionLogView(QWidget):
                     continue
                 texts = [_injected(memory_id, found["texts"].get(memory_id)) for memory_id in i["memory_ids"]]
                 session = i["session"] or ""
+                asked, asked_tip = prompt_cell(i["event"], i.get("prompt"))
                 rows.append(
                     [
                         i["ts"][:19].replace("T", " "),
                         client_label(i["client"]),
                         session[:12] + ("…" if len(session) > 12 else ""),
                         event_label(i["event"]),
+                        asked,
                         str(i["chars"]),
                         " · ".join(texts),
                     ]
                 )
-                tips.append(["", "", session, "", "", "\n".join(texts)])
+                tips.append(["", "", session, "", asked_tip, "", "\n".join(texts)])
             self.model.set_rows(rows, tips)
             self.table.resizeColumnsToContents()
 
         self.worker.run(lambda: self.host.handle("hook_activity", {"limit": 500, "client": wanted}), show)
+
+
+def prompt_cell(event: str, asked: str | None) -> tuple[str, str]:
+    """What an injection answered, and its tooltip: the prompt's excerpt (whole on hover), or
+    why there is none — said plainly rather than left blank."""
+    if asked is not None:
+        return asked, asked
+    if event == "session_start":
+        return tr("(none: a session start has no prompt)"), ""
+    if event == "stop":
+        return tr("(none: the end of a turn has no prompt)"), ""
+    return tr("(not kept)"), tr(
+        "Logged before memevo kept an excerpt of each prompt, or removed when a memory was purged."
+    )
 
 
 def _injected(memory_id: str, text: str | None) -> str:

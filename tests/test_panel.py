@@ -200,7 +200,8 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     jobs.update(host.store, "p1", clock.now_ms(), status="ready", proposal=proposal)
     kept = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
     session = "sess-abc-0123456789-long"
-    host.ctx.books.log_injection("claude", session, "prompt", "p", [kept.id, "m2"], 120)
+    asked = "以后回答我都用中文吗？token=ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" + " " + "长" * 400
+    host.ctx.books.log_injection("claude", session, "prompt", "p", [kept.id, "m2"], 120, asked)
     host.ctx.books.log_injection("cursor", "conv-1", "session_start", None, ["m3"], 80)
     host.ctx.books.flush()
     queue = ConfirmQueue(host)
@@ -222,7 +223,12 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     # names in words, the injected memories' texts, the whole session id on hover
     model = panel.injections.model
     assert [r[1] for r in model.rows] == ["Claude Code"] and model.rows[0][3] == "提示词"
-    assert model.rows[0][4:] == ["120", f"#{kept.id} 回答问题时一律使用中文 · #m2（之后已删除）"]
+    assert model.rows[0][5:] == ["120", f"#{kept.id} 回答问题时一律使用中文 · #m2（之后已删除）"]
+    # the prompt it answered: an excerpt, its secret redacted, cut at 200 characters
+    excerpt = model.rows[0][4]
+    assert excerpt.startswith("以后回答我都用中文吗？token=[已隐去]") and excerpt.endswith("…")
+    assert "ghp_" not in excerpt and len(excerpt) == 201
+    assert model.data(model.index(0, 4), Qt.ItemDataRole.ToolTipRole) == excerpt
     assert model.rows[0][2] == "sess-abc-012…"
     assert model.data(model.index(0, 2), Qt.ItemDataRole.ToolTipRole) == session
     # new injections show up while the log is on screen, without switching tabs
@@ -234,6 +240,7 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     panel.injections.timer.timeout.emit()
     _settle(qtbot, panel.injections)
     assert len(model.rows) == 2 and model.rows[0][3] == "会话开始"
+    assert model.rows[0][4] == "（无：会话开始没有提示词）"  # said plainly, not left blank
     panel.show_view("memories")
     assert not panel.injections.timer.isActive()
 
@@ -250,6 +257,47 @@ def test_the_injection_log_filters_by_client_before_its_limit(qtbot, host: Servi
     view.client.setCurrentIndex(4)  # workbuddy
     _settle(qtbot, view)
     assert [r[1] for r in view.model.rows] == ["WorkBuddy"]
+
+
+def test_injections_logged_before_prompts_were_kept_say_so(qtbot, data_dir, clock: FakeClock) -> None:
+    """A store from before migration 13 keeps its injection log; those rows say the prompt was
+    not kept (a purge says the same of an excerpt that held the purged text)."""
+    import duckdb
+    from memevo.core.migrations import MIGRATIONS
+    from memevo.core.store import Store
+    from memevo.desktop.logview import InjectionLogView
+
+    path = data_dir / "memevo.duckdb"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    old = duckdb.connect(str(path))  # the schema as release 12 left it, with one injection
+    old.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR, applied_ms BIGINT)"
+    )
+    for migration in MIGRATIONS[:12]:
+        for statement in migration.statements:
+            old.execute(statement)
+        old.execute("INSERT INTO schema_migrations VALUES (?, ?, 0)", [migration.version, migration.name])
+    old.execute(
+        "INSERT INTO injections (ts_ms, client, session, event, prompt_id, memory_ids, chars) "
+        "VALUES (?, 'claude', 'old-session', 'prompt', 'p', ['m1'], 90)",
+        [clock.now_ms()],
+    )
+    old.close()
+    with Store.open(path) as store:
+        host = ServiceHost(store, clock)
+        try:
+            host.ctx.books.log_injection(
+                "claude", "new", "action", None, ["m1"], 40, "Bash: git push --force"
+            )
+            host.ctx.books.flush()
+            view = InjectionLogView(host)
+            qtbot.addWidget(view)
+            _settle(qtbot, view)
+            rows = view.model.rows
+            assert [r[4] for r in rows] == ["Bash: git push --force", "（未保留）"]
+            assert "之前" in view.model.data(view.model.index(1, 4), Qt.ItemDataRole.ToolTipRole)
+        finally:
+            host.close()
 
 
 def test_confidence_bar_paints_by_strength(qtbot, host: ServiceHost, clock: FakeClock) -> None:

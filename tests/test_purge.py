@@ -204,6 +204,25 @@ def test_purge_in_process_rewrites_the_page_too(store: Store, clock: FakeClock) 
     assert SECRET not in page and keep.id in page
 
 
+def test_purge_removes_the_text_from_the_injection_logs_prompt_excerpts(
+    data_dir: Path, store: Store, clock: FakeClock
+) -> None:
+    """The injection log keeps an excerpt of each prompt: one that held the purged text (or its
+    beginning, where the excerpt was cut) loses its excerpt; the rest of the log stays."""
+    from memevo.core.service.books import Bookkeeper
+
+    gone = memories.create(store, "project", SECRET, clock)
+    books = Bookkeeper(lambda: store, clock)
+    books.log_injection("claude", "s", "prompt", "p1", [gone.id], 80, f"记一下：{SECRET}")
+    books.log_injection("claude", "s", "prompt", "p2", [gone.id], 80, "x" * 190 + SECRET)  # cut mid-text
+    books.log_injection("claude", "s", "prompt", "p3", [], 80, "an unrelated prompt")
+    books.close()
+    purge.purge(store, gone.id)
+    kept = dict(store.query("SELECT prompt_id, prompt FROM injections"))
+    assert kept == {"p1": None, "p2": None, "p3": "an unrelated prompt"}
+    assert _files_with(data_dir, SECRET[:12]) == []
+
+
 # -- 3. no yes, no purge ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("stdin", ["n\n", "y\n", None])
 def test_purge_without_yes_refuses_when_it_cannot_ask(

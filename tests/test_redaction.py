@@ -244,3 +244,32 @@ def test_judge_sends_words_and_context_redacted() -> None:
 
     assert not asyncio.run(call()).remember
     assert "9f8e7d6c5b4a" not in sent[0] and "Zq8vN2pLx" not in sent[0]
+
+
+# -- the injection log's prompt excerpts (core/service/books.py) -------------------------------------------
+def test_the_injection_logs_prompt_excerpt_is_redacted_flat_and_short() -> None:
+    from memevo.core.service.books import EXCERPT_CHARS, excerpt
+
+    token = "sk-proj-" + "Zt3kQ9wLx2Vb7Nc4Hd8Rf1Jm6Ps5Ty0Ga"
+    said = f"deploy with\n\n  key {token}\tplease \x1b[31mnow\u202e"
+    kept = excerpt(said)
+    assert token[:12] not in kept and REDACTED in kept
+    assert "\n" not in kept and "\x1b" not in kept and "\u202e" not in kept and "  " not in kept
+    assert kept.startswith("deploy with key ")
+    long = excerpt("长" * 5000)
+    assert long == "长" * EXCERPT_CHARS + "…"
+    # a secret that starts inside the excerpt and runs past its end is redacted whole, and the
+    # marker is never cut in two
+    edge = excerpt("a" * (EXCERPT_CHARS - 3) + " " + token + " tail")
+    assert token[:6] not in edge and edge.endswith(REDACTED + "…")
+    assert excerpt("short prompt") == "short prompt"
+
+
+def test_the_injection_logs_tool_call_excerpt_names_the_tool_and_what_it_does() -> None:
+    from memevo.core.service.hookops import tool_call
+
+    assert tool_call("Bash", {"command": "git push --force", "description": "x"}) == "Bash: git push --force"
+    assert tool_call("Edit", '{"file_path": "/repo/a.py", "old_string": "x"}') == "Edit: /repo/a.py"
+    assert tool_call("mcp__db__query", {"sql": "select 1"}) == "mcp__db__query: select 1"
+    assert tool_call(None, None) == "tool"
+    assert len(tool_call("Bash", {"command": "y" * 100_000})) < 500  # bounded before the log

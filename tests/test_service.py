@@ -171,6 +171,15 @@ def test_heartbeats_and_injections_are_recorded(service_home: Path) -> None:
     assert {("workbuddy", "stop"), ("workbuddy", "prompt")} <= events
     latest = next(i for i in log["injections"] if i["client"] == "workbuddy")
     assert latest["session"] == "w" and latest["chars"] > 0 and latest["memory_ids"]
+    assert latest["prompt"] == RELATED  # what the recall answered, as an excerpt
+    # the command line lists the same log, with the prompt each injection answered
+    listed = _memevo("injections", "--client", "workbuddy", "--limit", "5")
+    assert listed.returncode == 0, listed.stderr
+    assert f"answered: “{RELATED}”" in listed.stdout and FACT in listed.stdout
+    as_json = json.loads(_memevo("injections", "--json", "--limit", "50").stdout)
+    assert any(i["prompt"] == RELATED for i in as_json["injections"])
+    starts = [i for i in as_json["injections"] if i["event"] == "session_start"]
+    assert all(i["prompt"] is None for i in starts)
 
 
 def test_fallback_text_is_kept_current(service_home: Path) -> None:

@@ -1,4 +1,9 @@
-"""Heartbeats and the injection log: queued by requests, written off the request path in batches."""
+"""Heartbeats and the injection log: queued by requests, written off the request path in batches.
+
+Each injection keeps a short excerpt of what it answered (the prompt, or the tool call), so the
+log can say why memories were injected. The request only slices the text (bounded, O(1) in
+the prompt's length); the redaction and the cut to EXCERPT_CHARS run on the books' thread.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +14,23 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import Clock
+from ..redaction import REDACTED, redact_secrets
 from ..store import Store
 
 log = logging.getLogger("memevo.service")
 FLUSH_EVERY_S = 0.25
+EXCERPT_CHARS = 200  # what the log keeps of a prompt: enough to recognise it, never the whole
+# The slice redacted before the cut: a secret that starts inside the excerpt is seen whole
+# (redaction reads a value from at most 512 characters), so its tail is never kept half-redacted.
+_RAW_CHARS = EXCERPT_CHARS + 1024
 _SQL = {
     "hook": (
         "INSERT INTO hook_events VALUES (?, ?, ?, 1, ?) ON CONFLICT (client, event) DO UPDATE SET "
         "last_ms = excluded.last_ms, count = hook_events.count + 1, last_service_ms = excluded.last_service_ms"
     ),
     "injection": (
-        "INSERT INTO injections (ts_ms, client, session, event, prompt_id, memory_ids, chars) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO injections (ts_ms, client, session, event, prompt_id, memory_ids, chars, prompt) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
     ),
 }
 
@@ -36,9 +46,20 @@ class Bookkeeper:
         self._queue.put(("hook", (client, event, self.clock.now_ms(), elapsed_ms)))
 
     def log_injection(
-        self, client: str, session: str | None, event: str, prompt_id: str | None, ids: list[str], chars: int
+        self,
+        client: str,
+        session: str | None,
+        event: str,
+        prompt_id: str | None,
+        ids: list[str],
+        chars: int,
+        asked: str | None = None,
     ) -> None:
-        self._queue.put(("injection", (self.clock.now_ms(), client, session, event, prompt_id, ids, chars)))
+        """asked: the prompt or tool call answered (None: a session start or a stop have none)."""
+        raw = None if asked is None else asked[:_RAW_CHARS]
+        self._queue.put(
+            ("injection", (self.clock.now_ms(), client, session, event, prompt_id, ids, chars, raw))
+        )
 
     def flush(self) -> None:
         batch: list[tuple[str, tuple[Any, ...]]] = []
@@ -49,6 +70,8 @@ class Bookkeeper:
                 break
         if not batch:
             return
+        # redacted before the transaction: the store's write lock is not held for it
+        batch = [(kind, _excerpted(row) if kind == "injection" else row) for kind, row in batch]
         try:
             with self.store().transaction() as con:
                 for kind, row in batch:
@@ -63,3 +86,32 @@ class Bookkeeper:
     def close(self) -> None:
         self._closing.set()
         self.flush()
+
+
+def _excerpted(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    try:
+        return (*row[:-1], None if row[-1] is None else excerpt(row[-1]))
+    except Exception:  # the row is kept without its excerpt rather than lost
+        log.warning("could not make the injection's prompt excerpt", exc_info=True)
+        return (*row[:-1], None)
+
+
+def excerpt(text: str) -> str:
+    """The first EXCERPT_CHARS characters of a prompt as the log keeps them: secrets redacted
+    first (core/redaction.py), control and layout characters and runs of white space made one
+    space (the CLI prints it on a terminal), "…" when cut. A redaction marker is never cut in
+    two. Linear in the (already bounded) text."""
+    flat = one_line(redact_secrets(text[:_RAW_CHARS]))
+    if len(flat) <= EXCERPT_CHARS:
+        return flat
+    cut = EXCERPT_CHARS
+    marker = flat.rfind(REDACTED, max(0, cut - len(REDACTED) + 1), cut + len(REDACTED))
+    if 0 <= marker < cut < marker + len(REDACTED):
+        cut = marker + len(REDACTED)
+    return flat[:cut].rstrip() + "…"
+
+
+def one_line(text: str) -> str:
+    """Control and layout characters and runs of white space made one space (purge looks for a
+    memory's text in the excerpts made this way)."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())

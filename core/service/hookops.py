@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
+import json
 import logging
 import threading
 import time
@@ -14,7 +17,7 @@ from .. import maintenance, memories, scopes
 from ..errors import StoreBusy
 from ..learning import readiness
 from ..optable import operation
-from . import caches, texts
+from . import books, caches, texts
 from .context import ServiceContext
 
 log = logging.getLogger("memevo.service")
@@ -109,7 +112,7 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
 
         restored = stop.restore(ask.client, ask.session)  # Cursor: the hidden half of a follow-up
         if restored:
-            return _done(ctx, ask, "prompt", started, restored, [])
+            return _done(ctx, ask, "prompt", started, restored, [], asked=prompt)
         stop.delivered(ctx.store, ctx.clock, ask.client, prompt)  # CodeBuddy: our continuation's echo
     if not config["enabled"] or kind == "plugin" or not prompt.strip():
         return _done(ctx, ask, "prompt", started, None, [])
@@ -120,7 +123,7 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         ctx.learner.note_prompt(ask.client, ask.session, ask.repo, prompt)  # client mode's proposals
         _maybe_learn(ctx, config, params, prompt)
     parts = [p for p in (block, prompt_reminder(ctx, config, ask.flavor)) if p]
-    result = _done(ctx, ask, "prompt", started, "\n\n".join(parts), ids)
+    result = _done(ctx, ask, "prompt", started, "\n\n".join(parts), ids, asked=prompt)
     if block and config["showRecall"]:
         result["system_message"] = block
     if skipped:
@@ -171,7 +174,29 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         [h.text for h in hits if h.category != "rule"],
         after=bool(params.get("after")),  # CodeBuddy: PostToolUse, with the tool's result
     )
-    return _done(ctx, ask, "action", started, block, ids)
+    asked = tool_call(params.get("tool"), params.get("input"))
+    return _done(ctx, ask, "action", started, block, ids, asked=asked)
+
+
+# Where a tool call says what it does: a shell command, the file it edits, else its whole input.
+_TOOL_DETAIL = ("command", "file_path", "path", "notebook_path", "target_file", "filePath", "tool_name")
+
+
+def tool_call(tool: Any, tool_input: Any) -> str:
+    """A tool call as the injection log shows what it answered ("Bash: git push"). Only its
+    head is kept (the log cuts it further and redacts it), so a large input costs little."""
+    name = str(tool or "").strip() or "tool"
+    data = tool_input
+    if isinstance(data, str) and data.lstrip().startswith("{"):  # some clients send it as JSON
+        with contextlib.suppress(ValueError):
+            data = json.loads(data)
+    detail: Any = data
+    if isinstance(data, dict):
+        detail = next((data[k] for k in _TOOL_DETAIL if data.get(k)), None)
+        if detail is None:  # an MCP tool's arguments: their first values, as words
+            detail = " ".join(str(v)[: books.EXCERPT_CHARS] for v in itertools.islice(data.values(), 8))
+    text = str(detail)[: books.EXCERPT_CHARS * 2] if detail is not None else ""
+    return f"{name}: {text}" if text.strip() else name
 
 
 def _not_recently_injected(ask: Ask, ids: list[str]) -> set[str]:
@@ -327,9 +352,11 @@ def _done(
     text: str | None,
     ids: list[str],
     log_injection: bool = True,
+    asked: str | None = None,
 ) -> dict[str, Any]:
+    """asked: the prompt or tool call the text answers; the log keeps a redacted excerpt."""
     elapsed_ms = (time.perf_counter() - started) * 1000
     ctx.books.record_hook(ask.client, event, elapsed_ms)
     if text and log_injection:
-        ctx.books.log_injection(ask.client, ask.session, event, ask.prompt_id, ids, len(text))
+        ctx.books.log_injection(ask.client, ask.session, event, ask.prompt_id, ids, len(text), asked)
     return {"context": text or None}

@@ -450,8 +450,28 @@
         <translation>事件</translation>
     </message>
     <message>
+        <source>Prompt or tool call</source>
+        <translation>提示词或工具调用</translation>
+    </message>
+    <message>
         <source>Characters</source>
         <translation>字数</translation>
+    </message>
+    <message>
+        <source>(none: a session start has no prompt)</source>
+        <translation>（无：会话开始没有提示词）</translation>
+    </message>
+    <message>
+        <source>(none: the end of a turn has no prompt)</source>
+        <translation>（无：一轮结束时没有提示词）</translation>
+    </message>
+    <message>
+        <source>(not kept)</source>
+        <translation>（未保留）</translation>
+    </message>
+    <message>
+        <source>Logged before memevo kept an excerpt of each prompt, or removed when a memory was purged.</source>
+        <translation>这条记录产生于 memevo 开始保留提示词摘录之前，或摘录在彻底清除某条记忆时被一并删除。</translation>
     </message>
     <message>
         <source>#{id} (deleted since)</source>
@@ -638,12 +658,48 @@
         <translation>钥匙串不可用：{problem}</translation>
     </message>
     <message>
+        <source>memevo can keep the key in {path}, a file only your account can read. It is not encrypted: anyone who can use your account, or an administrator, can read it.</source>
+        <translation>memevo 可以把密钥保存在 {path}，这个文件只有你的账户能读取。它没有加密：能使用你这个账户的人或管理员都能读到它。</translation>
+    </message>
+    <message>
+        <source>Keep the key in that file (not encrypted)</source>
+        <translation>把密钥保存在这个文件里（不加密）</translation>
+    </message>
+    <message>
+        <source>Move to the keyring</source>
+        <translation>移到系统钥匙串</translation>
+    </message>
+    <message>
+        <source>Key: set, in {path}, a file only your account can read (not encrypted).</source>
+        <translation>密钥：已设置，保存在 {path}，这个文件只有你的账户能读取（未加密）。</translation>
+    </message>
+    <message>
+        <source>API key (kept in that file, never shown)</source>
+        <translation>API 密钥（保存在上述文件里，从不显示）</translation>
+    </message>
+    <message>
         <source>Key not saved: the field is empty.</source>
         <translation>密钥没有保存：输入框是空的。</translation>
     </message>
     <message>
+        <source>Key saved in {path} (only your account can read it; not encrypted).</source>
+        <translation>密钥已保存到 {path}（只有你的账户能读取；未加密）。</translation>
+    </message>
+    <message>
         <source>Key not saved: {reason}</source>
         <translation>密钥没有保存：{reason}</translation>
+    </message>
+    <message>
+        <source>Key removed: its file {path} is deleted.</source>
+        <translation>密钥已删除：文件 {path} 已删掉。</translation>
+    </message>
+    <message>
+        <source>Key moved to the OS keyring; its file is deleted.</source>
+        <translation>密钥已移到系统钥匙串，原来的文件已删掉。</translation>
+    </message>
+    <message>
+        <source>Key not moved: {reason}</source>
+        <translation>密钥没有移动：{reason}</translation>
     </message>
     <message>
         <source>Key saved in the OS keyring.</source>
@@ -1478,12 +1534,8 @@
         <translation>请同时填写模型，或清空接口地址。</translation>
     </message>
     <message>
-        <source>no OS keyring on this computer</source>
-        <translation>这台电脑没有系统钥匙串</translation>
-    </message>
-    <message>
-        <source>This computer has no OS keyring, so memevo cannot keep an API key here. Automatic learning still works through your coding assistant&apos;s own model. To use a side API, set up a keyring (on Linux: gnome-keyring or KWallet), then save the key in Settings.</source>
-        <translation>这台电脑没有系统钥匙串，memevo 无法在这里保存 API 密钥。自动学习仍然可以用你的编程助手自己的模型。要使用旁路接口，请先配置一个钥匙串（Linux 上是 gnome-keyring 或 KWallet），再到“设置”里保存密钥。</translation>
+        <source>This computer has no OS keyring. Automatic learning still works through your coding assistant&apos;s own model. To use a side API here, {file}</source>
+        <translation>这台电脑没有系统钥匙串。自动学习仍然可以用你的编程助手自己的模型。要在这里使用旁路接口：{file}</translation>
     </message>
     <message>
         <source>Claude Code</source>
@@ -1730,6 +1782,10 @@
         <translation>旁路接口密钥已存入系统钥匙串。</translation>
     </message>
     <message>
+        <source>The side API key is in {path}, a file only your account can read (not encrypted).</source>
+        <translation>旁路接口密钥保存在 {path}，这个文件只有你的账户能读取（未加密）。</translation>
+    </message>
+    <message>
         <source>The key was not saved: {why}. Set it later in Settings or with `memevo secret set`.</source>
         <translation>密钥没有保存：{why}。之后可以在“设置”里或用 `memevo secret set` 设置。</translation>
     </message>
@@ -1806,8 +1862,12 @@
         <translation>正在从 Python 包索引获取 {package}</translation>
     </message>
     <message>
-        <source>this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet), so memevo cannot keep a key; set one up, or set {env} where memevo starts (a tray app started at login does not see a terminal&apos;s variables)</source>
-        <translation>这台电脑没有系统钥匙串（Linux 上需要 gnome-keyring 或 KWallet 之类的 Secret Service），memevo 无法保存密钥；请配置一个钥匙串，或者在 memevo 启动的环境里设置 {env}（登录时启动的托盘程序看不到终端里设的变量）</translation>
+        <source>this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet); set one up, or tick “Keep the key in that file” to keep it in a file only your account can read (not encrypted), or set {env} where memevo starts (a tray app started at login does not see a terminal&apos;s variables)</source>
+        <translation>这台电脑没有系统钥匙串（Linux 上需要 gnome-keyring 或 KWallet 之类的 Secret Service）；请配置一个钥匙串，或者勾选“把密钥保存在这个文件里”，把它存进只有你的账户能读取的文件（未加密），或者在 memevo 启动的环境里设置 {env}（登录时启动的托盘程序看不到终端里设的变量）</translation>
+    </message>
+    <message>
+        <source>the keyring did not give the key back; the file is kept</source>
+        <translation>钥匙串没有把密钥读回来；文件保留不动</translation>
     </message>
     <message>
         <source>the embedding model could not be provisioned: {why}</source>
@@ -1816,6 +1876,10 @@
     <message>
         <source>the key is empty</source>
         <translation>密钥是空的</translation>
+    </message>
+    <message>
+        <source>the key has a line break or another character that cannot be in a key</source>
+        <translation>密钥里有换行或其他不能出现在密钥里的字符</translation>
     </message>
     <message>
         <source>its file lost memevo&apos;s entries {count} times within {minutes} minutes; memevo stopped repairing it until the tray app restarts (Clients → Repair now to try again)</source>
