@@ -94,16 +94,12 @@ class OnnxEncoderModel:
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
-        # The pool's threads spin briefly between the graph's ~200 small parallel steps (the
-        # default). Measured here (a 30-token prompt, requests 20 ms apart, 150 runs, two rounds;
-        # loaded = one busy process per core beside it), median / p95 in ms:
-        #   quiet:  2 threads spinning 9.0-9.5 / 11.1; not spinning 14.9-16.3 / 17.1-20.2;
-        #           1 thread 15.4-16.1 / 16.5-19.3
-        #   loaded: 2 threads spinning 24.8-26.5 / 38.5-39.2; not spinning 25.5-25.7 / 31.3-32.3;
-        #           1 thread 30.7-31.6 / 32.2-37.8
-        # Two threads win both ways; not spinning trims the loaded p95 by ~7 ms but costs every
-        # quiet prompt ~6 ms (the hook's budget is 20 ms), so the pool spins. Unlike OpenBLAS's
-        # workers (limited to one thread in the service) they stop spinning soon after a run.
+        # The pool's threads spin briefly between the graph's many small parallel steps (the
+        # default). Two spinning threads beat one thread and beat not spinning, quiet and loaded;
+        # not spinning trims a loaded machine's p95 but costs every quiet prompt a good part of
+        # the hook's budget, so the pool spins (measured: docs/performance.md, "onnxruntime's
+        # thread pool"). Unlike OpenBLAS's workers (one thread in the service) they stop
+        # spinning soon after a run.
         self.max_length = int(manifest.get("max_length", 512))
         # The tokenizer loads in Python while onnxruntime builds the session without the GIL.
         loaded: list[tokenizer_mod.TokenIds | BaseException] = []
