@@ -1,4 +1,4 @@
-"""The hook executable: `<python> -I -S <this file> <client> <event>`.
+"""The hook executable: `<python> -I -S <this file> [--home <data folder>] <client> <event>`.
 
 Whatever happens it exits 0 and prints nothing it should not: a broken memory is
 acceptable, a blocked prompt or a traceback in the user's client is not.

@@ -315,11 +315,29 @@ def _parse(reply):
     return kind, out, logs
 
 
+def registered_home(argv):
+    """`memevo_hook.py --home FOLDER CLIENT EVENT`: setup names the data folder when the user moved
+    it (installer/hook_command.py). The client starts hooks with its own environment, which rarely
+    holds MEMEVO_HOME, so the folder named here wins over it: it goes into this process's
+    environment, where _data_dir, hookio and a service this hook starts (inheriting it) find it.
+    Returns the arguments without it."""
+    if len(argv) < 3 or argv[1] != "--home":
+        return argv
+    if argv[2]:
+        if sys.platform == "win32":
+            _os.environ["MEMEVO_HOME"] = argv[2]  # `os` itself there: also the process's
+        else:
+            folder = argv[2].encode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+            _os.environ[b"MEMEVO_HOME"] = folder  # what _env reads, and `os.environ` (the same dict)
+            _os.putenv(b"MEMEVO_HOME", folder)  # what a process started from here inherits
+    return [argv[0], *argv[3:]]
+
+
 def run(argv):
     """The whole hook: answer, flush, exit 0 at once (the teardown is ~3 ms of a hook)."""
     _os.umask(0o077)  # the hook's log and spawn guard are the user's alone, like all of memevo's files
     try:
-        code = main(argv)
+        code = main(registered_home(argv))
     except BaseException as exc:
         try:  # noqa: SIM105 - as below
             _hookio().log(f"hook crashed: {exc.__class__.__name__}: {exc}")
