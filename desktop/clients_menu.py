@@ -5,6 +5,7 @@ A client that is not installed is one greyed line, not an empty submenu."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .client_texts import client_label, part_lines, title
@@ -23,8 +24,10 @@ def event_label(event: str) -> str:
 
 
 def short(command: str) -> str:
-    """`claude mcp add --scope user memory-self-evolution …`: the part a person recognises."""
-    head = command.split(" -- ", 1)[0]
+    """`claude mcp add --scope user memory-self-evolution …`: the part a person recognises. A
+    moved data folder's `-e MEMEVO_HOME=…` goes with the server's command line into the `…`:
+    both are in the tooltip and in what Copy puts on the clipboard."""
+    head = re.split(r" (?:-e|--) ", command, maxsplit=1)[0]
     return head + " …" if head != command else command
 
 

@@ -1,9 +1,9 @@
 """Our entries inside a client's JSON: hooks and the MCP server, the same for every client.
 
 Ours are recognised by markers — a hook whose command runs `memevo_hook.py`, an MCP entry
-that runs `memevo.core.cli mcp` — and the Node tool's by its script names, so setup can
-update ours in place, drop older ones and replace the Node tool's, while everyone else's
-entries keep their place and content. Every function edits the dict it is given and says
+that runs `memevo.core.cli mcp`, whatever data folder either names — and the Node tool's by its
+script names, so setup can update ours in place, drop older ones and replace the Node tool's,
+while everyone else's entries keep their place and content. Every function edits the dict it is given and says
 whether anything changed. What a client wants (its hook snippet, the file's shape) comes from
 its module in installer/clients/; nothing here knows one client from another."""
 
@@ -13,6 +13,7 @@ import copy
 import re
 from typing import Any, TypeGuard
 
+from ..core.paths import HOME_ENV
 from . import hook_command
 
 SERVER_NAME = "memory-self-evolution"  # the seed's MCP name: permission rules and skills refer to it
@@ -183,13 +184,37 @@ def set_mcp(client: str, data: dict[str, Any]) -> bool:
     for legacy in LEGACY_SERVER_NAMES:
         servers.pop(legacy, None)
     current = servers.get(SERVER_NAME)
-    # We own type/command/args; keys the user added to our entry (env, disabled…) stay.
+    # We own type/command/args and env's MEMEVO_HOME; keys the user added to our entry (env,
+    # disabled…) stay.
     extra = {k: v for k, v in current.items() if k not in OWNED_KEYS} if _is_our_entry(current) else {}
-    servers[SERVER_NAME] = {**mcp_entry(client), **extra}
+    servers[SERVER_NAME] = _with_home({**mcp_entry(client), **extra})
     return data != before
 
 
 OWNED_KEYS = ("type", "command", "args", "description")
+
+
+def _with_home(entry: dict[str, Any]) -> dict[str, Any]:
+    """`entry` with env's MEMEVO_HOME naming this setup's moved data folder, or without it when
+    the folder is the default one: clients start MCP servers with their own environment, which
+    rarely holds MEMEVO_HOME (hook_command.moved_home). The user's other variables keep their
+    place; an env left empty by taking ours out goes with it, one the user left empty stays."""
+    carried = hook_command.home_env()
+    env = entry.get("env")
+    if not isinstance(env, dict):
+        return {**entry, "env": carried} if carried else entry
+    if not carried and HOME_ENV not in env:
+        return entry
+    kept = {k: v for k, v in env.items() if k != HOME_ENV}
+    if kept or carried:
+        return {**entry, "env": {**kept, **carried}}
+    return {k: v for k, v in entry.items() if k != "env"}
+
+
+def named_home(entry: dict[str, Any]) -> Any:
+    """The data folder an MCP entry's env names (None: the default one)."""
+    env = entry.get("env")
+    return env.get(HOME_ENV) if isinstance(env, dict) else None
 
 
 def _is_our_entry(entry: Any) -> TypeGuard[dict[str, Any]]:
@@ -211,4 +236,6 @@ def mcp_status(client: str, data: dict[str, Any]) -> str:
         return "missing"
     wanted = mcp_entry(client)
     same = all(entry.get(k) == wanted[k] for k in ("type", "command", "args"))
+    # another data folder than this setup's (MEMEVO_HOME changed since): rewritten by a repair
+    same = same and named_home(entry) == hook_command.moved_home()
     return "ok" if same else "stale"

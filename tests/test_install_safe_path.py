@@ -177,7 +177,9 @@ def test_setup_upgrades_an_old_mcp_entry_in_place_and_uninstall_removes_it(data_
     for path, client in files.items():
         servers = _servers(path)
         assert list(servers) == ["first", entries.SERVER_NAME, "last"], path  # in place, once
-        assert servers[entries.SERVER_NAME] == {**entries.mcp_entry(client), "env": {"MEMEVO_LANG": "zh"}}
+        # the user's variable stays, and the test's moved data folder is carried (tests/test_moved_home.py)
+        env = {"MEMEVO_LANG": "zh", "MEMEVO_HOME": str(data_dir)}
+        assert servers[entries.SERVER_NAME] == {**entries.mcp_entry(client), "env": env}
         assert servers[entries.SERVER_NAME]["args"] == ["-P", *OLD_ARGS, client]
     for client in ("cursor", "codebuddy", "workbuddy"):
         assert not needs_repair(client_status(client))
@@ -202,7 +204,10 @@ def test_the_watchers_repair_upgrades_an_old_entry(data_dir: Path) -> None:
     outcome = register_client("cursor", jsonfile.Writer())  # what the watcher runs on a stale report
     assert outcome.changed and not outcome.problems
     assert _servers(path) == {
-        entries.SERVER_NAME: {**entries.mcp_entry("cursor"), "env": {"MEMEVO_LANG": "zh"}}
+        entries.SERVER_NAME: {
+            **entries.mcp_entry("cursor"),
+            "env": {"MEMEVO_LANG": "zh", "MEMEVO_HOME": str(data_dir)},
+        }
     }
     assert client_status("cursor")["mcp:mcp.json"] == "ok"
 

@@ -41,9 +41,8 @@ def normalise(text: str, home: Path) -> str:
     text = text.replace(str(hook_command.hook_script()), "$HOOK").replace(
         hook_command.interpreter(), "$PYTHON"
     )
-    text = text.replace(os.environ["MEMEVO_HOME"], "$MEMEVO_HOME").replace(
-        os.environ["MEMEVO_MODELS_DIR"], "$MODELS"
-    )
+    data = os.environ.get("MEMEVO_HOME") or str(home / ".memory-self-evolution")
+    text = text.replace(data, "$MEMEVO_HOME").replace(os.environ["MEMEVO_MODELS_DIR"], "$MODELS")
     text = text.replace(str(home), "$HOME")
     return re.sub(r"\.bak-\d{8}-\d{6}(-\d+)?", ".bak-STAMP", text)
 
@@ -74,7 +73,14 @@ def check_golden(name: str, actual: Any) -> None:
     assert actual == json.loads(path.read_text(encoding="utf-8")), f"differs from {path}"
 
 
-def test_setup_then_uninstall_golden(home: Path) -> None:
+@pytest.fixture
+def default_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No MEMEVO_HOME, as most users have it: the data folder is the default one under HOME, and
+    no entry names it (a moved one is in tests/test_moved_home.py and the moved-* goldens)."""
+    monkeypatch.delenv("MEMEVO_HOME")
+
+
+def test_setup_then_uninstall_golden(home: Path, default_folder: None) -> None:
     first = run_memevo("setup", "--no-input", home=home)
     assert first.returncode == 0, first.stderr
     check_golden("setup-files", snapshot(home))
@@ -89,6 +95,25 @@ def test_setup_then_uninstall_golden(home: Path) -> None:
     check_golden("uninstall-files", snapshot(home))
     assert len(list(home.rglob("*.bak-*"))) == 6 + 8  # never overwriting an earlier backup
     check_golden("uninstall-output", normalise(gone.stdout, home).splitlines())
+
+
+def test_setup_with_a_moved_data_folder_golden(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MEMEVO_HOME set at setup: every hook command carries `--home "<folder>"` and every MCP
+    entry `"env": {"MEMEVO_HOME": "<folder>"}` (Claude Code's command `-e MEMEVO_HOME=…`); the
+    rest is byte for byte the default install. Uninstall leaves what it leaves for the default."""
+    monkeypatch.setenv("MEMEVO_HOME", str(tmp_path / "my 记忆 data"))
+    first = run_memevo("setup", "--no-input", home=home)
+    assert first.returncode == 0, first.stderr
+    check_golden("moved-setup-files", snapshot(home))
+    check_golden("moved-setup-output", normalise(first.stdout, home).splitlines())
+    written = raw_bytes(home)
+    again = run_memevo("setup", "--no-input", home=home)
+    assert again.returncode == 0 and raw_bytes(home) == written  # a second run changes no byte
+    gone = run_memevo("uninstall", home=home)
+    assert gone.returncode == 0, gone.stderr
+    assert snapshot(home) == json.loads((GOLDEN / "uninstall-files.json").read_text(encoding="utf-8"))
 
 
 def test_foreign_entries_survive_and_the_node_tool_is_replaced(home: Path) -> None:
@@ -298,7 +323,7 @@ WIN_HOOK = (
 
 
 @pytest.fixture
-def windows_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+def windows_paths(monkeypatch: pytest.MonkeyPatch, default_folder: None) -> None:
     monkeypatch.setattr(hook_command, "hook_runner", lambda: WIN_PYTHON)
     monkeypatch.setattr(hook_command, "hook_script", lambda: WIN_HOOK)
 
@@ -333,7 +358,9 @@ def test_cursor_on_windows_gets_powershells_call_operator(windows_paths: None) -
         )
 
 
-def test_powershell_quoting_keeps_dollar_and_backtick_literal(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_powershell_quoting_keeps_dollar_and_backtick_literal(
+    monkeypatch: pytest.MonkeyPatch, default_folder: None
+) -> None:
     monkeypatch.setattr(hook_command, "hook_runner", lambda: r"D:\tools$x\py`3\python.exe")
     monkeypatch.setattr(hook_command, "hook_script", lambda: r"D:\tools$x\hooks\memevo_hook.py")
     assert get("cursor").hook_command("stop", platform="win32") == (

@@ -93,7 +93,9 @@ def test_print_config_gives_absolute_real_paths(client: str) -> None:
     # session start, prompt, stop; and a tool call about to run where the client has the hook
     assert len(commands) == {"claude": 4, "cursor": 5, "codebuddy": 4}.get(client, 3)
     for event, command, timeout in commands:
-        assert command == f'"{interpreter()}" -I -S "{hook_script()}" {client} {event}'
+        # the test's data folder is not the default one: each hook names it (tests/test_moved_home.py)
+        moved = os.environ["MEMEVO_HOME"]
+        assert command == f'"{interpreter()}" -I -S "{hook_script()}" --home "{moved}" {client} {event}'
         assert "/shims/" not in command and Path(interpreter()).is_absolute()
         # WorkBuddy blocks on a timeout; CodeBuddy's Stop continues in a loop on one (30 s)
         allowed = {"workbuddy": (30,), "codebuddy": (5, 10, 30)}.get(client, (5, 10, 20))

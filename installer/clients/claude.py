@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .. import jsonfile
-from ..entries import MCP_MARKER, SERVER_NAME
-from ..hook_command import module_command
+from ..entries import MCP_MARKER, SERVER_NAME, named_home
+from ..hook_command import home_env, module_command, moved_home
 from .base import Client, ClientFiles, ClientResult, edit, home, override
 
 # The rules one yes adds to permissions.allow: memory_resolve writes the user's answer to an
@@ -197,7 +197,11 @@ def server_args(client: str = Claude.name) -> list[str]:
 
 
 def add_command(claude: str = "claude") -> list[str]:
-    return [claude, "mcp", "add", "--scope", "user", SERVER_NAME, "--", *server_args()]
+    """With a moved data folder, `-e MEMEVO_HOME=<folder>` (hook_command.moved_home): Claude Code
+    starts MCP servers with its own environment. After the name, not before it: `-e` takes
+    every value up to the next option, and would take the name as a second variable."""
+    env = [arg for key, value in home_env().items() for arg in ("-e", f"{key}={value}")]
+    return [claude, "mcp", "add", "--scope", "user", SERVER_NAME, *env, "--", *server_args()]
 
 
 def remove_command(claude: str = "claude") -> list[str]:
@@ -266,4 +270,6 @@ def status() -> str:
         return "missing"
     args = entry.get("args")
     registered = [entry.get("command"), *(args if isinstance(args, list) else [])]
-    return "ok" if registered == server_args() else "stale"
+    # another data folder than this setup's: `claude mcp remove` and `add` again (register)
+    same_home = named_home(entry) == moved_home()
+    return "ok" if registered == server_args() and same_home else "stale"
