@@ -116,12 +116,17 @@ def run_codebuddy(
     memevo_home: Path,
     script: Callable[[dict[str, Any]], Any] | None = None,
     project: Path | None = None,
+    carry_home: bool = True,
 ) -> tuple[subprocess.CompletedProcess[str], FakeOpenAIChat]:
     """`codebuddy -p PROMPT -y` in a project folder (a fresh one by default). One-shot `-p`
-    drops any Stop continuation (Appendix C §6): see run_session for a session that keeps them."""
+    drops any Stop continuation (Appendix C §6): see run_session for a session that keeps them.
+    carry_home=False: the CLI's environment has no MEMEVO_HOME, as when the user's shell does
+    not set it; the folder setup named in the hooks and the MCP entry is all there is."""
     project = project or new_project(home)
     api = FakeOpenAIChat(reply="好的。", script=script)
     env = cli_env(api, home, memevo_home)
+    if not carry_home:
+        del env["MEMEVO_HOME"]
     try:
         result = subprocess.run(
             [str(NODE), str(CLI), "-p", prompt, "-y"],
@@ -342,6 +347,31 @@ def test_a_related_prompt_sends_the_model_the_rules_and_the_recalled_fact(
     recalled = [t for t in hook_texts(first) if "【项目事实】" in t]
     assert len(recalled) == 1 and FACT in recalled[0], hook_texts(first)
     assert f"<user_query>{RELATED}</user_query>" in api.texts()
+
+
+def test_without_memevo_home_the_cli_still_reaches_the_folder_setup_named(shared: tuple[Path, Path]) -> None:
+    """Issue 31, item 15: setup ran with MEMEVO_HOME (a moved data folder); the CLI, started
+    without it, runs the hooks with `--home` and the MCP server with the entry's env, so the
+    rules (hooks) and the recalled fact (memory_search through the MCP server) come from the
+    service in that folder, and nothing is made in the default one."""
+    home, memevo_home = shared
+
+    def model(body: dict[str, Any]) -> Any:  # as `related`'s: the schema, then the search
+        if not has_tool(body, "DeferExecuteTool"):
+            return None
+        results = tool_results(body)
+        if "call_search_schema" not in results:
+            return [{"id": "call_search_schema", "name": "ToolSearch", "arguments": {"tool_names": [SEARCH]}}]
+        if "call_search" not in results:
+            params = {"query": "支付页新流程 灰度开关"}
+            args = {"toolName": SEARCH, "params": params}
+            return [{"id": "call_search", "name": "DeferExecuteTool", "arguments": args}]
+        return "开关是 pay_new_flow_v2。"
+
+    _, api = run_codebuddy(RELATED, home, memevo_home, model, carry_home=False)
+    assert all(rule in session_start(api.bodies[0]) for rule in RULES)
+    assert FACT in tool_results(api.bodies[-1])["call_search"]
+    assert not (home / ".memory-self-evolution").exists()
 
 
 def test_an_unrelated_prompt_gets_the_rules_and_only_the_reminder(shared: tuple[Path, Path]) -> None:
