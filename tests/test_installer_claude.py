@@ -80,11 +80,15 @@ def test_setup_only_claude_registers_mcp_and_hooks_for_real(memevo_home: Path, t
     project = tmp_path / "project"
     project.mkdir()
     api = FakeAnthropic()
+    # Claude Code started without MEMEVO_HOME (from the dock, say): the hooks setup registered
+    # name the moved folder themselves (issue 31, item 15)
+    claude_env = {k: v for k, v in env.items() if k != "MEMEVO_HOME"}
     try:
         run = subprocess.run(
             [str(CLAUDE), "-p", "帮我写一个快速排序的实现"],
             cwd=project,
-            env=env | {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key"},
+            env=claude_env
+            | {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key"},
             capture_output=True,
             text=True,
             timeout=HANG_S,
@@ -93,6 +97,7 @@ def test_setup_only_claude_registers_mcp_and_hooks_for_real(memevo_home: Path, t
         api.close()
     assert run.returncode == 0, run.stderr[-2000:]
     assert all(rule in api.texts() for rule in RULES)  # injected by the hooks setup registered
+    assert not (home / ".memory-self-evolution").exists()  # never the default folder
 
     gone = _memevo(env, "uninstall", "--only", "claude")
     assert gone.returncode == 0 and "claude mcp remove" in gone.stdout
