@@ -204,9 +204,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("mcp", service_commands.cmd_mcp, "the stdio MCP server for one client", json_flag=False)
     p.add_argument("--client", required=True, choices=CLIENTS)
     p = command(
-        "secret", service_commands.cmd_secret, "the side API key: set (from a prompt or stdin), status, clear"
+        "secret",
+        service_commands.cmd_secret,
+        "the side API key: set (from a prompt or stdin), status, clear (the keyring and the file), "
+        "move-to-keyring",
     )
-    p.add_argument("action", choices=["set", "status", "clear"])
+    p.add_argument("action", choices=["set", "status", "clear", "move-to-keyring"])
+    p.add_argument(
+        "--file",
+        action="store_true",
+        help="with set, on a machine with no OS keyring: keep the key in a file only your account "
+        "can read (DATA_DIR/secrets/side-api-key, mode 600; not encrypted)",
+    )
     from .setup_commands import add_commands
 
     add_commands(command)

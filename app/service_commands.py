@@ -217,6 +217,8 @@ def cmd_secret(args: argparse.Namespace) -> int:
     from ..core import secrets
     from ..core.errors import InvalidInput
 
+    if args.file and args.action != "set":
+        raise InvalidInput("--file goes with `memevo secret set` only")
     if args.action == "set":
         if sys.stdin.isatty():
             import getpass
@@ -225,12 +227,20 @@ def cmd_secret(args: argparse.Namespace) -> int:
         else:
             value = sys.stdin.readline()
         try:
-            backend = secrets.set_api_key(value)
+            where = secrets.set_api_key(value, to_file=args.file)
         except secrets.KeyringUnavailable as exc:
             raise InvalidInput(str(exc)) from exc
         except ValueError as exc:
             raise InvalidInput(f"{exc}; nothing stored") from exc
-        result: dict[str, Any] = {"stored": True, "where": f"keyring ({backend})"}
+        result: dict[str, Any] = {"stored": True, "where": where}
+        if args.file:
+            result["note"] = FILE_NOTE
+    elif args.action == "move-to-keyring":
+        try:
+            backend = secrets.move_to_keyring()
+        except (secrets.KeyringUnavailable, ValueError) as exc:
+            raise InvalidInput(f"{exc}; nothing moved") from exc
+        result = {"moved": True, "where": f"keyring ({backend})"}
     elif args.action == "clear":
         result = {"cleared": secrets.clear_api_key()}
     else:
@@ -240,14 +250,23 @@ def cmd_secret(args: argparse.Namespace) -> int:
             "where": status.source,
             "keyring": status.keyring_backend,
             "problem": status.keyring_problem,
+            "file": status.file,
         }
-    if args.action in ("set", "clear"):
+        if status.source == "file":
+            result["note"] = FILE_NOTE
+    if args.action != "status":
         _tell_the_service()
     if args.json:
         return emit_json(result)
     for key, value in result.items():
-        print(f"{key:<10} {value}")
+        print(f"{key:<10} {plain(value)}")
     return 0
+
+
+FILE_NOTE = (
+    "the key is in a file only your account can read; it is not encrypted (anyone with your "
+    "account, or root, can read it). `memevo secret move-to-keyring` moves it once a keyring works"
+)
 
 
 def _tell_the_service() -> None:

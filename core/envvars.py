@@ -56,9 +56,10 @@ MODELS_DIR = EnvVar(
 SIDE_API_KEY = EnvVar(
     "MEMEVO_SIDE_API_KEY",
     USER,
-    "unset: the key is read from the OS keyring",
-    "The side API key, used instead of the stored one when set: for a machine where no OS "
-    "keyring works (a headless Linux without a Secret Service). memevo never writes it anywhere.",
+    "unset: the key is read from the OS keyring, else from the user-only key file",
+    "The side API key, used instead of the stored one when set. Where no OS keyring works, the "
+    "key file (`memevo secret set --file`) also reaches a tray app started at login, which does "
+    "not see a terminal's variables. memevo never writes this variable's value anywhere.",
     "core/secrets.py",
 )
 LANG = EnvVar(

@@ -1,6 +1,7 @@
 """The panel's Settings view: every config key as a form, learning (who proposes memories, and
-the caps on the client models' proposals), the side API (key in the OS keyring, connection
-test; optional under automatic learning) and the embedding model (provisioning with a
+the caps on the client models' proposals), the side API (key in the OS keyring, or in a
+user-only file where none works: settings_key; connection test; optional under automatic
+learning) and the embedding model (provisioning with a
 progress bar).
 
 Writes go through the shared operations (`config_set` / `config_unset`), the path the CLI
@@ -26,7 +27,6 @@ from .qt import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -34,6 +34,7 @@ from .qt import (
     QWidget,
     Signal,
 )
+from .settings_key import SideKeyMixin, _say
 from .settings_workers import (
     ERROR_STYLE,
     PROBE_TIMEOUT_S,
@@ -46,7 +47,7 @@ from .settings_workers import (
     provision_work,
     run_in_thread,
 )
-from .setup_lines import config_reason, problem, stage
+from .setup_lines import config_reason, stage
 from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
@@ -56,7 +57,7 @@ LEARNING_KEYS = ("learning", "confirm", "proposalsPerSession", "proposalsPerDay"
 MODEL_KEYS = ("model",)
 
 
-class SettingsView(QWidget):
+class SettingsView(SideKeyMixin, QWidget):
     """SettingsView(host): host is the ServiceHost (its ctx for the config operations)."""
 
     connection_tested = Signal(bool, str)  # ok, the message shown
@@ -133,21 +134,11 @@ class SettingsView(QWidget):
         )
         self.side_note.setWordWrap(True)
         layout.insertWidget(0, self.side_note)
-        self.key_status = QLabel()
-        self.key_status.setWordWrap(True)
-        layout.addWidget(self.key_status)
-        self.key_edit = QLineEdit()
-        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText(tr("API key (stored in the OS keyring, never shown)"))
-        self.save_key_button = QPushButton(tr("Save key"))
-        self.save_key_button.clicked.connect(self.save_key)
-        self.clear_key_button = QPushButton(tr("Clear key"))
-        self.clear_key_button.clicked.connect(self.clear_key)
+        self._key_widgets(layout)
         self.test_button = QPushButton(tr("Test connection"))
         self.test_button.clicked.connect(self.test_connection)
-        layout.addLayout(
-            _row(self.key_edit, self.save_key_button, self.clear_key_button, self.test_button, stretch=0)
-        )
+        self.key_row.addWidget(self.test_button, 0)
+        layout.addLayout(self.key_row)
         self.side_message = QLabel()
         self.side_message.setWordWrap(True)
         layout.addWidget(self.side_message)
@@ -261,87 +252,7 @@ class SettingsView(QWidget):
         self.refresh_models(str(config["model"]))
         self.refresh_learning_note()
 
-    # -- the side API key and the connection test -------------------------------------------------------------
-    def refresh_key_status(self) -> None:
-        """Asking the keyring can take a while (its backend loads on first use, a locked one
-        waits on D-Bus): the answer arrives from the worker thread."""
-        self.key_worker.run(secrets.status, self._show_key_status, self._show_key_failure)
-
-    def _show_key_failure(self, exc: Exception) -> None:
-        self.key_status.setText(tr("The keyring cannot be used: {problem}").format(problem=problem(str(exc))))
-        self.key_present = False
-        self.refresh_learning_note()
-
-    def _show_key_status(self, status: Any) -> None:
-        self.key_present = bool(status.present)
-        self.refresh_learning_note()
-        if status.source == "environment":
-            text = tr("Key: set, from the environment variable {env}, which overrides the keyring.").format(
-                env=secrets.ENV
-            )
-        elif status.present:
-            text = tr("Key: set, in the OS keyring.")
-        else:
-            text = tr("Key: not set.")
-        if status.keyring_problem:
-            text += " " + tr("The keyring cannot be used: {problem}").format(
-                problem=problem(status.keyring_problem)
-            )
-        self.key_status.setText(text)
-
-    def save_key(self) -> None:
-        """The keyring can prompt or wait on D-Bus: it is asked on the worker thread."""
-        key = self.key_edit.text()
-        if not key.strip():
-            _say(self.side_message, tr("Key not saved: the field is empty."), error=True)
-            return
-
-        def store() -> None:  # on the worker: the keyring, then the service notices (learning, cues)
-            secrets.set_api_key(key)
-            self._notice_key()
-
-        def saved(_none: Any) -> None:
-            self.key_edit.clear()
-            _say(self.side_message, tr("Key saved in the OS keyring."))
-            self.refresh_key_status()
-
-        def refused(exc: Exception) -> None:  # no keyring, a locked one, dbus down: said, never raised
-            _say(
-                self.side_message, tr("Key not saved: {reason}").format(reason=problem(str(exc))), error=True
-            )
-
-        self.key_worker.run(store, saved, refused)
-
-    def _notice_key(self) -> None:
-        """The key is stored either way: a failure to tell the service is logged, not shown as
-        a failure to store it (the service checks the keyring again within 30 s)."""
-        try:
-            self.host.handle("secret.changed", {})
-        except Exception:
-            log.warning("the service could not take the new key at once", exc_info=True)
-
-    def clear_key(self) -> None:
-        def clear() -> bool:
-            removed = secrets.clear_api_key()
-            self._notice_key()
-            return removed
-
-        def cleared(removed: bool) -> None:
-            message = (
-                tr("Key removed from the keyring.") if removed else tr("There was no key in the keyring.")
-            )
-            _say(self.side_message, message)
-            self.refresh_key_status()
-
-        def refused(exc: Exception) -> None:
-            _say(
-                self.side_message,
-                tr("The keyring cannot be used: {problem}").format(problem=problem(str(exc))),
-                error=True,
-            )
-
-        self.key_worker.run(clear, cleared, refused)
-
+    # -- the connection test (the key's widgets and actions: settings_key.SideKeyMixin) ----------------------
     def test_connection(self) -> None:
         """Uses the fields as they are (saved or not) and the typed key, else the stored one."""
         endpoint = self._endpoint_or_reason()
@@ -442,11 +353,6 @@ def _row(*widgets: QWidget, stretch: int) -> QHBoxLayout:
     for index, widget in enumerate(widgets):
         layout.addWidget(widget, 1 if index == stretch else 0)
     return layout
-
-
-def _say(label: QLabel, text: str, error: bool = False) -> None:
-    label.setText(text)
-    label.setStyleSheet(ERROR_STYLE if error else "")
 
 
 def _dispose(relay: Any) -> None:

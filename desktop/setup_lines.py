@@ -137,6 +137,14 @@ def _shapes() -> list[tuple[re.Pattern[str], Say]]:
             re.compile(r"The side API key is in the OS keyring\."),
             lambda g: tr("The side API key is in the OS keyring."),
         ),
+        (  # the wizard's own line when the user chose the file (desktop/wizard.py)
+            re.compile(
+                r"The side API key is in (?P<path>.+), a file only your account can read \(not encrypted\)\."
+            ),
+            lambda g: tr(
+                "The side API key is in {path}, a file only your account can read (not encrypted)."
+            ).format(path=g["path"]),
+        ),
         (
             re.compile(r"The key was not saved: (?P<why>.*)\. Set it later with `memevo secret set`\."),
             lambda g: tr(
@@ -257,18 +265,23 @@ def problem(text: str) -> str:
     shape is known; otherwise as it is (an OS error's own words)."""
     no_keyring = re.fullmatch(
         r"no OS keyring is available \(on Linux: a Secret Service such as gnome-keyring\); "
-        r"set the key in the environment variable (?P<env>\w+) instead",
+        r"keep the key in a file only your account can read \(`memevo secret set --file`, not encrypted\) "
+        r"or set the environment variable (?P<env>\w+)",
         text,
     )
-    if no_keyring:
+    if no_keyring:  # in the panel the file is a tick box, not the command
         return tr(
-            "this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet), so memevo cannot keep a key; set one up, or set {env} where memevo starts (a tray app started at login does not see a terminal's variables)"
+            "this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet); set one up, or tick “Keep the key in that file” to keep it in a file only your account can read (not encrypted), or set {env} where memevo starts (a tray app started at login does not see a terminal's variables)"
         ).format(env=no_keyring["env"])
+    if text == "the keyring did not give the key back; the file is kept":
+        return tr("the keyring did not give the key back; the file is kept")
     provision = re.fullmatch(r"the embedding model could not be provisioned: (?P<why>.*)", text)
     if provision:
         return tr("the embedding model could not be provisioned: {why}").format(why=provision["why"])
     if text == "the key is empty":
         return tr("the key is empty")
+    if text == "the key has a line break or another character that cannot be in a key":
+        return tr("the key has a line break or another character that cannot be in a key")
     gave_up = re.fullmatch(
         r"its file lost memevo's entries (?P<n>\d+) times within (?P<m>\d+) minutes; memevo stopped "
         r"repairing it until the tray app restarts \(Clients → Repair now to try again\)",

@@ -86,8 +86,12 @@ class RunOutcome:
         return self.crashed or (not self.result.ok and not self.result.clients)
 
 
-def run_setup(choices: engine.Choices, relay: SetupRelay, provision_model: Provision | None) -> RunOutcome:
-    """The worker thread's job. Never raises: a failure becomes a result with its reason."""
+def run_setup(
+    choices: engine.Choices, relay: SetupRelay, provision_model: Provision | None, file_key: str | None = None
+) -> RunOutcome:
+    """The worker thread's job. Never raises: a failure becomes a result with its reason.
+    file_key: a key the user chose to keep in the user-only file (no keyring here); the engine
+    only knows the keyring, so the wizard stores it itself once the engine got through."""
 
     def say(line: str) -> None:
         relay.emit_safely("line", line)
@@ -99,12 +103,26 @@ def run_setup(choices: engine.Choices, relay: SetupRelay, provision_model: Provi
         log.warning("setup failed: %s", exc)
         result = engine.SetupResult(ok=False, reason=str(exc) or exc.__class__.__name__)
         crashed = True
+    if file_key and not crashed:
+        _keep_in_file(file_key, say)
     key_status = None
-    if choices.side_key:
+    if choices.side_key or file_key:
         from ..core import secrets
 
         key_status = secrets.status()  # asks the keyring: on this thread, never the UI's
     return RunOutcome(result, crashed, key_status)
+
+
+def _keep_in_file(key: str, say: Callable[[str], None]) -> None:
+    """In the engine's words (setup_lines translates them), so the log reads as one."""
+    from ..core import secrets
+
+    try:
+        where = secrets.set_api_key(key, to_file=True)
+    except Exception as exc:  # a full disk, a data dir that is not ours: said, nothing else lost
+        say(f"The key was not saved: {exc}. Set it later with `memevo secret set`.")
+        return
+    say(f"The side API key is in {where}, a file only your account can read (not encrypted).")
 
 
 # -- small helpers -------------------------------------------------------------------------------------
@@ -159,9 +177,10 @@ class ProgressPage(QWizardPage):
         relay.step.connect(self._on_step)
         relay.line.connect(self._on_line)
         choices, provision = self.owner.choices(), self.owner.provision_model
+        file_key = self.owner.file_key()
         self.owner.lines = []
         self.owner.worker.run(
-            lambda: run_setup(choices, relay, provision),
+            lambda: run_setup(choices, relay, provision, file_key),
             lambda outcome: self._finished(outcome, relay),
             lambda exc: self._finished(_crash(exc), relay),
         )
@@ -375,6 +394,10 @@ class DonePage(QWizardPage):
             return tr(
                 "The side API key comes from the environment variable {env}, which overrides the keyring."
             ).format(env=secrets.ENV)
+        if status.source == "file":
+            return tr(
+                "The side API key is in {path}, a file only your account can read (not encrypted)."
+            ).format(path=status.file)
         if status.present:
             return tr("The side API key is in the OS keyring.")
         return tr(
@@ -441,9 +464,16 @@ class SetupWizard(QWizard):
     def running(self) -> bool:
         return self.progress_page.state == "running"
 
+    def file_key(self) -> str | None:
+        """The key the user chose to keep in the user-only file, else None (see run_setup)."""
+        key = self.side_page.values()[2]
+        return key if key and self.side_page.key_to_file() else None
+
     def choices(self) -> engine.Choices:
-        """What the pages say, as the engine takes it."""
+        """What the pages say, as the engine takes it (a key for the file is not the engine's)."""
         base, model, key = self.side_page.values()
+        if self.side_page.key_to_file():
+            key = None
         return engine.Choices(
             learning=self.side_page.mode(),
             confirm=self.confirm_page.ask_radio.isChecked(),

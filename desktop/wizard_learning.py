@@ -9,7 +9,7 @@ from typing import Any
 from ..core import config as config_mod
 from .i18n import tr
 from .learning_texts import MODES, mode_help, mode_label
-from .qt import QGridLayout, QLabel, QLineEdit, QRadioButton, QVBoxLayout, QWizardPage
+from .qt import QCheckBox, QGridLayout, QLabel, QLineEdit, QRadioButton, QVBoxLayout, QWizardPage
 from .settings_workers import ERROR_STYLE
 from .wizard_pages import PAGE_AUTOSTART, PAGE_CLAUDE, _help, _label
 
@@ -73,6 +73,11 @@ class SidePage(QWizardPage):
             )
         )
         layout.addWidget(self.key_note)
+        # Shown only where no keyring works: the key in a user-only file, chosen knowingly.
+        self.file_check = QCheckBox(tr("Keep the key in that file (not encrypted)"))
+        self.file_check.hide()
+        self.file_check.toggled.connect(self._changed)
+        layout.addWidget(self.file_check)
         self.message_label = _label()
         layout.addWidget(self.message_label)
         layout.addStretch(1)
@@ -100,8 +105,9 @@ class SidePage(QWizardPage):
         used = self.uses_side()
         for widget in (self.side_heading, *self.field_labels, self.base_edit, self.model_edit, self.key_edit):
             widget.setEnabled(used)
-        if self.keyring_missing:  # no keyring: the key field stays closed whatever the mode
-            self.key_edit.setEnabled(False)
+        self.file_check.setEnabled(used)
+        if self.keyring_missing:  # no keyring: the key field opens only for the file, when chosen
+            self.key_edit.setEnabled(used and self.file_check.isChecked())
         problem, is_error = self.problem()
         self.message_label.setText(problem or "")
         self.message_label.setStyleSheet(ERROR_STYLE if is_error else "")
@@ -133,18 +139,26 @@ class SidePage(QWizardPage):
 
     def _show_keyring(self, problem: str | None) -> None:
         """No OS keyring: say so before the user types a key that cannot be kept (issue 31,
-        item 8), and what still works; the key field is closed."""
+        item 8), and offer the remedy that also reaches a tray app started at login: the key in
+        a file only the user's account can read — where it is, and that it is not encrypted."""
+        from .settings_key import file_words
+
         self.keyring_missing = problem is not None
         if problem is None:
             return
-        self.key_edit.setEnabled(False)
-        self.key_edit.setPlaceholderText(tr("no OS keyring on this computer"))
+        self.key_edit.setPlaceholderText(tr("API key (kept in that file, never shown)"))
         self.key_note.setStyleSheet(ERROR_STYLE)
         self.key_note.setText(
             tr(
-                "This computer has no OS keyring, so memevo cannot keep an API key here. Automatic learning still works through your coding assistant's own model. To use a side API, set up a keyring (on Linux: gnome-keyring or KWallet), then save the key in Settings."
-            )
+                "This computer has no OS keyring. Automatic learning still works through your coding assistant's own model. To use a side API here, {file}"
+            ).format(file=file_words())
         )
+        self.file_check.show()
+        self._changed()
+
+    def key_to_file(self) -> bool:
+        """The key goes to the user-only file (no keyring here, and the user chose it)."""
+        return bool(self.keyring_missing) and self.file_check.isChecked()
 
     def validatePage(self) -> bool:  # also guards a programmatic next()
         return self.isComplete()

@@ -126,3 +126,130 @@ def test_import_legacy_moves_the_node_key_into_the_keyring(data_dir: Path) -> No
     node_secret.write_text(json.dumps({"apiKey": "sk-node-tool-key-123456"}), encoding="utf-8")
     again = _memevo("import-legacy")  # the same key is in the keyring already: only the copy goes
     assert again.returncode == 0 and not node_secret.exists(), again.stdout
+
+
+# -- the user-only file, where no keyring works (issue 31, item 8) ----------------------------------------
+FILE_KEY = "sk-test-file-only-0123456789abcdef"
+
+
+def _assert_only_in_its_file(data_dir: Path, key: str) -> None:
+    """The key's bytes are in secrets/side-api-key and in no other file of the data dir."""
+    kept = secrets.file_path()
+    for path in data_dir.rglob("*"):
+        if path.is_file() and path != kept:
+            assert key.encode() not in path.read_bytes(), path
+
+
+def test_without_a_keyring_the_key_is_kept_in_a_user_only_file_when_asked(data_dir: Path) -> None:
+    """No keyring (the tests' fail backend): `secret set` refuses and names the file option;
+    `secret set --file` keeps it in DATA_DIR/secrets/side-api-key, 600 in a 700 folder, and
+    says it is not encrypted; status says "file"; clear deletes it."""
+    no_env = {secrets.ENV: ""}
+    refused = _memevo("secret", "set", stdin=FILE_KEY + "\n", env=no_env)
+    assert refused.returncode != 0 and "--file" in refused.stderr and "not encrypted" in refused.stderr
+    assert not secrets.file_path().exists()
+    stored = _memevo("secret", "set", "--file", "--json", stdin=FILE_KEY + "\n", env=no_env)
+    assert stored.returncode == 0, stored.stderr
+    answer = json.loads(stored.stdout)
+    path = secrets.file_path()
+    assert answer["where"] == str(path) == str(data_dir / "secrets" / "side-api-key")
+    assert "not encrypted" in answer["note"] and FILE_KEY not in stored.stdout + stored.stderr
+    assert path.read_text(encoding="utf-8").strip() == FILE_KEY
+    assert oct(path.stat().st_mode & 0o777) == "0o600" and oct(path.parent.stat().st_mode & 0o777) == "0o700"
+    status = json.loads(_memevo("secret", "status", "--json", env=no_env).stdout)
+    assert status == status | {"set": True, "where": "file", "file": str(path)} and status["problem"]
+    assert secrets.get_api_key() == FILE_KEY and secrets.status().source == "file"
+    plain = _memevo("secret", "status", env=no_env).stdout
+    assert "file" in plain and "not encrypted" in plain and FILE_KEY not in plain
+    _assert_only_in_its_file(data_dir, FILE_KEY)
+    # the environment still comes first; a looser mode made by hand is tightened on read
+    assert json.loads(_memevo("secret", "status", "--json", env={secrets.ENV: "sk-env"}).stdout)["where"] == (
+        "environment"
+    )
+    path.chmod(0o644)
+    assert secrets.get_api_key() == FILE_KEY and oct(path.stat().st_mode & 0o777) == "0o600"
+    assert json.loads(_memevo("secret", "clear", "--json", env=no_env).stdout) == {"cleared": True}
+    assert not path.exists() and secrets.get_api_key() is None and secrets.status().source is None
+    moved = _memevo("secret", "move-to-keyring", env=no_env)
+    assert moved.returncode != 0 and "nothing moved" in moved.stderr
+
+
+def test_the_key_file_is_in_no_backup_snapshot_or_repair_copy(
+    data_dir: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daily backup, memories.html and the copies `memevo repair` keeps are made from the
+    store, never from the data dir: the key file is in none of them."""
+    from memevo.core import backups, memories, repair, snapshot
+    from memevo.core.store import Store
+
+    monkeypatch.delenv(secrets.ENV, raising=False)
+    secrets.set_api_key(FILE_KEY, to_file=True)
+    with Store.open() as store:
+        memories.create(store, "rule", "Always answer in English", clock)
+        backups.take_daily(store, clock.local_day(clock.now_ms()))
+        snapshot.write(store)
+    assert backups.daily_backups(data_dir) and snapshot.path().exists()
+    repair._keep_copies(data_dir / "memevo.duckdb", clock)  # what repair keeps first
+    assert any(p.name.startswith("damaged-") for p in (data_dir / "backups").iterdir())
+    _assert_only_in_its_file(data_dir, FILE_KEY)
+    assert not [p for p in (data_dir / "backups").rglob("*") if p.name == secrets.FILE_NAME]
+
+
+@pytest.mark.slow
+def test_a_service_started_as_at_login_learns_with_the_files_key(
+    data_dir: Path, provisioned_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No keyring and no MEMEVO_SIDE_API_KEY in the service's environment (as a tray app
+    started at login has it): a real `memevo serve` reads the file, says learning is the side
+    judge's, and the side API is called with that key."""
+    import servicerun
+    from fake_openai import FakeOpenAI
+    from hookrun import run_hook
+    from memevo.core import config as config_mod
+
+    monkeypatch.delenv(secrets.ENV, raising=False)
+    assert os.environ.get("PYTHON_KEYRING_BACKEND") == "keyring.backends.fail.Keyring"  # conftest's
+    server = FakeOpenAI(lambda body: ("json", {"remember": False}))
+    try:
+        config_mod.set_key("sideApiBase", server.base)
+        config_mod.set_key("sideApiModel", "judge-mini")
+        assert _memevo("secret", "set", "--file", stdin=FILE_KEY + "\n").returncode == 0
+        with servicerun.service(data_dir):
+            status = json.loads(_memevo("service", "--json").stdout)
+            assert status["learning"]["mode"] == "side", status
+            prompt = "记住：以后在这个仓库里提交前一律先跑 ruff 和 mypy，再跑测试"
+            hook = run_hook(
+                "claude", "UserPromptSubmit", json.dumps({"session_id": "login", "prompt": prompt})
+            )
+            assert hook.returncode == 0, hook.stderr
+            import time
+
+            deadline = time.monotonic() + HANG_S
+            while not server.headers and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert server.headers and server.headers[0]["Authorization"] == f"Bearer {FILE_KEY}"
+        _assert_only_in_its_file(data_dir, FILE_KEY)  # nor in its logs
+    finally:
+        server.close()
+
+
+@needs_keyring
+@pytest.mark.usefixtures("clean_keyring")
+def test_with_a_keyring_the_file_is_read_until_the_user_moves_it(data_dir: Path) -> None:
+    """A keyring that works later changes nothing by itself: the file's key stays the one used
+    until `secret move-to-keyring` (the file goes once the keyring gave the key back). Saving a
+    key in the keyring leaves no stale plain-text copy; clear removes both."""
+    no_env = {secrets.ENV: ""}
+    secrets.write_file(FILE_KEY)  # kept there while no keyring worked
+    status = json.loads(_memevo("secret", "status", "--json", env=no_env).stdout)
+    assert status == status | {"set": True, "where": "file", "problem": None}
+    moved = _memevo("secret", "move-to-keyring", "--json", env=no_env)
+    assert moved.returncode == 0, moved.stderr
+    assert not secrets.file_path().exists() and secrets.keyring_api_key() == FILE_KEY
+    assert json.loads(_memevo("secret", "status", "--json", env=no_env).stdout)["where"] == "keyring"
+    secrets.write_file("sk-stale-copy-000000000000")
+    assert _memevo("secret", "set", stdin="sk-test-keyring-1234567890\n", env=no_env).returncode == 0
+    assert not secrets.file_path().exists() and secrets.get_api_key() == "sk-test-keyring-1234567890"
+    secrets.write_file(FILE_KEY)
+    assert json.loads(_memevo("secret", "clear", "--json", env=no_env).stdout) == {"cleared": True}
+    assert not secrets.file_path().exists() and secrets.keyring_api_key() is None

@@ -350,11 +350,8 @@ def test_without_a_keyring_saving_the_key_says_why(qtbot, view: SettingsView) ->
         view.save_key_button.click()
         qtbot.waitUntil(lambda: not view.key_worker.busy)
         reason = view.side_message.text()
-        no_keyring = problem(  # core's reason, said in the UI language
-            "no OS keyring is available (on Linux: a Secret Service such as gnome-keyring); "
-            "set the key in the environment variable MEMEVO_SIDE_API_KEY instead"
-        )
-        assert "MEMEVO_SIDE_API_KEY" in no_keyring
+        no_keyring = problem(secrets.NO_KEYRING)  # core's reason, in the UI language
+        assert "MEMEVO_SIDE_API_KEY" in no_keyring and no_keyring != secrets.NO_KEYRING
         assert reason == tr("Key not saved: {reason}").format(reason=no_keyring)
         view.reload()
         qtbot.waitUntil(lambda: not view.key_worker.busy)
@@ -364,6 +361,39 @@ def test_without_a_keyring_saving_the_key_says_why(qtbot, view: SettingsView) ->
     finally:
         keyring.set_keyring(previous)
     assert "sk-nowhere-to-go" not in "\n".join(w.text() for w in view.findChildren(QLabel))
+
+
+def test_without_a_keyring_the_key_can_be_kept_in_a_user_only_file(qtbot, view: SettingsView) -> None:
+    """Issue 31, item 8: the remedy that reaches a tray app started at login. With no keyring
+    (the tests' fail backend) the view says where the file is and that it is not encrypted,
+    and keeps the key there only when ticked; clear deletes it."""
+    from memevo.desktop.settings_key import file_words
+
+    qtbot.waitUntil(lambda: not view.key_worker.busy and view.key_present is not None)
+    assert view.file_check.isVisibleTo(view) and not view.file_check.isChecked()
+    assert view.file_note.text() == file_words() and str(secrets.file_path()) in view.file_note.text()
+    view.file_check.setChecked(True)
+    assert view.key_edit.placeholderText() == tr("API key (kept in that file, never shown)")
+    view.key_edit.setText("sk-kept-in-the-file-000")
+    view.save_key_button.click()
+    qtbot.waitUntil(lambda: not view.key_worker.busy and secrets.file_path().exists())
+    path = secrets.file_path()
+    qtbot.waitUntil(
+        lambda: view.key_status.text().startswith(
+            tr("Key: set, in {path}, a file only your account can read (not encrypted).").format(path=path)
+        )
+    )
+    assert view.side_message.text() == tr(
+        "Key saved in {path} (only your account can read it; not encrypted)."
+    ).format(path=path)
+    assert oct(path.stat().st_mode & 0o777) == "0o600" and secrets.status().source == "file"
+    assert view.key_present and view.file_check.isChecked() and view.move_key_button.isHidden()
+    assert "sk-kept-in-the-file-000" not in _texts(view) and view.key_edit.text() == ""
+    config = paths.config_path()
+    assert not config.exists() or "sk-kept-in-the-file-000" not in config.read_text(encoding="utf-8")
+    view.clear_key_button.click()
+    qtbot.waitUntil(lambda: not path.exists() and not view.key_worker.busy)
+    assert view.side_message.text() == tr("Key removed: its file {path} is deleted.").format(path=path)
 
 
 # -- the connection test -----------------------------------------------------------------------------------

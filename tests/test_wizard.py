@@ -529,19 +529,49 @@ def test_without_a_keyring_the_learning_page_says_so_before_a_key_is_typed(
 ) -> None:
     """Issue 31, item 8: the wizard promised the OS keyring on a machine that has none; only
     Settings said so, after the fact. (The tests' keyring is a failing one unless marked.)"""
+    from memevo.desktop.settings_key import file_words
+
     wizard = make_wizard()
     page = wizard.side_page
     qtbot.waitUntil(lambda: page.keyring_missing is not None, timeout=HANG_MS)
     assert page.keyring_missing and not page.key_edit.isEnabled()
     assert page.key_note.text() == tr(
-        "This computer has no OS keyring, so memevo cannot keep an API key here. Automatic learning still works through your coding assistant's own model. To use a side API, set up a keyring (on Linux: gnome-keyring or KWallet), then save the key in Settings."
-    )
+        "This computer has no OS keyring. Automatic learning still works through your coding assistant's own model. To use a side API here, {file}"
+    ).format(file=file_words())
+    assert str(secrets.file_path()) in page.key_note.text()
+    assert page.file_check.isVisibleTo(page) and not page.file_check.isChecked()
     page.base_edit.setText(BASE)  # editing the other fields, or the mode, never reopens it
     page.mode_radios["client"].setChecked(True)
     page.mode_radios["side"].setChecked(True)
     assert not page.key_edit.isEnabled() and page.base_edit.isEnabled()
     walk(wizard, side=(BASE, MODEL, ""))  # the side API's address can still be saved
     assert wizard.currentId() in (PAGE_CLAUDE, PAGE_AUTOSTART)
+
+
+def test_without_a_keyring_the_key_can_go_to_the_user_only_file(
+    qtbot, make_wizard: Callable[..., SetupWizard]
+) -> None:
+    """The remedy that reaches a tray app started at login: ticked, the key field opens and
+    the run keeps the key in DATA_DIR/secrets/side-api-key (600), never in the config; the
+    summary says where it is and that it is not encrypted."""
+    wizard = make_wizard()
+    page = wizard.side_page
+    qtbot.waitUntil(lambda: page.keyring_missing is not None, timeout=HANG_MS)
+    page.file_check.setChecked(True)
+    assert page.key_edit.isEnabled() and page.key_to_file()
+    walk(wizard, side=(BASE, MODEL, KEY), start_at_login=False)
+    assert wizard.choices().side_key is None and wizard.file_key() == KEY  # not the engine's to store
+    result = set_up(qtbot, wizard)
+    assert result.ok, result.reason
+    path = secrets.file_path()
+    assert path.read_text(encoding="utf-8").strip() == KEY and oct(path.stat().st_mode & 0o777) == "0o600"
+    said = f"The side API key is in {path}, a file only your account can read (not encrypted)."
+    assert said in wizard.lines
+    wizard.next()
+    assert wizard.done_page.key_label.text() == tr(
+        "The side API key is in {path}, a file only your account can read (not encrypted)."
+    ).format(path=path)
+    assert KEY not in shown_texts(wizard) and KEY not in paths.config_path().read_text(encoding="utf-8")
 
 
 def test_a_second_run_starts_from_what_the_first_chose(
