@@ -68,11 +68,10 @@ def launch_command() -> list[str]:
 def carried_env() -> dict[str, str]:
     """What the login start must carry from this environment: a moved data folder
     (MEMEVO_HOME). Without it the tray app started at login would open the default folder —
-    an empty store — while the user's memories sit in the one they chose."""
-    from ..core import paths
-
-    value = os.environ.get(paths.HOME_ENV, "").strip()
-    return {paths.HOME_ENV: str(Path(value).expanduser())} if value else {}
+    an empty store — while the user's memories sit in the one they chose. The same folder,
+    made absolute, that the hooks and MCP entries name (hook_command.moved_home); nothing when
+    MEMEVO_HOME names the default folder."""
+    return hook_command.home_env()
 
 
 def entry_path(platform: str | None = None) -> Path:
