@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -150,6 +152,36 @@ def test_every_registered_hook_uses_the_moved_folder(home: Path, tmp_path: Path)
     run_through_shell(our_commands(home, "claude")["PreToolUse"], home, ACTION)
     assert "service unavailable" in hooks_log(moved)
     assert not _default(home).exists()
+
+
+def test_a_service_the_hook_starts_inherits_the_folder(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no service, a prompt's hook starts one (`<its interpreter> -P -m memevo.core.cli
+    serve`): that process must get the folder too. The interpreter here is a stand-in that runs
+    the hook with the real one and, started as the service, only writes down its MEMEVO_HOME."""
+    moved, seen = tmp_path / MOVED, tmp_path / "seen"
+    runner = tmp_path / "bin" / "python3"
+    runner.parent.mkdir()
+    runner.write_text(
+        "#!/bin/bash\n"
+        'case " $* " in *" -m memevo.core.cli "*)\n'
+        f'  printf %s "${{MEMEVO_HOME-unset}}" > {shlex.quote(str(seen))}; exit 0 ;;\n'
+        "esac\n"
+        f'exec -a "$0" {shlex.quote(sys.executable)} "$@"\n',
+        encoding="utf-8",
+    )
+    runner.chmod(0o700)
+    monkeypatch.setattr(hook_command, "hook_runner", lambda: str(runner))
+    monkeypatch.setenv("MEMEVO_HOME", str(moved))
+    run_through_shell(
+        hook_command.command("claude", "UserPromptSubmit"), home, {"session_id": "s", "prompt": "hi"}
+    )
+    deadline = time.monotonic() + HANG_S
+    while not seen.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert seen.read_text(encoding="utf-8") == str(moved)
+    assert "started the service" in hooks_log(moved)
 
 
 @pytest.mark.parametrize(
