@@ -65,7 +65,9 @@ def english(text: str, allowed: tuple[str, ...] = ()) -> list[str]:
     wrote (memory texts, folder names) and config keys, shown as they are."""
     plain = re.sub(r"&[a-z]+;", " ", text)
     for name in sorted(allowed, key=len, reverse=True):
-        plain = plain.replace(name, " ")
+        # `~`, not a space: a name inside a path or a command (HOME's name in the data folder's
+        # `…/memevo-home` that `claude mcp add -e MEMEVO_HOME=…` carries) leaves it one piece
+        plain = plain.replace(name, "~")
     plain = _CODE.sub(" ", plain.replace("&&", "").replace("&", ""))
     for name in KEPT:
         plain = re.sub(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", " ", plain)
