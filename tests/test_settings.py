@@ -337,6 +337,27 @@ def test_key_is_saved_in_the_keyring_never_shown_and_cleared(
     qtbot.waitUntil(lambda: view.side_message.text() == tr("There was no key in the keyring."))
 
 
+@needs_keyring
+@pytest.mark.usefixtures("clean_keyring")
+def test_a_key_file_from_before_a_keyring_is_used_until_moved(qtbot, view: SettingsView) -> None:
+    """A keyring that works now changes nothing by itself: the file's key is said and used
+    until the user clicks Move to the keyring, which deletes the file once the keyring has it."""
+    secrets.write_file("sk-from-the-file-000000")
+    view.reload()
+    path = secrets.file_path()
+    said = tr("Key: set, in {path}, a file only your account can read (not encrypted).").format(path=path)
+    qtbot.waitUntil(lambda: view.key_status.text() == said)
+    assert view.move_key_button.isVisibleTo(view) and view.file_check.isChecked()
+    assert secrets.get_api_key() == "sk-from-the-file-000000"
+    view.move_key_button.click()
+    qtbot.waitUntil(
+        lambda: view.side_message.text() == tr("Key moved to the OS keyring; its file is deleted.")
+    )
+    assert not path.exists() and secrets.keyring_api_key() == "sk-from-the-file-000000"
+    qtbot.waitUntil(lambda: view.key_status.text() == tr("Key: set, in the OS keyring."))
+    assert view.move_key_button.isHidden() and view.file_check.isHidden()
+
+
 def test_without_a_keyring_saving_the_key_says_why(qtbot, view: SettingsView) -> None:
     import keyring
     from keyring.backends import fail
