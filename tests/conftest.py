@@ -343,6 +343,7 @@ MODULE_LANES: dict[str, str] = {
     "test_mcp.py": PROCESSES,
     "test_mcp_robust.py": PROCESSES,
     "test_memory_history.py": PROCESSES,
+    "test_moved_home.py": PROCESSES,
     "test_onnx_build.py": PROCESSES,
     "test_panel.py": UNITS,
     "test_panel_add_and_import.py": UNITS,
