@@ -178,3 +178,35 @@ def test_readers_in_the_layers_take_names_from_the_table() -> None:
         if literal.search(path.read_text(encoding="utf-8"))
     ]
     assert not offenders, f"read these through core/envvars.py: {offenders}"
+
+
+# -- troubleshooting quotes the real messages ------------------------------------------------------
+MESSAGE = re.compile(r"\*\*`` (.+?) ``\*\*|\*\*`([^`]+?)`\*\*")
+
+
+def _source_strings() -> str:
+    """The product's source with adjacent string literals joined and every f-string field read
+    as a variable part (…), the way docs/troubleshooting.md writes one."""
+    parts = []
+    for folder in ("app", "core", "desktop", "installer", "hooks"):
+        for path in (REPO / folder).rglob("*.py"):
+            text = re.sub(r"\"\s*\n\s*(?:\+\s*)?[rbf]*\"", "", path.read_text(encoding="utf-8"))
+            parts.append(re.sub(r"\{[^{}\n]*\}", "…", text))
+    return "\n".join(parts)
+
+
+def test_troubleshooting_quotes_messages_the_code_prints() -> None:
+    """Each message quoted in bold code is the product's own: every clause of it (split at the
+    variable parts, "; " and ": ", where messages are put together) is in the source, so a
+    reworded message fails here until the page follows."""
+    source = _source_strings()
+    page = (REPO / "docs" / "troubleshooting.md").read_text(encoding="utf-8")
+    quoted = [a or b for a, b in MESSAGE.findall(page)]
+    assert len(quoted) >= 15, quoted
+    stale = {}
+    for message in quoted:
+        clauses = [c.strip() for part in message.split("…") for s in part.split("; ") for c in s.split(": ")]
+        missing = [c for c in clauses if len(c) >= 12 and c not in source]
+        if missing:
+            stale[message[:60]] = missing
+    assert not stale, f"docs/troubleshooting.md quotes messages the code no longer prints: {stale}"
