@@ -210,3 +210,36 @@ def test_troubleshooting_quotes_messages_the_code_prints() -> None:
         if missing:
             stale[message[:60]] = missing
     assert not stale, f"docs/troubleshooting.md quotes messages the code no longer prints: {stale}"
+
+
+# -- the hand-written pages beside the references ----------------------------------------------------
+def test_the_configuration_page_names_real_keys_with_their_defaults() -> None:
+    """docs/configuration.md explains the keys in practice; its keys and literal defaults are the
+    schema's (the generated reference has them all; this page must not contradict it)."""
+    import json
+
+    from memevo.core import config
+
+    page = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    wrong = []
+    for names, defaults in re.findall(r"^\| (`[^|]+`) \| ([^|]+) \|", page, re.M):
+        keys = re.findall(r"`([^`]+)`", names)
+        shown = re.findall(r"`([^`]+)`", defaults)
+        for i, name in enumerate(keys):
+            key = config.BY_NAME.get(name)
+            if key is None:
+                wrong.append(f"{name}: no such key")
+            elif len(shown) == len(keys) and key.default is not None:
+                literal = key.default if isinstance(key.default, str) else json.dumps(key.default)
+                if shown[i] != literal:
+                    wrong.append(f"{name}: the page says {shown[i]}, the schema {literal}")
+    assert not wrong, wrong
+
+
+def test_the_command_line_overview_names_real_commands() -> None:
+    from memevo.app.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    page = (REPO / "docs" / "command-line.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"^memevo ([a-z][a-z-]*)", page, re.M))
+    assert named and named <= set(commands.choices), named - set(commands.choices)
