@@ -112,8 +112,14 @@ def shoot(suffix: str) -> int:
     from memevo.core import memories
 
     injected = [m.id for m in memories.ranked(store, "rule")[:2]]  # what a prompt got, by id
+    host.ctx.books.log_injection("cursor", "conv-7d21", "session_start", None, injected, 96)
+    asked = (  # the prompt the recall answered: the log keeps a redacted excerpt of it
+        "Where do I turn on the new checkout flow in the test environment? Remind me of the switch."
+        if suffix
+        else "支付页新流程要在测试环境打开，开关叫什么来着？顺便提醒我一下提交前要做什么"
+    )
     host.ctx.books.log_injection(
-        "claude", "0f3c9a1e-5b2d-4c1e-9a7b-2d4f6e8a0c13", "prompt", "p1", injected, 164
+        "claude", "0f3c9a1e-5b2d-4c1e-9a7b-2d4f6e8a0c13", "prompt", "p1", injected, 164, asked
     )
     host.ctx.books.flush()
     host.load_engine()
