@@ -243,3 +243,46 @@ def test_the_command_line_overview_names_real_commands() -> None:
     page = (REPO / "docs" / "command-line.md").read_text(encoding="utf-8")
     named = set(re.findall(r"^memevo ([a-z][a-z-]*)", page, re.M))
     assert named and named <= set(commands.choices), named - set(commands.choices)
+
+
+# -- files named in prose exist ------------------------------------------------------------------------
+PATH_REF = re.compile(
+    r"(?<![\w./-])((?:app|core|desktop|hooks|installer|packaging|tests|resources|docs|\.ci)/"
+    r"[\w./-]+\.(?:py|md|json|sh|spec|toml|ts|png|txt|mdc|desktop))"
+)
+
+
+def _prose_of_code(path: Path) -> str:
+    """A Python file's comments and docstrings: where it tells the reader to look elsewhere."""
+    import ast
+    import io
+    import tokenize
+
+    source = path.read_text(encoding="utf-8")
+    comments = [
+        token.string
+        for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.COMMENT
+    ]
+    tree = ast.parse(source)
+    docstrings = [
+        ast.get_docstring(node) or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    return "\n".join(comments + docstrings)
+
+
+def test_files_named_in_comments_docstrings_and_docs_exist() -> None:
+    """A comment that sends the reader to a file that was renamed or never existed misleads; so
+    does a page. (A name with a capitalised placeholder, such as `-LANG.png`, is a pattern.)"""
+    texts = {page: page.read_text(encoding="utf-8") for page in PAGES}
+    for folder in ("app", "core", "desktop", "hooks", "installer", "packaging", "tests"):
+        texts |= {path: _prose_of_code(path) for path in (REPO / folder).rglob("*.py")}
+    missing = sorted(
+        f"{path.relative_to(REPO)}: {ref}"
+        for path, text in texts.items()
+        for ref in PATH_REF.findall(text)
+        if not re.search(r"[-_][A-Z]{3,}[-_.]", ref) and not (REPO / ref).exists()
+    )
+    assert not missing, "these name files that do not exist:\n" + "\n".join(missing)
