@@ -118,8 +118,10 @@ def _offer_key_move(without_asking: bool) -> None:
         legacy.node_key_file().unlink()
         print("the side API key is already in the keyring; deleted side-secret.json")
         return
-    if secrets.status().source == "keyring":
-        return  # another key is in the keyring: the user's choice stands, their file stays
+    if secrets.status().source in ("keyring", "file"):
+        # another key is in the keyring, or in the key file the user chose (a move would delete
+        # it): the user's choice stands, their side-secret.json stays
+        return
     if not without_asking:
         if not sys.stdin.isatty():
             print(

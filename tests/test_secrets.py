@@ -253,3 +253,18 @@ def test_with_a_keyring_the_file_is_read_until_the_user_moves_it(data_dir: Path)
     secrets.write_file(FILE_KEY)
     assert json.loads(_memevo("secret", "clear", "--json", env=no_env).stdout) == {"cleared": True}
     assert not secrets.file_path().exists() and secrets.keyring_api_key() is None
+
+
+@needs_keyring
+@pytest.mark.usefixtures("clean_keyring")
+def test_import_legacy_leaves_the_users_key_file_alone(data_dir: Path) -> None:
+    """A key the user keeps in the file is their choice, even once a keyring works: the Node
+    tool's key is not moved over it (which would delete the file), and side-secret.json stays."""
+    no_env = {secrets.ENV: ""}
+    secrets.write_file(FILE_KEY)
+    node_secret = data_dir / "side-secret.json"
+    node_secret.write_text(json.dumps({"apiKey": "sk-node-tool-key-123456"}), encoding="utf-8")
+    moved = _memevo("import-legacy", "--move-key", env=no_env)
+    assert moved.returncode == 0, moved.stderr
+    assert node_secret.exists() and secrets.file_api_key() == FILE_KEY
+    assert secrets.keyring_api_key() is None
