@@ -184,7 +184,12 @@ def test_every_window_is_in_the_ui_language(
         for worker_view in (view, *[v for v in (getattr(view, "model", None),) if hasattr(v, "worker")]):
             if hasattr(worker_view, "worker"):
                 _settle(qtbot, worker_view)
+        if hasattr(view, "key_worker"):  # the settings' key status, and with no keyring the key file's offer
+            qtbot.waitUntil(
+                lambda v=view: not v.key_worker.busy and v.key_present is not None, timeout=30_000
+            )
         found[f"panel: {name}"] = untranslated(panel)
+    assert panel.settings.file_check.isVisibleTo(panel.settings)  # the tests have no keyring: it was read
     # the memories view's dialogs
     view = panel.memories
     panel.show_view("memories")
