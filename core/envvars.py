@@ -198,6 +198,14 @@ TEST_PIN = EnvVar(
     "`0`: the test workers are not pinned to a CPU each.",
     "tests/conftest.py",
 )
+TEST_PROFILE = EnvVar(
+    "MEMEVO_TEST_PROFILE",
+    DEVELOPMENT,
+    "unset: nothing recorded",
+    "A file the test run appends one JSON line a test to (wall time, its CPU and its children's); "
+    "tests/profile_report.py ranks where the workers sat idle.",
+    "tests/conftest.py, tests/profile_report.py",
+)
 TEST_KEYRING = EnvVar(
     "MEMEVO_TEST_KEYRING",
     DEVELOPMENT,
@@ -236,6 +244,7 @@ VARIABLES: tuple[EnvVar, ...] = (
     DEV_CACHE,
     TEST_WORKERS,
     TEST_PIN,
+    TEST_PROFILE,
     TEST_KEYRING,
     TEST_HANG_S,
 )

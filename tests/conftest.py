@@ -219,6 +219,59 @@ def st_encoder(provisioned_model: Any) -> Any:
     return enc
 
 
+@pytest.fixture(scope="session")
+def upgraded_model(provisioned_model: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A user upgrading: the provisioned model's folder as a release before the ONNX graph left
+    it (its files hard-linked, no onnx/), given the graph by `provision()` as their next start
+    does — the child process that builds and checks it without torch, its report recorded.
+    Built once a run (a minute on one CPU) for test_onnx_build.py, which checks the graph, and
+    test_encoder_onnx.py, which checks the upgrade: they share a worker for it."""
+    import time
+
+    from memevo.core.encoder import provision
+    from memevo.core.encoder.encoder import Encoder
+    from memevo.core.encoder.models import DEFAULT_MODEL
+    from memevo.core.encoder.onnx_encoder import GRAPH_DIR
+
+    models = tmp_path_factory.mktemp("upgraded") / "models"
+    source = provisioned_model.folder
+    target = models / source.name
+    for path in source.rglob("*"):
+        relative = path.relative_to(source)
+        if relative.parts[0] == GRAPH_DIR or relative.parts[0].startswith(".") or path.is_dir():
+            continue
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, target / relative)  # no 240 MB copy
+        except OSError:  # another file system
+            import shutil
+
+            shutil.copy2(path, target / relative)
+    backend_before = Encoder(DEFAULT_MODEL, target).backend
+    children: list[tuple[str, dict[str, Any]]] = []
+    run_child = provision._run_child
+
+    def recorded(module: str, *args: Any) -> dict[str, object]:
+        report = run_child(module, *args)
+        children.append((module, dict(report)))
+        return report
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEMEVO_MODELS_DIR", str(models))
+        patch.setattr(provision, "_run_child", recorded)
+        started = time.monotonic()
+        again = provision.provision(DEFAULT_MODEL)
+        seconds = time.monotonic() - started
+    print(f"the upgrade's graph: {seconds:.1f} s; {children!r:.1500}")
+    return {
+        "folder": target,
+        "backend_before": backend_before,
+        "provisioned": again,
+        "children": children,
+        "seconds": seconds,
+    }
+
+
 class RememberedVectors:
     """The real model behind the session's encoder, each distinct text run through it once a
     worker: the recall sets' few hundred texts are recalled by six tests and three gates, and
@@ -291,7 +344,7 @@ def qapp(qapp_args: list[str]) -> Iterator[Any]:
 
 
 # -- lanes: what each test starts ------------------------------------------------------------------
-# `pytest -m quick` (the README's everyday command) runs what starts no process of its own,
+# `pytest -m quick` (the everyday command, docs/development.md) runs what starts no process of its own,
 # reaches no real client and is not marked slow (whole recall sets through the model); the full
 # suite (.ci/run) runs everything. A test is marked by the
 # fixtures it uses (the real model, Qt, the keyring) and by its module's entry below (what
@@ -453,7 +506,7 @@ def pytest_configure(config: pytest.Config) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     cpus = sorted(ALL_CPUS)
-    if worker.startswith("gw") and 0 < count <= len(cpus) and os.environ.get("MEMEVO_TEST_PIN", "1") != "0":
+    if worker.startswith("gw") and count > 0 and os.environ.get("MEMEVO_TEST_PIN", "1") != "0":
         os.sched_setaffinity(0, {cpus[int(worker[2:]) % len(cpus)]})
 
 
@@ -563,3 +616,34 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(known, indent=1, sort_keys=True), encoding="utf-8")
     tmp.replace(out)
+
+
+# -- where a worker sits idle: each test's wall time beside the CPU it and its children used -------
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """MEMEVO_TEST_PROFILE=<file>: one JSON line a test (wall, own CPU, reaped children's CPU,
+    worker), appended — `python3 tests/profile_report.py <file>` ranks the idle ones."""
+    target = os.environ.get("MEMEVO_TEST_PROFILE")
+    if not target:
+        yield
+        return
+    import json
+    import resource
+    import time
+
+    def cpu() -> tuple[float, float]:
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+    started, (own0, kids0) = time.monotonic(), cpu()
+    yield
+    wall, (own1, kids1) = time.monotonic() - started, cpu()
+    line = {
+        "test": item.nodeid,
+        "wall": round(wall, 2),
+        "own": round(own1 - own0, 2),
+        "children": round(kids1 - kids0, 2),
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", ""),
+    }
+    with open(target, "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
