@@ -4,9 +4,7 @@ the same token ids from the lean tokenizer, and the graph added to folders provi
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -151,26 +149,14 @@ def test_the_service_side_never_imports_torch(data_dir: Path) -> None:
     assert result.stdout.split() == ["onnx", "[]"]
 
 
-def test_a_folder_provisioned_before_gets_the_graph(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provisioned_model: Any
-) -> None:
-    """Users upgrading: the folder has no onnx/ yet; the next provision adds it, checked."""
-    models = tmp_path / "models"
-    source = provisioned_model.folder
-    target = models / source.name
-    for path in source.rglob("*"):
-        relative = path.relative_to(source)
-        if relative.parts[0] == onnx_encoder.GRAPH_DIR or path.is_dir():
-            continue
-        (target / relative).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(path, target / relative)  # no 240 MB copy
-        except OSError:
-            shutil.copy2(path, target / relative)
-    monkeypatch.setenv("MEMEVO_MODELS_DIR", str(models))
-    assert Encoder(DEFAULT_MODEL, target).backend == "sentence-transformers"
-    again = provision.provision(DEFAULT_MODEL)
+def test_a_folder_provisioned_before_gets_the_graph(upgraded_model: dict[str, Any]) -> None:
+    """Users upgrading: the folder has no onnx/ yet; the next provision adds it, checked
+    (conftest.py's upgraded_model runs that provision once for this test and test_onnx_build.py)."""
+    target = upgraded_model["folder"]
+    assert upgraded_model["backend_before"] == "sentence-transformers"
+    again = upgraded_model["provisioned"]
     assert again.reused and again.folder == target
+    assert [module for module, _ in upgraded_model["children"]] == ["onnx_provision"]  # no torch export
     assert onnx_encoder.graph_ready(target)
     assert Encoder(DEFAULT_MODEL, target).backend == "onnx"
     assert not (target / provision.GRAPH_FAILED).exists()

@@ -52,31 +52,12 @@ def _child_env(tmp: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def built(provisioned_model: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Provisioning's graph step as provisioning runs it: a child process, no torch."""
-    tmp = tmp_path_factory.mktemp("onnx-build")
-    folder = _linked_copy(provisioned_model.folder, tmp / "model")
-    command = [
-        sys.executable,
-        "-m",
-        "memevo.core.encoder.onnx_provision",
-        str(folder),
-        "--model",
-        DEFAULT_MODEL,
-    ]
-    started = time.monotonic()
-    result = subprocess.run(
-        [*command, "--reference", "0.999", "--export"],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=_child_env(tmp),
-    )
-    seconds = time.monotonic() - started
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
-    print(f"onnx_provision child: {seconds:.1f} s; {json.dumps(report)[:1500]}")
-    return {"folder": folder, "report": report, "seconds": seconds}
+def built(upgraded_model: dict[str, Any]) -> dict[str, Any]:
+    """Provisioning's graph step as provisioning runs it: a child process, no torch (the one
+    `provision()` ran for a folder without a graph: conftest.py's upgraded_model)."""
+    [(module, report)] = upgraded_model["children"]
+    assert module == "onnx_provision", upgraded_model["children"]
+    return {"folder": upgraded_model["folder"], "report": report, "seconds": upgraded_model["seconds"]}
 
 
 @pytest.fixture(scope="module")

@@ -259,8 +259,11 @@ def add_missing_graph(folder: Path, entry: ModelEntry, progress: Progress) -> No
     if onnx_encoder.graph_ready(folder) or _failed_before(folder):
         return
     progress.stage("Building the model's ONNX graph (once)")
+    # held to the reference as a first provisioning from the folder's source holds it: a graph
+    # built later is used as surely as one built with the folder
+    minimum = MIN_AGREEMENT.get(_marker_source(folder), MIN_AGREEMENT["hub"])
     try:
-        _note_graph(folder, _run_checks(folder, entry, None, True))
+        _note_graph(folder, _run_checks(folder, entry, minimum, True))
     except Exception as exc:  # the folder still works on sentence-transformers
         log.warning("could not build the ONNX graph in %s: %s", folder, exc)
 
