@@ -452,6 +452,8 @@ LONGEST_GROUPS = (
     "test_service.py",
     "test_claude_cli.py",
 )
+# The tests marked `quiet`, from every module: one group, the last (MachineShare).
+QUIET_GROUP = "quiet"
 # Modules that share a worker for a session fixture costly to make twice (the torch model).
 SHARED_GROUPS = {"test_onnx_build.py": "encoder-backends", "test_encoder_onnx.py": "encoder-backends"}
 MODEL_FIXTURES = {"provisioned_model", "encoder", "st_encoder", "side_host"}
@@ -477,20 +479,28 @@ def lanes_of(item: pytest.Item) -> set[str]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Lane marks, and for pytest-xdist (`--dist loadgroup`) one group per module — its
     module-scoped services start once — except that every keyring test shares one worker (they
-    share the one test keyring)."""
+    share the one test keyring) and the quiet tests run as one group, last (MachineShare)."""
     groups: dict[int, str] = {}
     for item in items:
         marks = lanes_of(item)
         for mark in sorted(marks):
             item.add_marker(mark)
-        group = "keyring" if "keyring" in marks else SHARED_GROUPS.get(item.path.name, item.path.name)
+        if item.get_closest_marker("quiet") is not None:
+            group = QUIET_GROUP
+        elif "keyring" in marks:
+            group = "keyring"
+        else:
+            group = SHARED_GROUPS.get(item.path.name, item.path.name)
         item.add_marker(pytest.mark.xdist_group(group))
         groups[id(item)] = group
     # The longest groups first (pytest-xdist hands groups out in the order they first appear):
     # the two workers then end together instead of one idling through another's last minutes.
     # Order inside a module is kept.
     first = {name: rank for rank, name in enumerate(LONGEST_GROUPS)}
-    items.sort(key=lambda item: first.get(groups[id(item)], len(first)))
+    last = {
+        QUIET_GROUP: len(first) + 1
+    }  # the quiet tests after everything: the other worker is done or nearly
+    items.sort(key=lambda item: first.get(groups[id(item)], last.get(groups[id(item)], len(first))))
 
 
 ALL_CPUS: set[int] = set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else set()
@@ -510,30 +520,62 @@ def pytest_configure(config: pytest.Config) -> None:
         os.sched_setaffinity(0, {cpus[int(worker[2:]) % len(cpus)]})
 
 
-@pytest.fixture(autouse=True)
-def quiet_machine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+class MachineShare:
     """A test marked `quiet` runs with no other test running: it checks what the product does
     within its own deadline (a hook's 3.5 s to its service), which another worker's load on the
     two cores would change. Under pytest-xdist every test holds a shared lock on one file of the
-    run and a quiet test an exclusive one, so it waits for the other worker's current test and
-    the other worker waits for it; with one process the lock is never contended."""
-    import fcntl
+    run and a quiet test an exclusive one; a gate in front of it keeps the other worker's next
+    tests behind a quiet test that waits (without it, the workers' shared locks, taken again
+    between tests, kept a quiet test waiting for minutes). Consecutive quiet tests keep the
+    machine (they run as one group at the end of the run: pytest_collection_modifyitems), so the
+    other worker waits once, not once a test. With one process nothing is ever contended."""
 
+    def __init__(self, folder: Path) -> None:
+        self.gate = (folder / "quiet-gate.lock").open("a")
+        self.machine = (folder / "quiet-machine.lock").open("a")
+        self.alone = False
+        self.pinned = os.sched_getaffinity(0)
+
+    def enter(self, quiet: bool) -> None:
+        import fcntl
+
+        if not quiet:
+            fcntl.flock(self.gate, fcntl.LOCK_EX)  # behind a quiet test that waits, never ahead
+            fcntl.flock(self.gate, fcntl.LOCK_UN)
+            fcntl.flock(self.machine, fcntl.LOCK_SH)
+        elif not self.alone:
+            fcntl.flock(self.gate, fcntl.LOCK_EX)
+            fcntl.flock(self.machine, fcntl.LOCK_EX)  # the other worker's current test ends
+            self.alone = True
+            self.pinned = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, ALL_CPUS)  # alone on the machine: every CPU, as a user's has
+
+    def leave(self, quiet: bool, next_quiet: bool) -> None:
+        import fcntl
+
+        if quiet and next_quiet:
+            return
+        if self.alone:
+            os.sched_setaffinity(0, self.pinned)
+            self.alone = False
+            fcntl.flock(self.machine, fcntl.LOCK_UN)
+            fcntl.flock(self.gate, fcntl.LOCK_UN)
+        else:
+            fcntl.flock(self.machine, fcntl.LOCK_UN)
+
+
+def _is_quiet(item: pytest.Item | None) -> bool:
+    return item is not None and item.get_closest_marker("quiet") is not None
+
+
+def _machine_share(item: pytest.Item) -> MachineShare | None:
     if "PYTEST_XDIST_WORKER" not in os.environ:
-        yield
-        return
-    path = tmp_path_factory.getbasetemp().parent / "quiet-machine.lock"
-    with path.open("a") as lock:
-        quiet = request.node.get_closest_marker("quiet") is not None
-        fcntl.flock(lock, fcntl.LOCK_EX if quiet else fcntl.LOCK_SH)
-        pinned = os.sched_getaffinity(0)
-        if quiet:  # alone on the machine: every CPU, as a user's machine has
-            os.sched_setaffinity(0, ALL_CPUS)
-        try:
-            yield
-        finally:
-            os.sched_setaffinity(0, pinned)
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        return None
+    share = getattr(item.config, "_memevo_machine_share", None)
+    if share is None:
+        share = MachineShare(item.config._tmp_path_factory.getbasetemp().parent)  # type: ignore[attr-defined]
+        item.config._memevo_machine_share = share  # type: ignore[attr-defined]
+    return share
 
 
 # -- shared fixtures: one definition each, used across the test modules ----------------------------
@@ -618,15 +660,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     tmp.replace(out)
 
 
-# -- where a worker sits idle: each test's wall time beside the CPU it and its children used -------
+# -- each test's run: its share of the machine, and with MEMEVO_TEST_PROFILE its idle time --------
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """MEMEVO_TEST_PROFILE=<file>: one JSON line a test (wall, own CPU, reaped children's CPU,
-    worker), appended — `python3 tests/profile_report.py <file>` ranks the idle ones."""
-    target = os.environ.get("MEMEVO_TEST_PROFILE")
-    if not target:
-        yield
-        return
+    """Setup, call and teardown of a test inside its share of the machine (MachineShare: a
+    quiet test alone). MEMEVO_TEST_PROFILE=<file> appends one JSON line a test: its wall time
+    (the wait for its share included), its own CPU, its reaped children's, the worker —
+    `python3 tests/profile_report.py <file>` ranks where the workers sat idle."""
     import json
     import resource
     import time
@@ -635,15 +675,24 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
 
+    target = os.environ.get("MEMEVO_TEST_PROFILE")
     started, (own0, kids0) = time.monotonic(), cpu()
-    yield
-    wall, (own1, kids1) = time.monotonic() - started, cpu()
-    line = {
-        "test": item.nodeid,
-        "wall": round(wall, 2),
-        "own": round(own1 - own0, 2),
-        "children": round(kids1 - kids0, 2),
-        "worker": os.environ.get("PYTEST_XDIST_WORKER", ""),
-    }
-    with open(target, "a", encoding="utf-8") as out:
-        out.write(json.dumps(line) + "\n")
+    share, quiet = _machine_share(item), _is_quiet(item)
+    if share is not None:
+        share.enter(quiet)
+    try:
+        yield
+    finally:
+        if share is not None:
+            share.leave(quiet, _is_quiet(nextitem))
+    if target:
+        wall, (own1, kids1) = time.monotonic() - started, cpu()
+        line = {
+            "test": item.nodeid,
+            "wall": round(wall, 2),
+            "own": round(own1 - own0, 2),
+            "children": round(kids1 - kids0, 2),
+            "worker": os.environ.get("PYTEST_XDIST_WORKER", ""),
+        }
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
