@@ -24,24 +24,30 @@ export MEMEVO_DEV_CACHE="${MEMEVO_DEV_CACHE-/var/tmp/memevo-dev-cache-$(id -u)}"
 if [ -n "$MEMEVO_DEV_CACHE" ]; then mkdir -p -m 700 "$MEMEVO_DEV_CACHE"; fi
 npm_cache="${MEMEVO_DEV_CACHE:-$PWD/.cache}/npm-cache"
 
-# torch first and pinned: the CPU build; a bare requirement could pull a multi-GB CUDA build.
-python3 -m pip install torch==2.13.0 -e '.[test]'
-
 # The real Claude Code CLI for the end-to-end hook tests, kept inside the repo (.cache/), and
-# npm's own cache and logs with it (never ~/.npm).
-# If npm cannot install it, those tests report themselves skipped with the reason.
-if command -v npm >/dev/null 2>&1; then
+# npm's own cache and logs with it (never ~/.npm); the real CodeBuddy Code CLI the same way:
+# bundled in @tencent-ai/agent-sdk (cli/bin/codebuddy, run with node) for
+# tests/test_codebuddy_cli.py. Installed in the background while pip runs (one npm at a time:
+# they share the prefix). If npm cannot install one, its tests report themselves skipped with
+# the reason.
+npm_clis() {
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "setup: npm not found; the Claude Code and CodeBuddy Code CLI tests will be skipped"
+    return
+  fi
   npm install --no-audit --no-fund --no-update-notifier --cache "$npm_cache" \
     --prefix .cache/npm @anthropic-ai/claude-code@2.1.332 >/dev/null 2>&1 \
     || echo "setup: could not install the Claude Code CLI with npm; its tests will be skipped"
-  # The real CodeBuddy Code CLI the same way: bundled in @tencent-ai/agent-sdk (cli/bin/codebuddy,
-  # run with node) for tests/test_codebuddy_cli.py.
   npm install --no-audit --no-fund --no-update-notifier --cache "$npm_cache" \
     --prefix .cache/npm @tencent-ai/agent-sdk@0.3.201 >/dev/null 2>&1 \
     || echo "setup: could not install the CodeBuddy Code CLI with npm; its tests will be skipped"
-else
-  echo "setup: npm not found; the Claude Code and CodeBuddy Code CLI tests will be skipped"
-fi
+}
+npm_clis &
+npm_pid=$!
+
+# torch first and pinned: the CPU build; a bare requirement could pull a multi-GB CUDA build.
+python3 -m pip install torch==2.13.0 -e '.[test]'
+wait "$npm_pid"
 
 # Two workers (pytest-xdist), one per core: each test module stays on one worker (its
 # module-scoped services start once) and the keyring tests share one (tests/conftest.py).
