@@ -59,6 +59,22 @@ def test_learned_and_old_text_loses_them_and_injection_never_carries_them() -> N
         assert not any(memories.first_unsafe(line) for line in text.splitlines()), text
 
 
+def test_removing_unsafe_characters_is_the_plain_substitution_however_many_kinds() -> None:
+    """remove_unsafe replaces per distinct character and, past a few, translates bytes: the
+    result must be the one regex substitution's, with lone surrogates and wide text around."""
+    import random
+
+    rng = random.Random(33)
+    alphabet = [
+        chr(c) for c in [*range(0x00, 0x300), *range(0x2020, 0x2070), *range(0xD7F0, 0xE010), 0x1F642]
+    ]
+    samples = ["a\r" * 500, "".join(chr(c) + "中" for c in range(0x00, 0xA0)) * 3, "\ud83d\ude00\r\n\x85"]
+    samples += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 80))) for _ in range(3000)]
+    for text in samples:
+        plain = memories._UNSAFE.sub("", text.replace("\r\n", "\n"))
+        assert memories.remove_unsafe(text) == plain, repr(text)
+
+
 def test_a_memory_with_several_lines_is_one_item_of_every_injected_list() -> None:
     """A rule may hold newlines; injected, it stays one numbered line, and a line of its own
     that looks like the next rule ("2. …") cannot pass for one."""
