@@ -108,6 +108,8 @@ def memory_line(memory: dict[str, Any]) -> str:
     flag = ("  [pinned]" if memory.get("pinned") else "") + ("  [deprecated]" if memory["deprecated"] else "")
     if memory.get("scope", "global") != "global":
         flag += f"  [{shown(memory['scope'])}]"
+    if memory.get("stale"):  # its repository no longer has what it names: update or delete it
+        flag += f"  [stale: {shown(memory['stale'])}]"
     return f"{memory['id']}  {points(memory['confidence']):>4}  {shown(memory['text'])}{flag}"
 
 

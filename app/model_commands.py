@@ -35,6 +35,13 @@ def cmd_maintenance(args: argparse.Namespace) -> int:
         f"maintenance {r['day']}: {r['decayed']} decayed, {r['newly_deprecated']} deprecated, "
         f"{r['trash_purged']} expired from trash"
     )
+    a = result.get("anchors")
+    if a:
+        late = f"; not finished in time: {', '.join(a['timed_out'])}" if a["timed_out"] else ""
+        print(
+            f"checked {a['checked']} memories against {a['repositories']} repositories: "
+            f"{len(a['became_stale'])} now stale, {len(a['fresh_again'])} fresh again{late}"
+        )
     return 0
 
 

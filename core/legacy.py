@@ -16,7 +16,7 @@ from typing import Any
 
 from . import confidence as conf
 from . import config as config_mod
-from . import paths
+from . import paths, staleness
 from .clock import Clock
 from .errors import InvalidInput
 from .memories import CATEGORIES, Memory, _insert, check_text
@@ -79,6 +79,7 @@ def run(store: Store, clock: Clock) -> ImportReport:
                 continue
             if deleted_ms is None:
                 _insert(con, "memories", memory)
+                staleness.note(con, memory.id, memory.text)
                 report.imported[memory.category] += 1
             else:
                 _insert(con, "trash", memory, (deleted_ms, "imported from the Node tool's trash"))

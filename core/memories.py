@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from . import confidence as conf
+from . import staleness
 from .clock import Clock, iso
 from .confidence import Standing, Tier
 from .errors import InvalidInput, NotFound
@@ -24,7 +25,8 @@ TRASH_KEEP_DAYS = 30
 _COLUMNS = (
     "id, category, text, confidence, created_ms, last_seen_ms, deprecated, award_day, award_pts, "
     "EXISTS (SELECT 1 FROM pins WHERE pins.memory_id = id) AS pinned, "
-    "(SELECT repo FROM scopes WHERE scopes.memory_id = id) AS scope"
+    "(SELECT repo FROM scopes WHERE scopes.memory_id = id) AS scope, "
+    "(SELECT stale_reason FROM anchors WHERE anchors.memory_id = id AND stale_ms IS NOT NULL) AS stale"
 )
 
 
@@ -41,12 +43,15 @@ class Memory:
     award_pts: int
     pinned: bool = False
     scope: str | None = None  # the repository it belongs to; None: global
+    # why its repository no longer confirms it ("x not found in repo since day"); None: not stale
+    stale: str | None = None
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> Memory:
         id_, category, text, confidence, created_ms, last_seen_ms, deprecated, award_day, award_pts = row[:9]
         pinned = bool(row[9]) if len(row) > 9 else False
         scope = str(row[10]) if len(row) > 10 and row[10] is not None else None
+        stale = str(row[11]) if len(row) > 11 and row[11] is not None else None
         return cls(
             id_,
             category,
@@ -59,6 +64,7 @@ class Memory:
             award_pts,
             pinned,
             scope,
+            stale,
         )
 
     @property
@@ -80,6 +86,7 @@ class Memory:
             "deprecated": self.deprecated,
             "pinned": self.pinned,
             "scope": self.scope or "global",
+            "stale": self.stale,
         }
 
 
@@ -243,7 +250,7 @@ def counts(store: Store) -> dict[str, dict[str, int]]:
 
 def trash_list(store: Store) -> list[Trashed]:
     rows = store.query(f"SELECT {_COLUMNS}, deleted_ms, reason FROM trash ORDER BY deleted_ms DESC, id")
-    return [Trashed(Memory.from_row(row), int(row[11]), str(row[12])) for row in rows]
+    return [Trashed(Memory.from_row(row), int(row[12]), str(row[13])) for row in rows]
 
 
 def confidence_histogram(store: Store) -> list[tuple[int, int]]:
@@ -376,6 +383,7 @@ def restore_version(store: Store, memory_id: str, seq: int, clock: Clock) -> Mem
         body = check_text(str(row[0]))
         _supersede(con, memory, body, clock.now_ms(), f"restored version {seq}")
         con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
+        staleness.note(con, memory_id, body)
     return Memory(**(asdict(memory) | {"text": body}))
 
 
@@ -392,6 +400,7 @@ def create(store: Store, category: str, text: str, clock: Clock, scope: str | No
         _insert(con, "memories", memory)
         if repo is not None:
             con.execute("INSERT INTO scopes VALUES (?, ?)", [memory.id, repo])
+        staleness.note(con, memory.id, body)
     return memory
 
 
@@ -457,8 +466,11 @@ def award_recall(
         if known is not None and all(i in known for i in unique)
         else find(store, unique, lock_wait_s)
     )
+    # A stale memory is idle (its repository no longer confirms it): being shown earns nothing.
     due = [
-        m for m in read.values() if not m.deprecated and conf.points_due(m.standing, Tier.RECALL, today) > 0
+        m
+        for m in read.values()
+        if not m.deprecated and m.stale is None and conf.points_due(m.standing, Tier.RECALL, today) > 0
     ]
     if not due:
         return {}
@@ -487,6 +499,7 @@ def merge_learned(store: Store, memory_id: str, text: str, clock: Clock) -> tupl
         award = conf.apply_award(memory.standing, Tier.REINFORCE, now, clock.local_day(now))
         _supersede(con, memory, body, now, "merged (learned)")
         con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
+        staleness.note(con, memory_id, body)
         if award.effective:
             _save_standing(con, memory_id, award.standing)
     merged = memory.with_standing(award.standing)
@@ -504,6 +517,7 @@ def replace_learned(store: Store, memory_id: str, text: str, clock: Clock) -> Me
         memory = _get_in(con, memory_id)
         _supersede(con, memory, body, now, "replaced (learned)")
         con.execute("UPDATE memories SET text = ?, last_seen_ms = ? WHERE id = ?", [body, now, memory_id])
+        staleness.note(con, memory_id, body)
     return Memory(**(asdict(memory) | {"text": body, "last_seen_ms": now}))
 
 
@@ -518,6 +532,7 @@ def replace_text(store: Store, memory_id: str, text: str, clock: Clock | None = 
         memory = _get_in(con, memory_id)
         _supersede(con, memory, body, now, "replaced")
         con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
+        staleness.note(con, memory_id, body)
     return Memory(**(asdict(memory) | {"text": body}))
 
 
@@ -536,6 +551,7 @@ def merge_manual(store: Store, keep_id: str, other_id: str, text: str, clock: Cl
             "UPDATE memories SET text = ?, confidence = ?, deprecated = ? WHERE id = ?",
             [body, best, deprecated, keep_id],
         )
+        staleness.note(con, keep_id, body)
         _move_to_trash(con, other, clock.now_ms(), f"merged into {keep_id}")
     return Memory(**(asdict(keep) | {"text": body, "confidence": best, "deprecated": deprecated}))
 
@@ -608,13 +624,14 @@ def restore(store: Store, memory_id: str) -> Memory:
         con.execute("DELETE FROM trash WHERE id = ?", [memory_id])
         _insert(con, "memories", memory)
         _move_vector(con, memory_id, "trash_vectors", "vectors")
+        staleness.note(con, memory_id, memory.text)  # kept through the trash: a no-op unless it is older
     return memory
 
 
 def purge_expired_trash(con: Any, now_ms: int) -> int:
     cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
     row = one(con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]))
-    for table in ("trash_vectors", "pins", "versions", "scopes", "cues", "cue_vectors", "origins"):
+    for table in ("trash_vectors", "pins", "versions", "scopes", "cues", "cue_vectors", "origins", "anchors"):
         con.execute(
             f"DELETE FROM {table} WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
         )

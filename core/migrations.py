@@ -136,6 +136,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         "redacted (NULL: a session start or a stop, or a row logged before it was kept)",
         ("ALTER TABLE injections ADD COLUMN prompt VARCHAR",),
     ),
+    Migration(
+        14,
+        "the names a memory's text gives (paths, identifiers, hosts) and whether its repository "
+        "still has them: when last checked, and since when (and why) the memory is stale; and "
+        "why each injection chose what it injected (the gate's scores and signals, as JSON)",
+        (
+            "CREATE TABLE anchors (memory_id VARCHAR PRIMARY KEY, text_sha VARCHAR NOT NULL, "
+            "anchors VARCHAR NOT NULL, checked_ms BIGINT, stale_ms BIGINT, stale_reason VARCHAR)",
+            "ALTER TABLE injections ADD COLUMN why VARCHAR",
+        ),
+    ),
 )
 
 

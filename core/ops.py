@@ -11,7 +11,7 @@ from typing import Any
 
 from . import confidence as conf
 from . import config as config_mod
-from . import cues, legacy, maintenance, memories, origins, purge
+from . import cues, legacy, maintenance, memories, origins, purge, staleness
 from .clock import Clock, SystemClock, iso
 from .errors import InvalidInput, NotFound
 from .optable import Context, Operation, StoreAccess, dispatch, operation
@@ -280,7 +280,14 @@ def op_maintenance(ctx: Context, force: bool = False) -> dict[str, Any]:
         if force
         else maintenance.run_if_due(store, ctx.clock, config)
     )
-    return {"ran": report is not None, "report": report.as_json() if report else None}
+    # The repositories are looked at after the day's transaction (git runs with the store let go),
+    # here and not in maintenance.run, which a session start may run in the hook's path.
+    anchors = staleness.check_all(store, ctx.clock) if report is not None else None
+    return {
+        "ran": report is not None,
+        "report": report.as_json() if report else None,
+        "anchors": anchors.as_json() if anchors else None,
+    }
 
 
 @operation("notes_known")

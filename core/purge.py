@@ -96,7 +96,17 @@ def _remove(con: Any, memory_id: str, texts: list[str]) -> int:
         row = one(con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]))
         removed += int(row[0]) if row else 0
         con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
-    for table in ("vectors", "trash_vectors", "pins", "versions", "scopes", "cues", "cue_vectors", "origins"):
+    for table in (
+        "vectors",
+        "trash_vectors",
+        "pins",
+        "versions",
+        "scopes",
+        "cues",
+        "cue_vectors",
+        "origins",
+        "anchors",
+    ):
         con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
     for text in texts:
         removed += _remove_text(con, memory_id, text)

@@ -51,7 +51,10 @@ def session_start_text(
     rules = memories.session_rules(store, SESSION_START_RULES, repo) if store else []
     budget = min(max_chars, int(config["sessionStartChars"]))
     text, shown = texts.session_start(
-        flavor, [m.text for m in rules], learning_text(config, has_key, flavor), budget
+        flavor,
+        [texts.with_stale_note(m.text, m.stale) if m.stale else m.text for m in rules],
+        learning_text(config, has_key, flavor),
+        budget,
     )
     return text, [m.id for m in rules[:shown]]
 

@@ -20,6 +20,7 @@ from ..learning import jobs
 from ..recall.engine import RecallEngine
 from ..store import Store
 from . import caches
+from .anchorwork import AnchorChecks
 from .books import Bookkeeper
 from .learner import Learner
 from .memo import Awards, Rows, SessionStarts
@@ -85,6 +86,7 @@ class ServiceContext(optable.Context):
         self.awards = Awards()
         self.rows = Rows()
         self._snapshot_lock = threading.Lock()
+        self.anchor_checks = AnchorChecks(lambda: self.store, clock, self._after_anchors)
 
     @property
     def store(self) -> Store:
@@ -152,11 +154,15 @@ class ServiceContext(optable.Context):
         self.refresh_caches()
         if op.writes:
             self.refresh_snapshot()
+            if not op.reload_all:  # maintenance checked every repository itself
+                self.anchor_checks.want_ids(changed)
         self.learner.want_cues()  # a changed memory, or learning just configured (config ops)
 
     def after_learning(self, result: dict[str, Any]) -> None:
+        changed = optable.changed_ids(result)
+        self.anchor_checks.want_ids(changed)
         if self.engine is not None:
-            self.engine.sync_ids(optable.changed_ids(result))
+            self.engine.sync_ids(changed)
         self.refresh_caches()
         self.refresh_snapshot()
         self.learner.want_cues()
@@ -169,6 +175,12 @@ class ServiceContext(optable.Context):
         if self.engine is not None:
             self.engine.sync_all()
         self.refresh_caches()
+        self.anchor_checks.want_all()  # the day's check of every repository, off the request
+
+    def _after_anchors(self) -> None:
+        """A check turned memories stale or fresh: the next injection says so."""
+        self.refresh_caches()
+        self.refresh_snapshot()
 
     def refresh_caches(self) -> None:
         """Plain-text copies the hooks fall back on while the service is down or hung; and the
@@ -189,5 +201,6 @@ class ServiceContext(optable.Context):
             log.warning("could not rewrite memories.html", exc_info=True)
 
     def close(self) -> None:
+        self.anchor_checks.close()
         self.learner.close()
         self.books.close()

@@ -87,6 +87,7 @@ def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     started = time.perf_counter()
     config = config_mod.load()
     _run_maintenance(ctx, config)
+    ctx.anchor_checks.want(ask.repo)  # a queue put: git runs on the checks' own thread
     if not config["enabled"]:
         return _done(ctx, ask, "session_start", started, None, [])
     text, ids = session_start_text(ctx, config, ask.flavor, ask.max_chars, ask.repo)
@@ -170,8 +171,8 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     _remember_injected(ask, ids)
     _award(ctx, ids, found, "action recall")
     block = texts.action_block(
-        [h.text for h in hits if h.category == "rule"],
-        [h.text for h in hits if h.category != "rule"],
+        [_noted(h.text, found.get(h.id)) for h in hits if h.category == "rule"],
+        [_noted(h.text, found.get(h.id)) for h in hits if h.category != "rule"],
         after=bool(params.get("after")),  # CodeBuddy: PostToolUse, with the tool's result
     )
     asked = tool_call(params.get("tool"), params.get("input"))
@@ -296,8 +297,8 @@ def _recall(
         return (not memory.pinned, memory.scope is None, -memory.confidence)
 
     ordered = sorted(hits, key=rank)
-    kept, left_out = texts.fit_recall(
-        [(h.id, h.category, h.text) for h in ordered], int(config["recallChars"])
+    kept, left_out = texts.fit_recall(  # a stale memory's note counts toward the budget
+        [(h.id, h.category, _noted(h.text, found.get(h.id))) for h in ordered], int(config["recallChars"])
     )
     if not kept:
         return "", [], f"no recalled memory fits recallChars={config['recallChars']}"
@@ -307,6 +308,11 @@ def _recall(
     ids = [i for i, _, _ in kept]
     _award(ctx, ids, found, "recall")
     return block, ids, None
+
+
+def _noted(text: str, memory: memories.Memory | None) -> str:
+    """A stale memory's text with what may be out of date (its flag, read with its row)."""
+    return texts.with_stale_note(text, memory.stale) if memory is not None and memory.stale else text
 
 
 def _award(ctx: ServiceContext, ids: list[str], found: dict[str, memories.Memory], what: str) -> None:

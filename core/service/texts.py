@@ -174,6 +174,16 @@ def session_start(flavor: str, rules: Sequence[str], learning: str | None, max_c
     return head + "".join(lines) + note + tail, len(lines)
 
 
+STALE_NOTE_CHARS = 120  # the reason names at most two names; a long path is cut
+
+
+def with_stale_note(text: str, reason: str) -> str:
+    """A memory its repository no longer confirms, as injected: the text, then what may be out
+    of date, so the model checks before relying on it."""
+    shown = reason if len(reason) <= STALE_NOTE_CHARS else reason[: STALE_NOTE_CHARS - 1] + "…"
+    return f"{text}（可能已过时：{shown}）"
+
+
 def recall_block(rules: Sequence[str], facts: Sequence[str], left_out: int = 0) -> str:
     parts = _grouped(f"{PLUGIN} 按本轮输入召回的长期记忆：", rules, facts)
     if left_out:

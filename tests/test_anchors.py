@@ -1,0 +1,295 @@
+"""Anchors and stale memories (issue 34) against real git repositories in temporary folders:
+the names a memory gives are noted on every write, looked up in its repository (a path, a
+tracked identifier, a host in the configuration), and a memory whose names are all gone turns
+stale with its reason, and fresh again when they come back; never a memory without names,
+never a global one, never past the time bound."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from memevo.core import anchors, config, maintenance, memories, purge, staleness
+from memevo.core.anchors import Anchor
+from memevo.core.clock import FakeClock
+from memevo.core.store import Store
+
+FLAG_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+def make_repo(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q")
+    for name, body in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(body)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+def commit(repo: Path, message: str = "change") -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(
+        tmp_path / "shop",
+        {
+            "src/pay/flags.py": "pay_new_flow_v2 = True\n",
+            "deploy/config.yaml": "api: https://api.pay.internal/v1\n",
+            "README.md": "a shop\n",
+        },
+    )
+
+
+def stale_of(store: Store, memory_id: str) -> str | None:
+    return memories.get(store, memory_id).stale
+
+
+# -- extraction ----------------------------------------------------------------------------------
+def test_extraction_picks_names_and_leaves_words() -> None:
+    got = anchors.extract(
+        "payments live in src/pay/ (see core/store.py), flag --dry-run, recallChars and config.load; "
+        "host https://api.pay.example.com/v1 and db.internal:5432; store.py; 1/2 at 10:30 in ~/x /usr/bin"
+    )
+    assert got == [
+        Anchor("path", "src/pay"),
+        Anchor("path", "core/store.py"),
+        Anchor("flag", "--dry-run"),
+        Anchor("ident", "recallChars"),
+        Anchor("ident", "config.load"),
+        Anchor("host", "api.pay.example.com"),
+        Anchor("host", "db.internal"),
+        Anchor("file", "store.py"),
+    ]
+    assert anchors.extract("回答问题时请一律使用中文") == []
+    assert anchors.extract("Always answer in English, keep it short") == []
+    assert anchors.extract(FLAG_FACT) == [Anchor("ident", "pay_new_flow_v2")]
+
+
+def test_extraction_is_linear_and_bounded_on_hostile_text() -> None:
+    """Long runs of name characters, separators and near-misses: one pass, bounded output."""
+    hostile = [
+        "a" * 1_000_000 + "_" + "-" * 200_000 + "/" * 200_000,
+        " x_y_z" * 300_000,
+        "a." * 500_000 + "com",
+        "http://" + "a" * 500_000,
+        "../" * 300_000,
+    ]
+    for text in hostile:
+        started = time.perf_counter()
+        found = anchors.extract(text)
+        assert time.perf_counter() - started < 0.5
+        assert len(found) <= anchors.MAX_ANCHORS
+
+
+# -- noting on write ---------------------------------------------------------------------------------
+def test_every_write_notes_the_names(store: Store, clock: FakeClock, repo: Path) -> None:
+    memory = memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    noted = staleness.state(store, [memory.id])[memory.id]
+    assert [n["value"] for n in noted["anchors"]] == ["pay_new_flow_v2"]
+    assert noted["checked_ms"] is None  # looked up later, never in the write
+    memories.replace_text(store, memory.id, "payments live in src/pay/ now", clock)
+    assert [n["value"] for n in staleness.state(store, [memory.id])[memory.id]["anchors"]] == ["src/pay"]
+    memories.restore_version(store, memory.id, 1, clock)
+    assert [n["value"] for n in staleness.state(store, [memory.id])[memory.id]["anchors"]] == ["pay_new_flow_v2"]
+
+
+# -- stale and back ----------------------------------------------------------------------------------
+def test_a_removed_identifier_turns_stale_and_back(store: Store, clock: FakeClock, repo: Path) -> None:
+    memory = memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    report = staleness.check_repo(store, str(repo), clock)
+    assert report.checked == 1 and not report.stale
+    noted = staleness.state(store, [memory.id])[memory.id]
+    assert noted["anchors"][0] | {} == {"kind": "ident", "value": "pay_new_flow_v2", "seen": True, "found": True}
+    assert noted["checked_ms"] == clock.now_ms()
+
+    (repo / "src/pay/flags.py").write_text("checkout_v3 = True\n")
+    commit(repo, "the flag is gone")
+    clock.advance(days=1)
+    report = staleness.check_repo(store, str(repo), clock)
+    assert report.stale == [memory.id]
+    reason = stale_of(store, memory.id)
+    assert reason == f"pay_new_flow_v2 not found in shop since {clock.local_day(clock.now_ms())}"
+    assert memories.get(store, memory.id).as_json()["stale"] == reason
+
+    # still gone a day later: still stale, still since the first day
+    clock.advance(days=1)
+    assert not staleness.check_repo(store, str(repo), clock).changed
+    assert stale_of(store, memory.id) == reason
+
+    (repo / "src/pay/flags.py").write_text("pay_new_flow_v2 = False\n")
+    commit(repo, "the flag is back")
+    report = staleness.check_repo(store, str(repo), clock)
+    assert report.fresh == [memory.id]
+    assert stale_of(store, memory.id) is None
+
+
+def test_untracked_text_does_not_count(store: Store, clock: FakeClock, repo: Path) -> None:
+    """`git grep` looks at tracked files: a scratch file holding the name keeps nothing alive."""
+    memory = memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)
+    git(repo, "rm", "-q", "src/pay/flags.py")
+    commit(repo)
+    (repo / "scratch.txt").write_text("pay_new_flow_v2\n")  # never added
+    staleness.check_repo(store, str(repo), clock)
+    assert stale_of(store, memory.id) is not None
+
+
+def test_a_renamed_folder_turns_stale_and_back(store: Store, clock: FakeClock, repo: Path) -> None:
+    memory = memories.create(store, "project", "支付相关代码都在 src/pay/ 目录下", clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)
+    assert stale_of(store, memory.id) is None
+    git(repo, "mv", "src/pay", "src/payments")
+    commit(repo, "renamed")
+    staleness.check_repo(store, str(repo), clock)
+    assert stale_of(store, memory.id) == f"src/pay not found in shop since {clock.local_day(clock.now_ms())}"
+    git(repo, "mv", "src/payments", "src/pay")
+    commit(repo, "renamed back")
+    staleness.check_repo(store, str(repo), clock)
+    assert stale_of(store, memory.id) is None
+
+
+def test_a_host_is_looked_for_in_the_configuration(store: Store, clock: FakeClock, repo: Path) -> None:
+    memory = memories.create(store, "project", "测试环境的接口地址是 api.pay.internal", clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)
+    (repo / "deploy/config.yaml").write_text("api: https://api.shop.internal/v1\n")
+    (repo / "README.md").write_text("we used to call api.pay.internal\n")  # prose is no configuration
+    commit(repo)
+    staleness.check_repo(store, str(repo), clock)
+    assert "api.pay.internal not found" in (stale_of(store, memory.id) or "")
+
+
+def test_one_name_left_keeps_a_memory_fresh(store: Store, clock: FakeClock, repo: Path) -> None:
+    memory = memories.create(store, "project", "pay_new_flow_v2 is read in src/pay/flags.py", clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)
+    (repo / "src/pay/flags.py").write_text("other = 1\n")
+    commit(repo)
+    staleness.check_repo(store, str(repo), clock)
+    assert stale_of(store, memory.id) is None  # the file is still there
+
+
+def test_no_names_never_stale_and_names_never_seen_prove_nothing(
+    store: Store, clock: FakeClock, repo: Path
+) -> None:
+    plain = memories.create(store, "project", "这个项目的发布要先通知测试同学", clock, str(repo))
+    planned = memories.create(store, "project", "下个版本会加一个开关 future_switch_v9", clock, str(repo))
+    for _ in range(2):
+        staleness.check_repo(store, str(repo), clock)
+        clock.advance(days=1)
+    assert stale_of(store, plain.id) is None
+    assert stale_of(store, planned.id) is None  # never found, so never "gone"
+    assert staleness.state(store, [plain.id])[plain.id]["anchors"] == []
+
+
+def test_a_global_rule_stays_fresh(store: Store, clock: FakeClock, repo: Path) -> None:
+    """A rule that names an identifier, global: no repository is asked, whatever it lacks."""
+    rule = memories.create(store, "rule", "提交前运行 check_all_things 脚本", clock)
+    scoped = memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)
+    (repo / "src/pay/flags.py").write_text("x = 1\n")
+    commit(repo)
+    report = staleness.check_all(store, clock)
+    assert report.stale == [scoped.id]
+    assert stale_of(store, rule.id) is None
+    assert staleness.repos(store) == [str(repo)]
+
+
+def test_a_vanished_checkout_marks_nothing(store: Store, clock: FakeClock, repo: Path, tmp_path: Path) -> None:
+    memory = memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)
+    repo.rename(tmp_path / "elsewhere")
+    assert staleness.check_repo(store, str(repo), clock).checked == 0
+    assert stale_of(store, memory.id) is None
+
+
+def test_an_edit_keeps_what_was_known_of_a_name(store: Store, clock: FakeClock, repo: Path) -> None:
+    """Rewording a stale memory without fixing its name leaves it stale; fixing it clears it."""
+    memory = memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)
+    (repo / "src/pay/flags.py").write_text("pay_flow_v3 = True\n")
+    commit(repo)
+    staleness.check_repo(store, str(repo), clock)
+    reason = stale_of(store, memory.id)
+    memories.replace_text(store, memory.id, "支付页新流程的开关仍是 pay_new_flow_v2 吗", clock)
+    assert stale_of(store, memory.id) == reason
+    memories.replace_text(store, memory.id, "支付页新流程的灰度开关是 pay_flow_v3", clock)
+    assert stale_of(store, memory.id) is None
+    staleness.check_repo(store, str(repo), clock)
+    assert stale_of(store, memory.id) is None
+
+
+def test_a_huge_repository_stays_within_the_time_bound(store: Store, clock: FakeClock, tmp_path: Path) -> None:
+    """A name missing from a large repository makes git read all of it: the check stops at its
+    bound, and what it could not look up is unknown, never gone."""
+    big = tmp_path / "big"
+    big.mkdir()
+    git(big, "init", "-q")
+    line = "def some_function_name(argument_one, argument_two): return argument_one + argument_two\n"
+    chunk = line * 4000  # ~360 KB a file
+    for i in range(300):  # ~100 MB tracked
+        (big / f"m{i:03d}.py").write_text(chunk)
+    git(big, "add", "-A")
+    git(big, "commit", "-q", "-m", "big")
+    ids = [
+        memories.create(store, "project", f"the switch is missing_name_{i}_v2, read at start", clock, str(big)).id
+        for i in range(20)
+    ]
+    # every name was once seen: only a look-up that answers "gone" could make them stale
+    with store.transaction() as con:
+        for memory_id in ids:
+            row = con.execute("SELECT anchors FROM anchors WHERE memory_id = ?", [memory_id]).fetchall()[0]
+            names = [n | {"seen": True, "found": True} for n in json.loads(row[0])]
+            con.execute("UPDATE anchors SET anchors = ? WHERE memory_id = ?", [json.dumps(names), memory_id])
+    bound = 0.3
+    started = time.monotonic()
+    report = staleness.check_repo(store, str(big), clock, budget_s=bound)
+    elapsed = time.monotonic() - started
+    assert elapsed < bound + 1.0, elapsed  # the bound, plus the store's read and write
+    assert report.timed_out == [str(big)]
+    # the names not looked up in time are unknown, never gone: those memories stay fresh
+    assert any(stale_of(store, i) is None for i in ids)
+
+
+# -- what stale changes ------------------------------------------------------------------------------
+def test_stale_is_idle_for_confidence(store: Store, clock: FakeClock, repo: Path) -> None:
+    memory = memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)
+    (repo / "src/pay/flags.py").write_text("x = 1\n")
+    commit(repo)
+    staleness.check_repo(store, str(repo), clock)
+    clock.advance(days=1)
+    assert memories.award_recall(store, [memory.id], clock) == {}  # shown, yet not rewarded
+    assert memories.get(store, memory.id).last_seen_ms == memory.last_seen_ms
+
+
+def test_purge_and_trash_expiry_remove_the_names(store: Store, clock: FakeClock, repo: Path) -> None:
+    memory = memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    other = memories.create(store, "project", "the switch pay_new_flow_v2 is read at start", clock, str(repo))
+    purge.purge(store, memory.id)
+    assert staleness.state(store, [memory.id]) == {}
+    memories.delete(store, [other.id], clock)
+    clock.advance(days=memories.TRASH_KEEP_DAYS + 1)
+    maintenance.run(store, clock, config.load())
+    assert staleness.state(store, [other.id]) == {}
+
+
+def test_trash_listing_still_reads_its_columns(store: Store, clock: FakeClock) -> None:
+    memory = memories.create(store, "rule", "回答问题时请一律使用中文", clock)
+    memories.delete(store, [memory.id], clock, "deleted")
+    [trashed] = memories.trash_list(store)
+    assert trashed.reason == "deleted" and trashed.memory.stale is None
