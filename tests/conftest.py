@@ -355,6 +355,7 @@ E2E = "e2e"  # real clients (Claude Code, CodeBuddy CLIs), a fresh venv, the whe
 UNITS = "units"  # in-process only (the model and Qt may be loaded)
 MODULE_LANES: dict[str, str] = {
     "test_anchors.py": PROCESSES,  # git, in real repositories
+    "test_stale_service.py": PROCESSES,
     "test_autostart.py": PROCESSES,
     "test_bench_hooks.py": UNITS,
     "test_claude_cli.py": E2E,

@@ -106,7 +106,9 @@ def test_every_write_notes_the_names(store: Store, clock: FakeClock, repo: Path)
     memories.replace_text(store, memory.id, "payments live in src/pay/ now", clock)
     assert [n["value"] for n in staleness.state(store, [memory.id])[memory.id]["anchors"]] == ["src/pay"]
     memories.restore_version(store, memory.id, 1, clock)
-    assert [n["value"] for n in staleness.state(store, [memory.id])[memory.id]["anchors"]] == ["pay_new_flow_v2"]
+    assert [n["value"] for n in staleness.state(store, [memory.id])[memory.id]["anchors"]] == [
+        "pay_new_flow_v2"
+    ]
 
 
 # -- stale and back ----------------------------------------------------------------------------------
@@ -115,7 +117,12 @@ def test_a_removed_identifier_turns_stale_and_back(store: Store, clock: FakeCloc
     report = staleness.check_repo(store, str(repo), clock)
     assert report.checked == 1 and not report.stale
     noted = staleness.state(store, [memory.id])[memory.id]
-    assert noted["anchors"][0] | {} == {"kind": "ident", "value": "pay_new_flow_v2", "seen": True, "found": True}
+    assert noted["anchors"][0] | {} == {
+        "kind": "ident",
+        "value": "pay_new_flow_v2",
+        "seen": True,
+        "found": True,
+    }
     assert noted["checked_ms"] == clock.now_ms()
 
     (repo / "src/pay/flags.py").write_text("checkout_v3 = True\n")
@@ -175,7 +182,9 @@ def test_a_host_is_looked_for_in_the_configuration(store: Store, clock: FakeCloc
 
 
 def test_one_name_left_keeps_a_memory_fresh(store: Store, clock: FakeClock, repo: Path) -> None:
-    memory = memories.create(store, "project", "pay_new_flow_v2 is read in src/pay/flags.py", clock, str(repo))
+    memory = memories.create(
+        store, "project", "pay_new_flow_v2 is read in src/pay/flags.py", clock, str(repo)
+    )
     staleness.check_repo(store, str(repo), clock)
     (repo / "src/pay/flags.py").write_text("other = 1\n")
     commit(repo)
@@ -209,7 +218,9 @@ def test_a_global_rule_stays_fresh(store: Store, clock: FakeClock, repo: Path) -
     assert staleness.repos(store) == [str(repo)]
 
 
-def test_a_vanished_checkout_marks_nothing(store: Store, clock: FakeClock, repo: Path, tmp_path: Path) -> None:
+def test_a_vanished_checkout_marks_nothing(
+    store: Store, clock: FakeClock, repo: Path, tmp_path: Path
+) -> None:
     memory = memories.create(store, "project", FLAG_FACT, clock, str(repo))
     staleness.check_repo(store, str(repo), clock)
     repo.rename(tmp_path / "elsewhere")
@@ -233,7 +244,9 @@ def test_an_edit_keeps_what_was_known_of_a_name(store: Store, clock: FakeClock, 
     assert stale_of(store, memory.id) is None
 
 
-def test_a_huge_repository_stays_within_the_time_bound(store: Store, clock: FakeClock, tmp_path: Path) -> None:
+def test_a_huge_repository_stays_within_the_time_bound(
+    store: Store, clock: FakeClock, tmp_path: Path
+) -> None:
     """A name missing from a large repository makes git read all of it: the check stops at its
     bound, and what it could not look up is unknown, never gone."""
     big = tmp_path / "big"
@@ -246,7 +259,9 @@ def test_a_huge_repository_stays_within_the_time_bound(store: Store, clock: Fake
     git(big, "add", "-A")
     git(big, "commit", "-q", "-m", "big")
     ids = [
-        memories.create(store, "project", f"the switch is missing_name_{i}_v2, read at start", clock, str(big)).id
+        memories.create(
+            store, "project", f"the switch is missing_name_{i}_v2, read at start", clock, str(big)
+        ).id
         for i in range(20)
     ]
     # every name was once seen: only a look-up that answers "gone" could make them stale

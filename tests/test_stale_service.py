@@ -1,0 +1,120 @@
+"""Stale memories through real processes (issue 34): a `memevo serve`, the hook executable and
+the CLI on a real git repository. A session start in the repository has the service check it
+off the request; the flag a fact names is gone, so the fact turns stale, `memevo read` says
+why and the prompt's recall injects it with a note; `memevo maintenance --force` checks again
+at once and clears it when the flag is back."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import servicerun
+from deadlines import HANG_S
+from hookrun import run_hook
+from memevo.core import memories, staleness
+from memevo.core.clock import FakeClock
+from memevo.core.store import Store
+
+pytestmark = pytest.mark.usefixtures("provisioned_model")
+
+FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
+RULE = "提交前必须运行 check_all_things 脚本"
+PROMPT = "支付页新流程要在测试环境打开，灰度开关叫什么来着"
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+def _populate(home: Path) -> None:
+    os.environ["MEMEVO_HOME"] = str(home)
+    repo = home / "shop"
+    (repo / "src").mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / "src" / "flags.py").write_text("pay_new_flow_v2 = True\ncheck_all_things = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "start")
+    with Store.open() as store:
+        clock = FakeClock(datetime.now(UTC) - timedelta(hours=1))
+        memories.create(store, "project", FACT, clock, str(repo))
+        memories.create(store, "rule", RULE, clock)  # global: no repository makes it stale
+        staleness.check_repo(store, str(repo), clock)  # the names were found when written
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with servicerun.populated(tmp_path_factory.mktemp("stale-home"), _populate) as home:
+        yield home
+
+
+@pytest.fixture(autouse=True)
+def _home_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVO_HOME", str(home))
+
+
+def memevo(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
+    )
+
+
+def read(category: str) -> dict[str, dict[str, object]]:
+    done = memevo("read", category, "--json")
+    assert done.returncode == 0, done.stderr
+    return {str(m["text"]): m for m in json.loads(done.stdout)["memories"]}
+
+
+def context(result: subprocess.CompletedProcess[bytes]) -> str:
+    assert result.returncode == 0 and result.stderr == b""
+    return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def recalled(home: Path, prompt_id: str) -> str:
+    payload = {"session_id": "s", "prompt_id": prompt_id, "prompt": PROMPT, "cwd": str(home / "shop")}
+    return context(run_hook("claude", "UserPromptSubmit", json.dumps(payload, ensure_ascii=False)))
+
+
+def test_stale_at_session_start_injected_with_a_note_and_fresh_again(home: Path) -> None:
+    repo = home / "shop"
+    assert read("project")[FACT]["stale"] is None
+    (repo / "src" / "flags.py").write_text("pay_flow_v3 = True\n")
+    git(repo, "commit", "-q", "-am", "the flag and the script are gone")
+
+    started = time.monotonic()
+    payload = {"session_id": "s", "source": "startup", "cwd": str(repo / "src")}
+    start_text = context(run_hook("claude", "SessionStart", json.dumps(payload)))
+    assert RULE in start_text and "可能已过时" not in start_text  # the global rule stays fresh
+    deadline = started + HANG_S
+    while read("project")[FACT]["stale"] is None:  # checked off the request, soon after
+        assert time.monotonic() < deadline, "the session start's check never marked the fact"
+        time.sleep(0.2)
+    today = datetime.now().astimezone().strftime("%Y-%m-%d")
+    reason = f"pay_new_flow_v2 not found in shop since {today}"
+    assert read("project")[FACT]["stale"] == reason
+    assert read("rule")[RULE]["stale"] is None
+    listed = memevo("read", "project").stdout
+    assert f"[stale: {reason}]" in listed
+
+    injected = recalled(home, "p1")
+    assert f"{FACT}（可能已过时：{reason}）" in injected
+
+    (repo / "src" / "flags.py").write_text("pay_new_flow_v2 = True\n")
+    git(repo, "commit", "-q", "-am", "the flag is back")
+    done = memevo("maintenance", "--force", "--json")
+    assert done.returncode == 0, done.stderr
+    checked = json.loads(done.stdout)["anchors"]
+    assert checked["fresh_again"] and checked["timed_out"] == []
+    assert read("project")[FACT]["stale"] is None
+    assert "可能已过时" not in recalled(home, "p2")
