@@ -14,7 +14,7 @@ from ..core.memories import Memory
 from ..core.scopes import name as scope_name
 from . import memories_dialogs as dialogs
 from .i18n import tr
-from .memtable import CONFIDENCE_COLUMN, ConfidenceDelegate, MemoryTableModel, group_name
+from .memtable import CONFIDENCE_COLUMN, ConfidenceDelegate, MemoryTableModel, group_name, state_text
 from .qt import (
     QAbstractItemView,
     QCheckBox,
@@ -65,15 +65,25 @@ class MemoriesView(QWidget):
         header = self.table.horizontalHeader()
         header.setStretchLastSection(False)
         metrics = self.table.fontMetrics()
-        samples = ["", "", "0.95 ", "2026-12-03 08:59 ", "2026-12-03 ", "", "0.95 ", tr("Global") + " " * 12]
-        for column, sample in enumerate(samples):
+        # The group and state columns hold the longest of their words ("项目事实" was cut to
+        # "项目…" on a real display: the cell's margins take more than the text's own width).
+        samples = [
+            [""],
+            [group_name("rule"), group_name("project")],
+            ["0.95 "],
+            ["2026-12-03 08:59 "],
+            ["2026-12-03 "],
+            [state_text(pinned=True, deprecated=False), state_text(pinned=False, deprecated=True)],
+            ["0.95 "],
+            [tr("Global") + " " * 12],
+        ]
+        for column, values in enumerate(samples):
             if column == 0:
                 header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
                 continue
             title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
-            header.resizeSection(
-                column, max(metrics.horizontalAdvance(title), metrics.horizontalAdvance(sample)) + 28
-            )
+            widest = max(metrics.horizontalAdvance(text) for text in [title, *values])
+            header.resizeSection(column, widest + 28)
         header.resizeSection(CONFIDENCE_COLUMN, max(header.sectionSize(CONFIDENCE_COLUMN), 110))
 
     def _search_bar(self) -> QHBoxLayout:

@@ -212,7 +212,11 @@ class MemoryTableModel(QAbstractTableModel):
 
 
 def _state(m: Memory) -> str:
-    words = ([tr("Pinned")] if m.pinned else []) + ([tr("Deprecated")] if m.deprecated else [])
+    return state_text(m.pinned, m.deprecated)
+
+
+def state_text(pinned: bool, deprecated: bool) -> str:
+    words = ([tr("Pinned")] if pinned else []) + ([tr("Deprecated")] if deprecated else [])
     return ", ".join(words)
 
 

@@ -331,10 +331,17 @@ def test_no_column_cuts_its_values(qtbot, host: ServiceHost, clock: FakeClock) -
     """Issue 31, item 13: the Scope column cut 「全局」, the trash's times were cut beside
     empty space, and the Pending columns were squeezed."""
     from memevo.core.learning import jobs
+    from PySide6.QtWidgets import QStyle
 
     for text in ("回答问题时一律使用中文", "这个仓库用 pnpm 管理依赖", "提交前先跑测试"):
         memories.create(host.store, "rule", text, clock)
     host.handle("delete", {"ids": [memories.ranked(host.store, "rule")[0].id]})
+    # the longest group ("项目事实" was cut to "项目…" on a real display) and both states
+    fact = memories.create(host.store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    host.handle("pin", {"id": fact.id})
+    old = memories.create(host.store, "project", "旧版结算页已下线", clock)
+    with host.store.transaction() as con:
+        con.execute("UPDATE memories SET deprecated = true WHERE id = ?", [old.id])
     jobs.create(
         host.store, "p1", "cursor", "s", None, "以后回答我都用中文，代码注释也用中文写", clock.now_ms()
     )
@@ -354,10 +361,13 @@ def test_no_column_cuts_its_values(qtbot, host: ServiceHost, clock: FakeClock) -
         _settle(qtbot, view)
         qtbot.wait(20)
         model, header, metrics = table.model(), table.horizontalHeader(), table.fontMetrics()
+        margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
         assert model.rowCount() > 0, name
         for column in range(1, model.columnCount()):
             for row in range(model.rowCount()):
                 value = model.data(model.index(row, column))
                 if isinstance(value, str) and value:
-                    needed = metrics.horizontalAdvance(value)
+                    # the cell's own margins come on top of the text, as the item delegate
+                    # lays it out: (focus frame margin + 1) a side
+                    needed = metrics.horizontalAdvance(value) + margin
                     assert header.sectionSize(column) >= needed, (name, column, value)
