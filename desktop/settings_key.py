@@ -46,6 +46,7 @@ class SideKeyMixin:
     move_key_button: QPushButton
     key_row: QHBoxLayout
     side_message: QLabel
+    _no_keyring = False  # no keyring works here (the file is the only place for a key)
 
     def refresh_learning_note(self) -> None:  # SettingsView's
         raise NotImplementedError
@@ -116,16 +117,25 @@ class SideKeyMixin:
         self.file_check.setVisible(offered)
         if offered and status.source == "file":
             self.file_check.setChecked(True)  # a new key replaces the file's, where it is
+        self._no_keyring = bool(status.keyring_problem) and status.source != "environment"
         self._placeholder()
         # A keyring that works now: the file's key stays where it is until the user moves it.
         self.move_key_button.setVisible(status.source == "file" and not status.keyring_problem)
 
     def _placeholder(self) -> None:
-        self.key_edit.setPlaceholderText(
-            tr("API key (kept in that file, never shown)")
-            if self._to_file()
-            else tr("API key (stored in the OS keyring, never shown)")
-        )
+        """With no keyring, a key has nowhere to go until the file is ticked: the field and
+        Save wait for it (as the wizard's do) instead of promising the keyring (issue 31,
+        item 8, seen on a real display)."""
+        nowhere = self._no_keyring and not self._to_file()
+        self.key_edit.setEnabled(not nowhere)
+        self.save_key_button.setEnabled(not nowhere)
+        if nowhere:
+            text = tr("API key (tick the file above to keep it there)")
+        elif self._to_file():
+            text = tr("API key (kept in that file, never shown)")
+        else:
+            text = tr("API key (stored in the OS keyring, never shown)")
+        self.key_edit.setPlaceholderText(text)
 
     def _to_file(self) -> bool:
         return not self.file_check.isHidden() and self.file_check.isChecked()

@@ -674,6 +674,10 @@
         <translation>密钥：已设置，保存在 {path}，这个文件只有你的账户能读取（未加密）。</translation>
     </message>
     <message>
+        <source>API key (tick the file above to keep it there)</source>
+        <translation>API 密钥（勾选上面的文件后保存在那里）</translation>
+    </message>
+    <message>
         <source>API key (kept in that file, never shown)</source>
         <translation>API 密钥（保存在上述文件里，从不显示）</translation>
     </message>
