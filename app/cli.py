@@ -196,6 +196,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--client", choices=CLIENTS, help="only this client's")
     p.add_argument("--limit", type=int, default=20, help="at most this many (default 20)")
+    p = command(
+        "why",
+        service_commands.cmd_why,
+        "what was injected into a session and why: each memory's gate signals and its anchors' state",
+    )
+    p.add_argument("session", help="the session's id, or a unique prefix of it (4 characters or more)")
     hooks = sub.add_parser("hooks", help="client hook registration")
     hooks_sub = hooks.add_subparsers(title="actions", metavar="ACTION", required=True)
     pc = hooks_sub.add_parser("print-config", help="print the registration snippet for one client")

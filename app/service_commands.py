@@ -1,5 +1,5 @@
 """The service's commands: serve (headless), tray, service status/stop, injections (the log),
-hooks print-config, mcp, and secret (the side API key)."""
+why (one session's receipts), hooks print-config, mcp, and secret (the side API key)."""
 
 from __future__ import annotations
 
@@ -197,6 +197,54 @@ def cmd_injections(args: argparse.Namespace) -> int:
                 print(f"  #{memory_id} {shown(text) if text is not None else '(deleted since)'}")
 
     return reply(args, call("hook_activity", limit=args.limit, client=args.client), say)
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    """Receipts for one session: each injection, what it answered, and why each memory was in it."""
+
+    def memory_line(m: dict[str, Any]) -> str:
+        text = shown(m["text"]) if m["text"] is not None else "(purged since)"
+        where = "" if m["where"] == "live" else f"  [{m['where']}]"
+        return f"#{m['id']} {text}{where}"
+
+    def say(result: dict[str, Any]) -> None:
+        print(f"session {shown(result['session'])}")
+        if not result["injections"]:
+            print("  nothing was injected")
+        for i in result["injections"]:
+            print(f"{i['ts'][:19].replace('T', ' ')}  {i['client']}  {i['event']}  {i['chars']} chars")
+            print(f"  answered: {prompt_text(i)}")
+            for m in i["memories"]:
+                print(f"  {memory_line(m)}")
+                print(f"    why: {_why_line(i['event'], m, i['receipt'])}")
+                stale = (m.get("anchors") or {}).get("stale")
+                if stale:
+                    print(f"    stale: {shown(stale)}")
+            for m in i["left_out"]:
+                print(f"  passed the gate, left out for room: {memory_line(m)}")
+            if i.get("other_repositories"):
+                print(f"  {i['other_repositories']} other repositories' memories matched and were left out")
+        for m in result["learned"]:
+            print(
+                f"learned {m['ts'][:19].replace('T', ' ')}: {m['action']} by {m['proposer']}  {memory_line(m)}"
+            )
+
+    return reply(args, call("why", session=args.session), say)
+
+
+def _why_line(event: str, memory: dict[str, Any], has_receipt: bool) -> str:
+    signals = memory.get("why")
+    if signals:
+        cued = ", with its cues" if signals.get("cued") else ""
+        damped = f", damped {signals['damped']}" if signals.get("damped") else ""
+        stale = "; it was stale then" if signals.get("stale") else ""
+        return (
+            f"score {signals['score']} >= minimum {signals['minimum']} "
+            f"(cosine {signals['cosine']}, lexical {signals['lexical']}{cued}{damped}){stale}"
+        )
+    if event == "session_start":
+        return "a rule listed at session start (pinned first, then by confidence)"
+    return "logged before memevo kept receipts" if not has_receipt else "not recorded"
 
 
 def cmd_print_config(args: argparse.Namespace) -> int:

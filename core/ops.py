@@ -11,7 +11,16 @@ from typing import Any
 
 from . import confidence as conf
 from . import config as config_mod
-from . import cues, legacy, maintenance, memories, origins, purge, staleness
+from . import (
+    cues,
+    legacy,
+    maintenance,
+    memories,
+    origins,
+    purge,
+    receipts,  # noqa: F401 - registers "why"
+    staleness,
+)
 from .clock import Clock, SystemClock, iso
 from .errors import InvalidInput, NotFound
 from .optable import Context, Operation, StoreAccess, dispatch, operation

@@ -108,6 +108,8 @@ def _remove(con: Any, memory_id: str, texts: list[str]) -> int:
         "anchors",
     ):
         con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
+    # an injection's receipt names the memory and may quote its names (a stale reason): it goes
+    con.execute("UPDATE injections SET why = NULL WHERE contains(why, ?)", [f'"{memory_id}"'])
     for text in texts:
         removed += _remove_text(con, memory_id, text)
     return removed

@@ -118,3 +118,39 @@ def test_stale_at_session_start_injected_with_a_note_and_fresh_again(home: Path)
     assert checked["fresh_again"] and checked["timed_out"] == []
     assert read("project")[FACT]["stale"] is None
     assert "可能已过时" not in recalled(home, "p2")
+
+
+def test_why_gives_each_injections_receipt(home: Path) -> None:
+    """`memevo why SESSION` (a prefix is enough): what each hook injected into the session, the
+    signals each recalled memory passed the gate with, and what is known of its names."""
+    repo = home / "shop"
+    payload = {"session_id": "why-session-1", "source": "startup", "cwd": str(repo)}
+    context(run_hook("claude", "SessionStart", json.dumps(payload)))
+    asked = {"session_id": "why-session-1", "prompt_id": "w1", "prompt": PROMPT, "cwd": str(repo)}
+    context(run_hook("claude", "UserPromptSubmit", json.dumps(asked, ensure_ascii=False)))
+    deadline = time.monotonic() + HANG_S
+    while True:  # the injection log is written off the request, in batches
+        done = memevo("why", "why-sess", "--json")
+        if done.returncode == 0 and len(json.loads(done.stdout)["injections"]) == 2:
+            break
+        assert time.monotonic() < deadline, done.stdout + done.stderr
+        time.sleep(0.2)
+    result = json.loads(done.stdout)
+    assert result["session"] == "why-session-1"
+    start, prompt = result["injections"]
+    assert start["event"] == "session_start" and RULE in [m["text"] for m in start["memories"]]
+    assert all(m["why"] is None for m in start["memories"])  # listed, not recalled
+    assert prompt["event"] == "prompt" and prompt["prompt"] == PROMPT and prompt["receipt"]
+    [fact] = [m for m in prompt["memories"] if m["text"] == FACT]
+    signals = fact["why"]
+    assert (
+        signals["score"] >= signals["minimum"] and {"cosine", "lexical", "cued", "damped"} <= signals.keys()
+    )
+    assert fact["anchors"]["names"][0]["value"] == "pay_new_flow_v2" and fact["anchors"]["checked"]
+    assert fact["scope"] == str(repo) and fact["where"] == "live"
+
+    said = memevo("why", "why-session-1").stdout
+    assert "answered: “" in said and f"score {signals['score']} >= minimum {signals['minimum']}" in said
+    assert "a rule listed at session start" in said
+    refused = memevo("why", "nope-no-such-session")
+    assert refused.returncode != 0 and "nothing was injected into or learned from a session" in refused.stderr

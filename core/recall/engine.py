@@ -65,12 +65,26 @@ def _fused(
     return Scored(memory_id, cos + settings.lexical_weight * lex - damping - offset, cos, lex, cued, damping)
 
 
+def _signals(row: Scored, minimum: float) -> dict[str, Any]:
+    return {
+        "score": round(row.score, 4),
+        "minimum": round(minimum, 4),
+        "cosine": round(row.cosine, 4),
+        "lexical": round(row.lexical, 4),
+        "cued": row.cued,
+        "damped": round(row.damped, 4),
+    }
+
+
 @dataclass
 class Hit:
     id: str
     category: str
     text: str
     score: float
+    # what passed the gate (cosine, lexical, cued, damped, minimum): the injection log keeps it
+    # so `memevo why` can say why the memory was injected; not part of the hit as served
+    signals: dict[str, Any] | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "category": self.category, "text": self.text, "score": round(self.score, 4)}
@@ -306,7 +320,11 @@ class RecallEngine:
         kept = self.gate(ranked, settings)
         result = RecallResult()
         for category, rows in kept.items():
-            hits = [Hit(row.id, category, self.index.text(row.id) or "", row.score) for row in rows]
+            minimum = settings.minimum(category)
+            hits = [
+                Hit(row.id, category, self.index.text(row.id) or "", row.score, _signals(row, minimum))
+                for row in rows
+            ]
             setattr(result, "rules" if category == "rule" else "projects", hits)
         if award and result.hits:
             result.awarded = self._award([h.id for h in result.hits])

@@ -7,6 +7,7 @@ the prompt's length); the redaction and the cut to EXCERPT_CHARS run on the book
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
@@ -29,8 +30,8 @@ _SQL = {
         "last_ms = excluded.last_ms, count = hook_events.count + 1, last_service_ms = excluded.last_service_ms"
     ),
     "injection": (
-        "INSERT INTO injections (ts_ms, client, session, event, prompt_id, memory_ids, chars, prompt) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO injections (ts_ms, client, session, event, prompt_id, memory_ids, chars, prompt, why) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
     ),
 }
 
@@ -54,11 +55,13 @@ class Bookkeeper:
         ids: list[str],
         chars: int,
         asked: str | None = None,
+        why: dict[str, Any] | None = None,
     ) -> None:
-        """asked: the prompt or tool call answered (None: a session start or a stop have none)."""
+        """asked: the prompt or tool call answered (None: a session start or a stop have none);
+        why: what each injected memory passed the gate with (JSON-able, written as JSON here)."""
         raw = None if asked is None else asked[:_RAW_CHARS]
         self._queue.put(
-            ("injection", (self.clock.now_ms(), client, session, event, prompt_id, ids, chars, raw))
+            ("injection", (self.clock.now_ms(), client, session, event, prompt_id, ids, chars, raw, why))
         )
 
     def flush(self) -> None:
@@ -89,11 +92,19 @@ class Bookkeeper:
 
 
 def _excerpted(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The row as stored: the prompt's excerpt and the receipt (`why`, as JSON) last."""
+    *head, raw, why = row
     try:
-        return (*row[:-1], None if row[-1] is None else excerpt(row[-1]))
+        asked = None if raw is None else excerpt(raw)
     except Exception:  # the row is kept without its excerpt rather than lost
         log.warning("could not make the injection's prompt excerpt", exc_info=True)
-        return (*row[:-1], None)
+        asked = None
+    try:
+        receipt = None if why is None else json.dumps(why, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        log.warning("could not write the injection's receipt", exc_info=True)
+        receipt = None
+    return (*head, asked, receipt)
 
 
 def excerpt(text: str) -> str:

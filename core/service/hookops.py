@@ -117,14 +117,14 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         stop.delivered(ctx.store, ctx.clock, ask.client, prompt)  # CodeBuddy: our continuation's echo
     if not config["enabled"] or kind == "plugin" or not prompt.strip():
         return _done(ctx, ask, "prompt", started, None, [])
-    block, ids, skipped = "", list[str](), None
+    block, ids, skipped, why = "", list[str](), None, None
     if kind == "user":
-        block, ids, skipped = _recall(ctx, prompt, config, ask.repo)
+        block, ids, skipped, why = _recall(ctx, prompt, config, ask.repo)
         _remember_injected(ask, ids)  # a tool call of this turn does not repeat them
         ctx.learner.note_prompt(ask.client, ask.session, ask.repo, prompt)  # client mode's proposals
         _maybe_learn(ctx, config, params, prompt)
     parts = [p for p in (block, prompt_reminder(ctx, config, ask.flavor)) if p]
-    result = _done(ctx, ask, "prompt", started, "\n\n".join(parts), ids, asked=prompt)
+    result = _done(ctx, ask, "prompt", started, "\n\n".join(parts), ids, asked=prompt, why=why)
     if block and config["showRecall"]:
         result["system_message"] = block
     if skipped:
@@ -176,7 +176,8 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         after=bool(params.get("after")),  # CodeBuddy: PostToolUse, with the tool's result
     )
     asked = tool_call(params.get("tool"), params.get("input"))
-    return _done(ctx, ask, "action", started, block, ids, asked=asked)
+    why = _receipt("action", hits, found)
+    return _done(ctx, ask, "action", started, block, ids, asked=asked, why=why)
 
 
 # Where a tool call says what it does: a shell command, the file it edits, else its whole input.
@@ -268,19 +269,19 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
 
 def _recall(
     ctx: ServiceContext, prompt: str, config: config_mod.Config, repo: str | None = None
-) -> tuple[str, list[str], str | None]:
+) -> tuple[str, list[str], str | None, dict[str, Any] | None]:
     """The gate's hits that apply here (global, or of this repository), this repository's
     and pinned ones first, then the most confident, cut to the recallChars budget; only what
     is shown is awarded (and logged). The gate looks at more candidates than it keeps, so
     other repositories' facts do not crowd out this one's."""
     engine = ctx.engine
     if engine is None:
-        return "", [], ctx.engine_error or "the model is still loading"
+        return "", [], ctx.engine_error or "the model is still loading", None
     settings = engine.settings(config.values)  # config is read once per request
     wide = dataclasses.replace(settings, top_k=settings.top_k * SCOPE_WIDEN)
     result = engine.recall(prompt, award=False, settings=wide)
     if not result.hits:
-        return "", [], result.skipped
+        return "", [], result.skipped, None
     try:
         found = ctx.rows.find(ctx.store, [h.id for h in result.hits], AWARD_LOCK_WAIT_S)
     except StoreBusy:  # the gate's own order then
@@ -288,7 +289,7 @@ def _recall(
     hits = [h for h in result.hits if h.id not in found or scopes.visible(found[h.id].scope, repo)]
     hits = [h for i, h in enumerate(hits) if sum(o.category == h.category for o in hits[:i]) < settings.top_k]
     if not hits:
-        return "", [], "only other repositories' memories matched"
+        return "", [], "only other repositories' memories matched", None
 
     def rank(hit: Any) -> tuple[bool, bool, int]:
         memory = found.get(hit.id)
@@ -301,13 +302,28 @@ def _recall(
         [(h.id, h.category, _noted(h.text, found.get(h.id))) for h in ordered], int(config["recallChars"])
     )
     if not kept:
-        return "", [], f"no recalled memory fits recallChars={config['recallChars']}"
+        return "", [], f"no recalled memory fits recallChars={config['recallChars']}", None
     block = texts.recall_block(
         [t for _, c, t in kept if c == "rule"], [t for _, c, t in kept if c != "rule"], left_out
     )
     ids = [i for i, _, _ in kept]
     _award(ctx, ids, found, "recall")
-    return block, ids, None
+    shown = set(ids)
+    why = _receipt("recall", [h for h in ordered if h.id in shown], found)
+    why["left_out"] = [h.id for h in ordered if h.id not in shown]  # passed the gate, no room
+    why["other_repositories"] = len(result.hits) - len(hits)
+    return block, ids, None, why
+
+
+def _receipt(kind: str, hits: list[Any], found: dict[str, memories.Memory]) -> dict[str, Any]:
+    """Why each memory was injected, for the injection log (`memevo why`): the signals it passed
+    the gate with, and whether it was stale. References only: the books' thread writes it."""
+    return {
+        "kind": kind,
+        "memories": {
+            h.id: {**(h.signals or {}), "stale": found[h.id].stale if h.id in found else None} for h in hits
+        },
+    }
 
 
 def _noted(text: str, memory: memories.Memory | None) -> str:
@@ -359,10 +375,11 @@ def _done(
     ids: list[str],
     log_injection: bool = True,
     asked: str | None = None,
+    why: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """asked: the prompt or tool call the text answers; the log keeps a redacted excerpt."""
     elapsed_ms = (time.perf_counter() - started) * 1000
     ctx.books.record_hook(ask.client, event, elapsed_ms)
     if text and log_injection:
-        ctx.books.log_injection(ask.client, ask.session, event, ask.prompt_id, ids, len(text), asked)
+        ctx.books.log_injection(ask.client, ask.session, event, ask.prompt_id, ids, len(text), asked, why)
     return {"context": text or None}
