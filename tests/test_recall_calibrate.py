@@ -60,3 +60,102 @@ def test_a_memory_of_another_file_never_passes_the_gate() -> None:
     assert (both.cosine[10:, :4] == calibrate.ELSEWHERE).all() and (
         both.cosine[:10, 4:] == calibrate.ELSEWHERE
     ).all()
+
+
+# -- the search, a fold at once, against the engine's arithmetic one case at a time ---------------
+def _fused_one(t: calibrate.Table, q: int, p: calibrate.Params, offsets: calibrate.Offsets) -> np.ndarray:
+    """As RecallEngine fuses one prompt's scores (and calibrate did, case by case, before)."""
+    off = np.where(t.rule, offsets[0], offsets[1]) * t.cued
+    return np.asarray(t.cosine[q] + p[0] * t.lexical[q] - calibrate._damping(t, q, p) - off)
+
+
+def _gate_one(scores: np.ndarray, minimum: float) -> set[int]:
+    order = np.argsort(-scores, kind="stable")[: calibrate.TOP_K]
+    floor = max(float(scores[order[0]]) * calibrate.RELATIVE_KEEP, minimum)
+    return {int(i) for i in order if scores[i] >= floor}
+
+
+def _figures_one(
+    t: calibrate.Table, cases: list[int], p: calibrate.Params, offsets: calibrate.Offsets
+) -> dict[str, int]:
+    weight, min_rule, min_project = p[0], p[2], p[3]
+    rule_ids, project_ids = np.flatnonzero(t.rule), np.flatnonzero(~t.rule)
+    out = dict(hit=0, related=0, rule_leaks=0, project_leaks=0, unrelated=0, single=0, single_total=0)
+    for q in cases:
+        expected = t.expect[q]
+        out["related" if expected else "unrelated"] += 1
+        out["single_total"] += len(expected)
+        if not t.valid[q]:
+            continue
+        fused = _fused_one(t, q, p, offsets)
+        rules = {int(rule_ids[i]) for i in _gate_one(fused[rule_ids], min_rule)}
+        projects = {int(project_ids[i]) for i in _gate_one(fused[project_ids], min_project)}
+        if expected:
+            out["hit"] += bool((rules | projects) & set(expected))
+            for m in expected:
+                off = (offsets[0] if t.rule[m] else offsets[1]) * t.cued[m]
+                alone = t.cosine[q, m] + weight * t.alone.get((q, m), 0.0) - calibrate._damping(t, q, p) - off
+                out["single"] += bool(alone >= (min_rule if t.rule[m] else min_project))
+        else:
+            out["rule_leaks"] += bool(rules)
+            out["project_leaks"] += bool(projects)
+    return out
+
+
+def _tied_table(seed: int) -> calibrate.Table:
+    """Scores on a coarse grid (ties in every top 3, scores exactly on the minimums), cases
+    that are not valid, a case expecting two memories and one expecting the same one twice."""
+    t = _table(seed, 60, 10)
+    rng = np.random.default_rng(seed + 100)
+    t.cosine = (np.round(t.cosine * 20) / 20).astype(np.float32)
+    t.lexical = (np.round(t.lexical * 10) / 10).astype(np.float32)
+    t.valid[rng.choice(60, 6, replace=False)] = False
+    t.expect[0], t.expect[2] = [1, 2], [3, 3]
+    t.alone |= {(0, 1): 0.2, (0, 2): 0.1, (2, 3): 0.3}
+    return t
+
+
+def test_the_search_a_fold_at_once_gives_what_one_case_at_a_time_gives() -> None:
+    for seed in range(4):
+        t = _tied_table(seed)
+        folds = [list(range(60)), list(range(0, 60, 3)), list(range(1, 60, 2))]
+        for params in [
+            (0.4, 0.1, 0.45, 0.5, 0.55, 1.0),
+            (0.0, 0.0, 0.35, 0.4, 1.0, 0.0),
+            (1.5, 0.3, 0.6, 0.3, 0.6, 1.5),
+            (0.2, 0.2, 0.5, 0.5, 0.7, 0.5),
+        ]:
+            for offsets in [calibrate.NO_OFFSETS, (0.06, -0.04), (-0.05, 0.05)]:
+                for cases in folds:
+                    assert calibrate.figures(t, cases, params, offsets) == _figures_one(
+                        t, cases, params, offsets
+                    )
+        # the choices, from what one case at a time gives for every candidate
+        chosen = calibrate.choose(t, folds[0], 0.04, 0.0)
+        unrelated = [q for q in folds[0] if not t.expect[q] and t.valid[q]]
+        for mask, minimum, bound in ((t.rule, chosen[2], 0.04), (~t.rule, chosen[3], 0.0)):
+            probe = (*chosen[:2], 0.0, 0.0, *chosen[4:])
+            tops = sorted(
+                (float(_fused_one(t, q, probe, calibrate.NO_OFFSETS)[mask].max()) for q in unrelated),
+                reverse=True,
+            )
+            allowed = int(np.floor(bound * len([q for q in folds[0] if not t.expect[q]]) + 1e-9))
+            above = tops[allowed] if allowed < len(tops) else -1.0
+            assert minimum == next((m for m in calibrate.MINIMUMS if m > above), calibrate.MINIMUMS[-1])
+        offsets = calibrate.choose_offsets(t, folds[0], chosen, 0.04, 0.0)
+        for n, (mask, minimum) in enumerate(((t.rule, chosen[2]), (~t.rule, chosen[3]))):
+            allowed = int(
+                np.floor((0.04 if n == 0 else 0.0) * len([q for q in folds[0] if not t.expect[q]]) + 1e-9)
+            )
+            leaks = [
+                sum(
+                    float(_fused_one(t, q, chosen, (o, 0.0) if n == 0 else (0.0, o))[mask].max()) >= minimum
+                    for q in unrelated
+                )
+                for o in calibrate.OFFSETS
+            ]
+            first = next(
+                (o for o, k in zip(calibrate.OFFSETS, leaks, strict=True) if k <= allowed),
+                calibrate.OFFSETS[-1],
+            )
+            assert offsets[n] == first

@@ -23,7 +23,7 @@ import argparse
 import itertools
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,8 @@ class Table:
     expect: list[list[int]]
     rule: np.ndarray  # memories: True for a rule
     cued: np.ndarray  # memories: True when recall cues counted in both signals
+    # what the search derives from the table once (_derived): a table is not changed once used
+    derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def tabulate(
@@ -146,15 +148,15 @@ def stack(tables: list[Table]) -> Table:
     )
 
 
-def _gate(scores: np.ndarray, minimum: float) -> set[int]:
-    order = np.argsort(-scores, kind="stable")[:TOP_K]
-    floor = max(float(scores[order[0]]) * RELATIVE_KEEP, minimum)
-    return {int(i) for i in order if scores[i] >= floor}
-
-
 Offsets = tuple[float, float]  # taken off a cued rule's / project fact's fused score
 NO_OFFSETS: Offsets = (0.0, 0.0)
 OFFSETS = tuple(round(-0.10 + 0.01 * i, 2) for i in range(51))
+
+# The search below runs the gate over every case of a fold at once (a few thousand parameter
+# sets a run). Each step is the engine's arithmetic in the engine's types — float32 signals, a
+# prompt's damping subtracted as a float32 scalar, the offsets in float64 — so every score, and
+# so every choice, is what one case at a time gives (tests/test_recall_calibrate.py holds the
+# two to each other).
 
 
 def _damping(t: Table, q: int, p: Params) -> float:
@@ -162,46 +164,107 @@ def _damping(t: Table, q: int, p: Params) -> float:
     return float(p[1] * t.question[q]) + generic.damping(float(t.generic[q]), p[4], p[5])
 
 
-def _fused(t: Table, q: int, p: Params, offsets: Offsets) -> np.ndarray:
-    off = np.where(t.rule, offsets[0], offsets[1]) * t.cued
-    return np.asarray(t.cosine[q] + p[0] * t.lexical[q] - _damping(t, q, p) - off)
+def _dampings(t: Table, p: Params) -> np.ndarray:
+    """_damping of every case, float32 as the engine subtracts it from float32 scores."""
+    key = ("damping", p[1], p[4], p[5])
+    if key not in t.derived:
+        t.derived[key] = np.asarray(
+            [_damping(t, q, p) for q in range(len(t.valid))], dtype=np.float64
+        ).astype(t.cosine.dtype)
+    return np.asarray(t.derived[key])
+
+
+def _offsets(t: Table, offsets: Offsets) -> np.ndarray:
+    return np.asarray(np.where(t.rule, offsets[0], offsets[1]) * t.cued)
+
+
+def _fused(t: Table, rows: np.ndarray, p: Params, offsets: Offsets) -> np.ndarray:
+    """The fused scores of the cases `rows` (rows x memories)."""
+    signals = t.cosine[rows] + p[0] * t.lexical[rows]
+    return np.asarray(signals - _dampings(t, p)[rows][:, None] - _offsets(t, offsets)[None, :])
+
+
+def _gate(scores: np.ndarray, minimum: float) -> np.ndarray:
+    """Per row, which columns the gate keeps: of the top TOP_K, those within RELATIVE_KEEP of
+    the first and at least `minimum`."""
+    order = np.argsort(-scores, axis=1, kind="stable")[:, :TOP_K]
+    top = np.take_along_axis(scores, order, axis=1)
+    floor = np.maximum(top[:, 0] * RELATIVE_KEEP, minimum)
+    kept = np.zeros(scores.shape, dtype=bool)
+    np.put_along_axis(kept, order, top >= floor[:, None], axis=1)
+    return kept
+
+
+@dataclass(frozen=True)
+class _Expected:
+    related: np.ndarray  # per case: it expects a memory
+    matrix: np.ndarray  # cases x memories: expected
+    pair_case: np.ndarray  # one entry per expected memory of a case (repeats kept)
+    pair_memory: np.ndarray
+    pair_alone: np.ndarray  # the one-memory lexical of the pair
+
+
+def _expected(t: Table) -> _Expected:
+    if "expected" not in t.derived:
+        n, m = t.cosine.shape
+        matrix = np.zeros((n, m), dtype=bool)
+        pairs = [(q, k) for q, ks in enumerate(t.expect) for k in ks]
+        for q, k in pairs:
+            matrix[q, k] = True
+        t.derived["expected"] = _Expected(
+            np.asarray([bool(e) for e in t.expect], dtype=bool),
+            matrix,
+            np.asarray([q for q, _ in pairs], dtype=np.intp),
+            np.asarray([k for _, k in pairs], dtype=np.intp),
+            np.asarray([t.alone.get(pair, 0.0) for pair in pairs], dtype=np.float64),
+        )
+    expected: _Expected = t.derived["expected"]
+    return expected
 
 
 def figures(t: Table, cases: list[int], p: Params, offsets: Offsets = NO_OFFSETS) -> dict[str, int]:
     weight, min_rule, min_project = p[0], p[2], p[3]
-    rule_ids, project_ids = np.flatnonzero(t.rule), np.flatnonzero(~t.rule)
-    out = dict(hit=0, related=0, rule_leaks=0, project_leaks=0, unrelated=0, single=0, single_total=0)
-    for q in cases:
-        expected = t.expect[q]
-        out["related" if expected else "unrelated"] += 1
-        out["single_total"] += len(expected)
-        if not t.valid[q]:
-            continue
-        fused = _fused(t, q, p, offsets)
-        rules = {int(rule_ids[i]) for i in _gate(fused[rule_ids], min_rule)}
-        projects = {int(project_ids[i]) for i in _gate(fused[project_ids], min_project)}
-        if expected:
-            out["hit"] += bool((rules | projects) & set(expected))
-            for m in expected:
-                off = (offsets[0] if t.rule[m] else offsets[1]) * t.cued[m]
-                alone = t.cosine[q, m] + weight * t.alone.get((q, m), 0.0) - _damping(t, q, p) - off
-                out["single"] += bool(alone >= (min_rule if t.rule[m] else min_project))
-        else:
-            out["rule_leaks"] += bool(rules)
-            out["project_leaks"] += bool(projects)
+    e = _expected(t)
+    chosen = np.asarray(cases, dtype=np.intp)
+    related = e.related[chosen]
+    times = np.bincount(chosen, minlength=len(t.valid))  # how often each case is counted
+    out = dict(hit=0, related=int(related.sum()), rule_leaks=0, project_leaks=0)
+    out |= dict(unrelated=int((~related).sum()), single=0, single_total=int(times[e.pair_case].sum()))
+    rows = chosen[t.valid[chosen]]
+    fused = _fused(t, rows, p, offsets)
+    rules, projects = _gate(fused[:, t.rule], min_rule), _gate(fused[:, ~t.rule], min_project)
+    kept = np.zeros(fused.shape, dtype=bool)
+    kept[:, t.rule], kept[:, ~t.rule] = rules, projects
+    asked = e.related[rows]
+    out["hit"] = int((kept & e.matrix[rows]).any(axis=1)[asked].sum())
+    out["rule_leaks"] = int(rules.any(axis=1)[~asked].sum())
+    out["project_leaks"] = int(projects.any(axis=1)[~asked].sum())
+    # each expected memory alone: its own one-memory lexical instead of the prompt's
+    counted = times[e.pair_case] * t.valid[e.pair_case]
+    q, m = e.pair_case, e.pair_memory
+    alone = t.cosine[q, m] + (weight * e.pair_alone).astype(t.cosine.dtype)
+    alone = alone - _dampings(t, p)[q] - _offsets(t, offsets)[m]
+    passed = alone >= np.where(t.rule[m], min_rule, min_project)
+    out["single"] = int((counted * passed).sum())
     return out
+
+
+def _top_unrelated(t: Table, cases: list[int], p: Params, mask: np.ndarray, offsets: Offsets) -> np.ndarray:
+    """Each valid unrelated case's best fused score among the memories of `mask`."""
+    chosen = np.asarray(cases, dtype=np.intp)
+    rows = chosen[~_expected(t).related[chosen] & t.valid[chosen]]
+    return np.asarray(_fused(t, rows, p, offsets)[:, mask].max(axis=1))
 
 
 def choose_offsets(t: Table, cases: list[int], p: Params, rule_leak: float, project_leak: float) -> Offsets:
     """With the prompt gate `p` fixed, the smallest offset per category that keeps unrelated
     prompts within the leak bounds once cues count (more offset never leaks more)."""
-    unrelated = [q for q in cases if not t.expect[q] and t.valid[q]]
     chosen = []
     for n, (mask, bound, minimum) in enumerate(((t.rule, rule_leak, p[2]), (~t.rule, project_leak, p[3]))):
         allowed = int(np.floor(bound * len([q for q in cases if not t.expect[q]]) + 1e-9))
         for offset in OFFSETS:
             offsets = (offset, 0.0) if n == 0 else (0.0, offset)
-            leaks = sum(float(_fused(t, q, p, offsets)[mask].max()) >= minimum for q in unrelated)
+            leaks = int((_top_unrelated(t, cases, p, mask, offsets) >= minimum).sum())
             if leaks <= allowed:
                 chosen.append(offset)
                 break
@@ -222,10 +285,7 @@ def choose(
         chosen = []
         for mask, bound in ((t.rule, rule_leak), (~t.rule, project_leak)):
             probe: Params = (weight, damping, 0.0, 0.0, start, lift)
-            tops = sorted(
-                (float(_fused(t, q, probe, NO_OFFSETS)[mask].max()) for q in unrelated if t.valid[q]),
-                reverse=True,
-            )
+            tops = sorted(_top_unrelated(t, cases, probe, mask, NO_OFFSETS).tolist(), reverse=True)
             allowed = int(np.floor(bound * len(unrelated) + 1e-9))
             above = tops[allowed] if allowed < len(tops) else -1.0
             chosen.append(next((m for m in MINIMUMS if m > above), MINIMUMS[-1]))
