@@ -237,8 +237,8 @@ def figures(t: Table, cases: list[int], p: Params, offsets: Offsets = NO_OFFSETS
     kept[:, t.rule], kept[:, ~t.rule] = rules, projects
     asked = e.related[rows]
     out["hit"] = int((kept & e.matrix[rows]).any(axis=1)[asked].sum())
-    out["rule_leaks"] = int(rules.any(axis=1)[~asked].sum())
-    out["project_leaks"] = int(projects.any(axis=1)[~asked].sum())
+    out["rule_leaks"] = int(np.asarray(rules.any(axis=1))[~asked].sum())
+    out["project_leaks"] = int(np.asarray(projects.any(axis=1))[~asked].sum())
     # each expected memory alone: its own one-memory lexical instead of the prompt's
     counted = times[e.pair_case] * t.valid[e.pair_case]
     q, m = e.pair_case, e.pair_memory
