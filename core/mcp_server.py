@@ -78,7 +78,7 @@ def build(client: str) -> MCPServer:
         result = _call("read", {"category": category, "offset": offset, "limit": 50})
         rows = [
             f"#{m['id']} 置信度 {m['confidence']:g}{'（已置顶）' if m.get('pinned') else ''}"
-            f"{'（已废弃）' if m['deprecated'] else ''} 范围 {_scope_label(m)}：{m['text']}"
+            f"{'（已废弃）' if m['deprecated'] else ''}{_stale_label(m)} 范围 {_scope_label(m)}：{m['text']}"
             for m in result["memories"]
         ]
         more = result["total"] - offset - len(rows)
@@ -195,6 +195,12 @@ def build(client: str) -> MCPServer:
         return f"{result['key']} = {json.dumps(result['value'], ensure_ascii=False)}"
 
     return server
+
+
+def _stale_label(memory: dict[str, Any]) -> str:
+    """A stale memory (its repository no longer has what it names): why, so the model asks
+    the user whether to update or delete it."""
+    return f"（可能已过时：{memory['stale']}）" if memory.get("stale") else ""
 
 
 def _scope_label(memory: dict[str, Any]) -> str:

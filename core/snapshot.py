@@ -37,7 +37,7 @@ def render(store: Store | None) -> str:
             f'<tr class="{"dep" if m.deprecated else ""}"><td class="id">{html.escape(m.id)}</td>'
             f'<td class="t">{html.escape(m.text)}</td><td class="c">{conf.as_decimal_text(m.confidence)}</td>'
             f'<td class="c">{html.escape(iso(m.last_seen_ms)[:16].replace("T", " "))}</td>'
-            f'<td class="c">{_status(m.pinned, m.deprecated)}</td></tr>'
+            f'<td class="c">{_status(m.pinned, m.deprecated)}{_stale(m.stale)}</td></tr>'
             for m in rows
         )
         sections.append(
@@ -54,6 +54,11 @@ def render(store: Store | None) -> str:
 
 def _status(pinned: bool, deprecated: bool) -> str:
     return "、".join(word for word, on in (("已置顶", pinned), ("已废弃", deprecated)) if on)
+
+
+def _stale(reason: str | None) -> str:
+    """Its repository no longer has what it names: said with the reason, on its own line."""
+    return f"<br>可能已过时：{html.escape(reason)}" if reason else ""
 
 
 def write(store: Store | None) -> Path:

@@ -106,6 +106,7 @@ def test_stale_at_session_start_injected_with_a_note_and_fresh_again(home: Path)
     assert read("rule")[RULE]["stale"] is None
     listed = memevo("read", "project").stdout
     assert f"[stale: {reason}]" in listed
+    assert f"可能已过时：{reason}" in (home / "memories.html").read_text(encoding="utf-8")
 
     injected = recalled(home, "p1")
     assert f"{FACT}（可能已过时：{reason}）" in injected
