@@ -431,6 +431,7 @@ MODULE_LANES: dict[str, str] = {
     "test_tray_and_config.py": PROCESSES,
     "test_tray_client_learning.py": PROCESSES,
     "test_tray_display.py": PROCESSES,
+    "test_ui_display.py": PROCESSES,  # Xvfb, openbox, trayer, a pytest per language
     "test_tray_learning.py": PROCESSES,
     "test_tray_menu.py": UNITS,
     "test_watcher.py": PROCESSES,

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import uiwalk
+import xdisplay
 from memevo.core import memories, notes
 from memevo.core.clock import FakeClock
 from memevo.core.learning import jobs
@@ -47,6 +48,17 @@ def english(text: str) -> list[str]:
     if LANGUAGE == "zh":
         return uiwalk.english(text, tuple(USER_TEXTS))
     return uiwalk.chinese(text, tuple(USER_TEXTS))
+
+
+def on_screen(qtbot, window: Any) -> None:
+    """On a real display (tests/test_ui_display.py runs this module on xcb) the window is
+    mapped and viewable on the X server, not only shown to Qt; offscreen there is no server."""
+    import os
+
+    if QApplication.platformName() != "xcb":
+        return
+    title = window.windowTitle()
+    qtbot.waitUntil(lambda: title in xdisplay.viewable_windows(os.environ["DISPLAY"]), timeout=30_000)
 
 
 class Modal:
@@ -88,12 +100,16 @@ def test_every_window_is_in_the_ui_language(
     clock: FakeClock,
     no_claude_cli: Path,  # noqa: F811
 ) -> None:
+    import os
+
     from memevo.desktop.confirm import ConfirmQueue
     from memevo.desktop.panel import Panel
     from memevo.desktop.tray import Tray
     from memevo.desktop.wizard import SetupWizard
 
     assert qt_translated() == (LANGUAGE == "zh")  # Qt's own words (OK, Cancel, the folder chooser) too
+    # the platform asked for: offscreen in the suite, the real X display's xcb in test_ui_display
+    assert QApplication.platformName() == os.environ.get("QT_QPA_PLATFORM", "offscreen")
     found: dict[str, dict[str, list[str]]] = {}
     home = no_claude_cli
     (home / ".claude" / "CLAUDE.md").write_text(
@@ -116,6 +132,7 @@ def test_every_window_is_in_the_ui_language(
     wizard.notes_page.call = lambda op, params: host.handle(op, params)  # the tray's service
     qtbot.addWidget(wizard)
     wizard.show()
+    on_screen(qtbot, wizard)
     found["wizard: welcome"] = untranslated(wizard)
     walk(wizard)
     found["wizard: start at login"] = untranslated(wizard)
@@ -174,6 +191,7 @@ def test_every_window_is_in_the_ui_language(
     panel = Panel(host, queue)
     qtbot.addWidget(panel)
     panel.show()
+    on_screen(qtbot, panel)
     panel.settings.rows["sideApiBase"].editor.setText("ftp://example.com")  # refused: its reason shown
     panel.settings.rows["recallTopK"].editor.setValue(99)
     panel.settings.save()

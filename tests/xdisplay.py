@@ -24,6 +24,9 @@ import pytest
 from deadlines import HANG_S
 
 TOOLS = ("Xvfb", "openbox", "trayer", "xdotool", "xwininfo")
+# Found when this module is imported: a test may empty PATH afterwards (no `claude` CLI
+# reachable, tests/test_wizard.py) and still ask what the X server shows.
+_FOUND = {tool: shutil.which(tool) or tool for tool in TOOLS}
 LIBRARY_DIR = Path("/usr/lib/x86_64-linux-gnu")
 
 
@@ -173,7 +176,10 @@ def selection_owned(display: str, name: str) -> bool:
 def viewable_windows(display: str) -> list[str]:
     """The names of the windows the X server shows (mapped and viewable), as xwininfo lists them."""
     done = subprocess.run(
-        ["xwininfo", "-display", display, "-root", "-tree"], capture_output=True, text=True, timeout=HANG_S
+        [_FOUND["xwininfo"], "-display", display, "-root", "-tree"],
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
     )
     names = []
     for line in done.stdout.splitlines():
@@ -181,7 +187,7 @@ def viewable_windows(display: str) -> list[str]:
         if line.startswith("0x") and '"' in line:
             window = line.split()[0]
             info = subprocess.run(
-                ["xwininfo", "-display", display, "-id", window],
+                [_FOUND["xwininfo"], "-display", display, "-id", window],
                 capture_output=True,
                 text=True,
                 timeout=HANG_S,
