@@ -249,7 +249,17 @@ class Prober:
         env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
         try:
             done = subprocess.run(
-                ["git", "-C", str(self.root), "-c", "core.quotepath=off", *args],
+                # no fsmonitor: a repository's own config could name a program to run
+                [
+                    "git",
+                    "-C",
+                    str(self.root),
+                    "-c",
+                    "core.fsmonitor=false",
+                    "-c",
+                    "core.quotepath=off",
+                    *args,
+                ],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # -q and --error-unmatch: the exit code is the answer
                 stderr=subprocess.DEVNULL,

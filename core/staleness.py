@@ -34,6 +34,7 @@ log = logging.getLogger("memevo.staleness")
 REPO_BUDGET_S = 5.0  # one repository's check, all its memories together
 PASS_BUDGET_S = 30.0  # every repository's (the daily maintenance, `memevo maintenance --force`)
 MAX_REASON_NAMES = 2
+WRITE_BATCH = 100
 
 
 def text_sha(text: str) -> str:
@@ -162,36 +163,53 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
     if prober.timed_out:
         report.timed_out.append(repo)
     now = clock.now_ms()
-    with store.transaction() as con:
-        for memory_id, sha, noted, was_stale in results:
-            current = one(con.execute("SELECT text FROM memories WHERE id = ?", [memory_id]))
-            if current is None or text_sha(str(current[0])) != sha:  # written meanwhile: next check
-                continue
-            if _stale(noted.names):
-                if not was_stale:
-                    noted.stale_ms, noted.stale_reason = now, _reason(noted.names, repo, clock, now)
-                    report.stale.append(memory_id)
-            elif was_stale:
-                noted.stale_ms = noted.stale_reason = None
-                report.fresh.append(memory_id)
-            con.execute(
-                "INSERT INTO anchors VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
-                "text_sha = excluded.text_sha, anchors = excluded.anchors, checked_ms = excluded.checked_ms, "
-                "stale_ms = excluded.stale_ms, stale_reason = excluded.stale_reason",
-                [
-                    memory_id,
-                    sha,
-                    json.dumps(noted.names, ensure_ascii=False),
-                    now,
-                    noted.stale_ms,
-                    noted.stale_reason,
-                ],
-            )
-            report.checked += 1
+    # Written a batch a transaction: a hook waiting for the store waits for one batch at most.
+    for start in range(0, len(results), WRITE_BATCH):
+        with store.transaction() as con:
+            for memory_id, sha, noted, was_stale in results[start : start + WRITE_BATCH]:
+                if _save(con, repo, clock, now, memory_id, sha, noted, was_stale, report):
+                    report.checked += 1
     report.repos = 1
     if report.changed:
         log.info("anchors of %s: stale %s, fresh again %s", repo, report.stale, report.fresh)
     return report
+
+
+def _save(
+    con: Any,
+    repo: str,
+    clock: Clock,
+    now: int,
+    memory_id: str,
+    sha: str,
+    noted: Noted,
+    was_stale: bool,
+    report: Report,
+) -> bool:
+    current = one(con.execute("SELECT text FROM memories WHERE id = ?", [memory_id]))
+    if current is None or text_sha(str(current[0])) != sha:  # written meanwhile: the next check
+        return False
+    if _stale(noted.names):
+        if not was_stale:
+            noted.stale_ms, noted.stale_reason = now, _reason(noted.names, repo, clock, now)
+            report.stale.append(memory_id)
+    elif was_stale:
+        noted.stale_ms = noted.stale_reason = None
+        report.fresh.append(memory_id)
+    con.execute(
+        "INSERT INTO anchors VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
+        "text_sha = excluded.text_sha, anchors = excluded.anchors, checked_ms = excluded.checked_ms, "
+        "stale_ms = excluded.stale_ms, stale_reason = excluded.stale_reason",
+        [
+            memory_id,
+            sha,
+            json.dumps(noted.names, ensure_ascii=False),
+            now,
+            noted.stale_ms,
+            noted.stale_reason,
+        ],
+    )
+    return True
 
 
 def _reason(names: list[dict[str, Any]], repo: str, clock: Clock, now_ms: int) -> str:
