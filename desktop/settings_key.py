@@ -88,6 +88,7 @@ class SideKeyMixin:
     def _show_key_failure(self, exc: Exception) -> None:
         self.key_status.setText(tr("The keyring cannot be used: {problem}").format(problem=problem(str(exc))))
         self.key_present = False
+        self.clear_key_button.setEnabled(False)  # nothing it could reach
         self.refresh_learning_note()
 
     def _show_key_status(self, status: secrets.KeyStatus) -> None:
@@ -110,6 +111,9 @@ class SideKeyMixin:
                 problem=problem(status.keyring_problem)
             )
         self.key_status.setText(text)
+        # Clear with no key anywhere did nothing but say so (a real display showed it enabled
+        # beside "Key: not set"): it waits for a key to remove.
+        self.clear_key_button.setEnabled(bool(status.present) or status.source == "file")
         # The file is offered where no keyring works, or where the key is already in it.
         offered = status.source == "file" or (bool(status.keyring_problem) and status.source != "environment")
         self.file_note.setText(file_words())

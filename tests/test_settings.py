@@ -333,7 +333,8 @@ def test_key_is_saved_in_the_keyring_never_shown_and_cleared(
     assert secrets.get_api_key() is None
     qtbot.waitUntil(lambda: view.key_status.text() == tr("Key: not set."))
     assert view.side_message.text() == tr("Key removed from the keyring.")
-    view.clear_key_button.click()
+    assert not view.clear_key_button.isEnabled()  # no key left to clear
+    view.clear_key()  # asked anyway (the key went between the status and the click): said
     qtbot.waitUntil(lambda: view.side_message.text() == tr("There was no key in the keyring."))
 
 
@@ -395,6 +396,7 @@ def test_without_a_keyring_the_key_can_be_kept_in_a_user_only_file(qtbot, view: 
     qtbot.waitUntil(lambda: not view.key_worker.busy and view.key_present is not None)
     assert view.file_check.isVisibleTo(view) and not view.file_check.isChecked()
     assert view.file_note.text() == file_words() and str(secrets.file_path()) in view.file_note.text()
+    assert not view.clear_key_button.isEnabled()  # no key anywhere: nothing to clear
     # nowhere to keep a key until the file is ticked: the field and Save wait, and say so (a
     # real display showed "stored in the OS keyring" on a machine that has none)
     assert not view.key_edit.isEnabled() and not view.save_key_button.isEnabled()
@@ -416,6 +418,7 @@ def test_without_a_keyring_the_key_can_be_kept_in_a_user_only_file(qtbot, view: 
     ).format(path=path)
     assert oct(path.stat().st_mode & 0o777) == "0o600" and secrets.status().source == "file"
     assert view.key_present and view.file_check.isChecked() and view.move_key_button.isHidden()
+    assert view.clear_key_button.isEnabled()
     assert "sk-kept-in-the-file-000" not in _texts(view) and view.key_edit.text() == ""
     config = paths.config_path()
     assert not config.exists() or "sk-kept-in-the-file-000" not in config.read_text(encoding="utf-8")
