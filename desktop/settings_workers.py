@@ -183,6 +183,8 @@ def default_text(key: config_mod.Key, config: config_mod.Config) -> str:
         return tr("default: on") if key.default else tr("default: off")
     if choices_of(key) is not None:
         return tr("default: {value}").format(value=choice_label(key.name, str(key.default)))
+    if key.default == -1:  # -1 turns a recall condition off: a bare "-1" read as a value on screen
+        return tr("default: -1 (off)")
     return tr("default: {value}").format(value=key.default)
 
 

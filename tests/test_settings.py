@@ -115,6 +115,7 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
     ).format(value=f"{calibration.CALIBRATED[DEFAULT_MODEL].lexical_weight:g}")
     assert rows["recallMinScoreProject"].editor.text() == ""
     assert rows["recallMinMargin"].editor.text() == "-1"
+    assert rows["recallMinMargin"].default_label.text() == tr("default: -1 (off)")  # not a bare -1
     assert rows["sideApiBase"].editor.text() == "https://api.example.com/v1"
     assert rows["sideApiModel"].default_label.text() == tr("default: none")
     assert rows["model"].editor.text() == DEFAULT_MODEL

@@ -954,6 +954,10 @@
         <translation>默认：{value}</translation>
     </message>
     <message>
+        <source>default: -1 (off)</source>
+        <translation>默认：-1（不设此条件）</translation>
+    </message>
+    <message>
         <source>Reset to default</source>
         <translation>恢复默认</translation>
     </message>
