@@ -12,11 +12,27 @@ from .i18n import tr
 from .qt import QLabel, QVBoxLayout
 
 
-def ask_text(parent: Any, title: str, label: str, text: str = "") -> str | None:
-    from .qt import QInputDialog
+def run(dialog: Any) -> int:
+    """Modal to the panel only. exec() alone makes a dialog application-modal: a confirmation
+    dialog (a proposal, on top of every window) then could not be answered and hid this one
+    under it, as a real display showed (the edit dialog lost behind an unclickable proposal)."""
+    from .qt import Qt
 
-    value, ok = QInputDialog.getMultiLineText(parent, title, label, text)
-    return value if ok else None
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    return int(dialog.exec())
+
+
+def ask_text(parent: Any, title: str, label: str, text: str = "") -> str | None:
+    from .qt import QDialog, QInputDialog
+
+    dialog = QInputDialog(parent)
+    dialog.setWindowTitle(title)
+    dialog.setLabelText(label)
+    dialog.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput)
+    dialog.setTextValue(text)
+    if run(dialog) != QDialog.DialogCode.Accepted:
+        return None
+    return str(dialog.textValue())
 
 
 def ask_new_memory(parent: Any, category: str) -> tuple[str, str, str | None] | None:
@@ -25,7 +41,7 @@ def ask_new_memory(parent: Any, category: str) -> tuple[str, str, str | None] | 
     from .qt import QDialog
 
     dialog = AddMemoryDialog(parent, category)
-    if dialog.exec() != QDialog.DialogCode.Accepted:
+    if run(dialog) != QDialog.DialogCode.Accepted:
         return None
     return dialog.values()
 
@@ -33,8 +49,9 @@ def ask_new_memory(parent: Any, category: str) -> tuple[str, str, str | None] | 
 def confirm(parent: Any, title: str, question: str) -> bool:
     from .qt import QMessageBox
 
-    answer = QMessageBox.question(parent, title, question)
-    return bool(answer == QMessageBox.StandardButton.Yes)
+    buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+    box = QMessageBox(QMessageBox.Icon.Question, title, question, buttons, parent)
+    return bool(run(box) == QMessageBox.StandardButton.Yes)
 
 
 def choose_version(
@@ -71,7 +88,7 @@ def choose_version(
     buttons.rejected.connect(dialog.reject)
     layout.addWidget(buttons)
     dialog.resize(640, 360)
-    if dialog.exec() != QDialog.DialogCode.Accepted or listing.currentRow() < 0:
+    if run(dialog) != QDialog.DialogCode.Accepted or listing.currentRow() < 0:
         return None
     return int(versions[listing.currentRow()]["version"])
 
@@ -98,7 +115,7 @@ def ask_import_source(parent: Any) -> tuple[bool, bool]:
     mine = box.addButton(tr("Only my notes"), QMessageBox.ButtonRole.AcceptRole)
     with_repo = box.addButton(tr("Also a repository's…"), QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
-    box.exec()
+    run(box)
     clicked = box.clickedButton()
     if clicked is mine:
         return True, False
@@ -125,7 +142,7 @@ def choose_notes(parent: Any, found: list[dict[str, Any]]) -> list[dict[str, Any
     buttons.rejected.connect(dialog.reject)
     layout.addWidget(buttons)
     dialog.resize(760, 480)
-    if dialog.exec() != QDialog.DialogCode.Accepted:
+    if run(dialog) != QDialog.DialogCode.Accepted:
         return None
     return chooser.chosen()
 

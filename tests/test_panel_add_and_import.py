@@ -128,3 +128,41 @@ def test_cancel_in_import_notes_imports_nothing(qtbot, host: ServiceHost, home: 
     _settle(qtbot, view)
     assert [c["text"] for c in offered[0]] == ["回答问题时一律使用中文"]
     assert memories.ranked(host.store, "rule") == []  # chose none
+
+
+def test_the_panels_dialogs_leave_a_proposal_answerable(qtbot, host: ServiceHost) -> None:
+    """On a real display, a proposal's confirmation dialog (on top of every window) covered the
+    edit dialog and could not be clicked: exec() had made the edit dialog application-modal.
+    Each of the view's dialogs is modal to the panel only; the proposal's window is not blocked."""
+    from memevo.desktop import memories_dialogs as dialogs
+    from memevo.desktop.qt import Qt, QWidget
+
+    memory = memories.create(host.store, "rule", "回答问题时一律使用中文", host.ctx.clock)
+    panel = QWidget()
+    qtbot.addWidget(panel)
+    panel.show()
+    seen: dict[str, Any] = {}
+
+    def read_then_cancel(name: str) -> None:
+        def look() -> None:
+            dialog = QApplication.activeModalWidget()
+            if dialog is None:
+                QTimer.singleShot(10, look)
+                return
+            seen[name] = dialog.windowModality()
+            dialog.reject()
+
+        QTimer.singleShot(0, look)
+
+    asks: list[tuple[str, Callable[[], Any]]] = [
+        ("edit", lambda: dialogs.ask_text(panel, "Edit", "New text:", memory.text)),
+        ("add", lambda: dialogs.ask_new_memory(panel, "rule")),
+        ("purge", lambda: dialogs.confirm(panel, "Purge", "Remove it?")),
+        ("history", lambda: dialogs.choose_version(panel, memory, [])),
+        ("import source", lambda: dialogs.ask_import_source(panel)),
+        ("import notes", lambda: dialogs.choose_notes(panel, [])),
+    ]
+    for name, ask in asks:
+        read_then_cancel(name)
+        assert ask() in (None, False, (False, False)), name  # Cancel: nothing chosen
+    assert seen == {name: Qt.WindowModality.WindowModal for name, _ in asks}
