@@ -108,6 +108,12 @@ class SidePage(QWizardPage):
         self.file_check.setEnabled(used)
         if self.keyring_missing:  # no keyring: the key field opens only for the file, when chosen
             self.key_edit.setEnabled(used and self.file_check.isChecked())
+            # worded as Settings words it: the closed field says what opens it
+            self.key_edit.setPlaceholderText(
+                tr("API key (kept in that file, never shown)")
+                if self.file_check.isChecked()
+                else tr("API key (tick the file above to keep it there)")
+            )
         problem, is_error = self.problem()
         self.message_label.setText(problem or "")
         self.message_label.setStyleSheet(ERROR_STYLE if is_error else "")
@@ -146,7 +152,6 @@ class SidePage(QWizardPage):
         self.keyring_missing = problem is not None
         if problem is None:
             return
-        self.key_edit.setPlaceholderText(tr("API key (kept in that file, never shown)"))
         self.key_note.setStyleSheet(ERROR_STYLE)
         self.key_note.setText(
             tr(

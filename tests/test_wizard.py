@@ -540,6 +540,8 @@ def test_without_a_keyring_the_learning_page_says_so_before_a_key_is_typed(
     ).format(file=file_words())
     assert str(secrets.file_path()) in page.key_note.text()
     assert page.file_check.isVisibleTo(page) and not page.file_check.isChecked()
+    # the closed field says what opens it, in Settings' words (it said "kept in that file" unticked)
+    assert page.key_edit.placeholderText() == tr("API key (tick the file above to keep it there)")
     page.base_edit.setText(BASE)  # editing the other fields, or the mode, never reopens it
     page.mode_radios["client"].setChecked(True)
     page.mode_radios["side"].setChecked(True)
@@ -559,6 +561,7 @@ def test_without_a_keyring_the_key_can_go_to_the_user_only_file(
     qtbot.waitUntil(lambda: page.keyring_missing is not None, timeout=HANG_MS)
     page.file_check.setChecked(True)
     assert page.key_edit.isEnabled() and page.key_to_file()
+    assert page.key_edit.placeholderText() == tr("API key (kept in that file, never shown)")
     walk(wizard, side=(BASE, MODEL, KEY), start_at_login=False)
     assert wizard.choices().side_key is None and wizard.file_key() == KEY  # not the engine's to store
     result = set_up(qtbot, wizard)
