@@ -308,3 +308,36 @@ def test_trash_listing_still_reads_its_columns(store: Store, clock: FakeClock) -
     memories.delete(store, [memory.id], clock, "deleted")
     [trashed] = memories.trash_list(store)
     assert trashed.reason == "deleted" and trashed.memory.stale is None
+
+
+# -- the service's checks: off the request -------------------------------------------------------------
+def test_a_session_starts_check_never_waits_for_git(
+    store: Store, clock: FakeClock, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`want` (what the session-start hook calls) only queues: a check that takes seconds runs on
+    the checks' thread, and a second session start in the same repository soon after asks nothing."""
+    from memevo.core.service import anchorwork
+
+    memories.create(store, "project", FLAG_FACT, clock, str(repo))
+    calls: list[str] = []
+    real = staleness.check_repo
+
+    def slow(store_: Store, repo_: str, clock_: FakeClock, budget_s: float = 5.0) -> staleness.Report:
+        calls.append(repo_)
+        time.sleep(1.0)
+        return real(store_, repo_, clock_, budget_s)
+
+    monkeypatch.setattr(staleness, "check_repo", slow)
+    changed: list[bool] = []
+    checks = anchorwork.AnchorChecks(lambda: store, clock, lambda: changed.append(True))
+    try:
+        started = time.perf_counter()
+        checks.want(str(repo))
+        checks.want(str(repo))  # within MIN_GAP_S: not asked again
+        checks.want(None)  # no repository: nothing
+        assert time.perf_counter() - started < 0.1
+        assert checks.done.wait(10)
+        assert calls == [str(repo)]
+        assert checks.last is not None and checks.last.checked == 1 and not changed
+    finally:
+        checks.close()
