@@ -39,7 +39,9 @@ def fake_home() -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     os.environ["HOME"] = str(home)
-    os.environ["MEMEVO_HOME"] = str(root / "memevo-home")
+    # the default folder inside that HOME: a moved one would put `--home`/`-e MEMEVO_HOME=…` in
+    # every command the screenshots show (the commands a user who never moved it does not see)
+    os.environ["MEMEVO_HOME"] = str(home / ".memory-self-evolution")
     os.environ["XDG_CONFIG_HOME"] = str(home / ".config")  # the login entry goes here, not yours
     for variable in ("CLAUDE_CONFIG_DIR", "CODEBUDDY_CONFIG_DIR", "MEMEVO_SIDE_API_KEY"):
         os.environ.pop(variable, None)
