@@ -54,16 +54,31 @@ class TrashView(QWidget):
         )
         self.model.modelReset.connect(lambda: self.restore_button.setEnabled(False))
         layout.addWidget(self.restore_button)
+        # What Restore did: on a real display the row just vanished, and a failure was only logged.
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        layout.addWidget(self.message)
 
     def restore(self) -> None:
+        from .undo import id_list
+
         rows = sorted({i.row() for i in self.list.selectionModel().selectedRows()})
         ids = [self.model.items[row]["id"] for row in rows]
+        self.restore_button.setEnabled(False)  # one restore at a time
 
         def work() -> None:
             for memory_id in ids:
                 self.host.handle("restore", {"id": memory_id})
 
-        self.worker.run(work, lambda _none: self.model.reload(), lambda _exc: self.model.reload())
+        def done(_none: Any) -> None:
+            self.message.setText(tr("Restored {names}: back in Memories.").format(names=id_list(ids)))
+            self.model.reload()
+
+        def failed(exc: Exception) -> None:
+            self.message.setText(tr("Restore failed: {error}").format(error=exc))
+            self.model.reload()
+
+        self.worker.run(work, done, failed)
 
 
 class TrashModel(RowsModel):

@@ -9,6 +9,7 @@ from memevo.core.clock import FakeClock
 from memevo.core.encoder.models import DEFAULT_MODEL
 from memevo.core.recall import calibration
 from memevo.core.service.host import ServiceHost
+from memevo.desktop.i18n import tr
 from memevo.desktop.panel import PAGE, MemoriesView, Panel
 from memevo.desktop.qt import Qt
 
@@ -138,9 +139,19 @@ def test_add_edit_purge_and_restore(
     assert panel.trash.restore_button.isEnabled()
     panel.trash.restore()
     _settle(qtbot, panel.trash)
+    # said, not only a row gone (a real display showed nothing); the Memories tab has it again
+    assert panel.trash.message.text() == tr("Restored {names}: back in Memories.").format(
+        names=f"#{memory_id}"
+    )
     view.model.reload()
     _settle(qtbot, view)
     assert view.model.total == 1 and panel.trash.model.items == []
+    panel.trash.model.items = [{"id": "0000dead", "text": "", "category": "rule", "deleted": ""}]
+    panel.trash.model.set_rows([["", "", ""]])
+    panel.trash.list.selectRow(0)
+    panel.trash.restore()  # gone meanwhile (restored elsewhere, or purged): the reason is said
+    _settle(qtbot, panel.trash)
+    assert panel.trash.message.text().startswith(tr("Restore failed: {error}").format(error=""))
     _select(view, [0])
     _click(qtbot, view, "purge")
     assert view.model.total == 0 and memories.trash_list(host.store) == []

@@ -522,6 +522,14 @@
         <translation>恢复</translation>
     </message>
     <message>
+        <source>Restored {names}: back in Memories.</source>
+        <translation>已恢复 {names}：它回到了“记忆”里。</translation>
+    </message>
+    <message>
+        <source>Restore failed: {error}</source>
+        <translation>恢复失败：{error}</translation>
+    </message>
+    <message>
         <source>Deleted</source>
         <translation>删除于</translation>
     </message>
