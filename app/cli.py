@@ -154,7 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
         "bring a damaged store back; keeps a copy of the damaged files first",
     )
     p = command(
-        "maintenance", model_commands.cmd_maintenance, "run today's maintenance (decay, trash expiry) if due"
+        "maintenance",
+        model_commands.cmd_maintenance,
+        "run today's maintenance (decay, trash expiry, anchor checks) if due",
     )
     p.add_argument("--force", action="store_true", help="run even if it already ran today")
     p = command("model", model_commands.cmd_model, "show the embedding model, or provision it")
