@@ -68,8 +68,8 @@ class Noted:
 
 
 def _stale(names: list[dict[str, Any]]) -> bool:
-    seen = [n for n in names if n["seen"]]
-    return bool(seen) and all(n["found"] is False for n in seen)
+    seen = [n for n in names if n.get("seen")]
+    return bool(seen) and all(n.get("found") is False for n in seen)
 
 
 def note(con: Any, memory_id: str, text: str) -> None:
@@ -156,7 +156,7 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
                 complete = False
                 continue
             name["found"] = found
-            name["seen"] = bool(name["seen"] or found)
+            name["seen"] = bool(name.get("seen") or found)
         results.append((memory_id, text_sha(text), noted, was_stale))
         if not complete and prober.timed_out:
             break
@@ -213,7 +213,7 @@ def _save(
 
 
 def _reason(names: list[dict[str, Any]], repo: str, clock: Clock, now_ms: int) -> str:
-    gone = [str(n["value"]) for n in names if n["seen"]]
+    gone = [str(n["value"]) for n in names if n.get("seen")]
     shown = ", ".join(gone[:MAX_REASON_NAMES]) + (
         f" (+{len(gone) - MAX_REASON_NAMES})" if len(gone) > MAX_REASON_NAMES else ""
     )
