@@ -391,6 +391,7 @@ MODULE_LANES: dict[str, str] = {
     "test_installer.py": PROCESSES,
     "test_installer_claude.py": PROCESSES,
     "test_lanes.py": UNITS,
+    "test_lanes_workers.py": PROCESSES,
     "test_layout.py": E2E,
     "test_learning.py": UNITS,
     "test_learning_modes_cli.py": PROCESSES,
@@ -479,10 +480,13 @@ def lanes_of(item: pytest.Item) -> set[str]:
     return marks
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Lane marks, and for pytest-xdist (`--dist loadgroup`) one group per module — its
     module-scoped services start once — except that every keyring test shares one worker (they
-    share the one test keyring) and the quiet tests run as one group, last (MachineShare)."""
+    share the one test keyring) and the quiet tests run as one group, last (MachineShare).
+    Called first: pytest-xdist's own hook, registered after this file, would otherwise run
+    before the marks exist and send every test wherever (tests/test_lanes_workers.py checks)."""
     groups: dict[int, str] = {}
     for item in items:
         marks = lanes_of(item)
