@@ -38,6 +38,9 @@ NO_KEYRING = (
     "keep the key in a file only your account can read (`memevo secret set --file`, "
     f"not encrypted) or set the environment variable {ENV}"
 )
+# A keyring that took the key but does not give it back (a null keyring, a collection that
+# drops the write): the key is not saved, and saying "in the OS keyring" would lose it.
+NOT_READ_BACK = "the keyring did not give the key back, so it is not saved there"
 _FILE_MAX = 4096  # an API key is far shorter; a larger file is not read whole
 log = logging.getLogger("memevo.secrets")
 
@@ -62,10 +65,12 @@ def file_path() -> Path:
 
 def _keyring() -> Any:
     import keyring
-    from keyring.backends import fail
+    from keyring.backends import fail, null
 
     backend = keyring.get_keyring()
-    if isinstance(backend, fail.Keyring) or "fail" in type(backend).__module__:
+    # The null keyring (`keyring --disable`, or PYTHON_KEYRING_BACKEND) accepts every key and
+    # keeps none: for memevo it is no keyring at all.
+    if isinstance(backend, (fail.Keyring, null.Keyring)) or "fail" in type(backend).__module__:
         raise KeyringUnavailable(NO_KEYRING)
     return keyring
 
@@ -135,9 +140,11 @@ def _clean(value: str) -> str:
 
 def set_api_key(value: str, to_file: bool = False) -> str:
     """Store the key; returns where, in words ("keyring (SecretService Keyring)", or the file's
-    path). In the keyring: a key file left from before goes once the keyring gave the key back
-    (it would only be a stale plain-text copy). In the file (the user's explicit choice): a
-    key in the keyring is removed, or it would go on shadowing the file."""
+    path). In the keyring: the key must come back from it, else KeyringUnavailable (a keyring
+    that accepts a write and keeps nothing must not be reported as holding the key); a key
+    file left from before goes once it did (it would only be a stale plain-text copy). In the
+    file (the user's explicit choice): a key in the keyring is removed, or it would go on
+    shadowing the file."""
     value = _clean(value)
     if to_file:
         write_file(value)
@@ -148,8 +155,9 @@ def set_api_key(value: str, to_file: bool = False) -> str:
         return str(file_path())
     keyring = _keyring()
     keyring.set_password(SERVICE, USER, value)
-    if keyring.get_password(SERVICE, USER) == value:
-        remove_file()
+    if keyring.get_password(SERVICE, USER) != value:
+        raise KeyringUnavailable(NOT_READ_BACK)
+    remove_file()
     return f"keyring ({type(keyring.get_keyring()).__name__})"
 
 

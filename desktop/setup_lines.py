@@ -273,6 +273,8 @@ def problem(text: str) -> str:
         return tr(
             "this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet); set one up, or tick “Keep the key in that file” to keep it in a file only your account can read (not encrypted), or set {env} where memevo starts (a tray app started at login does not see a terminal's variables)"
         ).format(env=no_keyring["env"])
+    if text == "the keyring did not give the key back, so it is not saved there":  # NOT_READ_BACK
+        return tr("the keyring did not give the key back, so it is not saved there")
     if text == "the keyring did not give the key back; the file is kept":
         return tr("the keyring did not give the key back; the file is kept")
     provision = re.fullmatch(r"the embedding model could not be provisioned: (?P<why>.*)", text)

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from deadlines import HANG_S
+from keyring.backend import KeyringBackend
+from keyring.errors import PasswordDeleteError
 from memevo.core import secrets
 
 
@@ -108,6 +110,55 @@ def test_without_a_keyring_the_reason_is_clear(monkeypatch: pytest.MonkeyPatch) 
         assert secrets.get_api_key() == "sk-env-only"
     finally:
         keyring.set_keyring(previous)
+
+
+class _DroppingKeyring(KeyringBackend):
+    """A keyring that accepts every write and keeps nothing (as a collection dropping the item
+    does): setup had said "The side API key is in the OS keyring." and the key was then
+    unreadable (tests/test_setup_terminal.py's failure)."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        pass
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise PasswordDeleteError(username)
+
+
+@pytest.mark.parametrize("kind", ["dropping", "null"])
+def test_a_keyring_that_keeps_nothing_is_never_reported_holding_the_key(kind: str, data_dir: Path) -> None:
+    import keyring
+    from keyring.backends import null
+    from memevo.installer import setup_engine
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(_DroppingKeyring() if kind == "dropping" else null.Keyring())
+    try:
+        with pytest.raises(secrets.KeyringUnavailable):
+            secrets.set_api_key("sk-into-the-void-0123456789")
+        said: list[str] = []
+        setup_engine.write_choices(setup_engine.Choices(side_key="sk-into-the-void-0123456789"), said.append)
+        assert "The side API key is in the OS keyring." not in said
+        assert any(line.startswith("The key was not saved:") for line in said), said
+        assert secrets.get_api_key() is None and not secrets.status().present
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_secret_set_with_the_null_keyring_says_it_stored_nothing(data_dir: Path) -> None:
+    """`keyring --disable` (the null keyring) took the key and `secret set` said it was stored."""
+    result = _memevo(
+        "secret",
+        "set",
+        stdin="sk-into-the-void-0123456789\n",
+        env={"PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"},
+    )
+    assert result.returncode != 0 and "stored" not in result.stdout, result.stdout
+    assert "memevo secret set --file" in result.stderr  # what to do instead
 
 
 @needs_keyring
