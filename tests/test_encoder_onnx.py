@@ -163,6 +163,85 @@ def test_a_folder_provisioned_before_gets_the_graph(upgraded_model: dict[str, An
     assert [p.name for p in target.iterdir() if p.name.startswith(".onnx-staging")] == []
 
 
+def _graph_with_the_table_inside(folder: Path, target: Path) -> Path:
+    """onnx/ as a release before the table left the graph wrote it: one file, table inside."""
+    from memevo.core.encoder import onnx_build
+
+    directory = target / onnx_encoder.GRAPH_DIR
+    directory.mkdir(parents=True)
+    shape = onnx_build.read_shape(folder)
+    model = onnx_build.build_model(shape, onnx_build.load_weights(folder, shape))
+    (directory / onnx_encoder.GRAPH).write_bytes(model.SerializeToString())
+    source = onnx_encoder.graph_dir(folder)
+    (directory / onnx_encoder.TOKENIZER).write_bytes((source / onnx_encoder.TOKENIZER).read_bytes())
+    manifest = onnx_encoder.read_manifest(source)
+    assert manifest is not None
+    for key in ("files", "word_table_file"):
+        manifest.pop(key)
+    manifest["bytes"] = (directory / onnx_encoder.GRAPH).stat().st_size
+    (directory / onnx_encoder.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    return directory
+
+
+def test_a_graph_with_the_table_inside_still_runs_and_is_rebuilt_once(
+    provisioned_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The word table left the graph (only the rows prompts use are resident). A folder an older
+    release provisioned gives the same vectors from its graph until the next provision rebuilds
+    it once, and a rebuilt graph replaces it where a graph of the same kind would not."""
+    folder = provisioned_model.folder
+    new = onnx_encoder.OnnxEncoderModel(folder)
+    assert new.table is not None and new.table.dtype == np.float16  # mapped, fp16 as in the graph
+    assert onnx_encoder.GRAPH_DATA in onnx_encoder.read_manifest(onnx_encoder.graph_dir(folder))["files"]
+    old_dir = _graph_with_the_table_inside(folder, tmp_path / "old")
+    old = onnx_encoder.OnnxEncoderModel(folder, directory=old_dir)
+    assert old.table is None
+    data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
+    texts = ["query: " + c["prompt"] for c in data["cases"][:40]] + ["passage: " + "长" * 600]
+    assert np.max(np.abs(old.encode(texts) - new.encode(texts))) <= 1e-6
+    one = [old.encode_one(t) - new.encode_one(t) for t in texts[:10]]
+    assert max(float(np.max(np.abs(d))) for d in one) <= 1e-6
+    # provision rebuilds it, once: the failure note stops a second try within the release
+    assert provision.graph_outdated(tmp_path / "old") and not provision.graph_outdated(folder)
+    calls: list[Path] = []
+
+    def failing(target: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
+        calls.append(target)
+        return {"onnx": {"ok": False, "reason": "stopped here"}}
+
+    monkeypatch.setattr(provision, "_run_checks", failing)
+    entry = provision.entry_for(DEFAULT_MODEL)
+    provision.add_missing_graph(folder, entry, provision.Silent())
+    provision.add_missing_graph(tmp_path / "old", entry, provision.Silent())
+    provision.add_missing_graph(tmp_path / "old", entry, provision.Silent())
+    assert calls == [tmp_path / "old"]
+
+    # installing: a graph with the table outside replaces the old kind, not its own kind
+    def staged(name: str, outside: bool) -> tuple[Path, dict[str, Any]]:
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / onnx_encoder.GRAPH).write_bytes(b"graph " + name.encode())
+        (directory / onnx_encoder.TOKENIZER).write_text("{}", encoding="utf-8")
+        manifest: dict[str, Any] = {"format": onnx_encoder.FORMAT, "bytes": len(b"graph " + name.encode())}
+        if outside:
+            (directory / onnx_encoder.WORD_TABLE).write_bytes(b"rows")
+            manifest |= {"word_table_file": onnx_encoder.WORD_TABLE, "files": {onnx_encoder.WORD_TABLE: 4}}
+        return directory, manifest
+
+    target = tmp_path / "install"
+    target.mkdir()
+    first, manifest = staged("first", outside=False)
+    onnx_encoder.install_graph(first, target, manifest)
+    second, manifest = staged("second", outside=True)
+    onnx_encoder.install_graph(second, target, manifest)
+    assert (onnx_encoder.graph_dir(target) / onnx_encoder.GRAPH).read_bytes() == b"graph second"
+    third, manifest = staged("third", outside=True)
+    onnx_encoder.install_graph(third, target, manifest)  # another process finished first: kept
+    assert (onnx_encoder.graph_dir(target) / onnx_encoder.GRAPH).read_bytes() == b"graph second"
+    (onnx_encoder.graph_dir(target) / onnx_encoder.WORD_TABLE).write_bytes(b"cut")
+    assert not onnx_encoder.graph_ready(target)  # a table of the wrong size: not a checked graph
+
+
 def test_a_failed_export_is_not_retried_until_the_next_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

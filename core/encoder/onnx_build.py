@@ -16,7 +16,8 @@ computes, so onnxruntime applies the same fusions and gives the same vectors:
   clipped at 1e-12), as sentence-transformers' Pooling and Normalize.
 
 Inputs `input_ids`, `attention_mask` (int64, batch × seq) and output `sentence_embedding`
-(float32, batch × hidden), as onnx_encoder.py expects. `ReferenceModel` is the same
+(float32, batch × hidden), as onnx_encoder.py expects; or, with the word table left outside,
+`word_rows` (the table's rows for the ids, batch × seq × hidden) in place of `input_ids`. `ReferenceModel` is the same
 model in plain numpy (float64), the independent check the graph is compared with; and
 `runtime_tokenizer_json` writes the tokenizer transformers really runs for this folder.
 """
@@ -35,6 +36,10 @@ import numpy as np
 OPSET = 17
 IR_VERSION = 8  # what torch.onnx wrote at opset 17; every onnxruntime since 1.10 reads it
 INPUTS = ("input_ids", "attention_mask")
+# The graph that leaves the word table outside takes the looked-up rows instead of the ids:
+# a prompt reads a few dozen of the table's 250,037 rows, and a table inside the graph is
+# resident whole (onnx_encoder.py maps the table's .npy and gathers the rows itself).
+WORDS_INPUT = "word_rows"
 OUTPUT = "sentence_embedding"
 WEIGHTS = "model.safetensors"
 _FLOAT_MIN = float(np.finfo(np.float32).min)  # transformers' additive mask value
@@ -177,8 +182,10 @@ class _Nodes:
         return output
 
 
-def build_model(shape: BertShape, weights: dict[str, np.ndarray]) -> Any:
-    """The onnx ModelProto (see the module docstring for what it computes)."""
+def build_model(shape: BertShape, weights: dict[str, np.ndarray], table_outside: bool = False) -> Any:
+    """The onnx ModelProto (see the module docstring for what it computes). With table_outside
+    the Gather is left to the caller: input WORDS_INPUT (batch × seq × hidden, the word table's
+    dtype) takes its place, and the rest of the graph is the same node for node."""
     from onnx import TensorProto, helper
 
     g = _Nodes()
@@ -214,14 +221,18 @@ def build_model(shape: BertShape, weights: dict[str, np.ndarray]) -> Any:
 
     # embeddings: (word + token type 0) + position, then LayerNorm
     table = word_table(weights)
-    words = g.op("Gather", [g.weight("embeddings.word_embeddings.weight", table), INPUTS[0]], "emb.word")
+    if table_outside:
+        words = WORDS_INPUT
+    else:
+        words = g.op("Gather", [g.weight("embeddings.word_embeddings.weight", table), INPUTS[0]], "emb.word")
     if table.dtype != f32:
         words = g.op("Cast", [words], "emb.word.f32", to=TensorProto.FLOAT)
     token_type = weights["embeddings.token_type_embeddings.weight"][0].astype(f32)
     x = g.op("Add", [words, g.weight("embeddings.token_type_embeddings.row0", token_type)], "emb.typed")
     # positions 0..seq-1: the first seq rows of the table (a Slice, as torch's export does;
     # a Gather over a Range is rewritten by onnxruntime into a Slice it then rejects)
-    seq = g.op("Slice", [g.op("Shape", [INPUTS[0]], "emb.shape"), axis_1, two], "emb.seq")
+    ids_shape = INPUTS[1] if table_outside else INPUTS[0]  # the same batch × seq
+    seq = g.op("Slice", [g.op("Shape", [ids_shape], "emb.shape"), axis_1, two], "emb.seq")
     pos_table = g.weight(
         "embeddings.position_embeddings.weight", weights["embeddings.position_embeddings.weight"]
     )
@@ -277,10 +288,14 @@ def build_model(shape: BertShape, weights: dict[str, np.ndarray]) -> Any:
     )
     g.op("Div", [mean, norm], OUTPUT)
 
+    inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "seq"]) for name in INPUTS]
+    if table_outside:
+        rows_type = helper.np_dtype_to_tensor_dtype(table.dtype)
+        inputs[0] = helper.make_tensor_value_info(WORDS_INPUT, rows_type, ["batch", "seq", h])
     graph = helper.make_graph(
         g.nodes,
         "memevo-bert-mean-normalize",
-        [helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "seq"]) for name in INPUTS],
+        inputs,
         [helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", h])],
         initializer=g.initializers,
     )
@@ -293,15 +308,27 @@ def build_model(shape: BertShape, weights: dict[str, np.ndarray]) -> Any:
     return model
 
 
+def save_graph(model: Any, target: Path, data_name: str) -> None:
+    """The graph to target and its initializers to data_name beside it: onnxruntime maps an
+    external data file where a graph's own bytes would be read into the heap and kept."""
+    import onnx
+
+    onnx.save_model(
+        model, str(target), save_as_external_data=True, all_tensors_to_one_file=True, location=data_name
+    )
+
+
 def write_graph(folder: Path, target: Path) -> dict[str, Any]:
-    """Read the folder's weights, write the graph to target; what was built, for the manifest."""
+    """Read the folder's weights, write the graph to target (its initializers to target.data,
+    the word table to target.npy); what was built, for the manifest."""
     import onnx
 
     shape = read_shape(folder)
     weights = load_weights(folder, shape)
-    model = build_model(shape, weights)
+    model = build_model(shape, weights, table_outside=True)
     onnx.checker.check_model(model)  # structure only; under 2 GB it runs in memory
-    target.write_bytes(model.SerializeToString())
+    save_graph(model, target, target.name + ".data")
+    np.save(target.with_suffix(".npy"), word_table(weights))
     return {
         "dim": shape.hidden,
         "word_table": str(word_table(weights).dtype),

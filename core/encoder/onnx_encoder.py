@@ -1,8 +1,11 @@
 """The default model on onnxruntime: no torch, no sentence-transformers in the process.
 
 Provisioning writes the folder's model once into `onnx/model.onnx` (Transformer, mean
-pooling and normalisation in one fp32 graph; the word-embedding table kept fp16 with a Cast
-after the Gather), built from the weights without torch (onnx_build.py, onnx_provision.py;
+pooling and normalisation in one fp32 graph) and its word-embedding table, fp16, beside it
+in `onnx/word_table.npy`: the encoder reads the rows of a batch's tokens itself, so the
+table is not resident in the process (a graph
+written by an older release holds the table itself, after a Gather, and still runs as it
+is). Both are built from the weights without torch (onnx_build.py, onnx_provision.py;
 onnx_export.py is the torch export it replaced), and writes `onnx/memevo-onnx.json` only
 after the graph's vectors matched on known sentences. A folder without that manifest is
 encoded by sentence-transformers, as before.
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +26,15 @@ from . import tokenizer as tokenizer_mod
 
 GRAPH_DIR = "onnx"
 GRAPH = "model.onnx"
+GRAPH_DATA = "model.onnx.data"  # the graph's initializers, mapped by onnxruntime
 MANIFEST = "memevo-onnx.json"
 # the tokenizer sentence-transformers runs for the folder (onnx_build.runtime_tokenizer_json)
 TOKENIZER = "tokenizer.json"
 FORMAT = 1
 INPUTS = ("input_ids", "attention_mask")
+# the word table outside the graph (manifest "word_table_file"): the graph then takes its rows
+WORD_TABLE = "word_table.npy"
+WORDS_INPUT = "word_rows"
 OUTPUT = "sentence_embedding"
 # Short prompts (10-60 tokens) split poorly over many threads; the cap leaves a many-core
 # machine its other cores (this one has two, so the cap itself is not measured here).
@@ -49,7 +57,18 @@ def read_manifest(directory: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("bytes") != size:
         return None
+    files = manifest.get("files") or {}  # what lies beside the graph, name: bytes
+    try:
+        if not isinstance(files, dict) or any((directory / n).stat().st_size != b for n, b in files.items()):
+            return None
+    except OSError:
+        return None
     return manifest
+
+
+def table_outside(manifest: dict[str, Any]) -> bool:
+    """The graph takes word rows from the mapped table (else it holds the table: older graphs)."""
+    return manifest.get("word_table_file") is not None
 
 
 def graph_ready(folder: Path) -> bool:
@@ -59,11 +78,13 @@ def graph_ready(folder: Path) -> bool:
 def install_graph(staging: Path, folder: Path, manifest: dict[str, Any]) -> None:
     """A checked graph into place: its manifest last (the manifest is what marks it checked),
     then the staging folder becomes the folder's onnx/, unless another process finished first
-    (its graph is kept). What is replaced: a partial or older graph, or a hub model's own onnx/."""
+    (its graph is kept). What is replaced: a partial or older graph, one that holds its word
+    table where this one leaves it outside, or a hub model's own onnx/."""
     import shutil
 
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    if not graph_ready(folder):
+    current = read_manifest(graph_dir(folder))
+    if current is None or (table_outside(manifest) and not table_outside(current)):
         final = graph_dir(folder)
         shutil.rmtree(final, ignore_errors=True)
         staging.rename(final)
@@ -76,6 +97,45 @@ def intra_op_threads() -> int:
     except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
         available = os.cpu_count() or 1
     return max(1, min(available, MAX_THREADS))
+
+
+class WordRows:
+    """The word table's .npy, read a batch's rows at a time: with pread nothing of it is
+    resident (the page cache holds what prompts read; a mapping would count whole large folios
+    of it in the process's RSS); where there is no pread (Windows), a read-only mapping."""
+
+    def __init__(self, path: Path) -> None:
+        with path.open("rb") as file:
+            version = np.lib.format.read_magic(file)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(file)
+            else:
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(file)
+            self.offset = file.tell()
+        if fortran or len(shape) != 2:
+            raise ValueError(f"{path}: not a C-ordered 2-D table")
+        self.shape: tuple[int, int] = (int(shape[0]), int(shape[1]))
+        self.dtype = np.dtype(dtype)
+        self.row_bytes = self.shape[1] * self.dtype.itemsize
+        self._file = path.open("rb") if hasattr(os, "pread") else None
+        self._mapped = None if self._file is not None else np.load(path, mmap_mode="r")
+        if self._file is not None:  # closed with the encoder that reads it
+            weakref.finalize(self, self._file.close)
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
+        """The rows for an array of ids, shaped ids.shape + (width,)."""
+        if self._file is None:
+            return np.asarray(self._mapped[ids])  # type: ignore[index]
+        wanted, where = np.unique(ids, return_inverse=True)
+        if wanted.size and (wanted[0] < 0 or wanted[-1] >= self.shape[0]):
+            raise IndexError(f"token id out of the word table's {self.shape[0]} rows")
+        rows = np.empty((wanted.size, self.shape[1]), dtype=self.dtype)
+        fd = self._file.fileno()
+        for index, row in enumerate(wanted.tolist()):
+            rows[index] = np.frombuffer(
+                os.pread(fd, self.row_bytes, self.offset + row * self.row_bytes), self.dtype
+            )
+        return rows[where.reshape(-1)].reshape((*ids.shape, self.shape[1]))
 
 
 class OnnxEncoderModel:
@@ -101,6 +161,9 @@ class OnnxEncoderModel:
         # thread pool"). Unlike OpenBLAS's workers (one thread in the service) they stop
         # spinning soon after a run.
         self.max_length = int(manifest.get("max_length", 512))
+        self.table: WordRows | None = None
+        if table_outside(manifest):
+            self.table = WordRows(directory / str(manifest["word_table_file"]))
         # The tokenizer loads in Python while onnxruntime builds the session without the GIL.
         loaded: list[tokenizer_mod.TokenIds | BaseException] = []
         lean = manifest.get("tokenizer") == "lean"
@@ -135,7 +198,10 @@ class OnnxEncoderModel:
         for row, ids in enumerate(batch):
             input_ids[row, : len(ids)] = ids
             mask[row, : len(ids)] = 1
-        feed = {INPUTS[0]: input_ids, INPUTS[1]: mask}
+        if self.table is None:
+            feed = {INPUTS[0]: input_ids, INPUTS[1]: mask}
+        else:
+            feed = {WORDS_INPUT: self.table[input_ids], INPUTS[1]: mask}
         (vectors,) = self.session.run([OUTPUT], feed, self._shrink if shrink else None)
         return np.asarray(vectors, dtype=np.float32)
 

