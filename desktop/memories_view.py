@@ -73,7 +73,10 @@ class MemoriesView(QWidget):
             ["0.95 "],
             ["2026-12-03 08:59 "],
             ["2026-12-03 "],
-            [state_text(pinned=True, deprecated=False), state_text(pinned=False, deprecated=True)],
+            [
+                state_text(pinned=True, deprecated=False, stale=True),
+                state_text(pinned=False, deprecated=True),
+            ],
             ["0.95 "],
             [tr("Global") + " " * 12],
         ]

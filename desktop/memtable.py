@@ -9,6 +9,7 @@ gate) and shows them in score order."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,7 @@ from .worker import OffUi
 
 PAGE = 500
 CONFIDENCE_COLUMN = 2
+STATE_COLUMN = 5
 SCOPE_COLUMN = 7
 SEMANTIC_LIMIT = 50
 
@@ -195,6 +197,8 @@ class MemoryTableModel(QAbstractTableModel):
             if m.scope is None:
                 return tr("Global")
             return m.scope if role == Qt.ItemDataRole.ToolTipRole else scope_name(m.scope)
+        if index.column() == STATE_COLUMN and role == Qt.ItemDataRole.ToolTipRole and m.stale:
+            return stale_reason(m.stale)  # why it may be outdated; the cell only says that it may
         score = self.query.scores.get(m.id)
         values = [
             m.text,
@@ -212,12 +216,27 @@ class MemoryTableModel(QAbstractTableModel):
 
 
 def _state(m: Memory) -> str:
-    return state_text(m.pinned, m.deprecated)
+    return state_text(m.pinned, m.deprecated, stale=m.stale is not None)
 
 
-def state_text(pinned: bool, deprecated: bool) -> str:
+def state_text(pinned: bool, deprecated: bool, stale: bool = False) -> str:
     words = ([tr("Pinned")] if pinned else []) + ([tr("Deprecated")] if deprecated else [])
-    return ", ".join(words)
+    return ", ".join(words + ([tr("Stale")] if stale else []))
+
+
+# core/staleness._reason's words: the names, the repository's folder, the local day.
+_STALE_REASON = re.compile(r"(?P<names>.+) not found in (?P<repo>.+) since (?P<day>\d{4}-\d{2}-\d{2})")
+
+
+def stale_reason(reason: str) -> str:
+    """A stale memory's reason (core writes it in English, for the MCP tools and the CLI) in the
+    UI language when its shape is known; otherwise as it is."""
+    found = _STALE_REASON.fullmatch(reason)
+    if found is None:
+        return reason
+    return tr("{names} not found in {repo} since {day}").format(
+        names=found["names"], repo=found["repo"], day=found["day"]
+    )
 
 
 def bar_color(confidence: int, deprecated: bool) -> str:

@@ -430,6 +430,14 @@
         <translation>已置顶</translation>
     </message>
     <message>
+        <source>Stale</source>
+        <translation>可能已过时</translation>
+    </message>
+    <message>
+        <source>{names} not found in {repo} since {day}</source>
+        <translation>自 {day} 起在 {repo} 中找不到 {names}</translation>
+    </message>
+    <message>
         <source>All clients</source>
         <translation>全部客户端</translation>
     </message>
@@ -1880,6 +1888,10 @@
     <message>
         <source>this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet); set one up, or tick “Keep the key in that file” to keep it in a file only your account can read (not encrypted), or set {env} where memevo starts (a tray app started at login does not see a terminal&apos;s variables)</source>
         <translation>这台电脑没有系统钥匙串（Linux 上需要 gnome-keyring 或 KWallet 之类的 Secret Service）；请配置一个钥匙串，或者勾选“把密钥保存在这个文件里”，把它存进只有你的账户能读取的文件（未加密），或者在 memevo 启动的环境里设置 {env}（登录时启动的托盘程序看不到终端里设的变量）</translation>
+    </message>
+    <message>
+        <source>the keyring did not give the key back, so it is not saved there</source>
+        <translation>钥匙串没有把密钥读回来，所以密钥没有保存在那里</translation>
     </message>
     <message>
         <source>the keyring did not give the key back; the file is kept</source>
