@@ -86,18 +86,38 @@ def _stop_strays(data: Path) -> None:
             continue
 
 
+# No keyring for the whole run — the module- and session-scoped fixtures' services included,
+# which start before any test's own fixtures — but for the tests marked `keyring`
+# (_no_keyring_unless_marked). A key left in the test keyring by one test had reached the
+# services of another module started later on the same worker: they learned in side mode.
+# Set in each process that runs tests (pytest_configure), never in pytest-xdist's controller,
+# whose environment its workers inherit: they read the machine's own value.
+KEYRING_BACKEND_OUTSIDE = os.environ.get("PYTHON_KEYRING_BACKEND")
+
+
+def _no_keyring_for_the_run(config: pytest.Config) -> None:
+    if "PYTEST_XDIST_WORKER" in os.environ or not getattr(config.option, "numprocesses", None):
+        os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+
+
 def _no_keyring_unless_marked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """One test keyring serves the whole run, and a test on the other xdist worker that set or
     cleared the side API key in it changed what a keyring test saw (`secret clear` finding no
     key after `secret set`). Only tests marked `keyring` (one worker, one at a time) reach it;
-    every other test, and every process it starts, meets a machine with no keyring."""
-    if request.node.get_closest_marker("keyring") is not None:
-        return
+    every other test, and every process it or its module's fixtures start, meets a machine
+    with no keyring."""
     import keyring.core
     from keyring.backends import fail
 
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
-    monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())
+    if request.node.get_closest_marker("keyring") is None:
+        monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+        monkeypatch.setattr(keyring.core, "_keyring_backend", fail.Keyring())
+        return
+    if KEYRING_BACKEND_OUTSIDE is None:  # the keyring the machine has (the test keyring under dbus)
+        monkeypatch.delenv("PYTHON_KEYRING_BACKEND")
+    else:
+        monkeypatch.setenv("PYTHON_KEYRING_BACKEND", KEYRING_BACKEND_OUTSIDE)
+    monkeypatch.setattr(keyring.core, "_keyring_backend", None)  # found again on first use
 
 
 @pytest.fixture(autouse=True)
@@ -521,6 +541,7 @@ def pytest_configure(config: pytest.Config) -> None:
     every model test ran 3-8 times slower; pinned, torch and onnxruntime size their pools to
     the one CPU, and a test's timing no longer depends on the other worker.
     MEMEVO_TEST_PIN=0 leaves the workers unpinned."""
+    _no_keyring_for_the_run(config)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     cpus = sorted(ALL_CPUS)

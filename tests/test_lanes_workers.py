@@ -13,6 +13,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from deadlines import HANG_S
 
 TESTS = Path(__file__).resolve().parent
@@ -43,3 +44,16 @@ def test_each_module_runs_on_one_worker_and_the_quiet_tests_last() -> None:
     [quiet_worker] = workers["quiet"]
     groups = ran[quiet_worker]
     assert groups[groups.index("quiet") :] == ["quiet"] * groups.count("quiet"), groups
+
+
+@pytest.fixture(scope="module")
+def keyring_seen_by_a_module_fixture() -> str | None:
+    """What a module's service would be started with: module fixtures run before any test's own."""
+    return os.environ.get("PYTHON_KEYRING_BACKEND")
+
+
+def test_a_module_fixtures_processes_meet_no_keyring(keyring_seen_by_a_module_fixture: str | None) -> None:
+    """Only tests marked `keyring` reach the test keyring; a service a module fixture starts
+    (before the test's own fixtures block the keyring) meets none either — a key another test
+    left in the test keyring once turned a later module's services to side-mode learning."""
+    assert keyring_seen_by_a_module_fixture == "keyring.backends.fail.Keyring"
