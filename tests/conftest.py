@@ -120,6 +120,20 @@ def _no_keyring_unless_marked(request: pytest.FixtureRequest, monkeypatch: pytes
     monkeypatch.setattr(keyring.core, "_keyring_backend", None)  # found again on first use
 
 
+SESSION_DATA_DIR = os.environ.get("MEMEVO_HOME")  # what the run was started with (usually unset)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_leaves_the_data_dir_as_found() -> Iterator[None]:
+    """A module's fixtures start services and run setups before any test's own fixtures, with
+    the process's MEMEVO_HOME: a module that leaves its folder there (servicerun.stop once did)
+    sends the next module's setup there — its hooks then named another module's folder. Set
+    up first and torn down last, this fails the module that leaked it."""
+    yield
+    leaked = os.environ.get("MEMEVO_HOME")
+    assert leaked == SESSION_DATA_DIR, f"this module left MEMEVO_HOME={leaked} (was {SESSION_DATA_DIR})"
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest

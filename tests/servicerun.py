@@ -68,8 +68,11 @@ def stop(home: Path, proc: subprocess.Popen[str] | None = None, pid: int | None 
             client.call("shutdown", {}, timeout_s=5)
         except Exception:
             pass
-        finally:
-            if previous is not None:
+        finally:  # put back as found: unset stays unset (a module fixture's stop had left its
+            # folder as every later module's MEMEVO_HOME, and a setup there named it in hooks)
+            if previous is None:
+                os.environ.pop("MEMEVO_HOME", None)
+            else:
                 os.environ["MEMEVO_HOME"] = previous
     if proc is not None:
         try:

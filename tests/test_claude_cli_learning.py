@@ -230,7 +230,15 @@ def run_claude(memevo: Memevo, name: str, prompt: str, model: PlayedModel) -> Ru
     """One `claude -p` session in a fresh HOME with memevo's hooks, its MCP server and the allow rule."""
     home = memevo.root / name / "home"
     (home / ".claude").mkdir(parents=True)
-    settings = snippet("claude") | {"permissions": {"allow": [PROPOSE_TOOL]}}
+    saved = os.environ.get("MEMEVO_HOME")
+    os.environ["MEMEVO_HOME"] = str(memevo.home)  # setup for this data folder, as its user runs it
+    try:
+        settings = snippet("claude") | {"permissions": {"allow": [PROPOSE_TOOL]}}
+    finally:
+        if saved is None:
+            os.environ.pop("MEMEVO_HOME", None)
+        else:
+            os.environ["MEMEVO_HOME"] = saved
     (home / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
     project = memevo.root / name / "project"
     project.mkdir()
