@@ -120,7 +120,25 @@ def _no_keyring_unless_marked(request: pytest.FixtureRequest, monkeypatch: pytes
     monkeypatch.setattr(keyring.core, "_keyring_backend", None)  # found again on first use
 
 
-SESSION_DATA_DIR = os.environ.get("MEMEVO_HOME")  # what the run was started with (usually unset)
+SESSION_DATA_DIR: str | None = None  # each test process's own (_session_home)
+
+
+def _session_home(config: pytest.Config) -> None:
+    """A temporary HOME and MEMEVO_HOME for everything that runs before a test's own fixtures
+    (isolated_home): module and session fixtures start services and open stores too, and with
+    the process's real HOME and no MEMEVO_HOME one wrote ~/.memory-self-evolution. Set in
+    each process that runs tests, never in pytest-xdist's controller (its workers inherit it)."""
+    global SESSION_DATA_DIR
+    if "PYTEST_XDIST_WORKER" not in os.environ and getattr(config.option, "numprocesses", None):
+        return
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="memevo-test-session-"))
+    (root / "home").mkdir()
+    os.environ["HOME"] = str(root / "home")
+    os.environ["MEMEVO_HOME"] = SESSION_DATA_DIR = str(root / "memevo-home")
+    config.add_cleanup(lambda: shutil.rmtree(root, ignore_errors=True))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -556,6 +574,7 @@ def pytest_configure(config: pytest.Config) -> None:
     the one CPU, and a test's timing no longer depends on the other worker.
     MEMEVO_TEST_PIN=0 leaves the workers unpinned."""
     _no_keyring_for_the_run(config)
+    _session_home(config)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     cpus = sorted(ALL_CPUS)
