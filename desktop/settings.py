@@ -124,6 +124,21 @@ class SettingsView(SideKeyMixin, QWidget):
             state = readiness.LearningState(saved.configured, saved.legacy_blocking, chosen)
             text += "\n" + tr("With this choice: {how}.").format(how=effective(state))
         self.learning_note.setText(text)
+        self.refresh_cues_row(config)
+
+    def refresh_cues_row(self, config: config_mod.Config) -> None:
+        """Recall cues are written by the side API's model: with none set up the box cannot act,
+        so it is greyed and says what it waits for (its saved value stays, for when one is)."""
+        row = self.rows.get("recallCues")
+        if row is None:
+            return
+        ready = bool(config["sideApiBase"] and config["sideApiModel"]) and self.key_present is not False
+        row.editor.setEnabled(ready)
+        row.editor.setToolTip(
+            ""
+            if ready
+            else tr("Needs a side API (its address, model and key, below): its model writes the cues.")
+        )
 
     def _side_group(self) -> QGroupBox:
         box, layout = self._group(tr("Side API (the judge that proposes memories)"), SIDE_KEYS)

@@ -596,3 +596,23 @@ def test_failed_provisioning_says_why_and_leaves_the_model_alone(
     assert view.progress.value() == 0 and view.provision_button.isEnabled() and combo.isEnabled()
     assert combo.currentData() == DEFAULT_MODEL  # still the model in use
     assert not (tmp_path / "models" / "BAAI__bge-base-zh-v1.5").exists()
+
+
+def test_recall_cues_are_greyed_until_a_side_api_can_write_them(
+    qtbot, view: SettingsView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31, item 9: the box was ticked and clickable with no side model to write cues."""
+    cues = view.rows["recallCues"].editor
+    qtbot.waitUntil(lambda: view.key_present is not None)
+    assert view.key_present is False and not cues.isEnabled()
+    assert cues.isChecked()  # the saved preference stays, for when a side API exists
+    assert cues.toolTip() == tr(
+        "Needs a side API (its address, model and key, below): its model writes the cues."
+    )
+    assert "旁路接口" in cues.toolTip()  # in the UI's language
+    config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
+    config_mod.set_key("sideApiModel", "judge-mini")
+    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
+    view.reload()
+    qtbot.waitUntil(lambda: view.key_present is True and cues.isEnabled())  # when the key status came
+    assert cues.toolTip() == ""

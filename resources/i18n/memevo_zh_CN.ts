@@ -582,6 +582,10 @@
         <translation>按这个选择：{how}。</translation>
     </message>
     <message>
+        <source>Needs a side API (its address, model and key, below): its model writes the cues.</source>
+        <translation>需要先设置旁路接口（下方的地址、模型和密钥）：线索由它的模型写出。</translation>
+    </message>
+    <message>
         <source>Side API (the judge that proposes memories)</source>
         <translation>旁路接口（判断并提议记忆的模型）</translation>
     </message>
