@@ -5,36 +5,15 @@ own under MEMEVO_LANG=en, where it fails on any Chinese left (what the user wrot
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-from deadlines import HANG_S
+from uiwalk import walk_in_a_process
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_window_is_in_english() -> None:
     env = os.environ | {"MEMEVO_LANG": "en", "QT_QPA_PLATFORM": "offscreen"}
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-            "tests/test_chinese_ui.py",
-            "-k",
-            "every_window",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=HANG_S * 4,
-    )
+    run = walk_in_a_process(env)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert "1 passed" in run.stdout

@@ -10,14 +10,12 @@ manager are not the desktop's: this is the walk a user's screen gets."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import xdisplay
-from deadlines import HANG_S
+from uiwalk import walk_in_a_process
 
 pytestmark = pytest.mark.slow
 
@@ -34,26 +32,7 @@ def x_display() -> Iterator[str]:
 def test_every_window_on_a_real_display_is_in_one_language(x_display: str, language: str) -> None:
     env = os.environ | {"MEMEVO_LANG": language, "QT_QPA_PLATFORM": "xcb", "DISPLAY": x_display}
     env.pop("WAYLAND_DISPLAY", None)
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-            "tests/test_chinese_ui.py",
-            "-k",
-            "every_window",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=HANG_S * 4,
-    )
+    run = walk_in_a_process(env)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert "1 passed" in run.stdout
     assert "qt.qpa" not in run.stdout + run.stderr  # Qt said nothing about its platform

@@ -169,3 +169,25 @@ def untranslated(root: Any, allowed: tuple[str, ...] = (), language: str = "zh")
         if words:
             found[text] = words
     return found
+
+
+WALK = ("tests/test_chinese_ui.py", "-k", "every_window")
+
+
+def walk_in_a_process(env: dict[str, str]) -> Any:
+    """tests/test_chinese_ui.py's walk of every window, in a pytest of its own with `env` (the
+    UI language and the Qt platform are read when the process starts): the CompletedProcess."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from deadlines import HANG_S
+
+    return subprocess.run(
+        [*(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"), *WALK],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_S * 4,
+    )
