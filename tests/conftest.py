@@ -271,6 +271,25 @@ def st_encoder(provisioned_model: Any) -> Any:
     return enc
 
 
+def linked_model_copy(source: Path, target: Path) -> Path:
+    """A provisioned model folder without its onnx/ (hard links: no 240 MB copy), as a release
+    before the graph left it."""
+    import shutil
+
+    from memevo.core.encoder.onnx_encoder import GRAPH_DIR
+
+    for path in source.rglob("*"):
+        relative = path.relative_to(source)
+        if relative.parts[0] == GRAPH_DIR or relative.parts[0].startswith(".") or path.is_dir():
+            continue
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, target / relative)
+        except OSError:  # another file system
+            shutil.copy2(path, target / relative)
+    return target
+
+
 @pytest.fixture(scope="session")
 def upgraded_model(provisioned_model: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A user upgrading: the provisioned model's folder as a release before the ONNX graph left
@@ -283,22 +302,11 @@ def upgraded_model(provisioned_model: Any, tmp_path_factory: pytest.TempPathFact
     from memevo.core.encoder import provision
     from memevo.core.encoder.encoder import Encoder
     from memevo.core.encoder.models import DEFAULT_MODEL
-    from memevo.core.encoder.onnx_encoder import GRAPH_DIR
 
     models = tmp_path_factory.mktemp("upgraded") / "models"
     source = provisioned_model.folder
     target = models / source.name
-    for path in source.rglob("*"):
-        relative = path.relative_to(source)
-        if relative.parts[0] == GRAPH_DIR or relative.parts[0].startswith(".") or path.is_dir():
-            continue
-        (target / relative).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(path, target / relative)  # no 240 MB copy
-        except OSError:  # another file system
-            import shutil
-
-            shutil.copy2(path, target / relative)
+    linked_model_copy(source, target)
     backend_before = Encoder(DEFAULT_MODEL, target).backend
     children: list[tuple[str, dict[str, Any]]] = []
     run_child = provision._run_child

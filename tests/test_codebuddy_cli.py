@@ -301,24 +301,25 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
         yield home, memevo_home
 
 
+def searches_for_the_fact(body: dict[str, Any]) -> Any:
+    """A model that looks memory_search up and calls it for the fact, as the CLI lets it."""
+    if not has_tool(body, "DeferExecuteTool"):
+        return None
+    results = tool_results(body)
+    if "call_search_schema" not in results:
+        return [{"id": "call_search_schema", "name": "ToolSearch", "arguments": {"tool_names": [SEARCH]}}]
+    if "call_search" not in results:
+        params = {"query": "支付页新流程 灰度开关"}
+        args = {"toolName": SEARCH, "params": params}
+        return [{"id": "call_search", "name": "DeferExecuteTool", "arguments": args}]
+    return "开关是 pay_new_flow_v2。"
+
+
 @pytest.fixture(scope="module")
 def related(shared: tuple[Path, Path]) -> tuple[subprocess.CompletedProcess[str], FakeOpenAIChat]:
-    """A related prompt; the model looks memory_search up and calls it, as the CLI lets it."""
-
-    def model(body: dict[str, Any]) -> Any:
-        if not has_tool(body, "DeferExecuteTool"):
-            return None
-        results = tool_results(body)
-        if "call_search_schema" not in results:
-            return [{"id": "call_search_schema", "name": "ToolSearch", "arguments": {"tool_names": [SEARCH]}}]
-        if "call_search" not in results:
-            params = {"query": "支付页新流程 灰度开关"}
-            args = {"toolName": SEARCH, "params": params}
-            return [{"id": "call_search", "name": "DeferExecuteTool", "arguments": args}]
-        return "开关是 pay_new_flow_v2。"
-
+    """A related prompt; the model searches for the fact."""
     home, memevo_home = shared
-    return run_codebuddy(RELATED, home, memevo_home, model)
+    return run_codebuddy(RELATED, home, memevo_home, searches_for_the_fact)
 
 
 def test_setup_registers_the_hooks_and_the_mcp_file_the_cli_reads(shared: tuple[Path, Path]) -> None:
@@ -356,19 +357,7 @@ def test_without_memevo_home_the_cli_still_reaches_the_folder_setup_named(shared
     service in that folder, and nothing is made in the default one."""
     home, memevo_home = shared
 
-    def model(body: dict[str, Any]) -> Any:  # as `related`'s: the schema, then the search
-        if not has_tool(body, "DeferExecuteTool"):
-            return None
-        results = tool_results(body)
-        if "call_search_schema" not in results:
-            return [{"id": "call_search_schema", "name": "ToolSearch", "arguments": {"tool_names": [SEARCH]}}]
-        if "call_search" not in results:
-            params = {"query": "支付页新流程 灰度开关"}
-            args = {"toolName": SEARCH, "params": params}
-            return [{"id": "call_search", "name": "DeferExecuteTool", "arguments": args}]
-        return "开关是 pay_new_flow_v2。"
-
-    _, api = run_codebuddy(RELATED, home, memevo_home, model, carry_home=False)
+    _, api = run_codebuddy(RELATED, home, memevo_home, searches_for_the_fact, carry_home=False)
     assert all(rule in session_start(api.bodies[0]) for rule in RULES)
     assert FACT in tool_results(api.bodies[-1])["call_search"]
     assert not (home / ".memory-self-evolution").exists()

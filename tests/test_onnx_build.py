@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import linked_model_copy
 from memevo.core.encoder import background, onnx_build, onnx_encoder, onnx_provision, provision
 from memevo.core.encoder.encoder import Encoder
 from memevo.core.encoder.models import DEFAULT_MODEL, entry_for
@@ -28,22 +29,6 @@ REPO = Path(__file__).resolve().parents[1]
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
 PINNED_FILE = REPO / "resources" / onnx_provision.PINNED
 HEAVY = ("torch", "sentence_transformers", "transformers")
-
-
-def _linked_copy(source: Path, target: Path) -> Path:
-    """The provisioned folder without its onnx/ (hard links: no 240 MB copy)."""
-    for path in source.rglob("*"):
-        relative = path.relative_to(source)
-        if relative.parts[0] == onnx_encoder.GRAPH_DIR or path.is_dir() or relative.parts[0].startswith("."):
-            continue
-        (target / relative).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(path, target / relative)
-        except OSError:
-            import shutil
-
-            shutil.copy2(path, target / relative)
-    return target
 
 
 def _child_env(tmp: Path) -> dict[str, str]:
@@ -233,7 +218,7 @@ def test_the_pinned_vectors_are_what_sentence_transformers_gives(
 def test_a_folder_the_builder_does_not_reproduce_exits_2(
     provisioned_model: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = _linked_copy(provisioned_model.folder, tmp_path / "m")
+    folder = linked_model_copy(provisioned_model.folder, tmp_path / "m")
     config = json.loads((folder / "config.json").read_text("utf-8"))
     (folder / "config.json").unlink()  # a hard link: write a new file, not through it
     (folder / "config.json").write_text(json.dumps(config | {"model_type": "xlm-roberta"}), "utf-8")
