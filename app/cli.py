@@ -85,8 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--as",
         dest="decision",
-        choices=["create_rule", "create_project", "reinforce", "merge", "replace"],
-        help="accept it differently from its proposal (e.g. as a project fact)",
+        metavar="DECISION",
+        help="accept it differently from its proposal: create_rule, create_project, reinforce, merge, "
+        "replace, or keep:ID (a consolidation: keep that memory, trash the others)",
     )
     p = command("restore", memory_commands.cmd_restore, "bring a memory back from the trash")
     p.add_argument("id")
@@ -159,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
         "run today's maintenance (decay, trash expiry, anchor checks) if due",
     )
     p.add_argument("--force", action="store_true", help="run even if it already ran today")
+    p = command(
+        "consolidate",
+        model_commands.cmd_consolidate,
+        "find near-duplicate and contradicting memories and propose merges (you confirm each)",
+    )
+    p.add_argument("--limit", type=int, default=5, help="propose at most this many now (default 5)")
     p = command("model", model_commands.cmd_model, "show the embedding model, or provision it")
     p.add_argument("action", nargs="?", choices=["status", "provision"], default="status")
     p = command("verify", model_commands.cmd_verify, "check the recall gate on your cases (never awards)")

@@ -152,6 +152,10 @@ def cmd_pending(args: argparse.Namespace) -> int:
             print(
                 f"{item['sessionID']}  {item['client']}  session {item['session']}  ({item['created'][:16]})"
             )
+            if item.get("proposer") == "consolidate":  # memevo's own consolidation pass
+                print(f"  proposal:  {shown(item['describe'])}")
+                print(f"  choices:   {', '.join(item['options'])}  (memevo pending accept ID --as CHOICE)")
+                continue
             if "proposer" in item:  # an older service does not say; then nothing is claimed
                 print(f"  from:      {_proposer(item)}")
             if item.get("proposer") == "client" and item.get("verified_words") is False:

@@ -45,6 +45,24 @@ def cmd_maintenance(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    """Near-duplicates and contradictions, proposed for the user's answer (nothing changes here)."""
+    result = call("consolidate", limit=args.limit)
+    if args.json:
+        return emit_json(result)
+    skipped = result["skipped"]
+    print(
+        f"found {result['duplicates']} clusters of near-duplicates and {result['contradictions']} "
+        f"contradicting pairs; proposed {len(result['proposed'])} "
+        f"({skipped['declined']} declined before, {skipped['proposed_before']} already proposed, "
+        f"{skipped['no_room']} left for later)"
+    )
+    if result["proposed"]:
+        where = "the tray app's confirmation dialog, or " if result.get("desktop") else ""
+        print(f"nothing is changed until you answer: {where}`memevo pending`")
+    return 0
+
+
 def cmd_model(args: argparse.Namespace) -> int:
     from ..core.encoder.models import entry_for, model_folder
     from ..core.encoder.provision import provision, ready_folder

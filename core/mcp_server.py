@@ -134,7 +134,8 @@ def build(client: str) -> MCPServer:
 
     @server.tool(
         structured_output=False,
-        description="处理插件弹窗确认过的提案：decision 为 create_rule、create_project、reinforce、merge、replace 或 discard。",
+        description="处理插件弹窗确认过的提案：decision 为 create_rule、create_project、reinforce、merge、replace 或 discard；"
+        "整理记忆的提案还可以是 keep:<id>（保留这一条，其余进回收站）。",
     )
     def memory_resolve(sessionID: str, decision: str) -> str:
         result = _call(

@@ -147,6 +147,12 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE injections ADD COLUMN why VARCHAR",
         ),
     ),
+    Migration(
+        15,
+        "consolidation proposals the user declined, by the key of their members and texts, so "
+        "the same cluster is not proposed again until one of its members changes",
+        ("CREATE TABLE consolidation_declined (key VARCHAR PRIMARY KEY, declined_ms BIGINT NOT NULL)",),
+    ),
 )
 
 

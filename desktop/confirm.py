@@ -48,12 +48,12 @@ class ConfirmDialog(QDialog):
         self.job = job
         self.proposal: dict[str, Any] = job.proposal or {}
         self._answered = False
-        self.setWindowTitle(texts.title())
+        self.setWindowTitle(texts.title(self.proposal))
         self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint)
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # the user's editor keeps focus
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
-        self.heading_label = _value(texts.heading())
+        self.heading_label = _value(texts.heading(self.proposal))
         self.heading_label.setStyleSheet("font-weight: bold;")
         layout.addWidget(self.heading_label)
         grid = QGridLayout()
@@ -87,10 +87,16 @@ class ConfirmDialog(QDialog):
         layout.addWidget(self.editor)
         self.counter = _value("")
         layout.addWidget(self.counter)
+        # A consolidation without a merged text offers the members' own texts to keep: nothing
+        # to edit. With one, the editor holds it (the user may change it before merging).
+        consolidating = self.proposal.get("origin") == "consolidate"
+        editable = not consolidating or "merge" in resolve.options(self.proposal)
+        self.editor.setVisible(editable)
+        self.counter.setVisible(editable)
         row = QHBoxLayout()
         self.buttons: dict[str, QPushButton] = {}
         for decision in resolve.options(self.proposal):
-            button = QPushButton(texts.choice(decision, self.proposal.get("target")))
+            button = QPushButton(texts.choice(decision, self.proposal.get("target"), consolidating))
             button.clicked.connect(lambda _=False, d=decision: self._answer(d))
             row.addWidget(button)
             self.buttons[decision] = button
@@ -125,7 +131,7 @@ class ConfirmDialog(QDialog):
             ok, note = False, tr("{count} characters: the text needs 6–400").format(count=len(self.text()))
         self.counter.setText(note)
         for decision, button in self.buttons.items():
-            if decision not in ("discard", "reinforce"):
+            if decision not in ("discard", "reinforce") and not decision.startswith("keep:"):
                 button.setEnabled(ok)
 
     def _answer(self, decision: str) -> None:

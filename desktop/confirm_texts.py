@@ -17,11 +17,17 @@ from .i18n import tr
 SESSION_SHOWN = 8  # characters of a long session id shown (the whole id is the tooltip)
 
 
-def title() -> str:
+def title(proposal: dict[str, Any] | None = None) -> str:
+    if (proposal or {}).get("origin") == "consolidate":
+        return tr("memevo · Tidy up memories")
     return tr("memevo · Confirm a new memory")
 
 
-def heading() -> str:
+def heading(proposal: dict[str, Any] | None = None) -> str:
+    if (proposal or {}).get("origin") == "consolidate":
+        if proposal and proposal.get("kind") == "contradiction":
+            return tr("These memories contradict each other. Which one still holds?")
+        return tr("These memories say the same thing. Merge them, or keep one?")
     return tr("memevo learned something from your conversation. Save it as a memory?")
 
 
@@ -31,8 +37,15 @@ def group_label(category: str) -> str:
     )
 
 
-def choice(decision: str, target: Any) -> str:
-    """A decision's button (resolve.options names the decisions a proposal offers)."""
+def choice(decision: str, target: Any, consolidation: bool = False) -> str:
+    """A decision's button (resolve.options names the decisions a proposal offers); keep:<id>
+    and a consolidation's merge and discard are the consolidation pass's."""
+    if decision.startswith("keep:"):
+        return tr("Keep #{id}, trash the others").format(id=decision.removeprefix("keep:"))
+    if consolidation and decision == "merge":
+        return tr("Merge into #{id}, trash the others").format(id=target)
+    if consolidation and decision == "discard":
+        return tr("Keep them all (don't ask again)")
     labels = {
         "create_rule": tr("Save as a rule"),
         "create_project": tr("Save as a project fact"),
@@ -47,6 +60,11 @@ def choice(decision: str, target: Any) -> str:
 def describe(proposal: dict[str, Any]) -> str:
     """One line saying what the proposal would do."""
     action = proposal.get("action")
+    if proposal.get("origin") == "consolidate":
+        return "\n".join(
+            tr("#{id}: “{text}”").format(id=m.get("id"), text=m.get("text"))
+            for m in proposal.get("members", [])
+        )
     fields = {
         "id": proposal.get("target"),
         "target": proposal.get("target_text") or "",

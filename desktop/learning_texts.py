@@ -61,7 +61,10 @@ def off_reason(state: readiness.LearningState) -> str:
 
 
 def proposer(proposal: dict[str, Any], client: str) -> str:
-    """Who proposed this memory: the side judge, or the named client's own model."""
+    """Who proposed this memory: the side judge, the named client's own model, or memevo's
+    consolidation pass (its near-duplicates and contradictions)."""
+    if proposal.get("origin") == "consolidate":
+        return tr("memevo's consolidation of your memories")
     if proposal.get("origin") != "client":
         return tr("the side judge")
     from ..installer.clients import DISPLAY_NAMES

@@ -415,6 +415,8 @@ E2E = "e2e"  # real clients (Claude Code, CodeBuddy CLIs), a fresh venv, the whe
 UNITS = "units"  # in-process only (the model and Qt may be loaded)
 MODULE_LANES: dict[str, str] = {
     "test_anchors.py": PROCESSES,  # git, in real repositories
+    "test_consolidation.py": UNITS,  # the real model and store, in process
+    "test_consolidation_service.py": PROCESSES,  # a real `memevo serve` and the CLI
     "test_stale_service.py": PROCESSES,
     "test_autostart.py": PROCESSES,
     "test_bench_hooks.py": UNITS,

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import cues, memories, origins
 from ..clock import Clock
+from ..consolidation import proposals as consolidation
 from ..errors import InvalidInput, NotFound
 from ..store import Store
 from . import jobs
@@ -25,6 +26,8 @@ class ResolveRejected(InvalidInput):
 
 
 def options(proposal: dict[str, Any]) -> list[str]:
+    if consolidation.is_consolidation(proposal):  # merge, keep:<id> for each member, discard
+        return [str(d) for d in proposal.get("options") or ["discard"]]
     offered = ["create_rule", "create_project"]
     if proposal.get("action") in ("reinforce", "merge", "replace") and proposal.get("target"):
         offered.append(str(proposal["action"]))
@@ -32,6 +35,8 @@ def options(proposal: dict[str, Any]) -> list[str]:
 
 
 def default_decision(proposal: dict[str, Any]) -> str:
+    if consolidation.is_consolidation(proposal):  # the first offered: merge, else keep the first
+        return options(proposal)[0]
     action = str(proposal.get("action") or "create")
     return f"create_{proposal.get('category', 'rule')}" if action == "create" else action
 
@@ -51,15 +56,24 @@ def resolve(
     shown = _echo(job_id)
     if job is None:
         raise ResolveRejected(f"unknown sessionID {shown}")
-    if job.client != client:
+    # a consolidation proposal is no client's own: any client's chat may put it to the user
+    if job.client != client and job.client != consolidation.CLIENT:
         raise ResolveRejected(f"sessionID {shown} belongs to another client ({job.client})")
     if job.status not in ("ready", "shown") or job.proposal is None:
         raise ResolveRejected(f"sessionID {shown} is already handled ({job.status})")
-    if decision not in DECISIONS or decision not in options(job.proposal):
+    ours = consolidation.is_consolidation(job.proposal)
+    if (decision not in DECISIONS and not ours) or decision not in options(job.proposal):
         raise ResolveRejected(
             f"decision {_echo(decision)!r} was not offered for {shown} (offered: {', '.join(options(job.proposal))})"
         )
-    result = apply(store, clock, job.proposal, decision, edited_text, origin_of(job))
+    if ours:
+        try:
+            result = consolidation.apply(store, clock, job.proposal, decision, edited_text)
+        except InvalidInput as exc:  # a member changed meanwhile: this proposal is void
+            jobs.update(store, job_id, clock.now_ms(), status="voided", error=str(exc))
+            raise ResolveRejected(str(exc)) from exc
+    else:
+        result = apply(store, clock, job.proposal, decision, edited_text, origin_of(job))
     jobs.update(store, job_id, clock.now_ms(), status="done", result=result, resolved_ms=clock.now_ms())
     return result
 

@@ -96,7 +96,7 @@ def continuation(
 def confirm_instruction(client: str, job: jobs.Job) -> str:
     proposal = job.proposal or {}
     offered = resolve.options(proposal)
-    choices = "、".join(f"「{LABELS[d]}」（decision={d}）" for d in offered)
+    choices = "、".join(f"「{label(d, proposal)}」（decision={d}）" for d in offered)
     resolve_call = (
         "memory_resolve（有的客户端显示为 mcp__memory-self-evolution__memory_resolve）"
         f'(sessionID="{job.id}", decision="<所选选项对应的 decision>")，并把工具返回的结果原样告诉用户。\n'
@@ -105,15 +105,15 @@ def confirm_instruction(client: str, job: jobs.Job) -> str:
         f"{CONFIRM_MARKER}\n"
         f"memory-self-evolution 请你向用户确认一条记忆（不要自己判断，也不要改写任何内容）。\n"
         f"sessionID: {job.id}\n"
-        f"用户原话：{job.words}\n"
-        f"提议：{describe(proposal)}\n"
+        + (f"用户原话：{job.words}\n" if job.words else "")  # a consolidation has none
+        + f"提议：{describe(proposal)}\n"
     )
 
     def restart_note(dont: str) -> str:  # "don't ask" in words, "don't raise the dialog" with a tool
         return f"如果 memory_resolve 工具不可用（客户端安装后还没有重启），{dont}，告诉用户：请重启客户端后再说一遍这句话。"
 
     if client in ASK_IN_WORDS:
-        numbered = "；".join(f"{n}. {LABELS[d]}" for n, d in enumerate(offered, 1))
+        numbered = "；".join(f"{n}. {label(d, proposal)}" for n, d in enumerate(offered, 1))
         return (
             head + f"如果你有提问工具 {ASK_IN_WORDS[client]}，就调用它提一个问题，标题固定为「{TITLE}」，"
             f"把上面的提议给用户看，选项依次为：{choices}；用户点选后调用 "
@@ -167,9 +167,23 @@ def undelivered(store: Store, clock: Clock, client: str) -> str | None:
     return "\n\n".join([intro, *(confirm_instruction(client, job) for job in waiting)])
 
 
+def label(decision: str, proposal: dict[str, Any] | None = None) -> str:
+    """A decision as the in-chat question names it (keep:<id>: a consolidation's choice)."""
+    if decision.startswith("keep:"):
+        return f"保留 #{decision.removeprefix('keep:')}，其余移到回收站"
+    if (proposal or {}).get("origin") == "consolidate":
+        return {"merge": "合并为一条", "discard": "都保留，不再提议"}.get(decision, decision)
+    return LABELS.get(decision, decision)
+
+
 def describe(proposal: dict[str, Any]) -> str:
     """One line saying what a proposal would do (the in-chat question and the dialog)."""
     action = proposal.get("action")
+    if proposal.get("origin") == "consolidate":
+        listed = "；".join(f"#{m.get('id')}「{m.get('text')}」" for m in proposal.get("members", []))
+        what = "几条记忆说的是同一件事" if proposal.get("kind") == "duplicate" else "两条记忆互相矛盾"
+        merged = f"，合并为「{proposal.get('merged_text')}」" if proposal.get("merged_text") else ""
+        return f"整理记忆：{what}：{listed}{merged}"
     group = "规则" if proposal.get("category") == "rule" else "项目事实"
     if action == "reinforce":
         return f"强化已有记忆 #{proposal.get('target')}「{proposal.get('target_text')}」"

@@ -87,6 +87,7 @@ class ServiceContext(optable.Context):
         self.rows = Rows()
         self._snapshot_lock = threading.Lock()
         self.anchor_checks = AnchorChecks(lambda: self.store, clock, self._after_anchors)
+        self.consolidation_thread: threading.Thread | None = None  # the day's pass (tests join it)
 
     @property
     def store(self) -> Store:
@@ -156,6 +157,8 @@ class ServiceContext(optable.Context):
             self.refresh_snapshot()
             if not op.reload_all:  # maintenance checked every repository itself
                 self.anchor_checks.want_ids(changed)
+        if op.name == "maintenance" and result.get("ran"):
+            self.consolidate_later()  # `memevo maintenance --force`: the day's pass at once
         self.learner.want_cues()  # a changed memory, or learning just configured (config ops)
 
     def after_learning(self, result: dict[str, Any]) -> None:
@@ -176,6 +179,13 @@ class ServiceContext(optable.Context):
             self.engine.sync_all()
         self.refresh_caches()
         self.anchor_checks.want_all()  # the day's check of every repository, off the request
+        self.consolidate_later()
+
+    def consolidate_later(self) -> None:
+        """The day's consolidation pass (core/consolidation/), on its own thread."""
+        from .consolidateops import in_background
+
+        self.consolidation_thread = in_background(self)
 
     def _after_anchors(self) -> None:
         """A check turned memories stale or fresh: the next injection says so."""

@@ -16,7 +16,7 @@ from .. import (
 )
 from ..errors import InvalidInput
 from ..optable import TABLE, find, operation
-from . import damaged, engineops, hookops, proposeops, relay  # noqa: F401 - these register theirs
+from . import consolidateops, damaged, engineops, hookops, proposeops, relay  # noqa: F401 - these register theirs
 from .context import ServiceContext
 
 __all__ = ["TABLE", "dispatch", "find"]

@@ -2057,5 +2057,37 @@
         <source>{client}&apos;s own model</source>
         <translation>{client} 自己的模型</translation>
     </message>
+    <message>
+        <source>memevo&apos;s consolidation of your memories</source>
+        <translation>memevo 整理记忆时发现</translation>
+    </message>
+    <message>
+        <source>memevo · Tidy up memories</source>
+        <translation>memevo · 整理记忆</translation>
+    </message>
+    <message>
+        <source>These memories contradict each other. Which one still holds?</source>
+        <translation>这几条记忆互相矛盾。哪一条仍然成立？</translation>
+    </message>
+    <message>
+        <source>These memories say the same thing. Merge them, or keep one?</source>
+        <translation>这几条记忆说的是同一件事。合并成一条，还是只保留一条？</translation>
+    </message>
+    <message>
+        <source>Keep #{id}, trash the others</source>
+        <translation>保留 #{id}，其余移到回收站</translation>
+    </message>
+    <message>
+        <source>Merge into #{id}, trash the others</source>
+        <translation>合并到 #{id}，其余移到回收站</translation>
+    </message>
+    <message>
+        <source>Keep them all (don&apos;t ask again)</source>
+        <translation>都保留（不再询问）</translation>
+    </message>
+    <message>
+        <source>#{id}: “{text}”</source>
+        <translation>#{id}：「{text}」</translation>
+    </message>
 </context>
 </TS>

@@ -1,0 +1,231 @@
+"""Consolidation (issue 34, item 3) in process, on a real store and the real model: planted
+near-duplicates and contradictions are found and proposed, nothing changes until the user
+answers, an answer applies once and keeps history, a declined cluster is not proposed again
+until a member changes; the shipped thresholds are what the calibration chooses; the bulk
+search stays bounded on 10k memories."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pytest
+from memevo.core import memories
+from memevo.core.clock import FakeClock
+from memevo.core.consolidation import calibrate, find, proposals, signals
+from memevo.core.consolidation import run as consolidation
+from memevo.core.consolidation.thresholds import for_model
+from memevo.core.learning import jobs, resolve, stop
+from memevo.core.recall.engine import RecallEngine
+from memevo.core.store import Store
+
+PLANTED = {
+    "dup_a": ("project", "The API server listens on port 8080"),
+    "dup_b": ("project", "API server port: 8080"),
+    "flag_a": ("project", "支付页新流程的灰度开关是 pay_new_flow_v2"),
+    "flag_b": ("project", "pay_new_flow_v2 是支付页新流程的灰度开关"),
+    "zh": ("rule", "回答用中文"),
+    "en": ("rule", "回答用英文"),
+    "deploy": ("project", "部署脚本在 scripts/deploy.sh"),
+    "commit": ("rule", "Write commit messages in English"),
+    "indent": ("rule", "代码缩进用 4 个空格"),
+}
+
+
+@pytest.fixture
+def planted(store: Store, encoder: Any) -> Iterator[tuple[Store, FakeClock, RecallEngine, dict[str, str]]]:
+    clock = FakeClock(datetime(2026, 12, 1, 9, tzinfo=UTC))
+    ids = {}
+    for name, (category, text) in PLANTED.items():
+        ids[name] = memories.create(store, category, text, clock).id
+        clock.advance(minutes=1)  # 英文 is said after 中文: the newer word comes first
+    yield store, clock, RecallEngine(store, encoder, clock), ids
+
+
+def _texts(store: Store) -> dict[str, str]:
+    return {m.id: m.text for m in memories.live(store)}
+
+
+def _proposed(store: Store) -> dict[frozenset[str], jobs.Job]:
+    return {
+        frozenset(m["id"] for m in (job.proposal or {})["members"]): job
+        for job in jobs.pending(store)
+        if proposals.is_consolidation(job.proposal)
+    }
+
+
+def test_planted_duplicates_and_contradictions_are_proposed_and_nothing_changes(planted: Any) -> None:
+    store, clock, engine, ids = planted
+    before = _texts(store)
+    report = consolidation.run(store, clock, engine)
+    found = _proposed(store)
+    assert frozenset({ids["dup_a"], ids["dup_b"]}) in found
+    assert frozenset({ids["flag_a"], ids["flag_b"]}) in found
+    contradiction = found[frozenset({ids["zh"], ids["en"]})]
+    assert contradiction.proposal is not None and contradiction.proposal["kind"] == "contradiction"
+    assert contradiction.proposal["conflict"] == "language"
+    # the newer statement is offered first; no merged text without a side model: pick one
+    assert contradiction.proposal["options"] == [f"keep:{ids['en']}", f"keep:{ids['zh']}", "discard"]
+    assert not any(ids[name] in members for members in found for name in ("deploy", "commit", "indent"))
+    assert report["duplicates"] >= 2 and report["contradictions"] >= 1
+    assert _texts(store) == before and memories.trash_list(store) == []  # proposals only
+    # the in-chat question and `memevo pending` name every member and the choices
+    asked = stop.confirm_instruction("claude", contradiction)
+    assert "回答用中文" in asked and "回答用英文" in asked and f"keep:{ids['en']}" in asked
+    assert "用户原话" not in asked
+    again = consolidation.run(store, clock, engine)
+    assert again["proposed"] == [] and again["skipped"]["proposed_before"] == len(report["proposed"])
+
+
+def test_keep_applies_exactly_once_and_the_trash_keeps_the_other(planted: Any) -> None:
+    store, clock, engine, ids = planted
+    consolidation.run(store, clock, engine)
+    job = _proposed(store)[frozenset({ids["zh"], ids["en"]})]
+    result = resolve.resolve(store, clock, "cursor", job.id, f"keep:{ids['en']}")  # any client's chat
+    assert result["action"] == "keep" and result["deleted"] == [ids["zh"]]
+    live = _texts(store)
+    assert live[ids["en"]] == "回答用英文" and ids["zh"] not in live
+    [trashed] = memories.trash_list(store)
+    assert trashed.memory.id == ids["zh"] and trashed.reason == f"consolidated: kept {ids['en']}"
+    with pytest.raises(resolve.ResolveRejected, match="already handled"):
+        resolve.resolve(store, clock, proposals.CLIENT, job.id, f"keep:{ids['zh']}")
+    assert _texts(store) == live and len(memories.trash_list(store)) == 1
+    memories.restore(store, ids["zh"])  # history kept: it comes back as it was
+    assert _texts(store)[ids["zh"]] == "回答用中文"
+
+
+def test_merge_takes_the_side_models_text_and_keeps_the_old_ones(planted: Any) -> None:
+    store, clock, engine, ids = planted
+    written: list[list[str]] = []
+
+    def merge_text(members: list[memories.Memory]) -> str:
+        written.append([m.text for m in members])
+        return "API 服务器监听 8080 端口（The API server listens on port 8080）"
+
+    consolidation.run(store, clock, engine, merge_text)
+    job = _proposed(store)[frozenset({ids["dup_a"], ids["dup_b"]})]
+    assert job.proposal is not None and job.proposal["options"][0] == "merge"
+    assert sorted(map(sorted, written)) == sorted(
+        map(
+            sorted, [[PLANTED["dup_a"][1], PLANTED["dup_b"][1]], [PLANTED["flag_a"][1], PLANTED["flag_b"][1]]]
+        )
+    )
+    keep = job.proposal["target"]
+    other = ({ids["dup_a"], ids["dup_b"]} - {keep}).pop()
+    old_text = _texts(store)[keep]
+    result = resolve.resolve(store, clock, proposals.CLIENT, job.id, resolve.default_decision(job.proposal))
+    assert result["action"] == "merge" and result["deleted"] == [other]
+    assert _texts(store)[keep] == job.proposal["merged_text"] and other not in _texts(store)
+    _, versions = memories.history(store, keep)
+    assert [v.text for v in versions] == [old_text] or old_text == job.proposal["merged_text"]
+    assert [t.memory.id for t in memories.trash_list(store)] == [other]
+
+
+def test_a_declined_cluster_is_not_proposed_again_until_a_member_changes(planted: Any) -> None:
+    store, clock, engine, ids = planted
+    consolidation.run(store, clock, engine)
+    pair = frozenset({ids["zh"], ids["en"]})
+    job = _proposed(store)[pair]
+    before = _texts(store)
+    assert resolve.resolve(store, clock, proposals.CLIENT, job.id, "discard")["action"] == "discard"
+    assert _texts(store) == before
+    # past the job's 24 h tombstone, the declined key alone keeps it from coming back
+    with store.transaction() as con:
+        con.execute("DELETE FROM side_jobs WHERE id = ?", [job.id])
+    again = consolidation.run(store, clock, engine)
+    assert again["skipped"]["declined"] == 1 and pair not in _proposed(store)
+    memories.replace_text(store, ids["en"], "回答用英文。", clock)  # a member changed (its text)
+    third = consolidation.run(store, clock, engine)
+    assert pair in _proposed(store) and third["proposed"]
+
+
+def test_a_member_changed_before_the_answer_voids_the_proposal(planted: Any) -> None:
+    store, clock, engine, ids = planted
+    consolidation.run(store, clock, engine)
+    job = _proposed(store)[frozenset({ids["zh"], ids["en"]})]
+    memories.replace_text(store, ids["zh"], "回答用简体中文", clock)
+    before = _texts(store)
+    with pytest.raises(resolve.ResolveRejected, match="changed since this was proposed"):
+        resolve.resolve(store, clock, proposals.CLIENT, job.id, f"keep:{ids['en']}")
+    assert _texts(store) == before
+    voided = jobs.get(store, job.id)
+    assert voided is not None and voided.status == "voided"
+
+
+def test_a_decision_never_offered_is_refused(planted: Any) -> None:
+    store, clock, engine, ids = planted
+    consolidation.run(store, clock, engine)
+    job = _proposed(store)[frozenset({ids["zh"], ids["en"]})]
+    for wrong in ("merge", f"keep:{ids['deploy']}", "create_rule", "replace"):
+        with pytest.raises(resolve.ResolveRejected, match="was not offered"):
+            resolve.resolve(store, clock, proposals.CLIENT, job.id, wrong)
+    assert memories.trash_list(store) == []
+
+
+def test_the_shipped_thresholds_are_what_the_calibration_chooses(encoder: Any) -> None:
+    pairs = calibrate.measure(encoder, calibrate.load(calibrate.shipped_pairs()))
+    chosen = calibrate.choose(pairs)
+    assert for_model(encoder.model_id) == chosen
+    figures = calibrate.figures(pairs, chosen)
+    assert figures["duplicates_found"] >= 0.8 * figures["duplicates"]
+    assert figures["contradictions_found"] >= 0.85 * figures["contradictions"]
+    assert figures["wrong_duplicate"] + figures["wrong_contradiction"] <= 2
+    held_out = calibrate.cross_validate(pairs, 5, 0)
+    assert held_out["duplicates_found"] >= 0.7 * held_out["duplicates"]
+    assert held_out["wrong_duplicate"] + held_out["wrong_contradiction"] <= 5
+
+
+# -- without the model -----------------------------------------------------------------------------
+def test_the_bulk_search_is_bounded_on_10k_memories() -> None:
+    """10k random memories with five planted near-copies and one memory of another scope:
+    the planted pairs come back, the other scope never, in seconds, at most MAX_PAIRS pairs."""
+    rng = np.random.default_rng(7)
+    n, dim = 10_000, 384
+    matrix = rng.standard_normal((n, dim)).astype(np.float32)
+    planted = [(10 * k, 10 * k + 5000) for k in range(5)]
+    for i, j in planted:
+        matrix[j] = matrix[i] + 0.05 * rng.standard_normal(dim).astype(np.float32)
+    matrix[9999] = matrix[0] + 0.01 * rng.standard_normal(dim).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    groups = np.zeros(n, dtype=np.int64)
+    groups[9999] = 1  # another repository's
+    started = time.monotonic()
+    pairs = find.candidate_pairs(matrix, groups, floor=0.5)
+    assert time.monotonic() - started < 20
+    assert {(i, j) for i, j, _ in pairs} == set(planted)
+    capped = find.candidate_pairs(matrix, groups, floor=-1.0, max_pairs=100)
+    assert len(capped) == 100 and capped[0][2] >= capped[-1][2]
+
+
+def test_clusters_stop_at_their_size_limit() -> None:
+    chain = [(i, i + 1, 0.99 - i * 0.001) for i in range(20)]
+    clusters = find._clusters(chain)
+    assert clusters and all(len(rows) <= find.MAX_CLUSTER for rows, _ in clusters)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "conflict"),
+    [
+        ("回答用中文", "回答用英文", "language"),
+        ("The API listens on port 8080", "The API listens on port 9090", "number"),
+        ("灰度开关是 pay_new_flow_v2", "灰度开关是 pay_new_flow_v3", "name"),
+        ("Use tabs for indentation", "Use spaces for indentation", "indent"),
+        ("改完代码不要自动 commit", "改完代码后自动 commit", "negation"),
+        ("代码评审需要两个人批准", "代码评审需要一个人批准", "number"),
+        ("The API listens on port 8080", "API port: 8080", None),
+        ("部署脚本在 scripts/deploy.sh", "用 scripts/deploy.sh 部署", None),
+        ("Redis on port 6379", "Redis on port 6379 and Postgres on port 5432", None),  # added, not changed
+    ],
+)
+def test_conflicts(a: str, b: str, conflict: str | None) -> None:
+    assert signals.compare(signals.read(a), signals.read(b)).conflict == conflict
+
+
+def test_reading_is_bounded_on_hostile_text() -> None:
+    started = time.monotonic()
+    for hostile in ("a_" * 200_000, "中文" * 200_000, "不要" * 200_000, "1." * 200_000):
+        signals.read(hostile)
+    assert time.monotonic() - started < 5
