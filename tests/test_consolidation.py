@@ -229,3 +229,40 @@ def test_reading_is_bounded_on_hostile_text() -> None:
     for hostile in ("a_" * 200_000, "中文" * 200_000, "不要" * 200_000, "1." * 200_000):
         signals.read(hostile)
     assert time.monotonic() - started < 5
+
+
+def test_the_confirmation_dialog_offers_the_members(qtbot: Any, planted: Any) -> None:
+    """The tray's dialog shows a consolidation as one: its members, a button to keep each (the
+    others to the trash) and one to keep them all; no editor without a merged text. With one,
+    the editor holds it and merge comes first. The chosen decision is what the dialog emits."""
+    from memevo.desktop.confirm import ConfirmDialog
+
+    store, clock, engine, ids = planted
+    consolidation.run(store, clock, engine)
+    job = _proposed(store)[frozenset({ids["zh"], ids["en"]})]
+    dialog = ConfirmDialog(job)
+    qtbot.addWidget(dialog)
+    labels = [b.text() for b in dialog.buttons.values()]
+    assert labels == [
+        f"保留 #{ids['en']}，其余移到回收站",
+        f"保留 #{ids['zh']}，其余移到回收站",
+        "都保留（不再询问）",
+    ]
+    assert dialog.windowTitle() == "memevo · 整理记忆" and "互相矛盾" in dialog.heading_label.text()
+    assert "回答用中文" in dialog.proposal_label.text() and "回答用英文" in dialog.proposal_label.text()
+    assert dialog.editor.isHidden() and all(b.isEnabled() for b in dialog.buttons.values())
+    with qtbot.waitSignal(dialog.decided) as decided:
+        dialog.buttons[f"keep:{ids['zh']}"].click()
+    assert decided.args == [job.id, f"keep:{ids['zh']}", "回答用英文"]
+
+    merged = dict(job.proposal or {}) | {"merged_text": "回答一律用中文", "options": ["merge", "discard"]}
+    jobs.update(store, job.id, clock.now_ms(), proposal=merged)
+    again = jobs.get(store, job.id)
+    assert again is not None
+    with_text = ConfirmDialog(again)
+    qtbot.addWidget(with_text)
+    assert not with_text.editor.isHidden() and with_text.text() == "回答一律用中文"
+    assert [b.text() for b in with_text.buttons.values()] == [
+        f"合并到 #{ids['en']}，其余移到回收站",
+        "都保留（不再询问）",
+    ]

@@ -1,0 +1,113 @@
+"""Consolidation through real processes (issue 34): a `memevo serve` holds the store and the
+model; `memevo consolidate` finds the planted duplicates and contradictions and proposes them
+without changing a memory; `memevo pending` lists them; an answer applies exactly once; a
+declined one is not proposed again by the next pass."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import servicerun
+from deadlines import HANG_S
+from memevo.core import memories
+from memevo.core.clock import SystemClock
+from memevo.core.store import Store
+
+pytestmark = pytest.mark.usefixtures("provisioned_model")
+
+PLANTED = [
+    ("rule", "回答用中文"),
+    ("rule", "回答用英文"),
+    ("project", "The API server listens on port 8080"),
+    ("project", "API server port: 8080"),
+    ("project", "部署脚本在 scripts/deploy.sh"),
+    ("rule", "Write commit messages in English"),
+]
+
+
+def _populate(home: Path) -> None:
+    os.environ["MEMEVO_HOME"] = str(home)
+    with Store.open() as store:
+        for category, text in PLANTED:
+            memories.create(store, category, text, SystemClock())
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with servicerun.populated(tmp_path_factory.mktemp("consolidate-home"), _populate) as home:
+        yield home
+
+
+@pytest.fixture(autouse=True)
+def _home_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVO_HOME", str(home))
+
+
+def memevo(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
+    )
+
+
+def as_json(*args: str) -> Any:
+    done = memevo(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def texts() -> dict[str, str]:
+    return {m["id"]: m["text"] for c in ("rule", "project") for m in as_json("read", c)["memories"]}
+
+
+def waiting() -> dict[frozenset[str], dict[str, Any]]:
+    return {
+        frozenset(o.removeprefix("keep:") for o in item["options"] if o.startswith("keep:")): item
+        for item in as_json("pending")["pending"]
+        if item["proposer"] == "consolidate"
+    }
+
+
+def test_consolidate_proposes_and_an_answer_applies_once(home: Path) -> None:
+    before = texts()
+    ids = {text: i for i, text in before.items()}
+    report = as_json("consolidate")
+    assert report["duplicates"] >= 1 and report["contradictions"] >= 1 and len(report["proposed"]) >= 2
+    assert texts() == before  # proposed, not applied
+    said = memevo("consolidate").stdout
+    assert "already proposed" in said and "proposed 0" in said
+
+    found = waiting()
+    languages = found[frozenset({ids["回答用中文"], ids["回答用英文"]})]
+    assert languages["options"] == [f"keep:{ids['回答用英文']}", f"keep:{ids['回答用中文']}", "discard"]
+    listed = memevo("pending").stdout
+    assert "整理记忆" in listed and f"keep:{ids['回答用中文']}" in listed
+
+    session = languages["sessionID"]
+    done = memevo("pending", "accept", session[:12], "--as", f"keep:{ids['回答用中文']}")
+    assert done.returncode == 0, done.stderr
+    assert "保留记忆" in done.stdout
+    after = texts()
+    assert ids["回答用英文"] not in after and after[ids["回答用中文"]] == "回答用中文"
+    trash = as_json("trash")["trash"]
+    assert [t["id"] for t in trash] == [ids["回答用英文"]]
+    again = memevo("pending", "accept", session[:12], "--as", f"keep:{ids['回答用英文']}")
+    assert again.returncode != 0 and texts() == after  # once: it is no longer waiting
+    assert len(as_json("trash")["trash"]) == 1
+
+    api = found[frozenset({ids["The API server listens on port 8080"], ids["API server port: 8080"]})]
+    declined = memevo("pending", "discard", api["sessionID"][:12])
+    assert declined.returncode == 0, declined.stderr
+    assert texts() == after
+    next_pass = as_json("consolidate")
+    assert (
+        next_pass["proposed"] == []
+        and next_pass["skipped"]["declined"] + next_pass["skipped"]["proposed_before"] >= 1
+    )
+    assert not waiting()
