@@ -266,3 +266,43 @@ def test_the_confirmation_dialog_offers_the_members(qtbot: Any, planted: Any) ->
         f"合并到 #{ids['en']}，其余移到回收站",
         "都保留（不再询问）",
     ]
+
+
+def test_with_a_side_api_the_side_model_writes_the_merged_text(side_host: Any) -> None:
+    """The service's `consolidate` asks the configured side API (learning's client, redacted,
+    counted in its daily limit) for a duplicate cluster's merged text; the user's merge
+    through side.resolve writes it into the first member and trashes the other."""
+    from fake_openai import FakeOpenAI
+    from memevo.core import config as config_mod
+    from memevo.core.consolidation.merge_writer import MERGE_SYSTEM
+
+    clock = side_host.clock
+    store = side_host.store
+    first = memories.create(store, "project", "The API server listens on port 8080", clock)
+    second = memories.create(store, "project", "API server port: 8080", clock)
+    memories.create(store, "rule", "Write commit messages in English", clock)
+    side_host.engine.sync_all()
+    server = FakeOpenAI(lambda body: ("json", {"text": "API 服务器监听 8080 端口"}))
+    try:
+        config_mod.set_key("sideApiBase", server.base)
+        config_mod.set_key("sideApiModel", "judge-mini")
+        report = side_host.handle("consolidate", {})
+        asked = [r for r in server.requests if r["messages"][0]["content"] == MERGE_SYSTEM]
+    finally:
+        server.close()
+    assert len(report["proposed"]) == 1 and len(asked) == 1
+    assert {first.text, second.text} <= set(
+        asked[0]["messages"][1]["content"].splitlines()[i][2:] for i in (0, 1)
+    )
+    job = jobs.get(store, report["proposed"][0])
+    assert job is not None and job.proposal is not None
+    assert job.proposal["merged_text"] == "API 服务器监听 8080 端口" and job.proposal["options"][0] == "merge"
+    assert _texts(store)[first.id] == first.text  # nothing yet
+    result = side_host.handle(
+        "side.resolve", {"client": proposals.CLIENT, "sessionID": job.id, "decision": "merge"}
+    )
+    keep = job.proposal["target"]
+    gone = ({first.id, second.id} - {keep}).pop()
+    assert result["action"] == "merge" and _texts(store)[keep] == "API 服务器监听 8080 端口"
+    assert gone not in _texts(store) and [t.memory.id for t in memories.trash_list(store)] == [gone]
+    assert side_host.engine.index.text(gone) is None  # the recall index followed
