@@ -72,6 +72,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p = command("delete", memory_commands.cmd_delete, "move memories to the trash (restorable for 30 days)")
     p.add_argument("ids", nargs="+", metavar="ID")
+    p = command(
+        "edit", memory_commands.cmd_edit, "replace a memory's text (the old text stays in its history)"
+    )
+    p.add_argument("id")
+    p.add_argument("text")
+    p = command(
+        "still-true",
+        memory_commands.cmd_still_true,
+        "a stale memory still holds: check its repository again, and keep it as true",
+    )
+    p.add_argument("id")
     command("trash", memory_commands.cmd_trash, "list the trash")
     p = command(
         "pending",

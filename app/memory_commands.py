@@ -31,6 +31,13 @@ def cmd_read(args: argparse.Namespace) -> int:
             return
         for memory in rows:
             print(memory_line(memory))
+        stale = [m for m in rows if m.get("stale")]
+        if stale:  # offered for update or deletion (issue 34)
+            one = stale[0]["id"]
+            print(
+                f'{len(stale)} may be out of date (stale): update one with `memevo edit {one} "…"`, '
+                f"delete it with `memevo delete {one}`, or keep it with `memevo still-true {one}`"
+            )
         shown_to = args.offset + len(rows)
         if shown_to < result["total"]:
             print(
@@ -127,6 +134,30 @@ def cmd_delete(args: argparse.Namespace) -> int:
             print(f"skipped (no such memory): {', '.join(result['missing'])}")
 
     return reply(args, call("delete", ids=args.ids), say)
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    def say(result: dict[str, Any]) -> None:
+        memory = result["memory"]
+        print(
+            f"edited {memory['category']} {memory['id']}: {shown(memory['text'])} (the old text is in its history)"
+        )
+
+    return reply(args, call("replace", id=args.id, text=args.text), say)
+
+
+def cmd_still_true(args: argparse.Namespace) -> int:
+    def say(result: dict[str, Any]) -> None:
+        memory = result["memory"]
+        if result["found_again"]:
+            print(f"{memory['id']} is not stale: its repository has its names (checked again just now)")
+        else:
+            print(
+                f"kept {memory['id']} as true: the names its repository no longer has stop counting "
+                "until one is found and lost again"
+            )
+
+    return reply(args, call("still_true", id=args.id), say)
 
 
 def cmd_trash(args: argparse.Namespace) -> int:

@@ -231,6 +231,15 @@ def op_pending_resolve(ctx: Context, sessionID: str, decision: str = "") -> dict
     return {"sessionID": job.id, **resolve.resolve(store, ctx.clock, job.client, job.id, chosen)}
 
 
+@operation("still_true", writes=True)
+def op_still_true(ctx: Context, id: str) -> dict[str, Any]:
+    """A stale memory the user says still holds (`memevo still-true`, the panel's Still true):
+    its repository is checked again, and names still missing stop counting (core/staleness.py)."""
+    store = ctx.writer()
+    found_again = staleness.still_true(store, id, ctx.clock)
+    return {"memory": memories.get(store, id).as_json(), "found_again": found_again}
+
+
 @operation("delete", writes=True)
 def op_delete(ctx: Context, ids: list[str]) -> dict[str, Any]:
     if not ids:

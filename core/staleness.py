@@ -267,3 +267,31 @@ def state(store: Store, ids: list[str]) -> dict[str, dict[str, Any]]:
             "stale": reason if stale_ms is not None else None,
         }
     return result
+
+
+# -- the user's word ---------------------------------------------------------------------------------
+def still_true(store: Store, memory_id: str, clock: Clock) -> bool:
+    """The user says a stale memory still holds. Its repository is checked again first (the
+    names may be back: then it is fresh on the evidence, True). If they are still missing, the
+    user's word wins: the missing names stop counting as evidence (as if never found), so the
+    memory is fresh until one of them is found and lost again (False). NotFound: no such memory."""
+    from .errors import NotFound
+
+    if not store.query("SELECT 1 FROM memories WHERE id = ?", [memory_id]):
+        raise NotFound(f"no memory with id {memory_id}")
+    repo = store.query("SELECT repo FROM scopes WHERE memory_id = ?", [memory_id])
+    if repo:
+        check_repo(store, str(repo[0][0]), clock)
+    with store.transaction() as con:
+        row = one(con.execute("SELECT anchors, stale_ms FROM anchors WHERE memory_id = ?", [memory_id]))
+        if row is None or row[1] is None:
+            return True
+        noted = _from_row((row[0], row[1], None))
+        for name in noted.names:
+            if name.get("seen") and name.get("found") is False:
+                name["seen"] = False
+        con.execute(
+            "UPDATE anchors SET anchors = ?, stale_ms = NULL, stale_reason = NULL WHERE memory_id = ?",
+            [json.dumps(noted.names, ensure_ascii=False), memory_id],
+        )
+    return False

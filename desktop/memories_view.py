@@ -47,6 +47,9 @@ class MemoriesView(QWidget):
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setItemDelegateForColumn(CONFIDENCE_COLUMN, ConfidenceDelegate(self.table))
+        # a row's menu: Edit, Delete, and for a stale memory Still true (desktop/stale_menu.py)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._row_menu)
         self._size_columns()
         layout.addWidget(self.table)
         layout.addLayout(self._action_bar())
@@ -210,6 +213,34 @@ class MemoriesView(QWidget):
             "purge": self._purge,
         }
         handlers[key](chosen)
+
+    def _row_menu(self, pos: Any) -> None:
+        from .stale_menu import row_menu
+
+        index = self.table.indexAt(pos)
+        if not index.isValid():
+            return
+        self.table.selectRow(index.row())
+        row_menu(self, self.model.memory_at(index.row())).popup(self.table.viewport().mapToGlobal(pos))
+
+    def act_on(self, key: str, memory: Memory) -> None:
+        """An action of a row's menu, on that row's memory."""
+        if self.worker.busy:
+            self.say(tr("Still working on the last change…"))
+            return
+        if key == "still_true":
+            self._still_true(memory)
+            return
+        {"edit": self._edit, "delete": self._delete}[key]([memory])
+
+    def _still_true(self, memory: Memory) -> None:
+        def done(results: list[dict[str, Any]]) -> None:
+            if results[0]["found_again"]:
+                self.say(tr("#{id} is not stale: its repository has its names again.").format(id=memory.id))
+            else:
+                self.say(tr("Kept #{id} as true.").format(id=memory.id))
+
+        self._submit([("still_true", {"id": memory.id})], done)
 
     def _submit(
         self,

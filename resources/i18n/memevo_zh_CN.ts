@@ -2089,5 +2089,25 @@
         <source>#{id}: “{text}”</source>
         <translation>#{id}：「{text}」</translation>
     </message>
+    <message>
+        <source>May be out of date: {reason}</source>
+        <translation>可能已过时：{reason}</translation>
+    </message>
+    <message>
+        <source>Still true</source>
+        <translation>仍然成立</translation>
+    </message>
+    <message>
+        <source>Check its repository again; if the names are still missing, keep it as true.</source>
+        <translation>再查一次它的仓库；如果这些名字仍然找不到，也把它当作仍然成立保留。</translation>
+    </message>
+    <message>
+        <source>#{id} is not stale: its repository has its names again.</source>
+        <translation>#{id} 没有过时：它的仓库里又有这些名字了。</translation>
+    </message>
+    <message>
+        <source>Kept #{id} as true.</source>
+        <translation>已确认 #{id} 仍然成立。</translation>
+    </message>
 </context>
 </TS>

@@ -1,0 +1,120 @@
+"""A stale memory is offered for update or deletion (issue 34, item 2), on a real store and a
+real git repository: the panel's row menu (pytest-qt, offscreen) says why and offers Edit,
+Delete and Still true; `memevo read` says how to edit, delete or keep it, and `memevo
+still-true` keeps it — fresh until a name it gives is found and lost again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clijson import cli_json
+from memevo.core import memories, staleness
+from memevo.core.clock import FakeClock
+from memevo.core.service.host import ServiceHost
+from memevo.core.store import Store
+from memevo.desktop.stale_menu import row_menu
+from test_anchors import commit, make_repo
+from test_panel import _view
+
+FACT = "the new payment flow is switched by pay_new_flow_v2"
+OTHER = "refunds are handled in src/refunds/ by refund_worker"
+
+
+def _stale_repo(store: Store, clock: FakeClock, root: Path) -> tuple[Path, memories.Memory, memories.Memory]:
+    repo = make_repo(
+        root / "shop",
+        {"src/pay/flags.py": "pay_new_flow_v2 = True\n", "src/refunds/worker.py": "refund_worker = 1\n"},
+    )
+    fact = memories.create(store, "project", FACT, clock, str(repo))
+    other = memories.create(store, "project", OTHER, clock, str(repo))
+    staleness.check_repo(store, str(repo), clock)  # seen
+    (repo / "src/pay/flags.py").write_text("checkout_v3 = True\n")
+    (repo / "src/refunds/worker.py").unlink()
+    (repo / "src/refunds").rmdir()  # the folder too: a path that still exists is still found
+    commit(repo, "the flag and the refunds are gone")
+    clock.advance(days=1)
+    assert sorted(staleness.check_repo(store, str(repo), clock).stale) == sorted([fact.id, other.id])
+    return repo, memories.get(store, fact.id), memories.get(store, other.id)
+
+
+def _settle(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(lambda: not view.worker.busy, timeout=30_000)
+
+
+def test_the_row_menu_offers_a_stale_memory_for_update_or_deletion(
+    qtbot, host: ServiceHost, clock: FakeClock, tmp_path: Path
+) -> None:
+    repo, fact, other = _stale_repo(host.store, clock, tmp_path)
+    fresh = memories.create(host.store, "rule", "commit messages in English", clock)
+    view = _view(qtbot, host)
+    day = clock.local_day(clock.now_ms())
+
+    menu = row_menu(view, fact)
+    texts = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert texts == [f"可能已过时：自 {day} 起在 shop 中找不到 pay_new_flow_v2", "改写…", "删除", "仍然成立"]
+    assert not menu.actions()[0].isEnabled()  # the reason, not a choice
+    assert [a.text() for a in row_menu(view, fresh).actions()] == ["改写…", "删除"]  # not stale: no offer
+
+    # Still true: checked again (still gone), kept as true; a later check leaves it fresh
+    [still] = [a for a in menu.actions() if a.text() == "仍然成立"]
+    still.trigger()
+    _settle(qtbot, view)
+    assert view.last_message == f"已确认 #{fact.id} 仍然成立。"
+    assert memories.get(host.store, fact.id).stale is None
+    assert staleness.check_repo(host.store, str(repo), clock).stale == []
+    assert memories.get(host.store, fact.id).stale is None
+    # ... until its name is found and lost again
+    (repo / "src/pay/flags.py").write_text("pay_new_flow_v2 = True\n")
+    commit(repo, "back")
+    staleness.check_repo(host.store, str(repo), clock)
+    (repo / "src/pay/flags.py").write_text("checkout_v4 = True\n")
+    commit(repo, "gone again")
+    assert staleness.check_repo(host.store, str(repo), clock).stale == [fact.id]
+
+    # Delete from the menu: to the trash, undoable like the button's
+    [delete] = [a for a in row_menu(view, other).actions() if a.text() == "删除"]
+    delete.trigger()
+    _settle(qtbot, view)
+    assert other.id not in {m.id for m in memories.live(host.store)}
+    assert [t.memory.id for t in memories.trash_list(host.store)] == [other.id]
+
+    # Edit from the menu: the view's own edit (its question answered here)
+    view.ask_text = lambda *_args: "the new payment flow is switched by checkout_v4"  # type: ignore[method-assign]
+    [edit] = [a for a in row_menu(view, memories.get(host.store, fact.id)).actions() if a.text() == "改写…"]
+    edit.trigger()
+    _settle(qtbot, view)
+    assert memories.get(host.store, fact.id).text.endswith("checkout_v4")
+
+
+def test_still_true_finds_the_names_back_when_they_are(
+    host: ServiceHost, clock: FakeClock, tmp_path: Path
+) -> None:
+    repo, fact, _other = _stale_repo(host.store, clock, tmp_path)
+    (repo / "src/pay/flags.py").write_text("pay_new_flow_v2 = True\n")
+    commit(repo, "the flag is back")
+    result = host.handle("still_true", {"id": fact.id})
+    assert result["found_again"] is True and result["memory"]["stale"] is None
+
+
+def test_the_command_line_offers_and_keeps(run_cli, data_dir: Path, tmp_path: Path) -> None:
+    clock = FakeClock()
+    with Store.open() as store:
+        _repo, fact, other = _stale_repo(store, clock, tmp_path)
+    listed = run_cli("read", "project")
+    assert listed.returncode == 0, listed.stderr
+    assert "2 may be out of date (stale)" in listed.stdout
+    assert "memevo still-true" in listed.stdout and "memevo delete" in listed.stdout
+    kept = run_cli("still-true", fact.id)
+    assert kept.returncode == 0, kept.stderr
+    assert f"kept {fact.id} as true" in kept.stdout
+    after = {m["id"]: m for m in cli_json(run_cli("read", "project", "--json"))["memories"]}
+    assert after[fact.id]["stale"] is None and after[other.id]["stale"] is not None
+    assert "1 may be out of date" in run_cli("read", "project").stdout
+    edited = run_cli("edit", other.id, "refunds are handled by the payments team now")
+    assert edited.returncode == 0, edited.stderr
+    with Store.open() as store:
+        assert memories.get(store, other.id).text == "refunds are handled by the payments team now"
+        _memory, versions = memories.history(store, other.id)
+        assert [v.text for v in versions] == [OTHER]
+    missing = run_cli("still-true", "nosuchid")
+    assert missing.returncode != 0 and "no memory with id nosuchid" in missing.stderr
