@@ -10,7 +10,11 @@ src/pay/" names things the code holds. Those names are picked out when the memor
   tracked file (`git grep -F -q`: tracked files only, stops at the first match, no output);
 * a host ("api.pay.internal", the host of a URL) occurs in a tracked configuration file.
 
-Commands and plain words are not anchors: nothing in a repository says whether they still hold.
+* a command's script or target: `npm run build:prod` (also pnpm, yarn, bun) is a script of the
+  repository's package.json, `make deploy-staging` a target of its Makefile; a script run by
+  its path (`./scripts/release.sh`, `bash scripts/deploy.sh`) is a path like any other.
+
+Other commands and plain words are not anchors: nothing in a repository says whether they hold.
 
 Extraction is one pass of a single-character-class regex over a bounded prefix of the text
 (linear, no backtracking on hostile text), at most MAX_ANCHORS kept. Every probe runs with the
@@ -135,23 +139,47 @@ _TRAILING = ".,;:!?)]}>'\"`"
 
 @dataclass(frozen=True)
 class Anchor:
-    kind: str  # path, file, ident, flag, host
+    kind: str  # path, file, ident, flag, host, script (package.json), target (Makefile)
     value: str
 
 
+RUNNERS = frozenset(["npm", "pnpm", "yarn", "bun"])  # `<runner> run <script>`
+# "make sure", "make it" …: prose, not a target (a target never found is no evidence, but it
+# would take one of the MAX_ANCHORS places)
+NOT_TARGETS = frozenset(["sure", "it", "a", "an", "the", "this", "that", "them", "sense", "use", "certain"])
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:\-/]*")  # a script's or a target's name
+MAX_FILE_BYTES = 1_000_000  # a package.json or Makefile read at most this far
+
+
 def extract(text: str) -> list[Anchor]:
-    """The checkable names in a text, in order of appearance, each once, at most MAX_ANCHORS."""
+    """The checkable names in a text, in order of appearance, each once, at most MAX_ANCHORS.
+    One pass over the tokens; the two before each one say whether it is a command's script or
+    target (`npm run X`, `make X`)."""
     found: dict[Anchor, None] = {}
+    before = ("", "")
     for match in _TOKEN.finditer(text[:MAX_SCAN_CHARS]):
         token = match.group()
         if len(token) > MAX_TOKEN:
+            before = ("", "")
             continue
-        anchor = _classify(token)
+        anchor = _command(before, token) or _classify(token)
+        before = (before[1], token.lower())
         if anchor is not None:
             found.setdefault(anchor)
             if len(found) >= MAX_ANCHORS:
                 break
     return list(found)
+
+
+def _command(before: tuple[str, str], raw: str) -> Anchor | None:
+    token = raw.rstrip(_TRAILING)
+    if not _NAME.fullmatch(token):
+        return None
+    if before[1] == "run" and before[0] in RUNNERS:
+        return Anchor("script", token)
+    if before[1] == "make" and "/" not in token and token.lower() not in NOT_TARGETS:
+        return Anchor("target", token)
+    return None
 
 
 def _classify(raw: str) -> Anchor | None:
@@ -213,6 +241,8 @@ class Prober:
         self.git = (self.root / ".git").exists()
         self.timed_out = False
         self._known: dict[Anchor, bool | None] = {}
+        self._scripts: set[str] | None = None  # package.json's, read once
+        self._targets: set[str] | None = None  # the Makefile's, read once
 
     def found(self, anchor: Anchor) -> bool | None:
         if anchor not in self._known:
@@ -222,6 +252,15 @@ class Prober:
     def _probe(self, anchor: Anchor) -> bool | None:
         if anchor.kind == "path":
             return self._exists(anchor.value)
+        if anchor.kind == "script":
+            if self._scripts is None:
+                self._scripts = package_scripts(self._read("package.json"))
+            return anchor.value in self._scripts if self._scripts is not None else None
+        if anchor.kind == "target":
+            if self._targets is None:
+                made = [self._read(name) for name in ("GNUmakefile", "makefile", "Makefile")]
+                self._targets = make_targets(next((m for m in made if m is not None), None))
+            return anchor.value in self._targets if self._targets is not None else None
         if not self.git:
             return None
         if anchor.kind == "file":
@@ -231,6 +270,17 @@ class Prober:
         if anchor.kind == "host":
             args += ["--", *CONFIG_GLOBS]
         return self._git(args)
+
+    def _read(self, name: str) -> str | None:
+        """A file at the repository's top, its first MAX_FILE_BYTES; None: absent or unreadable."""
+        path = self.root / name
+        try:
+            if not path.is_file() or not path.resolve().is_relative_to(self.root.resolve()):
+                return None
+            with path.open("rb") as handle:
+                return handle.read(MAX_FILE_BYTES).decode("utf-8", "replace")
+        except OSError:
+            return None
 
     def _exists(self, relative: str) -> bool | None:
         try:
@@ -278,3 +328,35 @@ class Prober:
         if done.returncode == 1:  # grep: no match; ls-files --error-unmatch: not tracked
             return False
         return None
+
+
+def package_scripts(text: str | None) -> set[str] | None:
+    """The script names of a package.json; None: no package.json, or one that cannot be read
+    (then a script is "unknown", never "gone"); an empty set: it has no scripts."""
+    import json
+
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    return {str(k) for k in scripts} if isinstance(scripts, dict) else set()
+
+
+def make_targets(text: str | None) -> set[str] | None:
+    """The targets a Makefile defines: each rule line's names before its colon (`a b: deps`,
+    `x::`), not variable assignments (`X := 1`, `X ::= 1`) nor recipe lines. One pass, line by
+    line (str.partition: linear). None: no Makefile."""
+    if text is None:
+        return None
+    targets: set[str] = set()
+    for line in text.splitlines():
+        if not line or line[0] in "\t #":
+            continue
+        head, colon, rest = line.partition(":")
+        if not colon or rest.startswith("=") or rest.startswith(":=") or "=" in head:
+            continue
+        targets.update(name for name in head.split() if _NAME.fullmatch(name))
+    return targets

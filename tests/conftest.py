@@ -415,6 +415,7 @@ E2E = "e2e"  # real clients (Claude Code, CodeBuddy CLIs), a fresh venv, the whe
 UNITS = "units"  # in-process only (the model and Qt may be loaded)
 MODULE_LANES: dict[str, str] = {
     "test_anchors.py": PROCESSES,  # git, in real repositories
+    "test_anchor_commands.py": PROCESSES,  # git, in real repositories
     "test_consolidation.py": UNITS,  # the real model and store, in process
     "test_consolidation_service.py": PROCESSES,  # a real `memevo serve` and the CLI
     "test_stale_service.py": PROCESSES,
@@ -493,6 +494,7 @@ MODULE_LANES: dict[str, str] = {
     "test_store.py": PROCESSES,
     "test_text_hardening.py": UNITS,
     "test_texts.py": UNITS,
+    "test_tokenizer_lean.py": UNITS,
     "test_tray_and_config.py": PROCESSES,
     "test_tray_client_learning.py": PROCESSES,
     "test_tray_display.py": PROCESSES,
