@@ -306,3 +306,25 @@ def test_with_a_side_api_the_side_model_writes_the_merged_text(side_host: Any) -
     assert result["action"] == "merge" and _texts(store)[keep] == "API 服务器监听 8080 端口"
     assert gone not in _texts(store) and [t.memory.id for t in memories.trash_list(store)] == [gone]
     assert side_host.engine.index.text(gone) is None  # the recall index followed
+
+
+def test_headless_the_next_chat_that_stops_asks_once_and_its_answer_applies(model_host: Any) -> None:
+    """No desktop: a consolidation waits for the next Stop of any client's session, whose
+    continuation asks the user (memory_resolve with a keep:ID), once; the client's answer is
+    accepted though the proposal is no client's own."""
+    store, clock = model_host.store, model_host.clock
+    zh = memories.create(store, "rule", "回答用中文", clock)
+    clock.advance(minutes=1)
+    en = memories.create(store, "rule", "回答用英文", clock)
+    model_host.engine.sync_all()
+    report = model_host.handle("consolidate", {})
+    assert len(report["proposed"]) == 1 and report["desktop"] is False
+    stop_params = {"client": "claude", "flavor": "claude", "session": "sess-1"}
+    text = model_host.handle("hook.stop", stop_params)["context"]
+    assert text.startswith("MEMORY_CONFIRM_V1") and report["proposed"][0] in text
+    assert f"decision=keep:{en.id}" in text and "回答用中文" in text and "都保留，不再提议" in text
+    assert not model_host.handle("hook.stop", stop_params | {"session": "sess-2"}).get("context")  # once
+    result = model_host.handle(
+        "side.resolve", {"client": "claude", "sessionID": report["proposed"][0], "decision": f"keep:{en.id}"}
+    )
+    assert result["action"] == "keep" and zh.id not in _texts(store) and _texts(store)[en.id] == "回答用英文"

@@ -78,6 +78,10 @@ def continuation(
         lines = "\n".join(messages)
         parts.append(f"{NOTICE}。请把下面的结果原样展示给用户，不要改写，也不要做别的事：\n{lines}")
     ready = jobs.of_session(store, client, session, ("ready",))
+    tidy = _next_consolidation(store)
+    if tidy is not None:  # headless, a consolidation is put to the user in the next chat that stops
+        jobs.update(store, tidy.id, now, status="shown", shown_ms=now)  # asked once; then `memevo pending`
+        parts.append(confirm_instruction(client, tidy))
     if ready:
         for stale in jobs.of_session(store, client, session, ("shown",)):
             jobs.update(store, stale.id, now, status="voided")  # a new question voids the unanswered one
@@ -87,10 +91,20 @@ def continuation(
     if not parts:
         return {}
     text = "\n\n".join(parts)
-    summary = "；".join(_short(j) for j in ready) or "；".join(
+    summary = "；".join(_short(j) for j in [*ready, *([tidy] if tidy else [])]) or "；".join(
         str((j.result or {}).get("message", "")).split("\n")[0] for j in results
     )
     return {"continuation": text, "notice": f"{NOTICE}：{summary}"}
+
+
+def _next_consolidation(store: Store) -> jobs.Job | None:
+    """The oldest consolidation proposal (core/consolidation/) never put to the user yet."""
+    from ..consolidation.proposals import CLIENT
+
+    waiting = [
+        j for j in jobs.pending(store) if j.client == CLIENT and j.status == "ready" and not j.shown_ms
+    ]
+    return waiting[0] if waiting else None
 
 
 def confirm_instruction(client: str, job: jobs.Job) -> str:
