@@ -128,6 +128,7 @@ class MemoriesView(QWidget):
             ("move", tr("Move to other group")),
             ("delete", tr("Delete")),
             ("purge", tr("Purge…")),
+            ("tidy", tr("Tidy up")),
             ("undo", tr("Undo")),
             ("refresh", tr("Refresh")),
         ):
@@ -195,8 +196,8 @@ class MemoriesView(QWidget):
             self.model.reload()
             self.refresh_undo()
             return
-        if key in ("add", "undo", "import"):
-            {"add": self._add, "undo": self._undo, "import": self._import_notes}[key]()
+        if key in ("add", "undo", "import", "tidy"):
+            {"add": self._add, "undo": self._undo, "import": self._import_notes, "tidy": self._tidy}[key]()
             return
         chosen = self.selected()
         if not chosen:
@@ -232,6 +233,25 @@ class MemoriesView(QWidget):
             self._still_true(memory)
             return
         {"edit": self._edit, "delete": self._delete}[key]([memory])
+
+    def _tidy(self) -> None:
+        """The consolidation pass (core/consolidation/): it only proposes; each proposal comes
+        up in the confirmation dialog, and nothing changes until it is answered there."""
+
+        def done(results: list[dict[str, Any]]) -> None:
+            found = results[0]
+            self.say(
+                tr(
+                    "Found {duplicates} groups of near-duplicates and {contradictions} contradictions; "
+                    "{proposed} new proposals wait for your answer in the confirmation dialog."
+                ).format(
+                    duplicates=found["duplicates"],
+                    contradictions=found["contradictions"],
+                    proposed=len(found["proposed"]),
+                )
+            )
+
+        self._submit([("consolidate", {})], done)
 
     def _still_true(self, memory: Memory) -> None:
         def done(results: list[dict[str, Any]]) -> None:
@@ -285,7 +305,7 @@ class MemoriesView(QWidget):
         for key, button in self.buttons.items():
             if key in ("undo", "refresh"):
                 continue
-            fits = needs.get(key, selected > 0) if key not in ("add", "import") else True
+            fits = needs.get(key, selected > 0) if key not in ("add", "import", "tidy") else True
             button.setEnabled(not self._busy and fits)
         self._show_undo()
 
@@ -545,6 +565,8 @@ def _needs(key: str) -> str:
         return tr("Acts on one selected memory.")
     if key == "merge":
         return tr("Acts on two selected memories.")
+    if key == "tidy":
+        return tr("Find near-duplicate and contradicting memories and propose merges; you confirm each.")
     if key in ("add", "import", "undo", "refresh"):
         return ""
     return tr("Acts on the selected memories.")

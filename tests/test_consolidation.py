@@ -328,3 +328,22 @@ def test_headless_the_next_chat_that_stops_asks_once_and_its_answer_applies(mode
         "side.resolve", {"client": "claude", "sessionID": report["proposed"][0], "decision": f"keep:{en.id}"}
     )
     assert result["action"] == "keep" and zh.id not in _texts(store) and _texts(store)[en.id] == "回答用英文"
+
+
+def test_the_panels_tidy_up_button_proposes_and_changes_nothing(qtbot: Any, model_host: Any) -> None:
+    from memevo.desktop.memories_view import MemoriesView
+
+    store, clock = model_host.store, model_host.clock
+    for text in ("回答用中文", "回答用英文", "Write commit messages in English"):
+        memories.create(store, "rule", text, clock)
+        clock.advance(minutes=1)
+    model_host.engine.sync_all()
+    before = _texts(store)
+    view = MemoriesView(model_host)
+    qtbot.addWidget(view)
+    qtbot.waitUntil(lambda: not view.worker.busy, timeout=30_000)
+    assert view.buttons["tidy"].text() == "整理记忆" and view.buttons["tidy"].isEnabled()
+    view.buttons["tidy"].click()
+    qtbot.waitUntil(lambda: not view.worker.busy and "确认弹窗" in view.last_message, timeout=30_000)
+    assert view.last_message == "找到 0 组近似重复、1 处矛盾；1 条新提议在确认弹窗里等你决定。"
+    assert len(_proposed(store)) == 1 and _texts(store) == before

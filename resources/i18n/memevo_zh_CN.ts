@@ -2109,5 +2109,17 @@
         <source>Kept #{id} as true.</source>
         <translation>已确认 #{id} 仍然成立。</translation>
     </message>
+    <message>
+        <source>Tidy up</source>
+        <translation>整理记忆</translation>
+    </message>
+    <message>
+        <source>Found {duplicates} groups of near-duplicates and {contradictions} contradictions; {proposed} new proposals wait for your answer in the confirmation dialog.</source>
+        <translation>找到 {duplicates} 组近似重复、{contradictions} 处矛盾；{proposed} 条新提议在确认弹窗里等你决定。</translation>
+    </message>
+    <message>
+        <source>Find near-duplicate and contradicting memories and propose merges; you confirm each.</source>
+        <translation>找出近似重复和互相矛盾的记忆并提议合并；每一条都由你确认。</translation>
+    </message>
 </context>
 </TS>
