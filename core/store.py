@@ -290,7 +290,7 @@ class Store:
                 self.path.with_name(self.path.name + ".wal").unlink(missing_ok=True)
                 os.replace(fresh, self.path)
             finally:
-                self.con = duckdb.connect(str(self.path))
+                self.con = returns_freed_memory(duckdb.connect(str(self.path)))
                 self._remove_leftovers()
 
     def finish_compaction(self) -> None:
@@ -342,6 +342,15 @@ class StoreLock:
             log.warning("the store was used on the UI thread (it may freeze the tray):\n%s", where)
 
 
+def returns_freed_memory(con: Any) -> Any:
+    """DuckDB's allocator keeps what a query freed until a background thread gives it back:
+    without one, loading a 10k pool left ~50 MB resident in the service for good; with it,
+    back within ~1.5 s (the service's memory: `service_rss_mb`, docs/performance.md). Set, not
+    passed as connect config: a connection with other config to the same file would fail."""
+    con.execute("SET allocator_background_threads = true")
+    return con
+
+
 def default_lock_wait() -> float:
     """How long a writer waits for another process's lock; MEMEVO_LOCK_WAIT_S overrides it."""
     try:
@@ -357,7 +366,7 @@ def _connect_with_retry(path: Path, read_only: bool, wait_s: float) -> Any:
     delay = 0.02
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            return returns_freed_memory(duckdb.connect(str(path), read_only=read_only))
         except duckdb.Error as exc:
             message = str(exc)
             detail = damage_detail(message, path)
