@@ -347,3 +347,31 @@ def test_the_panels_tidy_up_button_proposes_and_changes_nothing(qtbot: Any, mode
     qtbot.waitUntil(lambda: not view.worker.busy and "确认弹窗" in view.last_message, timeout=30_000)
     assert view.last_message == "找到 0 组近似重复、1 处矛盾；1 条新提议在确认弹窗里等你决定。"
     assert len(_proposed(store)) == 1 and _texts(store) == before
+
+
+def test_two_answers_at_once_apply_one(planted: Any) -> None:
+    """The dialog and a terminal answering together: one applies, the other is refused."""
+    import threading
+
+    store, clock, engine, ids = planted
+    consolidation.run(store, clock, engine)
+    job = _proposed(store)[frozenset({ids["zh"], ids["en"]})]
+    outcomes: list[str] = []
+    start = threading.Barrier(2)
+
+    def answer(keep: str) -> None:
+        start.wait()
+        try:
+            outcomes.append(resolve.resolve(store, clock, proposals.CLIENT, job.id, f"keep:{keep}")["action"])
+        except resolve.ResolveRejected as exc:
+            outcomes.append(str(exc))
+
+    threads = [threading.Thread(target=answer, args=(ids[k],)) for k in ("zh", "en")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(outcomes)[0] == "keep" and "already handled" in sorted(outcomes)[1]
+    assert len(memories.trash_list(store)) == 1
+    done = jobs.get(store, job.id)
+    assert done is not None and done.status == "done"

@@ -151,6 +151,18 @@ def _create(
 
 
 # -- the user's answer ------------------------------------------------------------------------------
+def claim(store: Store, job_id: str) -> bool:
+    """Exactly once: the proposal turns `applying` only from waiting, in one transaction, so of
+    two answers arriving together (the dialog and a terminal) the second finds it taken."""
+    with store.transaction() as con:
+        row = one(con.execute("SELECT status FROM side_jobs WHERE id = ?", [job_id]))
+        if row is None or row[0] not in ("ready", "shown"):
+            return False
+        con.execute("UPDATE side_jobs SET status = 'applying' WHERE id = ?", [job_id])
+    store.changed(jobs.TOPIC)
+    return True
+
+
 def apply(
     store: Store, clock: Clock, made: dict[str, Any], decision: str, edited_text: str | None = None
 ) -> dict[str, Any]:

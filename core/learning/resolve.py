@@ -67,6 +67,8 @@ def resolve(
             f"decision {_echo(decision)!r} was not offered for {shown} (offered: {', '.join(options(job.proposal))})"
         )
     if ours:
+        if not consolidation.claim(store, job_id):  # answered meanwhile (the dialog and a terminal)
+            raise ResolveRejected(f"sessionID {shown} is already handled")
         try:
             result = consolidation.apply(store, clock, job.proposal, decision, edited_text)
         except InvalidInput as exc:  # a member changed meanwhile: this proposal is void
