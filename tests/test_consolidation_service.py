@@ -111,3 +111,21 @@ def test_consolidate_proposes_and_an_answer_applies_once(home: Path) -> None:
         and next_pass["skipped"]["declined"] + next_pass["skipped"]["proposed_before"] >= 1
     )
     assert not waiting()
+
+
+def test_maintenance_runs_the_pass_in_the_background(home: Path) -> None:
+    """`memevo maintenance --force` (as the day's first session start does) starts a pass on
+    the service's own thread: a duplicate added since shows up as a proposal soon after."""
+    import time
+
+    added = as_json("project", "add", "用 scripts/deploy.sh 部署")["memory"]
+    ids = {text: i for i, text in texts().items()}
+    pair = frozenset({ids["部署脚本在 scripts/deploy.sh"], added["id"]})
+    assert pair not in waiting()
+    done = as_json("maintenance", "--force")
+    assert done["ran"] is True
+    deadline = time.monotonic() + HANG_S
+    while pair not in waiting():
+        assert time.monotonic() < deadline, "no consolidation proposal after the maintenance"
+        time.sleep(0.3)
+    assert texts()[added["id"]] == "用 scripts/deploy.sh 部署"  # proposed only
