@@ -134,6 +134,19 @@ def build(client: str) -> MCPServer:
 
     @server.tool(
         structured_output=False,
+        description="找出近似重复和互相矛盾的记忆，把合并或替换作为提案交给用户确认（本身不改动任何记忆）。"
+        "用户要求整理、去重记忆时使用；提案会在 memevo 的确认弹窗、`memevo pending` 或下一次结束时的提问里由用户决定。",
+    )
+    def memory_consolidate() -> str:
+        found = _call("consolidate", {}, service_only=True, needs_model=True)
+        return (
+            f"找到 {found['duplicates']} 组近似重复、{found['contradictions']} 处矛盾；"
+            f"新提交 {len(found['proposed'])} 条提案等用户确认，现在没有改动任何记忆。"
+            "告诉用户：请在 memevo 的确认弹窗里选择（也可以用 `memevo pending` 查看）。"
+        )
+
+    @server.tool(
+        structured_output=False,
         description="处理插件弹窗确认过的提案：decision 为 create_rule、create_project、reinforce、merge、replace 或 discard；"
         "整理记忆的提案还可以是 keep:<id>（保留这一条，其余进回收站）。",
     )

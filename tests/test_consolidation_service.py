@@ -129,3 +129,12 @@ def test_maintenance_runs_the_pass_in_the_background(home: Path) -> None:
         assert time.monotonic() < deadline, "no consolidation proposal after the maintenance"
         time.sleep(0.3)
     assert texts()[added["id"]] == "用 scripts/deploy.sh 部署"  # proposed only
+
+
+def test_the_mcp_tool_runs_the_pass_and_changes_nothing(home: Path) -> None:
+    from test_mcp import _run, _text
+
+    before = texts()
+    _, (said,) = _run(home, [("memory_consolidate", {})])
+    assert "近似重复" in _text(said) and "没有改动任何记忆" in _text(said)
+    assert texts() == before

@@ -69,10 +69,11 @@ def test_open_says_so_when_no_browser_could_open_the_snapshot(mcp_home: Path, tm
     assert seen.read_text(encoding="utf-8").strip() == f"file://{page}"
 
 
-def test_exactly_seven_tools_with_their_schemas(mcp_home: Path) -> None:
+def test_exactly_eight_tools_with_their_schemas(mcp_home: Path) -> None:
     names, _ = _run(mcp_home, [])
     assert sorted(names) == [
         "memory_config",
+        "memory_consolidate",
         "memory_list",
         "memory_propose",
         "memory_read",
