@@ -85,7 +85,7 @@ def test_every_line_is_answered_and_the_server_reads_on(data_dir: Path) -> None:
         reply = server.send(b'{"jsonrpc":"2.0","id":8,"method":')
         assert reply is not None and reply["id"] is None and reply["error"]["code"] == -32700
         listed = server.send(b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}')
-        assert listed is not None and listed["id"] == 9 and len(listed["result"]["tools"]) == 7
+        assert listed is not None and listed["id"] == 9 and len(listed["result"]["tools"]) == 8
         assert server.proc.poll() is None
     finally:
         stderr = server.close()
