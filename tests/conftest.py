@@ -485,6 +485,7 @@ MODULE_LANES: dict[str, str] = {
     "test_recall_units.py": UNITS,
     "test_redaction.py": UNITS,
     "test_repair.py": PROCESSES,
+    "test_resident_imports.py": PROCESSES,  # a real `memevo serve`, the service start in a child
     "test_secrets.py": PROCESSES,
     "test_service.py": PROCESSES,
     "test_service_scopes.py": PROCESSES,

@@ -37,8 +37,20 @@ class HeldAccess(optable.StoreAccess):
         return self.store
 
 
+def side_api_named() -> bool:
+    """The config names a side API (address and model): only then does its key decide anything
+    (learning.readiness.state)."""
+    from .. import config as config_mod
+
+    config = config_mod.load()
+    return bool(config["sideApiBase"] and config["sideApiModel"])
+
+
 class KeyCheck:
-    """Whether the side API key is set, asked of the keyring at most every KEY_CHECK_TTL_S."""
+    """Whether the side API key is set (and matters), asked of the keyring at most every
+    KEY_CHECK_TTL_S, and only once the config names a side API: until then the keyring and what
+    it loads (secretstorage, jeepney, cryptography: ~12 MB, ~0.2 s) stay out of the service. A
+    config change through the service (config_set) asks again at once (ServiceContext.after)."""
 
     def __init__(self) -> None:
         self._checked = (-1e9, False)
@@ -48,7 +60,7 @@ class KeyCheck:
         if time.monotonic() - checked_at > KEY_CHECK_TTL_S:
             from .. import secrets
 
-            value = secrets.has_api_key()
+            value = side_api_named() and secrets.has_api_key()
             self._checked = (time.monotonic(), value)
         return value
 
@@ -145,6 +157,8 @@ class ServiceContext(optable.Context):
     # -- what follows a change ----------------------------------------------------------------------
     def after(self, op: optable.Operation, result: dict[str, Any]) -> None:
         changed = optable.changed_ids(result)
+        if op.texts:  # the config changed: a side API named or unnamed decides whether the key counts
+            self.keys.forget()
         if op.writes:
             jobs.void_about(self.store, changed)  # a proposal about a memory just changed is void
             if self.engine is not None:

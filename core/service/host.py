@@ -53,6 +53,7 @@ class ServiceHost:
 
     def load_engine(self) -> None:
         """The model, loaded off the request path; the service serves meanwhile."""
+        from ..encoder.encoder import release_free_memory
         from ..runtime import open_engine
         from ..store import damage_in
 
@@ -66,6 +67,7 @@ class ServiceHost:
             self.load_progress.stage("Checking the memory store")
             self.store.verify()  # every block read once: damage is named now, not blamed on the model
             ctx.engine = open_engine(self.store, self.load_progress, clock=self.clock)
+            release_free_memory()  # what loading freed (the tokenizer file's parse, the pool's batches)
             ctx.ready_after_s = time.monotonic() - ctx.started
             log.info("recall ready after %.1f s (%d memories)", ctx.ready_after_s, len(ctx.engine.index))
             ctx.learner.want_cues()  # memories from before cues, or written while it was down

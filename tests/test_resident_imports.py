@@ -1,0 +1,92 @@
+"""The resident service loads only what it serves with (issue 33, item 2): a real `memevo serve`
+that has answered a prompt maps no library of the modules it leaves to other commands, and the
+service's own start, run in a fresh process, imports none of them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import servicerun
+from deadlines import HANG_S
+from memevo.core import memories
+from memevo.core.clock import FakeClock
+from memevo.core.service import client
+from memevo.core.store import Store
+
+# What the resident process never needs: torch and sentence-transformers (other models, run by
+# the CLI's model commands), the graph's builder (onnx, safetensors: provisioning), the
+# keyring and what it loads (only once a side API is named), Qt (the tray), the MCP server.
+NOT_RESIDENT = (
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "onnx",
+    "safetensors",
+    "keyring",
+    "secretstorage",
+    "cryptography",
+    "PySide6",
+    "mcp",
+    "pandas",
+)
+# Their native libraries, as /proc/PID/maps shows them in the running service.
+NOT_MAPPED = (
+    "libtorch",
+    "/torch/",
+    "/onnx/onnx_cpp2py_export",
+    "/safetensors/",
+    "/cryptography/",
+    "/PySide6/",
+)
+# What it does serve with: without these the check would pass for a service that loaded nothing.
+RESIDENT = ("duckdb", "numpy", "onnxruntime", "tokenizers")
+
+START = """
+import json, sys
+from memevo.core.service.host import ServiceHost
+from memevo.core.store import Store
+host = ServiceHost(Store.open())
+host.ctx.refresh_caches()
+host.load_engine()
+assert host.engine is not None, host.ctx.engine_error
+result = host.engine.recall("改完代码先不要提交，等我确认")
+host.close()
+print(json.dumps({"modules": sorted(m.split(".")[0] for m in sys.modules), "hits": len(result.hits)}))
+"""
+
+
+def _pool() -> None:
+    store = Store.open()
+    clock = FakeClock()
+    memories.create(store, "rule", "改完代码不要自动 commit，等我确认后再提交", clock)
+    memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    store.close()
+
+
+def test_the_service_start_imports_none_of_the_heavy_modules(data_dir: Path, provisioned_model: Any) -> None:
+    _pool()
+    done = subprocess.run([sys.executable, "-P", "-c", START], capture_output=True, text=True, timeout=HANG_S)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    modules = set(seen["modules"])
+    assert seen["hits"] >= 1
+    assert [m for m in RESIDENT if m not in modules] == []
+    assert [m for m in NOT_RESIDENT if m in modules] == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps (Linux)")
+def test_a_running_service_maps_no_library_it_does_not_need(data_dir: Path, provisioned_model: Any) -> None:
+    _pool()
+    with servicerun.service(data_dir) as proc:
+        answer = client.call(
+            "hook.prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "imports"}, timeout_s=60
+        )
+        assert "pay_new_flow_v2" in json.dumps(answer, ensure_ascii=False)
+        maps = Path(f"/proc/{proc.pid}/maps").read_text(encoding="utf-8")
+    assert [lib for lib in NOT_MAPPED if lib in maps] == []
+    assert "onnxruntime" in maps and "duckdb" in maps
