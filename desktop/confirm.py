@@ -71,6 +71,10 @@ class ConfirmDialog(QDialog):
         self.words_label = self._row(tr("You said:"), job.words or "")
         for part in (self.words_label, self.row_titles[self.words_label]):
             part.setVisible(bool(job.words))  # a job made before words were kept has none
+        if self.proposal.get("origin") == "consolidate":  # memevo's own pass: no client, no session
+            for shown in (self.client_label, self.session_label):
+                for part in (shown, self.row_titles[shown]):
+                    part.setVisible(False)
         # A client's model quotes the user's words; quoted words the user never typed in this
         # session may come from an injected instruction: said plainly before anything is saved.
         self.unverified_label = _value(

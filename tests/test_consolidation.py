@@ -251,6 +251,10 @@ def test_the_confirmation_dialog_offers_the_members(qtbot: Any, planted: Any) ->
     assert dialog.windowTitle() == "memevo · 整理记忆" and "互相矛盾" in dialog.heading_label.text()
     assert "回答用中文" in dialog.proposal_label.text() and "回答用英文" in dialog.proposal_label.text()
     assert dialog.editor.isHidden() and all(b.isEnabled() for b in dialog.buttons.values())
+    assert (
+        dialog.client_label.isHidden() and dialog.session_label.isHidden() and dialog.words_label.isHidden()
+    )
+    assert dialog.proposer_label.text() == "memevo 的记忆整理"
     with qtbot.waitSignal(dialog.decided) as decided:
         dialog.buttons[f"keep:{ids['zh']}"].click()
     assert decided.args == [job.id, f"keep:{ids['zh']}", "回答用英文"]

@@ -2059,7 +2059,7 @@
     </message>
     <message>
         <source>memevo&apos;s consolidation of your memories</source>
-        <translation>memevo 整理记忆时发现</translation>
+        <translation>memevo 的记忆整理</translation>
     </message>
     <message>
         <source>memevo · Tidy up memories</source>
