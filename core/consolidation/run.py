@@ -29,7 +29,8 @@ def scan(store: Store, engine: RecallEngine) -> list[find.Finding]:
         raise InvalidInput(
             f"consolidation has no calibrated thresholds for the model {engine.encoder.model_id}"
         )
-    engine.encode_stale()
+    # Only the stored vectors: the engine encodes what a write changed (its own sync, on the
+    # writer's path); a memory without a current vector yet waits for the next pass.
     live = {m.id: m for m in memories.live(store)}
     ids: list[str] = []
     texts: list[str] = []
