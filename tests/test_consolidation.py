@@ -379,3 +379,25 @@ def test_two_answers_at_once_apply_one(planted: Any) -> None:
     assert len(memories.trash_list(store)) == 1
     done = jobs.get(store, job.id)
     assert done is not None and done.status == "done"
+
+
+def test_a_slow_side_model_costs_the_pass_its_budget_only(side_host: Any) -> None:
+    """On demand the merged texts share a budget (the callers wait): past it a proposal has no
+    merged text and offers the members' texts to keep."""
+    from fake_openai import FakeOpenAI
+    from memevo.core import config as config_mod
+    from memevo.core.service import consolidateops
+
+    clock, store = side_host.clock, side_host.store
+    members = [memories.create(store, "project", t, clock) for t in ("API server port: 8080", "端口 8080")]
+    server = FakeOpenAI(lambda body: ("sleep", 5))
+    try:
+        config_mod.set_key("sideApiBase", server.base)
+        config_mod.set_key("sideApiModel", "judge-mini")
+        write = consolidateops.merge_text_writer(side_host.ctx, 1.0)
+        assert write is not None
+        started = time.monotonic()
+        assert write(members) is None and write(members) is None
+        assert time.monotonic() - started < 3
+    finally:
+        server.close()

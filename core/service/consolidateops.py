@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memevo.service")
 _PASS = threading.Lock()
+# What the side model's merged texts may take in all: on demand the answer must come within the
+# callers' own waits (MCP's 30 s, the CLI's 60 s); after maintenance nobody waits. Past the
+# budget a proposal has no merged text and offers the members' texts to keep.
+REQUEST_MERGE_S = 15.0
+BACKGROUND_MERGE_S = 180.0
 
 
 @operation("consolidate", service=True)
@@ -38,7 +44,9 @@ def op_consolidate(ctx: ServiceContext, limit: Any = proposals.MAX_NEW) -> dict[
     if not _PASS.acquire(timeout=60):
         raise InvalidInput("a consolidation pass is already running; try again in a minute")
     try:
-        report = consolidation.run(ctx.store, ctx.clock, ctx.engine, merge_text_writer(ctx), _limit(limit))
+        report = consolidation.run(
+            ctx.store, ctx.clock, ctx.engine, merge_text_writer(ctx, REQUEST_MERGE_S), _limit(limit)
+        )
     finally:
         _PASS.release()
     report["desktop"] = ctx.desktop
@@ -59,7 +67,9 @@ def in_background(ctx: ServiceContext) -> threading.Thread | None:
     def work() -> None:
         try:
             assert ctx.engine is not None
-            report = consolidation.run(ctx.store, ctx.clock, ctx.engine, merge_text_writer(ctx))
+            report = consolidation.run(
+                ctx.store, ctx.clock, ctx.engine, merge_text_writer(ctx, BACKGROUND_MERGE_S)
+            )
             log.info("consolidation: %s", report)
         except Exception:
             log.warning("the consolidation pass failed; the next maintenance tries again", exc_info=True)
@@ -71,8 +81,11 @@ def in_background(ctx: ServiceContext) -> threading.Thread | None:
     return thread
 
 
-def merge_text_writer(ctx: ServiceContext) -> Callable[[list[memories.Memory]], str | None] | None:
-    """The side model's merged text, or None (no side API, paused, the worker down)."""
+def merge_text_writer(
+    ctx: ServiceContext, budget_s: float
+) -> Callable[[list[memories.Memory]], str | None] | None:
+    """The side model's merged text, or None (no side API, paused, the worker down, or the
+    budget for this pass spent: each call waits at most what is left of it)."""
     from ..learning import judge
     from ..learning.learn import configured_endpoint
 
@@ -89,13 +102,20 @@ def merge_text_writer(ctx: ServiceContext) -> Callable[[list[memories.Memory]], 
     if runner is None:
         return None
 
+    deadline = time.monotonic() + budget_s
+
     def write(members: list[memories.Memory]) -> str | None:
+        left = min(deadline - time.monotonic(), endpoint.timeout_s + 5)
+        if left <= 0:
+            return None
         call = merge_writer.write(runner.client, endpoint, [m.text for m in members])
+        future = asyncio.run_coroutine_threadsafe(runner._call(config, call), runner.loop)
         try:
-            text = asyncio.run_coroutine_threadsafe(runner._call(config, call), runner.loop).result(
-                endpoint.timeout_s + 5
-            )
+            text = future.result(left)
             return text if isinstance(text, str) else None
+        except TimeoutError:
+            future.cancel()
+            log.warning("consolidation: no merged text within the pass's budget; the user picks a text")
         except judge.JudgeError as exc:
             log.warning("consolidation: the side model wrote no merged text: %s", exc)
         except Exception:
