@@ -41,8 +41,10 @@ def op_consolidate(ctx: ServiceContext, limit: Any = proposals.MAX_NEW) -> dict[
     nothing changes until the user answers (`memevo pending`, the tray's dialog)."""
     if ctx.engine is None:
         raise InvalidInput(ctx.engine_error or "the model is still loading; try again in a few seconds")
-    if not _PASS.acquire(timeout=60):
-        raise InvalidInput("a consolidation pass is already running; try again in a minute")
+    if not _PASS.acquire(timeout=5):  # the day's pass may wait minutes for merged texts
+        raise InvalidInput(
+            "a consolidation pass is already running (its proposals come as it finds them); try again later"
+        )
     try:
         report = consolidation.run(
             ctx.store, ctx.clock, ctx.engine, merge_text_writer(ctx, REQUEST_MERGE_S), _limit(limit)
