@@ -47,7 +47,17 @@ def cmd_maintenance(args: argparse.Namespace) -> int:
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
     """Near-duplicates and contradictions, proposed for the user's answer (nothing changes here)."""
-    result = call("consolidate", limit=args.limit)
+    if service_holds_store():
+        from ..core.service.client import call_service
+
+        result = call_service("consolidate", {"limit": args.limit}, wait_s=180)
+    else:  # no service: the pass on the store here (merged texts are the service's, with its side client)
+        from ..core.clock import SystemClock
+        from ..core.consolidation import run as consolidation
+        from ..core.service.consolidateops import checked_limit
+
+        limit = checked_limit(args.limit)
+        result = with_engine(lambda engine: consolidation.run(engine.store, SystemClock(), engine, None, limit))
     if args.json:
         return emit_json(result)
     skipped = result["skipped"]

@@ -47,7 +47,7 @@ def op_consolidate(ctx: ServiceContext, limit: Any = proposals.MAX_NEW) -> dict[
         )
     try:
         report = consolidation.run(
-            ctx.store, ctx.clock, ctx.engine, merge_text_writer(ctx, REQUEST_MERGE_S), _limit(limit)
+            ctx.store, ctx.clock, ctx.engine, merge_text_writer(ctx, REQUEST_MERGE_S), checked_limit(limit)
         )
     finally:
         _PASS.release()
@@ -55,7 +55,7 @@ def op_consolidate(ctx: ServiceContext, limit: Any = proposals.MAX_NEW) -> dict[
     return report
 
 
-def _limit(value: Any) -> int:
+def checked_limit(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 50:
         raise InvalidInput("limit must be a whole number from 0 to 50")
     return value
