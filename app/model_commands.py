@@ -57,7 +57,9 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
         from ..core.service.consolidateops import checked_limit
 
         limit = checked_limit(args.limit)
-        result = with_engine(lambda engine: consolidation.run(engine.store, SystemClock(), engine, None, limit))
+        result = with_engine(
+            lambda engine: consolidation.run(engine.store, SystemClock(), engine, None, limit)
+        )
     if args.json:
         return emit_json(result)
     skipped = result["skipped"]
