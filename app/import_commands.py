@@ -16,9 +16,9 @@ def cmd_import_notes(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..core import notes
-    from ..core.scopes import repo_of
+    from ..core.scopes import folder_of
 
-    repo_path = repo_of(os.path.abspath(args.repo) if args.repo else os.getcwd())
+    repo_path = folder_of(os.path.abspath(args.repo) if args.repo else os.getcwd())
     found = notes.candidates(Path.home(), Path(repo_path) if repo_path else None)
     if found:
         known = set(call("notes_known", shas=[c.sha for c in found], texts=[c.text for c in found])["known"])

@@ -67,15 +67,15 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def _here() -> str:
-    from ..core.scopes import repo_of
+    from ..core.scopes import folder_of, repo_of
 
-    repo = repo_of(os.getcwd())
-    if repo is None:
+    folder, repo = folder_of(os.getcwd()), repo_of(os.getcwd())
+    if folder is None or repo is None:
         raise InvalidInput("the current folder cannot be used as a repository")
     broad = {str(Path("/").resolve()), str(Path.home().resolve())}
-    if repo in broad:  # no .git above it: "here" would be every session started there
+    if folder in broad:  # no .git above it: "here" would be every session started there
         raise InvalidInput(
-            f"{repo} is not a repository (no .git in it or above it): run this inside the repository "
+            f"{folder} is not a repository (no .git in it or above it): run this inside the repository "
             "the memory belongs to; nothing changed"
         )
     return repo

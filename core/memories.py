@@ -405,18 +405,32 @@ def create(store: Store, category: str, text: str, clock: Clock, scope: str | No
 
 
 def check_scope(scope: str | None) -> str | None:
-    """None or "global": global; else an absolute folder path (a repository)."""
+    """None or "global": global; else a repository: its identity (`host/org/x`, core/repos.py)
+    or an absolute folder path — a folder that is a repository is keyed by its identity."""
     from pathlib import PurePath
+
+    from . import scopes
 
     if scope is None or scope == "global":
         return None
     if (
         not isinstance(scope, str)
-        or not PurePath(scope).is_absolute()
         or first_unsafe(scope)
         or len(scope) > 4096
+        or any(c.isspace() for c in scope.strip())
+        or not (PurePath(scope).is_absolute() or "/" in scope.strip("/"))
     ):
-        raise InvalidInput(f"scope must be global or a repository's absolute path, not {str(scope)[:200]!r}")
+        raise InvalidInput(
+            f"scope must be global, a repository's remote (host/org/name) or its absolute path, not {str(scope)[:200]!r}"
+        )
+    if PurePath(scope).is_absolute():
+        from pathlib import Path
+
+        try:
+            if (Path(scope) / ".git").exists():
+                return scopes.repo_of(scope) or scope
+        except OSError:
+            pass
     return scope
 
 

@@ -153,6 +153,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         "the same cluster is not proposed again until one of its members changes",
         ("CREATE TABLE consolidation_declined (key VARCHAR PRIMARY KEY, declined_ms BIGINT NOT NULL)",),
     ),
+    Migration(
+        16,
+        "a repository is keyed by its normalised remote URL (core/repos.py), no longer its folder: "
+        "the folders where each repository lives on this machine (scopes keyed by a folder are "
+        "moved to its identity when the store opens)",
+        (
+            "CREATE TABLE repo_folders (repo VARCHAR NOT NULL, folder VARCHAR NOT NULL, "
+            "seen_ms BIGINT NOT NULL, PRIMARY KEY (repo, folder))",
+        ),
+    ),
 )
 
 

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from . import memories
+from . import memories, repos
 from .clock import Clock
 from .errors import InvalidInput
 from .store import Store
@@ -59,17 +59,21 @@ def sources(home: Path, repo: Path | None) -> list[tuple[Path, str | None]]:
     for memory in sorted((home / ".claude" / "projects").glob("*/memory/MEMORY.md")):
         found.append((memory, _claude_project(memory.parent.parent.name)))
     if repo is not None:
+        key = repos.identity(str(repo))  # the repository's facts, wherever it is cloned
         for name in ("CLAUDE.md", "AGENTS.md", "CODEBUDDY.md", ".cursorrules"):
-            found.append((repo / name, str(repo)))
+            found.append((repo / name, key))
         for pattern in (".cursor/rules/*.mdc", ".codebuddy/rules/*.md", ".codebuddy/rules/*.mdc"):
-            found += [(path, str(repo)) for path in sorted(repo.glob(pattern))]
+            found += [(path, key) for path in sorted(repo.glob(pattern))]
     return [(path, scope) for path, scope in found if path.is_file()]
 
 
 def _claude_project(folder_name: str) -> str | None:
     """Claude Code names a project's folder after its path, "/" as "-": the path when it exists."""
     guess = Path("/" + folder_name.lstrip("-").replace("-", "/"))
-    return str(guess) if folder_name.startswith("-") and guess.is_dir() else None
+    if not folder_name.startswith("-") or not guess.is_dir():
+        return None
+    folder = repos.folder_of(str(guess))
+    return repos.identity(folder) if folder else None
 
 
 def statements(text: str) -> list[str]:

@@ -23,10 +23,10 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from . import anchors, scopes
+from . import repos as repos_mod
 from .clock import Clock
 from .store import Store, one
 
@@ -135,7 +135,8 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
     """Look up the names of every live memory of `repo` in it, within budget_s. The store is
     read, then let go while git runs, then written in one short transaction."""
     report = Report()
-    if not Path(repo).is_dir():
+    here = _folder(store, repo)
+    if here is None:
         return report
     rows = store.query(
         "SELECT m.id, m.text, a.text_sha, a.anchors, a.stale_ms, a.stale_reason FROM memories m "
@@ -143,7 +144,7 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
         "WHERE s.repo = ? AND NOT m.deprecated ORDER BY m.id",
         [repo],
     )
-    prober = anchors.Prober(repo, time.monotonic() + budget_s)
+    prober = anchors.Prober(here, time.monotonic() + budget_s)
     results: list[tuple[str, str, Noted, bool]] = []
     for memory_id, text, sha, names_json, stale_ms, reason in rows:
         kept = _from_row((names_json, stale_ms, reason)) if names_json is not None else None
@@ -218,6 +219,13 @@ def _reason(names: list[dict[str, Any]], repo: str, clock: Clock, now_ms: int) -
         f" (+{len(gone) - MAX_REASON_NAMES})" if len(gone) > MAX_REASON_NAMES else ""
     )
     return f"{shown} not found in {scopes.name(repo)} since {clock.local_day(now_ms)}"
+
+
+def _folder(store: Store, repo: str) -> str | None:
+    """Where the repository lives on this machine (core/repos.py), None when nowhere here."""
+    with store.reading() as con:
+        found = repos_mod.folders(con, repo)
+    return found[0] if found else None
 
 
 def repos(store: Store) -> list[str]:

@@ -74,6 +74,7 @@ class Store:
                 return cls.open(path, read_only=False, lock_wait_s=wait)
         else:
             store.migrate()
+            store.rekey_scopes()
         try:
             store.verify(OPEN_CHECKED)
         except StoreDamaged:
@@ -243,6 +244,19 @@ class Store:
         return applied
 
     # -- small key/value state (maintenance day, import markers) ----------------------------
+    def rekey_scopes(self) -> None:
+        """Scopes keyed by a folder that has a remote move to its identity (core/repos.py)."""
+        from . import repos
+
+        try:
+            with self.transaction() as con:
+                moved = repos.rekey(con)
+        except Exception:  # a busy or read-only file: the folder keys still work, moved next open
+            log.warning("could not move folder-keyed scopes to their repositories", exc_info=True)
+            return
+        if moved:
+            log.info("moved %d scopes from folders to their repositories' remotes", moved)
+
     def get_state(self, key: str) -> str | None:
         rows = self.query("SELECT value FROM state WHERE key = ?", [key])
         return str(rows[0][0]) if rows else None

@@ -469,13 +469,13 @@ class MemoriesView(QWidget):
         from pathlib import Path
 
         from ..core import notes
-        from ..core.scopes import repo_of
+        from ..core.scopes import folder_of
 
         go, folder = self.ask_import_source()
         if not go:
             self.say(tr("Nothing imported."))
             return
-        repo = repo_of(folder) if folder else None
+        repo = folder_of(folder) if folder else None
 
         def found() -> list[dict[str, Any]]:
             candidates = notes.candidates(Path.home(), Path(repo) if repo else None)

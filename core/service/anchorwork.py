@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import staleness
+from .. import repos, staleness
 from ..clock import Clock
 from ..store import Store
 
@@ -37,8 +37,9 @@ class AnchorChecks:
         self.done = threading.Event()  # set after each check (tests wait on it)
         self.last: staleness.Report | None = None
 
-    def want(self, repo: str | None) -> None:
-        """A session started in `repo`: check it unless it was asked for in the last MIN_GAP_S."""
+    def want(self, repo: str | None, folder: str | None = None) -> None:
+        """A session started in `repo` (in `folder` on this machine): check it unless it was
+        asked for in the last MIN_GAP_S. The folder is remembered first (core/repos.py)."""
         if not repo:
             return
         now = time.monotonic()
@@ -46,7 +47,7 @@ class AnchorChecks:
             if now - self._asked.get(repo, -MIN_GAP_S) < MIN_GAP_S:
                 return
             self._asked[repo] = now
-        self._put(("repo", repo))
+        self._put(("repo", (repo, folder)))
 
     def want_ids(self, ids: list[str]) -> None:
         """These memories were written: their repositories are checked (their names are new)."""
@@ -85,9 +86,14 @@ class AnchorChecks:
         store = self._store()
         if kind == _ALL:
             return staleness.check_all(store, self._clock)
-        repos = [what] if kind == "repo" else staleness.repos_of(store, what)
+        if kind == "repo":
+            repo, folder = what
+            if folder:
+                with store.transaction() as con:
+                    repos.remember(con, repo, folder)
+        repos_ = [what[0]] if kind == "repo" else staleness.repos_of(store, what)
         report = staleness.Report()
-        for repo in repos:
+        for repo in repos_:
             report.merge(staleness.check_repo(store, repo, self._clock))
         return report
 

@@ -39,7 +39,8 @@ class Ask:
     session: str | None
     prompt_id: str | None
     max_chars: int
-    repo: str | None = None  # the git top-level of the session's cwd, else the folder
+    repo: str | None = None  # the session's repository: its identity (core/repos.py)
+    folder: str | None = None  # where it is: the git top-level of the session's cwd, else the cwd
 
     @classmethod
     def of(cls, params: dict[str, Any]) -> Ask:
@@ -50,6 +51,7 @@ class Ask:
             prompt_id=_opt(params.get("prompt_id")),
             max_chars=int(params.get("max_chars") or DEFAULT_MAX_CHARS),
             repo=scopes.repo_of(params.get("cwd")),
+            folder=scopes.folder_of(params.get("cwd")),
         )
 
 
@@ -87,7 +89,7 @@ def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     started = time.perf_counter()
     config = config_mod.load()
     _run_maintenance(ctx, config)
-    ctx.anchor_checks.want(ask.repo)  # a queue put: git runs on the checks' own thread
+    ctx.anchor_checks.want(ask.repo, ask.folder)  # a queue put: git runs on the checks' own thread
     if not config["enabled"]:
         return _done(ctx, ask, "session_start", started, None, [])
     text, ids = session_start_text(ctx, config, ask.flavor, ask.max_chars, ask.repo)
