@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ..core import __version__
 from ..core.display import has_display
-from . import import_commands, memory_commands, model_commands, service_commands
+from . import import_commands, memory_commands, model_commands, service_commands, share_commands
 from .cli_shared import Handler, call, progress, run_handler
 
 
@@ -150,6 +150,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", help="the repository whose files to read (default: the current folder's)")
     p.add_argument("--yes", action="store_true", help="take every candidate as proposed, without asking")
     p.add_argument("--dry-run", action="store_true", help="only list the candidates")
+    p = command(
+        "share",
+        share_commands.cmd_share,
+        "write this repository's project facts to .memevo/facts.md, to review and commit like code",
+    )
+    p.add_argument("ids", nargs="*", help="the project facts to share (default: list what could be)")
+    p.add_argument("--all", action="store_true", help="share every project fact of this repository")
+    p.add_argument(
+        "--pending", action="store_true", help="also write local edits and deletions of shared facts"
+    )
+    p.add_argument("--dry-run", action="store_true", help="only show the change to the file")
     p = command(
         "import-legacy",
         import_commands.cmd_import_legacy,

@@ -645,7 +645,17 @@ def restore(store: Store, memory_id: str) -> Memory:
 def purge_expired_trash(con: Any, now_ms: int) -> int:
     cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
     row = one(con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]))
-    for table in ("trash_vectors", "pins", "versions", "scopes", "cues", "cue_vectors", "origins", "anchors"):
+    for table in (
+        "trash_vectors",
+        "pins",
+        "versions",
+        "scopes",
+        "cues",
+        "cue_vectors",
+        "origins",
+        "anchors",
+        "shared_facts",
+    ):
         con.execute(
             f"DELETE FROM {table} WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
         )

@@ -163,6 +163,18 @@ MIGRATIONS: tuple[Migration, ...] = (
             "seen_ms BIGINT NOT NULL, PRIMARY KEY (repo, folder))",
         ),
     ),
+    Migration(
+        17,
+        "a repository's shared facts file (.memevo/facts.md, core/sharing.py): each item's id, the "
+        "memory it is here and the text the file had when last read (the base that tells a file "
+        "edit from a local one); and each file's last read content hash and problem",
+        (
+            "CREATE TABLE shared_facts (repo VARCHAR NOT NULL, share_id VARCHAR NOT NULL, "
+            "memory_id VARCHAR NOT NULL, file_text VARCHAR NOT NULL, PRIMARY KEY (repo, share_id))",
+            "CREATE TABLE shared_files (repo VARCHAR PRIMARY KEY, sha VARCHAR, read_ms BIGINT NOT NULL, "
+            "problem VARCHAR)",
+        ),
+    ),
 )
 
 

@@ -19,6 +19,7 @@ from . import (
     origins,
     purge,
     receipts,  # noqa: F401 - registers "why"
+    shareops,  # noqa: F401 - registers share, share_status, share_read
     staleness,
 )
 from .clock import Clock, SystemClock, iso

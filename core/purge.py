@@ -106,6 +106,7 @@ def _remove(con: Any, memory_id: str, texts: list[str]) -> int:
         "cue_vectors",
         "origins",
         "anchors",
+        "shared_facts",  # its text as the repository's facts file had it (core/sharing.py)
     ):
         con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
     # an injection's receipt names the memory and may quote its names (a stale reason): it goes

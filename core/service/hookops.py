@@ -17,7 +17,7 @@ from .. import maintenance, memories, scopes
 from ..errors import StoreBusy
 from ..learning import readiness
 from ..optable import operation
-from . import books, caches, texts
+from . import books, caches, sharework, texts
 from .context import ServiceContext
 
 log = logging.getLogger("memevo.service")
@@ -90,6 +90,7 @@ def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     config = config_mod.load()
     _run_maintenance(ctx, config)
     ctx.anchor_checks.want(ask.repo, ask.folder)  # a queue put: git runs on the checks' own thread
+    sharework.want(ctx, ask.folder)  # a stat; a changed .memevo/facts.md is read on its own thread
     if not config["enabled"]:
         return _done(ctx, ask, "session_start", started, None, [])
     text, ids = session_start_text(ctx, config, ask.flavor, ask.max_chars, ask.repo)
