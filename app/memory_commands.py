@@ -180,13 +180,14 @@ def cmd_pending(args: argparse.Namespace) -> int:
             print("no proposals are waiting for confirmation")
             return
         for item in waiting:
-            print(
-                f"{item['sessionID']}  {item['client']}  session {item['session']}  ({item['created'][:16]})"
-            )
-            if item.get("proposer") == "consolidate":  # memevo's own consolidation pass
+            if item.get("proposer") == "consolidate":  # memevo's own pass: no client, no session
+                print(f"{item['sessionID']}  memevo's consolidation  ({item['created'][:16]})")
                 print(f"  proposal:  {shown(item['describe'])}")
                 print(f"  choices:   {', '.join(item['options'])}  (memevo pending accept ID --as CHOICE)")
                 continue
+            print(
+                f"{item['sessionID']}  {item['client']}  session {item['session']}  ({item['created'][:16]})"
+            )
             if "proposer" in item:  # an older service does not say; then nothing is claimed
                 print(f"  from:      {_proposer(item)}")
             if item.get("proposer") == "client" and item.get("verified_words") is False:

@@ -415,6 +415,6 @@ def test_memevo_consolidate_without_a_service_runs_the_pass_here(run_cli: Any) -
     assert "found 1 clusters of near-duplicates" in result.stdout and "proposed 1" in result.stdout
     waiting = run_cli("pending").stdout
     assert PLANTED["dup_a"][1] in waiting and PLANTED["dup_b"][1] in waiting
-    assert PLANTED["deploy"][1] not in waiting
+    assert PLANTED["deploy"][1] not in waiting and "memevo's consolidation" in waiting
     refused = run_cli("consolidate", "--limit", "99")
     assert refused.returncode != 0 and "limit must be a whole number from 0 to 50" in refused.stderr
