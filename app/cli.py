@@ -162,6 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--dry-run", action="store_true", help="only show the change to the file")
     p = command(
+        "sync",
+        share_commands.cmd_sync,
+        "sync your memories with a git remote you own (REMOTE the first time; only memories leave)",
+    )
+    p.add_argument("remote", nargs="?", help="the git remote (URL or path), the first time")
+    p = command(
         "import-legacy",
         import_commands.cmd_import_legacy,
         "import the Node tool's memories from the data dir",

@@ -92,3 +92,24 @@ def _choose(status: dict[str, Any]) -> tuple[list[str], bool]:
         answer = input("write these local changes to the file? [y]es / [n]o: ").strip().lower()
         pending = answer == "y"
     return ids, pending
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    from ..core.service.client import call_or_local
+
+    # a sync over the network may take minutes (git's own timeouts bound it)
+    result: dict[str, Any] = call_or_local("sync", {"remote": args.remote}, timeout_s=600.0)
+    if args.json:
+        return emit_json(result)
+    print(
+        f"synced with {shown(result['remote'] or '')}: {result['exported']} written out, "
+        f"{result['imported']} taken in, {len(result['merged'])} merged"
+        + ("" if result["pushed"] else "; not pushed (try again)")
+    )
+    if result["held_back"]:
+        print(
+            f"kept on this machine (its text looks like it holds a secret): {', '.join(result['held_back'])}"
+        )
+    for conflict in result["conflicts"]:
+        print(f"conflict: {conflict['file']}: {conflict['why']} (memory {conflict['id']} left as it is here)")
+    return 1 if result["conflicts"] else 0

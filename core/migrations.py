@@ -175,6 +175,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             "problem VARCHAR)",
         ),
     ),
+    Migration(
+        18,
+        "`memevo sync` (core/syncstore.py): per memory, the content hash of its record as last "
+        "committed to the sync work tree and when that state was first exported — the base that "
+        "tells which side changed",
+        (
+            "CREATE TABLE sync_state (memory_id VARCHAR PRIMARY KEY, sha VARCHAR NOT NULL, "
+            "changed_ms BIGINT NOT NULL)",
+        ),
+    ),
 )
 
 

@@ -63,3 +63,21 @@ def op_share_read(ctx: Context, cwd: str, force: bool = False) -> dict[str, Any]
     """Read the repository's facts file into the store now (the service does at session start)."""
     repo, folder = _where(cwd)
     return sharing.apply(ctx.writer(), repo, folder, ctx.clock, bool(force))
+
+
+@operation("sync", writes=True, reload_all=True)
+def op_sync(ctx: Context, remote: str | None = None) -> dict[str, Any]:
+    """Sync this machine's memories with the git remote (`remote` the first time; see
+    core/syncgit.py). Only memory records leave the machine."""
+    from . import syncgit
+
+    if remote is not None and not isinstance(remote, str):
+        raise InvalidInput("remote must be a git URL or path")
+    return syncgit.sync(ctx.writer(), ctx.clock, remote).as_json()
+
+
+@operation("sync_conflicts")
+def op_sync_conflicts(ctx: Context) -> dict[str, Any]:
+    from . import syncgit
+
+    return {"conflicts": syncgit.conflicts()}

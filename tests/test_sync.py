@@ -1,0 +1,234 @@
+"""A person's memories on every machine (issue 35, item 2), with real git: a bare remote in a
+temporary folder and two data dirs playing two machines. They converge with nothing lost or
+duplicated: edits, pins, scopes, trash and history both ways; concurrent edits (the later one
+wins, the other kept in history); a delete against an edit (the edit survives); syncs killed
+with SIGKILL at many points; a broken record in the remote (a conflict shown and kept); a
+secret never leaves."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clirun import in_process
+from memevo.core import syncstore
+from memevo.core.store import Store
+
+A_RULE = "回答问题时请一律使用中文"
+A_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
+B_RULE = "提交前先跑 make check，再推送"
+SECRET = "部署用的 token 是 ghp_Zq8xN3vR5tY7uW1pK4mL6sD9fG2hJ0cB3nV5"
+
+
+def git(where: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    return done.stdout
+
+
+class Machine:
+    def __init__(self, home: Path, remote: Path) -> None:
+        self.home, self.remote = home, remote
+        home.mkdir(parents=True)
+        self.env = {"MEMEVO_HOME": str(home), "MEMEVO_NO_SERVICE": "1"}
+
+    def memevo(
+        self, *args: str, ok: bool = True, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        done = in_process(*args, env=self.env, cwd=cwd or self.home.parent)
+        if ok:
+            assert done.returncode == 0, done.stderr
+        return done
+
+    def json(self, *args: str, ok: bool = True) -> dict[str, Any]:
+        done = self.memevo(*args, "--json", ok=ok)
+        return dict(json.loads(done.stdout))
+
+    def add(self, category: str, text: str) -> str:
+        return str(self.json(category, "add", text)["memory"]["id"])
+
+    def sync(self, first: bool = False) -> dict[str, Any]:
+        return self.json("sync", str(self.remote)) if first else self.json("sync")
+
+    def state(self) -> dict[str, dict[str, Any]]:
+        """Every memory as its record: what must be the same on both machines."""
+        with Store.open(self.home / "memevo.duckdb", read_only=True) as store:
+            return syncstore.export_all(store)[0]
+
+    def texts(self) -> list[str]:
+        return sorted(m["text"] for m in self.state().values() if not m["trashed"])
+
+
+@pytest.fixture
+def machines(tmp_path: Path, data_dir: Path) -> tuple[Machine, Machine]:
+    remote = tmp_path / "memories.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True, timeout=30)
+    return Machine(tmp_path / "laptop" / "home", remote), Machine(tmp_path / "desktop" / "home", remote)
+
+
+def _converged(a: Machine, b: Machine) -> dict[str, dict[str, Any]]:
+    state = a.state()
+    assert state == b.state()
+    texts = [m["text"] for m in state.values()]
+    assert len(texts) == len(set(texts)), "a memory was duplicated"
+    return state
+
+
+def test_two_machines_converge_both_ways(machines: tuple[Machine, Machine], tmp_path: Path) -> None:
+    laptop, desktop = machines
+    shop = tmp_path / "desktop" / "shop"
+    shop.mkdir(parents=True)
+    git(shop, "init", "-q")
+    git(shop, "remote", "add", "origin", "git@github.com:org/shop.git")
+    rule = laptop.add("rule", A_RULE)
+    fact = laptop.add("project", A_FACT)
+    laptop.json("pin", rule)
+    first = laptop.sync(first=True)
+    assert first["exported"] == 2 and first["pushed"]
+    assert desktop.sync(first=True)["imported"] == 2
+    _converged(laptop, desktop)
+
+    other = desktop.add("rule", B_RULE)
+    desktop.json("edit", fact, A_FACT.replace("v2", "v3"))
+    desktop.json("delete", rule)
+    assert desktop.memevo("scope", other, "here", cwd=shop).returncode == 0
+    desktop.sync()
+    laptop.sync()
+    state = _converged(laptop, desktop)
+    assert state[fact]["text"] == A_FACT.replace("v2", "v3")
+    assert [h[3] for h in state[fact]["history"]] == [A_FACT]
+    assert state[rule]["trashed"] and state[rule]["pinned_ms"]
+    assert state[other]["scope"] == "github.com/org/shop"
+    assert laptop.sync()["exported"] == 0  # nothing changed: nothing written, nothing merged
+
+
+def test_concurrent_edits_the_later_wins_and_the_other_is_kept(machines: tuple[Machine, Machine]) -> None:
+    laptop, desktop = machines
+    fact = laptop.add("project", A_FACT)
+    laptop.sync(first=True)
+    desktop.sync(first=True)
+    desktop.json("edit", fact, A_FACT + "（桌面机改的）")
+    laptop.json("edit", fact, A_FACT + "（笔记本改的）")
+    desktop.sync()  # the desktop's change is exported first...
+    time.sleep(0.01)
+    result = laptop.sync()  # ...the laptop's later: it wins, the desktop's text stays in history
+    assert result["merged"] == [fact]
+    desktop.sync()
+    state = _converged(laptop, desktop)
+    assert state[fact]["text"] == A_FACT + "（笔记本改的）"
+    kept = [h[3] for h in state[fact]["history"]]
+    assert A_FACT in kept and A_FACT + "（桌面机改的）" in kept
+
+
+def test_a_delete_against_an_edit_the_edit_survives(machines: tuple[Machine, Machine]) -> None:
+    laptop, desktop = machines
+    fact = laptop.add("project", A_FACT)
+    laptop.sync(first=True)
+    desktop.sync(first=True)
+    laptop.json("edit", fact, A_FACT + "，测试环境同名")
+    time.sleep(0.01)
+    desktop.json("delete", fact)  # deleted later than the edit: still the edit survives
+    laptop.sync()
+    desktop.sync()
+    laptop.sync()
+    state = _converged(laptop, desktop)
+    assert not state[fact]["trashed"] and state[fact]["text"] == A_FACT + "，测试环境同名"
+
+
+def test_a_sync_killed_anywhere_loses_and_duplicates_nothing(machines: tuple[Machine, Machine]) -> None:
+    laptop, desktop = machines
+    base = [laptop.add("rule", f"第 {i} 条规则：提交前先跑完整的测试") for i in range(12)]
+    laptop.sync(first=True)
+    desktop.sync(first=True)
+    for i, memory_id in enumerate(base[:6]):
+        laptop.json("edit", memory_id, f"第 {i} 条规则：笔记本上改过")
+    for i, memory_id in enumerate(base[6:], 6):
+        desktop.json("edit", memory_id, f"第 {i} 条规则：桌面机上改过")
+    mine = [laptop.add("project", f"笔记本上新记的事实 {i} 号") for i in range(5)]
+    desktop.sync()
+    kills = 0
+    for delay in [0.05 * n for n in range(1, 60)]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memevo.core.cli", "sync"],
+            env=os.environ | laptop.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        time.sleep(delay)
+        if proc.poll() is not None:
+            break
+        os.killpg(proc.pid, signal.SIGKILL)  # git's children too
+        proc.wait(10)
+        kills += 1
+    assert kills >= 5
+    laptop.sync()
+    desktop.sync()
+    laptop.sync()
+    state = _converged(laptop, desktop)
+    assert len(state) == 17
+    for i, memory_id in enumerate(base):
+        where = "笔记本" if i < 6 else "桌面机"
+        assert state[memory_id]["text"] == f"第 {i} 条规则：{where}上改过"
+    assert {state[i]["text"] for i in mine} == {f"笔记本上新记的事实 {i} 号" for i in range(5)}
+
+
+def test_a_broken_record_is_a_conflict_shown_and_kept(
+    machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    laptop, desktop = machines
+    fact = laptop.add("project", A_FACT)
+    laptop.sync(first=True)
+    hand = tmp_path / "by-hand"
+    git(tmp_path, "clone", "-q", str(laptop.remote), str(hand))
+    good = git(hand, "rev-parse", "HEAD").strip()
+    (hand / "memories" / f"{fact}.json").write_text('{"schema": 1, "memory": ')
+    git(hand, "commit", "-q", "-am", "broken by hand")
+    git(hand, "push", "-q", "origin", "HEAD:main")
+    done = desktop.memevo("sync", str(laptop.remote), ok=False)
+    assert done.returncode == 1 and f"memories/{fact}.json" in done.stdout and "conflict" in done.stdout
+    assert fact not in desktop.state()  # nothing taken from the broken file
+    assert laptop.memevo("sync", ok=False).returncode == 1
+    assert laptop.state()[fact]["text"] == A_FACT  # the memory here is left as it was
+    from memevo.core import syncgit
+
+    os.environ["MEMEVO_HOME"], saved = str(laptop.home), os.environ["MEMEVO_HOME"]
+    try:
+        assert [c["id"] for c in syncgit.conflicts()] == [fact]  # kept in a list
+    finally:
+        os.environ["MEMEVO_HOME"] = saved
+    git(hand, "pull", "-q", "--no-rebase", "origin", "main")  # the machines' syncs since
+    # repaired by hand: the next sync takes it again
+    (hand / "memories" / f"{fact}.json").write_text(git(hand, "show", f"{good}:memories/{fact}.json"))
+    git(hand, "commit", "-q", "-am", "repaired")
+    git(hand, "push", "-q", "origin", "HEAD:main")
+    assert desktop.sync()["conflicts"] == []
+    assert laptop.sync()["conflicts"] == []
+    _converged(laptop, desktop)
+
+
+def test_only_memories_leave_and_never_a_secret(machines: tuple[Machine, Machine], tmp_path: Path) -> None:
+    laptop, _ = machines
+    laptop.add("rule", A_RULE)
+    secret = laptop.add("project", SECRET)
+    (laptop.home / "config.json").write_text('{"sideApiBase": "https://api.example.com/v1"}')
+    result = laptop.sync(first=True)
+    assert result["held_back"] == [secret]
+    look = tmp_path / "look"
+    git(tmp_path, "clone", "-q", str(laptop.remote), str(look))
+    files = sorted(str(p.relative_to(look)) for p in look.rglob("*") if p.is_file() and ".git" not in p.parts)
+    assert files == ["README.md", *(f"memories/{i}.json" for i in laptop.state() if i != secret)]
+    history = git(look, "log", "-p", "--all")
+    assert "ghp_" not in history and "sideApiBase" not in history and A_RULE in history
