@@ -188,6 +188,12 @@ SCHEMA: tuple[Key, ...] = (
     Key("sideWaitMs", 12000, _int_range(0, 60000), "how long Stop waits for the side judge (ms)"),
     Key("decayDays", 30, _int_range(1, 3650), "idle days before a memory loses 0.05"),
     Key(
+        "syncMinutes",
+        30,
+        _int_range(0, 1440),
+        "the tray runs `memevo sync` this often once a sync remote is set (0: only by hand)",
+    ),
+    Key(
         "model",
         "intfloat/multilingual-e5-small",
         _non_empty_text,

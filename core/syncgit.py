@@ -363,6 +363,11 @@ def _dedupe(items: list[dict[str, str]]) -> list[dict[str, str]]:
     return list(seen.values())
 
 
+def is_set_up() -> bool:
+    """A sync remote was given once (`memevo sync REMOTE`): a stat, for the tray's timer."""
+    return (work_tree() / ".git" / "config").is_file()
+
+
 def conflicts() -> list[dict[str, str]]:
     try:
         return list(json.loads(conflicts_path().read_text("utf-8")))

@@ -154,6 +154,10 @@ def key_texts() -> dict[str, tuple[str, str]]:
         ),
         "sideWaitMs": (tr("Side judge wait (ms)"), tr("How long the end of a turn waits, 0 to 60000 ms.")),
         "decayDays": (tr("Idle days before decay"), tr("Idle days before a memory loses 0.05.")),
+        "syncMinutes": (
+            tr("Sync every (minutes)"),
+            tr("How often the tray runs memevo sync once a sync remote is set, 0 to 1440; 0: only by hand."),
+        ),
         "model": (tr("Embedding model"), tr("A sentence-transformers model id, or a folder.")),
         "sideApiBase": (tr("Base URL"), tr("An OpenAI-compatible endpoint, e.g. https://api.openai.com/v1")),
         "sideApiModel": (tr("Model"), tr("The model name the side judge asks for.")),

@@ -138,6 +138,9 @@ class Tray:
         self.host = host
         self.confirmations = confirmations
         self.notifier = Notifier(self._show_message)
+        from .sync_timer import SyncSchedule
+
+        self.sync = SyncSchedule(host, self.notifier.notify)  # `memevo sync` by hand and on its timer
         self.icon = QSystemTrayIcon(_icon(STATE_COLORS["loading"]))
         self.menu = QMenu()
         self.status_action = self._action("memevo: starting…", enabled=False)
@@ -148,6 +151,7 @@ class Tray:
         self.confirm_action.setCheckable(True)
         self.settings_action = self._action(tr("Settings…"), lambda: self.open_panel("settings"))
         self.setup_action = self._action(tr("Set up clients…"), lambda: self.open_wizard())
+        self.sync_action = self._action(tr("Sync memories now"), lambda: self.sync.run())
         self.clients_menu = QMenu(tr("Clients"))
         self.quit_action = self._action(tr("Quit memevo"), quit_event.set)
         self.panel: Any = None
@@ -160,8 +164,15 @@ class Tray:
         self.worker = OffUi("memevo-tray-work")
         for action in (self.status_action, None, self.panel_action, self.pending_action, None):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
-        for action in (self.pause_action, self.confirm_action, self.settings_action, self.setup_action):
+        for action in (
+            self.pause_action,
+            self.confirm_action,
+            self.settings_action,
+            self.setup_action,
+            self.sync_action,
+        ):
             self.menu.addAction(action)
+
         self.menu.addMenu(self.clients_menu)
         self.menu.addSeparator()
         self.menu.addAction(self.quit_action)

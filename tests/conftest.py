@@ -505,6 +505,7 @@ MODULE_LANES: dict[str, str] = {
     "test_ui_display.py": PROCESSES,  # Xvfb, openbox, trayer, a pytest per language
     "test_tray_learning.py": PROCESSES,
     "test_tray_menu.py": UNITS,
+    "test_tray_sync.py": UNITS,  # offscreen Qt, a real bare remote
     "test_watcher.py": PROCESSES,
     "test_wizard.py": UNITS,
     "test_wizard_notes.py": UNITS,

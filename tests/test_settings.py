@@ -94,6 +94,7 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
         "recallTopK",
         "sideWaitMs",
         "decayDays",
+        "syncMinutes",
         "sideDailyLimit",
         "proposalsPerSession",
         "proposalsPerDay",

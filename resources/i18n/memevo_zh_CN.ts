@@ -918,6 +918,14 @@
         <translation>一条记忆闲置多少天后扣 0.05。</translation>
     </message>
     <message>
+        <source>Sync every (minutes)</source>
+        <translation>同步间隔（分钟）</translation>
+    </message>
+    <message>
+        <source>How often the tray runs memevo sync once a sync remote is set, 0 to 1440; 0: only by hand.</source>
+        <translation>设置了同步用的远程仓库后，托盘每隔多少分钟运行一次 memevo sync，0 到 1440；0：只手动同步。</translation>
+    </message>
+    <message>
         <source>A sentence-transformers model id, or a folder.</source>
         <translation>sentence-transformers 模型 id，或一个文件夹。</translation>
     </message>
@@ -1064,6 +1072,30 @@
     <message>
         <source>Set up clients…</source>
         <translation>设置客户端…</translation>
+    </message>
+    <message>
+        <source>Sync memories now</source>
+        <translation>立即同步记忆</translation>
+    </message>
+    <message>
+        <source>memevo sync</source>
+        <translation>memevo 同步</translation>
+    </message>
+    <message>
+        <source>No sync remote yet: run “memevo sync REMOTE” once in a terminal (a git remote you own).</source>
+        <translation>还没有同步用的远程仓库：先在终端运行一次 “memevo sync REMOTE”（一个属于你自己的 git 远程仓库）。</translation>
+    </message>
+    <message>
+        <source>memevo sync: a conflict</source>
+        <translation>memevo 同步：有冲突</translation>
+    </message>
+    <message>
+        <source>{file} could not be merged: {why}. The memory here is kept as it is.</source>
+        <translation>{file} 无法合并：{why}。本机的这条记忆保持不变。</translation>
+    </message>
+    <message>
+        <source>memevo sync failed</source>
+        <translation>memevo 同步失败</translation>
     </message>
     <message>
         <source>Clients</source>
