@@ -491,6 +491,7 @@ MODULE_LANES: dict[str, str] = {
     "test_service_scopes.py": PROCESSES,
     "test_repo_identity.py": PROCESSES,  # git, in real repositories
     "test_sharing.py": PROCESSES,  # git, two data dirs
+    "test_sharing_service.py": PROCESSES,  # git, a real `memevo serve` and hooks
     "test_sync.py": PROCESSES,  # git, two data dirs, SIGKILL
     "test_settings.py": UNITS,
     "test_setup_terminal.py": PROCESSES,

@@ -1,0 +1,90 @@
+"""A repository's shared facts reach a second data dir through the repository's file and are
+recalled there (issue 35, "done when"): real git, a teammate's `memevo share`, and the other
+teammate's running `memevo serve` reading .memevo/facts.md when a session starts in their own
+clone (another folder, the same remote) — then the hook's recall injects the fact there, and
+not in another repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import servicerun
+from clirun import in_process
+from deadlines import HANG_S
+from hookrun import run_hook
+from memevo.core import sharing
+
+pytestmark = pytest.mark.usefixtures("provisioned_model")
+
+FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
+PROMPT = "支付页新流程要在测试环境打开，开关叫什么来着"
+
+
+def git(where: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout
+
+
+def _context(result: subprocess.CompletedProcess[bytes]) -> str:
+    assert result.returncode == 0, result.stderr
+    return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def test_a_shared_fact_is_recalled_in_the_teammates_clone(tmp_path: Path, data_dir: Path) -> None:
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    git(seed, "init", "-q", "-b", "main")
+    (seed / "README.md").write_text("a shop\n")
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", "start")
+    remote = tmp_path / "shop.git"
+    git(tmp_path, "clone", "-q", "--bare", str(seed), str(remote))
+    alice, bob = tmp_path / "alice" / "shop", tmp_path / "bob" / "work" / "shop"
+    for clone in (alice, bob):
+        clone.parent.mkdir(parents=True)
+        git(tmp_path, "clone", "-q", str(remote), str(clone))
+    other = tmp_path / "bob" / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+
+    alice_env = {"MEMEVO_HOME": str(tmp_path / "alice" / "home"), "MEMEVO_NO_SERVICE": "1"}
+    assert in_process("project", "add", FACT, "--here", env=alice_env, cwd=alice).returncode == 0
+    assert in_process("share", "--all", env=alice_env, cwd=alice).returncode == 0
+    git(alice, "add", "-A")
+    git(alice, "commit", "-q", "-m", "share the flag")
+    git(alice, "push", "-q", "origin", "HEAD")
+    git(bob, "pull", "-q", "origin", "main")
+    assert (bob / sharing.FILE).is_file()
+
+    bob_home = tmp_path / "bob" / "home"
+    bob_home.mkdir()
+    with servicerun.service(bob_home):
+        env = {"MEMEVO_HOME": str(bob_home)}
+
+        def recalled(cwd: Path, prompt_id: str) -> str:
+            payload = {"session_id": "b", "prompt_id": prompt_id, "prompt": PROMPT, "cwd": str(cwd)}
+            return _context(
+                run_hook("claude", "UserPromptSubmit", json.dumps(payload, ensure_ascii=False), env)
+            )
+
+        assert FACT not in recalled(bob, "before")  # nothing read before a session starts there
+        start = {"session_id": "b", "source": "startup", "cwd": str(bob / "src")}
+        _context(run_hook("claude", "SessionStart", json.dumps(start), env))
+        deadline = time.monotonic() + HANG_S
+        seen = ""
+        n = 0
+        while FACT not in seen and time.monotonic() < deadline:
+            n += 1
+            seen = recalled(bob, f"after-{n}")
+            time.sleep(0.2)
+        assert FACT in seen
+        assert FACT not in recalled(other, "other")  # another repository's sessions do not get it
