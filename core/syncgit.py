@@ -139,9 +139,10 @@ def _init(tree: Path, remote: str | None) -> None:
             )
         tree.mkdir(parents=True, exist_ok=True)
         git(tree, "init", "-q", "-b", BRANCH)
+    if not git(tree, "rev-parse", "--verify", "-q", "HEAD", check=False).strip():  # new, or killed before
         (tree / FOLDER).mkdir(exist_ok=True)
         atomic.write_text(tree / "README.md", "memevo's memories, one file per memory (`memevo sync`).\n")
-        git(tree, "add", "-A")
+        git(tree, "add", "README.md")
         git(tree, "commit", "-q", "-m", "memevo sync: start")
     if remote is not None:
         current = git(tree, "remote", check=False).split()

@@ -232,3 +232,14 @@ def test_only_memories_leave_and_never_a_secret(machines: tuple[Machine, Machine
     assert files == ["README.md", *(f"memories/{i}.json" for i in laptop.state() if i != secret)]
     history = git(look, "log", "-p", "--all")
     assert "ghp_" not in history and "sideApiBase" not in history and A_RULE in history
+
+
+def test_a_first_sync_killed_after_git_init_is_finished_by_the_next(machines: tuple[Machine, Machine]) -> None:
+    laptop, desktop = machines
+    made = laptop.add("rule", A_RULE)
+    tree = laptop.home / "sync"
+    tree.mkdir()
+    git(tree, "init", "-q", "-b", "main")  # where a kill right after `git init` leaves it
+    assert laptop.sync(first=True)["exported"] == 1
+    desktop.sync(first=True)
+    assert made in _converged(laptop, desktop)
