@@ -88,6 +88,14 @@ def parse(text: str) -> Record:
         for h in history
     ):
         raise BrokenRecord("history is not a list of [from_ms, to_ms, reason, text]")
+    from .memories import first_unsafe
+
+    texts = [content["text"], *(h[3] for h in history)]
+    if not all(isinstance(t, str) and t.strip() and not first_unsafe(t) for t in texts):
+        raise BrokenRecord("a text is empty or holds characters memevo does not store")
+    scope = content.get("scope")
+    if scope is not None and (not isinstance(scope, str) or first_unsafe(scope) or len(scope) > 4096):
+        raise BrokenRecord("scope is not a repository's name")
     return Record(content, changed)
 
 

@@ -251,3 +251,23 @@ def test_the_service_reads_the_file_at_session_start_only_when_it_changed(
     finally:
         access.close()
     assert list(bob.facts().values()) == [FACT.replace("v2", "v4")]
+
+
+def test_a_local_deletion_is_offered_back_as_a_removed_item(team: tuple[Teammate, Teammate]) -> None:
+    alice, bob = team
+    fact = alice.json("project", "add", FACT, "--here")["memory"]["id"]
+    keep = alice.json("project", "add", OTHER, "--here")["memory"]["id"]
+    alice.json("share", "--all")
+    alice.push("share")
+    bob.pull()
+    bob.json("share")
+    gone = next(i for i, text in bob.facts().items() if text == FACT)
+    bob.memevo("delete", gone)
+    assert [(c["id"], c["local"]) for c in bob.json("share")["pending"]] == [(gone, None)]
+    assert FACT in _file(bob)  # offered, not written
+    bob.json("share", "--pending")
+    assert FACT not in _file(bob) and f"memevo:{keep}" in _file(bob)
+    bob.push("the flag is gone")
+    alice.pull()
+    assert alice.json("share")["read"]["deleted"] == [fact]
+    assert list(alice.facts()) == [keep]
