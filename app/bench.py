@@ -500,6 +500,7 @@ BUDGETS: dict[str, tuple[str, str | None, float]] = {
     "service_ready_s": ("service_ready_s", None, 1.5),
     "tray_rss_mb": ("tray_rss_mb", None, 300),
     "filter_worst_ms": ("filter_worst_ms", None, 20),
+    "soak_growth_pct": ("soak_growth_pct", None, 10),
     "floor: hook_prompt_ms": ("hook_prompt_ms", "median", 20),
     "floor: hook_prompt_vs_python_start": ("hook_prompt_vs_python_start", None, 3),
     "floor: hook_session_start_vs_python_start": ("hook_session_start_vs_python_start", None, 1.6),
@@ -626,6 +627,9 @@ def run(quick: bool = False) -> dict[str, Any]:
     figures |= encoder_figures(runs, 100 if quick else 1000)
     figures |= hook_figures(runs)
     figures |= tray_figures()
+    from .soak import soak  # the tray over a long day (app/soak.py): thousands of hooks, hundreds of writes
+
+    figures |= soak(prompts=1000, writes=100, real_hooks=20) if quick else soak()
     figures["budgets"] = budgets(figures)
     return figures
 

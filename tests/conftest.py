@@ -495,6 +495,7 @@ MODULE_LANES: dict[str, str] = {
     "test_sync.py": PROCESSES,  # git, two data dirs, SIGKILL
     "test_settings.py": UNITS,
     "test_setup_terminal.py": PROCESSES,
+    "test_soak.py": PROCESSES,  # the tray offscreen, 5,000 hooks and writes among them (slow)
     "test_side_context_hooks.py": PROCESSES,
     "test_store.py": PROCESSES,
     "test_text_hardening.py": UNITS,

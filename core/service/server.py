@@ -101,6 +101,31 @@ def holder_description() -> str:
         return "pid unknown"
 
 
+# glibc keeps what requests freed in its heaps (one per request thread): over 2,000 prompts a
+# service grew ~8 MB this way, all of it given back by malloc_trim; so after requests, at most
+# this often (a trim of the service's heaps takes a few ms, off the request's reply).
+TRIM_EVERY_S = 30.0
+
+
+class HeapTrim:
+    def __init__(self) -> None:
+        self._last = time.monotonic()
+        self._lock = threading.Lock()
+
+    def due(self) -> bool:
+        with self._lock:
+            if time.monotonic() - self._last < TRIM_EVERY_S:
+                return False
+            self._last = time.monotonic()
+            return True
+
+    @staticmethod
+    def trim() -> None:
+        from ..encoder.encoder import release_free_memory
+
+        release_free_memory()
+
+
 @dataclass
 class Server:
     host: ServiceHost
@@ -110,6 +135,7 @@ class Server:
 
     token: str | None = None
     activity: IdleWatch | None = None  # a headless service's idle exit counts requests
+    heap: HeapTrim = field(default_factory=HeapTrim)
 
     async def start(self) -> Path:
         self.stopping = asyncio.Event()
@@ -193,6 +219,8 @@ class Server:
             else:
                 loop = asyncio.get_running_loop()
                 result = await loop.run_in_executor(self.executor, self._handle, op, params)
+                if self.heap.due():
+                    loop.run_in_executor(self.executor, self.heap.trim)
         except MemevoError as exc:
             return protocol.reply_error(type(exc).__name__, str(exc))
         except Exception as exc:
