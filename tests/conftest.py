@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -166,10 +167,34 @@ def isolated_home(
     for var in ("CLAUDE_CONFIG_DIR", "CODEBUDDY_CONFIG_DIR"):
         monkeypatch.delenv(var, raising=False)
     yield data
+    left_open = _close_modal_dialogs()
     _stop_strays(data)
+    assert not left_open, f"the test left a modal dialog open: {left_open}"
     after = _fingerprint()
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     assert not changed, f"test wrote to the real home: {changed}"
+
+
+def _close_modal_dialogs() -> list[str]:
+    """Closes the modal dialogs a test left open, and names them. One left open was found by a
+    later test's dialog helper (QApplication.activeModalWidget) instead of its own, and that
+    test waited in its own dialog's exec() for ever."""
+    if "PySide6.QtWidgets" not in sys.modules:
+        return []
+    from PySide6.QtWidgets import QApplication, QDialog
+
+    app = QApplication.instance()
+    names: list[str] = []
+    for _ in range(10):  # dialogs stacked on dialogs
+        widget = app.activeModalWidget() if isinstance(app, QApplication) else None
+        if widget is None:
+            break
+        names.append(f"{type(widget).__name__} {widget.windowTitle()!r}")
+        if isinstance(widget, QDialog):
+            widget.reject()
+        widget.close()
+        app.processEvents()
+    return names
 
 
 TEST_KEYRING_PASSWORD = "memevo-test"  # tests/setup-and-test.sh unlocks the test keyring with it
@@ -507,7 +532,7 @@ MODULE_LANES: dict[str, str] = {
     "test_ui_display.py": PROCESSES,  # Xvfb, openbox, trayer, a pytest per language
     "test_tray_learning.py": PROCESSES,
     "test_tray_menu.py": UNITS,
-    "test_tray_sync.py": UNITS,  # offscreen Qt, a real bare remote
+    "test_tray_sync.py": PROCESSES,  # offscreen Qt, git with a real bare remote
     "test_watcher.py": PROCESSES,
     "test_wizard.py": UNITS,
     "test_wizard_notes.py": UNITS,

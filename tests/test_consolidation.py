@@ -401,20 +401,3 @@ def test_a_slow_side_model_costs_the_pass_its_budget_only(side_host: Any) -> Non
         assert time.monotonic() - started < 3
     finally:
         server.close()
-
-
-@pytest.mark.usefixtures("provisioned_model")
-def test_memevo_consolidate_without_a_service_runs_the_pass_here(run_cli: Any) -> None:
-    """No tray and no `memevo serve`: the command runs the pass on the store itself (it used to
-    answer "unknown operation 'consolidate'"); the proposal waits in `memevo pending`."""
-    for name in ("dup_a", "dup_b", "deploy"):
-        category, text = PLANTED[name]
-        assert run_cli(category, "add", text).returncode == 0
-    result = run_cli("consolidate")
-    assert result.returncode == 0, result.stderr
-    assert "found 1 clusters of near-duplicates" in result.stdout and "proposed 1" in result.stdout
-    waiting = run_cli("pending").stdout
-    assert PLANTED["dup_a"][1] in waiting and PLANTED["dup_b"][1] in waiting
-    assert PLANTED["deploy"][1] not in waiting and "memevo's consolidation" in waiting
-    refused = run_cli("consolidate", "--limit", "99")
-    assert refused.returncode != 0 and "limit must be a whole number from 0 to 50" in refused.stderr

@@ -138,3 +138,22 @@ def test_the_mcp_tool_runs_the_pass_and_changes_nothing(home: Path) -> None:
     _, (said,) = _run(home, [("memory_consolidate", {})])
     assert "近似重复" in _text(said) and "没有改动任何记忆" in _text(said)
     assert texts() == before
+
+
+def test_memevo_consolidate_without_a_service_runs_the_pass_here(
+    run_cli: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No tray and no `memevo serve`: the command runs the pass on the store itself (it used to
+    answer "unknown operation 'consolidate'"); the proposal waits in `memevo pending`."""
+    monkeypatch.setenv("MEMEVO_HOME", str(data_dir))  # a data dir of its own, no service
+    planted = {"dup_a": PLANTED[2], "dup_b": PLANTED[3], "deploy": PLANTED[4]}
+    for category, text in planted.values():
+        assert run_cli(category, "add", text).returncode == 0
+    result = run_cli("consolidate")
+    assert result.returncode == 0, result.stderr
+    assert "found 1 clusters of near-duplicates" in result.stdout and "proposed 1" in result.stdout
+    waiting = run_cli("pending").stdout
+    assert planted["dup_a"][1] in waiting and planted["dup_b"][1] in waiting
+    assert planted["deploy"][1] not in waiting and "memevo's consolidation" in waiting
+    refused = run_cli("consolidate", "--limit", "99")
+    assert refused.returncode != 0 and "limit must be a whole number from 0 to 50" in refused.stderr
