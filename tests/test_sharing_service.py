@@ -88,3 +88,18 @@ def test_a_shared_fact_is_recalled_in_the_teammates_clone(tmp_path: Path, data_d
             time.sleep(0.2)
         assert FACT in seen
         assert FACT not in recalled(other, "other")  # another repository's sessions do not get it
+
+        # Mid-session the teammate changes the fact and bob pulls: the next prompts read the
+        # changed file (a stat each), with no new session start
+        changed = FACT.replace("pay_new_flow_v2", "pay_new_flow_v3")
+        facts = alice / sharing.FILE
+        facts.write_text(facts.read_text(encoding="utf-8").replace(FACT, changed), encoding="utf-8")
+        git(alice, "commit", "-q", "-am", "the flag was renamed")
+        git(alice, "push", "-q", "origin", "HEAD")
+        git(bob, "pull", "-q", "origin", "main")
+        deadline = time.monotonic() + HANG_S
+        while changed not in seen and time.monotonic() < deadline:
+            n += 1
+            seen = recalled(bob, f"pulled-{n}")
+            time.sleep(0.2)
+        assert changed in seen and FACT not in seen

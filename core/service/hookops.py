@@ -128,6 +128,8 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         _maybe_learn(ctx, config, params, prompt)
     parts = [p for p in (block, prompt_reminder(ctx, config, ask.flavor)) if p]
     result = _done(ctx, ask, "prompt", started, "\n\n".join(parts), ids, asked=prompt, why=why)
+    if kind == "user":  # a stat: the facts file changed mid-session (a pull) is read for the next prompts
+        sharework.want(ctx, ask.folder)
     if block and config["showRecall"]:
         result["system_message"] = block
     if skipped:
