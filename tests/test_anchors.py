@@ -7,41 +7,17 @@ never a global one, never past the time bound."""
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from gitrepo import commit, git, make_repo
 from memevo.core import anchors, config, maintenance, memories, purge, staleness
 from memevo.core.anchors import Anchor
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
 FLAG_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        check=True,
-        capture_output=True,
-    )
-
-
-def make_repo(root: Path, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True)
-    git(root, "init", "-q")
-    for name, body in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(body)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
-    return root
-
-
-def commit(repo: Path, message: str = "change") -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message)
 
 
 @pytest.fixture

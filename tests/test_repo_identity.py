@@ -5,25 +5,14 @@ only by its remote are checked in the folder it was last seen in."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from gitrepo import git
 from memevo.core import memories, repos, scopes, staleness
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
-
-
-def git(where: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    return done.stdout
 
 
 @pytest.fixture

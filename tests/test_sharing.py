@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from clirun import in_process
+from gitrepo import bare_remote, git
 from memevo.core import memories, origins, scopes, sharing
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
@@ -23,17 +24,6 @@ from memevo.core.store import Store
 FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 OTHER = "测试环境的数据库在 db.staging.internal 上"
 SECRET = "部署用的 token 是 ghp_Zq8xN3vR5tY7uW1pK4mL6sD9fG2hJ0cB3nV5"
-
-
-def git(where: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    return done.stdout
 
 
 class Teammate:
@@ -71,14 +61,7 @@ class Teammate:
 
 @pytest.fixture
 def team(tmp_path: Path, data_dir: Path) -> tuple[Teammate, Teammate]:
-    seed = tmp_path / "seed"
-    seed.mkdir()
-    git(seed, "init", "-q", "-b", "main")
-    (seed / "README.md").write_text("a shop\n")
-    git(seed, "add", "-A")
-    git(seed, "commit", "-q", "-m", "start")
-    remote = tmp_path / "shop.git"
-    git(tmp_path, "clone", "-q", "--bare", str(seed), str(remote))
+    remote = bare_remote(tmp_path)
     people = []
     for name in ("alice", "bob"):
         clone = tmp_path / name / "shop"

@@ -15,6 +15,7 @@ import pytest
 import servicerun
 from clirun import in_process
 from deadlines import HANG_S
+from gitrepo import bare_remote, git
 from hookrun import run_hook
 from memevo.core import sharing
 
@@ -24,30 +25,13 @@ FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 PROMPT = "支付页新流程要在测试环境打开，开关叫什么来着"
 
 
-def git(where: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    ).stdout
-
-
 def _context(result: subprocess.CompletedProcess[bytes]) -> str:
     assert result.returncode == 0, result.stderr
     return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
 
 
 def test_a_shared_fact_is_recalled_in_the_teammates_clone(tmp_path: Path, data_dir: Path) -> None:
-    seed = tmp_path / "seed"
-    seed.mkdir()
-    git(seed, "init", "-q", "-b", "main")
-    (seed / "README.md").write_text("a shop\n")
-    git(seed, "add", "-A")
-    git(seed, "commit", "-q", "-m", "start")
-    remote = tmp_path / "shop.git"
-    git(tmp_path, "clone", "-q", "--bare", str(seed), str(remote))
+    remote = bare_remote(tmp_path)
     alice, bob = tmp_path / "alice" / "shop", tmp_path / "bob" / "work" / "shop"
     for clone in (alice, bob):
         clone.parent.mkdir(parents=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import servicerun
 from deadlines import HANG_S
+from gitrepo import git
 from hookrun import run_hook
 from memevo.core import memories, staleness
 from memevo.core.clock import FakeClock
@@ -28,14 +29,6 @@ pytestmark = pytest.mark.usefixtures("provisioned_model")
 FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 RULE = "提交前必须运行 check_all_things 脚本"
 PROMPT = "支付页新流程要在测试环境打开，灰度开关叫什么来着"
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        check=True,
-        capture_output=True,
-    )
 
 
 def _populate(home: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from clirun import in_process
+from gitrepo import git
 from memevo.core import syncstore
 from memevo.core.store import Store
 
@@ -25,17 +26,6 @@ A_RULE = "回答问题时请一律使用中文"
 A_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 B_RULE = "提交前先跑 make check，再推送"
 SECRET = "部署用的 token 是 ghp_Zq8xN3vR5tY7uW1pK4mL6sD9fG2hJ0cB3nV5"
-
-
-def git(where: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    return done.stdout
 
 
 class Machine:
@@ -234,7 +224,9 @@ def test_only_memories_leave_and_never_a_secret(machines: tuple[Machine, Machine
     assert "ghp_" not in history and "sideApiBase" not in history and A_RULE in history
 
 
-def test_a_first_sync_killed_after_git_init_is_finished_by_the_next(machines: tuple[Machine, Machine]) -> None:
+def test_a_first_sync_killed_after_git_init_is_finished_by_the_next(
+    machines: tuple[Machine, Machine],
+) -> None:
     laptop, desktop = machines
     made = laptop.add("rule", A_RULE)
     tree = laptop.home / "sync"
