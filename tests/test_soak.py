@@ -1,8 +1,9 @@
 """A long day against the tray app (issue 33, item 4): 5,000 prompt hooks (50 of them real hook
 processes, the rest the hook's own relay request from four threads) and writes among them,
 offscreen, over a 10k-memory pool, after a warm-up the same way; the tray's RSS after stays
-within 10% of before (app/soak.py). Writes cost ~1 s each on a 10k pool (memories.html is
-rendered again after each), so this test writes 100 and `memevo bench` runs the full 500."""
+within 10% of before (app/soak.py). The suite runs a shorter day (1,000 prompts after 200 to warm up, 20 of them
+real hook processes, 30 writes: the full one took 251 s of the suite's wall on one worker);
+`memevo bench` runs the issue's whole 5,000 prompts and 500 writes."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from memevo.app import soak
 def test_the_tray_stays_light_over_thousands_of_hooks_and_writes(
     isolated_home: Path, provisioned_model: Any
 ) -> None:
-    figures = soak.soak(prompts=5000, writes=100, real_hooks=50)
-    assert figures["soak_real_hooks"] == 50
+    figures = soak.soak(prompts=1000, writes=30, real_hooks=20, warmup=200)
+    assert figures["soak_real_hooks"] == 20
     assert figures["soak_recalled"] >= 0.95 * figures["soak_prompts"], figures  # each really recalled
-    assert figures["soak_memories_after"] >= 10_000 + 100, figures  # the writes were written
+    assert figures["soak_memories_after"] >= 10_000 + 30, figures  # the writes were written
     growth = figures["soak_rss_after_mb"] / figures["soak_rss_before_mb"] - 1
     assert growth <= soak.GROWTH_BUDGET_PCT / 100, figures
