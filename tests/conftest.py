@@ -612,8 +612,8 @@ ALL_CPUS: set[int] = set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffin
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist with no more workers than CPUs, each worker and every process its
-    tests start run on one CPU of their own. Unpinned, two workers' model runs (torch's and
+    """Under pytest-xdist each worker and every process its tests start run on one CPU, round
+    robin (one worker more than CPUs shares one). Unpinned, two workers' model runs (torch's and
     onnxruntime's pools, one thread per CPU, spinning between steps) fought over both cores and
     every model test ran 3-8 times slower; pinned, torch and onnxruntime size their pools to
     the one CPU, and a test's timing no longer depends on the other worker.

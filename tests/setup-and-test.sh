@@ -49,11 +49,14 @@ npm_pid=$!
 python3 -m pip install torch==2.13.0 -e '.[test]'
 wait "$npm_pid"
 
-# Two workers (pytest-xdist), one per core: each test module stays on one worker (its
-# module-scoped services start once) and the keyring tests share one (tests/conftest.py).
-# MEMEVO_TEST_WORKERS=0 runs everything in one process.
+# One pytest-xdist worker more than there are CPUs: a third of a worker's wall is spent waiting
+# on real processes (a hung service's 30 s, the CodeBuddy CLI's MCP settle), which the extra
+# worker fills. Each test module stays on one worker (its module-scoped services start once)
+# and the keyring tests share one (tests/conftest.py). MEMEVO_TEST_WORKERS=0 runs everything in
+# one process.
+workers="${MEMEVO_TEST_WORKERS:-$(( $(nproc) + 1 ))}"
 args=()
-[ "${MEMEVO_TEST_WORKERS:-2}" != 0 ] && args=(-n "${MEMEVO_TEST_WORKERS:-2}" --dist loadgroup)
+[ "$workers" != 0 ] && args=(-n "$workers" --dist loadgroup)
 # The whole suite (no arguments, as .ci/run calls it): ruff, mypy --strict and the import
 # contracts run as their own step beside pytest, which leaves their `static` tests out. With
 # arguments, pytest runs exactly what they select, the static tests included.

@@ -7,9 +7,11 @@ Observed on this CLI (2.117.0), relied on below:
 - MCP tools are deferred: the ToolSearch description lists them by name only,
   `mcp__memory-self-evolution__memory_propose` etc.; the model loads a schema with
   ToolSearch({tool_names}) and calls the tool with DeferExecuteTool({toolName, params}).
-- With any MCP server registered, `-p` waits the whole MCP settle timeout (MCP_TIMEOUT, 30 s by
-  default) before it even spawns the server; the server then connects and its tools are listed
-  all the same. The tests set MCP_TIMEOUT to keep each run to seconds.
+- MCP_TIMEOUT (30 s by default) is the MCP settle wait. A one-shot `-p` run goes on once the
+  servers connect; a stream-json session waits it out whole (measured: 30 s made each session
+  ~25 s longer than 6 s did), and a server not connected by its end has no tools in the run
+  (with 6 s, three tests lost memevo's tools on a machine at load 10). The tests set 10 s:
+  room for our server's start on a busy machine, a few idle seconds a session.
 - The request header X-Conversation-ID is the CLI's session id (the hooks' session_id).
 - In a session driven over stream-json a Stop hook's continuation happens, and the CLI prints
   the turn's `result` before its Stop hooks have ended (run_session waits for them).
@@ -58,7 +60,7 @@ PROPOSE = "mcp__memory-self-evolution__memory_propose"
 SEARCH = "mcp__memory-self-evolution__memory_search"
 USER_WORDS = "以后提交信息都用英文写"
 PROPOSAL = {"text": "提交信息（commit message）一律用英文写", "category": "rule", "words": USER_WORDS}
-MCP_SETTLE_MS = "6000"
+MCP_SETTLE_MS = "10000"
 
 
 # -- registering memevo and running the CLI --------------------------------------------------------------
