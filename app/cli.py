@@ -263,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_commands(command)
     p = command("bench", model_commands.cmd_bench, "measure the speed budgets (min/median/max)")
-    p.add_argument("--quick", action="store_true", help="fewer runs, no million-memory pool")
+    p.add_argument("--quick", action="store_true", help="fewer runs, no million-memory pool, no soak")
     return parser
 
 

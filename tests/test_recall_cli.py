@@ -97,6 +97,7 @@ def test_bench_json_reports_every_budget_key(run_cli) -> None:
         assert 0 < timing["min"] <= timing["median"] <= timing["max"]
     assert figures["rebuild_sentences_per_s"] > 0
     assert "recall_1m_ms" in figures and "rss_1m_mb" in figures  # null with --quick
+    assert figures["soak_growth_pct"] is None and "soak_rss_after_mb" in figures  # the soak too
 
 
 def test_verify_write_cues_asks_the_side_model_for_the_files_memories(run_cli, data_dir: Path) -> None:
