@@ -537,22 +537,27 @@ MODULE_LANES: dict[str, str] = {
     "test_wizard.py": UNITS,
     "test_wizard_notes.py": UNITS,
 }
-# Longest first, from "slowest modules" of a full run (.ci/run, two workers): 290 s down to 35 s.
+# Longest first, from "slowest modules" of a full run (.ci/run, three workers): 266 s down to 35 s.
 LONGEST_GROUPS = (
     "encoder-backends",
     "test_codebuddy_cli.py",
     "test_installed_journey.py",
     "test_processes.py",
-    "test_recall_model.py",
-    "test_mcp_robust.py",
-    "test_recall_cli.py",
-    "keyring",
     "test_repair.py",
+    "test_soak.py",
+    "test_recall_model.py",
+    "test_recall_cli.py",
+    "test_mcp.py",
+    "test_mcp_robust.py",
+    "keyring",
+    "test_tray_display.py",
+    "test_sync.py",
     "test_hook_relay.py",
+    "test_cli_processes.py",
     "test_tray_learning.py",
     "test_claude_cli_learning.py",
-    "test_service.py",
     "test_claude_cli.py",
+    "test_service.py",
 )
 # The tests marked `quiet`, from every module: one group, the last (MachineShare).
 QUIET_GROUP = "quiet"

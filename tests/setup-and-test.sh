@@ -54,9 +54,12 @@ wait "$npm_pid"
 # worker fills. Each test module stays on one worker (its module-scoped services start once)
 # and the keyring tests share one (tests/conftest.py). MEMEVO_TEST_WORKERS=0 runs everything in
 # one process.
+# --no-loadscope-reorder: the groups go out in conftest's order (the longest first, the quiet
+# ones last); by default xdist sorts them by their number of tests, and the one-test fresh-venv
+# journey started eleven minutes into a run.
 workers="${MEMEVO_TEST_WORKERS:-$(( $(nproc) + 1 ))}"
 args=()
-[ "$workers" != 0 ] && args=(-n "$workers" --dist loadgroup)
+[ "$workers" != 0 ] && args=(-n "$workers" --dist loadgroup --no-loadscope-reorder)
 # The whole suite (no arguments, as .ci/run calls it): ruff, mypy --strict and the import
 # contracts run as their own step beside pytest, which leaves their `static` tests out. With
 # arguments, pytest runs exactly what they select, the static tests included.

@@ -18,7 +18,19 @@ from deadlines import HANG_S
 
 TESTS = Path(__file__).resolve().parent
 # Modules with several tests, one with a quiet test among them.
-PYTEST = (sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v", "-p", "no:cacheprovider")
+PYTEST = (
+    sys.executable,
+    "-m",
+    "pytest",
+    "-n",
+    "2",
+    "--dist",
+    "loadgroup",
+    "--no-loadscope-reorder",
+    "-v",
+    "-p",
+    "no:cacheprovider",
+)
 MODULES = ("test_config.py", "test_redaction.py", "test_hook_failures.py")
 
 
