@@ -20,6 +20,7 @@ from .. import config as config_mod
 from .. import memories
 from ..consolidation import merge_writer, proposals
 from ..consolidation import run as consolidation
+from ..encoder.encoder import release_free_memory
 from ..errors import InvalidInput
 from ..optable import operation
 
@@ -51,6 +52,7 @@ def op_consolidate(ctx: ServiceContext, limit: Any = proposals.MAX_NEW) -> dict[
         )
     finally:
         _PASS.release()
+        release_free_memory()
     report["desktop"] = ctx.desktop
     return report
 
@@ -77,6 +79,7 @@ def in_background(ctx: ServiceContext) -> threading.Thread | None:
             log.warning("the consolidation pass failed; the next maintenance tries again", exc_info=True)
         finally:
             _PASS.release()
+            release_free_memory()  # the pass's temporaries, back from glibc's heaps
 
     thread = threading.Thread(target=work, name="memevo-consolidate", daemon=True)
     thread.start()
