@@ -642,20 +642,26 @@ def restore(store: Store, memory_id: str) -> Memory:
     return memory
 
 
+# Every table that keeps rows of a memory by memory_id: what a purge (core/purge.py) and the
+# trash's expiry delete with it. One list, so a table added for memories is never left behind.
+MEMORY_ROW_TABLES = (
+    "vectors",
+    "trash_vectors",
+    "pins",
+    "versions",
+    "scopes",
+    "cues",
+    "cue_vectors",
+    "origins",
+    "anchors",
+    "shared_facts",  # its text as the repository's facts file had it (core/sharing.py)
+)
+
+
 def purge_expired_trash(con: Any, now_ms: int) -> int:
     cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
     row = one(con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]))
-    for table in (
-        "trash_vectors",
-        "pins",
-        "versions",
-        "scopes",
-        "cues",
-        "cue_vectors",
-        "origins",
-        "anchors",
-        "shared_facts",
-    ):
+    for table in (t for t in MEMORY_ROW_TABLES if t != "vectors"):  # a trashed memory's are in trash_vectors
         con.execute(
             f"DELETE FROM {table} WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
         )
