@@ -14,7 +14,6 @@ was there before.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -138,16 +137,7 @@ def _create(
 ) -> bool:
     scopes = {m.scope for m in members}
     repo = scopes.pop() if len(scopes) == 1 else None
-    with store.transaction() as con:
-        if one(con.execute("SELECT 1 FROM side_jobs WHERE id = ?", [key])):
-            return False
-        con.execute(
-            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words, "
-            "proposal, repo) VALUES (?, ?, ?, NULL, ?, ?, 'ready', NULL, ?, ?)",
-            [key, CLIENT, key, now_ms, now_ms, json.dumps(made, ensure_ascii=False), repo],
-        )
-    store.changed(jobs.TOPIC)
-    return True
+    return jobs.create(store, key, CLIENT, key, None, None, now_ms, repo, proposal=made)
 
 
 # -- the user's answer ------------------------------------------------------------------------------

@@ -57,18 +57,22 @@ def create(
     client: str,
     session: str,
     prompt_id: str | None,
-    words: str,
+    words: str | None,
     now_ms: int,
     repo: str | None = None,
+    proposal: dict[str, Any] | None = None,
 ) -> bool:
-    """Exclusive creation: False when this sessionID already exists (a retried hook)."""
+    """Exclusive creation: False when this sessionID already exists (a retried hook). A job
+    made with its proposal (memevo's consolidation) is waiting for the user at once."""
+    status = "running" if proposal is None else "ready"
+    made = None if proposal is None else json.dumps(proposal, ensure_ascii=False)
     with store.transaction() as con:
         if one(con.execute("SELECT 1 FROM side_jobs WHERE id = ?", [job_id])):
             return False
         con.execute(
-            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words, repo) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
-            [job_id, client, session, prompt_id, now_ms, now_ms, words, repo],
+            "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words, "
+            "proposal, repo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [job_id, client, session, prompt_id, now_ms, now_ms, status, words, made, repo],
         )
     store.changed(TOPIC)
     return True
