@@ -213,12 +213,16 @@ def _in_trash(store: Store, memory_id: str) -> bool:
 def apply(store: Store, repo: str, folder: str, clock: Clock, force: bool = False) -> dict[str, Any]:
     """Read the repository's facts file into the store (see the module's doc)."""
     report: dict[str, Any] = {"repo": repo, "created": [], "updated": [], "deleted": [], "problem": None}
-    try:
-        got = read(folder)
-    except FileProblem as exc:
+
+    def refused(exc: FileProblem) -> dict[str, Any]:  # kept with the file's last good state; nothing read
         _set_file_state(store, repo, _file_state(store, repo)[0], str(exc))
         report["problem"] = str(exc)
         return report
+
+    try:
+        got = read(folder)
+    except FileProblem as exc:
+        return refused(exc)
     if got is None:  # no file (or a branch without it): nothing is read, nothing retired
         return report
     text, sha = got
@@ -228,9 +232,7 @@ def apply(store: Store, repo: str, folder: str, clock: Clock, force: bool = Fals
     try:
         parsed = parse(text)
     except FileProblem as exc:
-        _set_file_state(store, repo, _file_state(store, repo)[0], str(exc))
-        report["problem"] = str(exc)
-        return report
+        return refused(exc)
     mapping = _mapping(store, repo)
     for item in parsed.items:
         _apply_item(store, repo, clock, item, mapping.pop(item.share_id, None), report)
