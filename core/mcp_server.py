@@ -260,14 +260,15 @@ def _call(
 ) -> dict[str, Any]:
     """Waits for a starting or taking-over service and retries, rather than failing the tool;
     needs_model: also for the service's model to load. All within CALL_WAIT_S in total."""
-    deadline = time.monotonic() + CALL_WAIT_S
+    since = time.monotonic()
+    deadline = since + CALL_WAIT_S
     asked_once_ready = False
     while True:
         try:
             if service_only:
-                result = call_service(op, params, deadline=deadline)
+                result = call_service(op, params, deadline=deadline, since=since)
             else:
-                result = call_or_local(op, params, deadline=deadline)
+                result = call_or_local(op, params, deadline=deadline, since=since)
             break
         except ServiceUnavailable as exc:
             raise ToolError(f"the memevo service is not answering: {exc}") from exc

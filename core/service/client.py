@@ -131,12 +131,14 @@ def call_or_local(
     timeout_s: float = 60.0,
     wait_s: float | None = None,
     deadline: float | None = None,
+    since: float | None = None,
 ) -> dict[str, Any]:
     """Through the service when one runs (or is starting), else on the store directly.
 
     deadline (a time.monotonic() value) bounds the whole call, the wait for each reply
     included: an MCP tool must answer within the client's own timeout, however stuck the
-    service is."""
+    service is; since (a time.monotonic() value): when the caller's wait began, so the
+    message names the whole wait the user saw, not this call's share of it."""
     from .. import applied
     from ..ops import call_local
     from ..optable import TABLE
@@ -147,7 +149,7 @@ def call_or_local(
         params = {**params, applied.PARAM: applied.new_id()}
     if envvars.NO_SERVICE.is_set_to("1"):
         return _local(call_local, op, params)
-    started = time.monotonic()
+    started = time.monotonic() if since is None else since
     bounded = deadline is not None
     if deadline is None:
         deadline = started + (WAIT_S if wait_s is None else wait_s)
@@ -172,7 +174,7 @@ def call_or_local(
         if sent and not spawn.lock_held():
             spawn.start_detached()  # the service died with our request: retry through a new one
         if time.monotonic() >= deadline:
-            waited = time.monotonic() - started
+            waited = _waited_s(started)
             if stuck:
                 raise MemevoError(_stuck(op, waited, writes))
             if sent and writes:
@@ -181,7 +183,7 @@ def call_or_local(
                     "it may or may not have been applied — check with `memevo read` before trying again"
                 )
             raise MemevoError(
-                f"the memevo service did not answer {op} within {waited:.0f} s ({why}); see `memevo service status`"
+                f"the memevo service did not answer {op} within {waited} s ({why}); see `memevo service status`"
             )
         waiting.tick(why)
         time.sleep(0.2)
@@ -193,10 +195,11 @@ def call_service(
     timeout_s: float = 60.0,
     wait_s: float | None = None,
     deadline: float | None = None,
+    since: float | None = None,
 ) -> dict[str, Any]:
     """Only through the service (what needs its memory, like memory_resolve), starting one
     if none runs and waiting for it to listen; deadline as in call_or_local."""
-    started = time.monotonic()
+    started = time.monotonic() if since is None else since
     bounded = deadline is not None
     if deadline is None:
         deadline = started + (WAIT_S if wait_s is None else wait_s)
@@ -208,12 +211,10 @@ def call_service(
             if not spawn.lock_held():
                 spawn.start_detached()
             if time.monotonic() >= deadline:
-                waited = time.monotonic() - started
+                waited = _waited_s(started)
                 if isinstance(exc, NoAnswer):
                     raise MemevoError(_stuck(op, waited, writes=False)) from exc
-                raise MemevoError(
-                    f"the memevo service did not answer {op} within {waited:.0f} s: {exc}"
-                ) from exc
+                raise MemevoError(f"the memevo service did not answer {op} within {waited} s: {exc}") from exc
             waiting.tick("the memevo service is starting")
             time.sleep(0.2)
 
@@ -223,17 +224,23 @@ def _attempt_s(timeout_s: float, deadline: float, bounded: bool) -> float:
     return min(timeout_s, max(deadline - time.monotonic(), 0.5)) if bounded else timeout_s
 
 
-def _stuck(op: str, waited: float, writes: bool) -> str:
+def _waited_s(started: float) -> int:
+    """Whole seconds waited, rounded down: "did not answer within 30 s" stays true at 30.6 s,
+    and a wait cut at a 30 s deadline is not reported as 31."""
+    return int(time.monotonic() - started)
+
+
+def _stuck(op: str, waited: int, writes: bool) -> str:
     """One sentence: the service took the request and never answered."""
     pid = protocol.recorded_pid()
     who = f"the memevo service (PID {pid})" if pid else "the memevo service"
     end = f"end process {pid}" if pid else "end the memevo service's process"
     if writes:
         return (
-            f"{who} took {op} but did not answer it within {waited:.0f} s and seems stuck, so it may or may "
+            f"{who} took {op} but did not answer it within {waited} s and seems stuck, so it may or may "
             f"not have been applied: {end}, then check with `memevo read` before trying again"
         )
-    return f"{who} took {op} but did not answer it within {waited:.0f} s and seems stuck: {end} and try again"
+    return f"{who} took {op} but did not answer it within {waited} s and seems stuck: {end} and try again"
 
 
 def _local(call_local: Any, op: str, params: dict[str, Any]) -> dict[str, Any]:
