@@ -614,14 +614,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 ALL_CPUS: set[int] = set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else set()
+ONE_THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist each worker and every process its tests start run on one CPU, round
-    robin (one worker more than CPUs shares one). Unpinned, two workers' model runs (torch's and
-    onnxruntime's pools, one thread per CPU, spinning between steps) fought over both cores and
-    every model test ran 3-8 times slower; pinned, torch and onnxruntime size their pools to
-    the one CPU, and a test's timing no longer depends on the other worker.
+    """Under pytest-xdist the first workers, one per CPU, each run with every process their
+    tests start on that CPU. Unpinned, two workers' model runs (torch's and onnxruntime's pools,
+    one thread per CPU, spinning between steps) fought over both cores and every model test ran
+    3-8 times slower; pinned, torch and onnxruntime size their pools to the one CPU, and a
+    test's timing no longer depends on the other worker. A worker beyond the CPUs floats, with
+    one-thread pools (OMP_NUM_THREADS=1, which torch, OpenBLAS and our onnxruntime sizing
+    honour): pinned round robin it shared one CPU with another worker while the other CPU
+    idled whenever its worker waited on a process (ci15: the two cores 79% busy).
     MEMEVO_TEST_PIN=0 leaves the workers unpinned."""
     _no_keyring_for_the_run(config)
     _session_home(config)
@@ -629,7 +633,11 @@ def pytest_configure(config: pytest.Config) -> None:
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     cpus = sorted(ALL_CPUS)
     if worker.startswith("gw") and count > 0 and os.environ.get("MEMEVO_TEST_PIN", "1") != "0":
-        os.sched_setaffinity(0, {cpus[int(worker[2:]) % len(cpus)]})
+        index = int(worker[2:])
+        if index < len(cpus):
+            os.sched_setaffinity(0, {cpus[index]})
+        else:
+            os.environ.update(dict.fromkeys(ONE_THREAD_POOLS, "1"))
 
 
 class MachineShare:
@@ -647,6 +655,7 @@ class MachineShare:
         self.machine = (folder / "quiet-machine.lock").open("a")
         self.alone = False
         self.pinned = os.sched_getaffinity(0)
+        self.pools: dict[str, str] = {}  # a floating worker's one-thread caps, lifted while alone
 
     def enter(self, quiet: bool) -> None:
         import fcntl
@@ -661,6 +670,7 @@ class MachineShare:
             self.alone = True
             self.pinned = os.sched_getaffinity(0)
             os.sched_setaffinity(0, ALL_CPUS)  # alone on the machine: every CPU, as a user's has
+            self.pools = {name: os.environ.pop(name) for name in ONE_THREAD_POOLS if name in os.environ}
 
     def leave(self, quiet: bool, next_quiet: bool) -> None:
         import fcntl
@@ -669,6 +679,7 @@ class MachineShare:
             return
         if self.alone:
             os.sched_setaffinity(0, self.pinned)
+            os.environ.update(self.pools)
             self.alone = False
             fcntl.flock(self.machine, fcntl.LOCK_UN)
             fcntl.flock(self.gate, fcntl.LOCK_UN)

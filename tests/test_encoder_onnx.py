@@ -38,6 +38,21 @@ def test_the_default_model_runs_on_onnx(encoder: Encoder) -> None:
     assert encoder.dim == 384
 
 
+def test_the_thread_pool_is_the_cpus_allowed_capped_by_omp_num_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    allowed = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert onnx_encoder.intra_op_threads() == min(allowed, onnx_encoder.MAX_THREADS)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert onnx_encoder.intra_op_threads() == 1
+    for ignored in ("0", "-2", "two", ""):  # not a cap: the CPUs decide
+        monkeypatch.setenv("OMP_NUM_THREADS", ignored)
+        assert onnx_encoder.intra_op_threads() == min(allowed, onnx_encoder.MAX_THREADS)
+
+
 def _run_backend(encoder: Encoder, home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """The verify set through one backend, in a store of its own (each encodes its memories)."""
     monkeypatch.setenv("MEMEVO_HOME", str(home))

@@ -91,11 +91,16 @@ def install_graph(staging: Path, folder: Path, manifest: dict[str, Any]) -> None
 
 
 def intra_op_threads() -> int:
-    """One pool sized for the machine: the CPUs this process may run on, at most MAX_THREADS."""
+    """One pool sized for the machine: the CPUs this process may run on, at most MAX_THREADS,
+    and at most OMP_NUM_THREADS when that is set (the cap numerical libraries share: torch
+    honours it, onnxruntime's own pool does not read it)."""
     try:
         available = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
         available = os.cpu_count() or 1
+    capped = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if capped.isdigit() and int(capped) > 0:
+        available = min(available, int(capped))
     return max(1, min(available, MAX_THREADS))
 
 
