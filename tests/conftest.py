@@ -463,6 +463,7 @@ MODULE_LANES: dict[str, str] = {
     "test_cues.py": PROCESSES,
     "test_docs.py": UNITS,
     "test_duplicates_add.py": PROCESSES,
+    "test_e5pack.py": UNITS,
     "test_encoder_onnx.py": PROCESSES,
     "test_english_ui.py": PROCESSES,
     "test_hardening.py": PROCESSES,

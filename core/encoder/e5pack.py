@@ -84,17 +84,29 @@ def _skip_tokenizer(r: Reader) -> None:
     r.skip(map_len)
 
 
+# Blocks dequantized at a time: the word table alone is 3M blocks, and whole-table float32
+# temporaries (384 MB each, page-faulted in) made the conversion ~8 s of a first run's CPU.
+CHUNK_BLOCKS = 1 << 15
+
+
 def dequantize(data: bytes, entry: TensorEntry) -> np.ndarray:
+    """Raw tensors as float32; 4-bit ones as float16 — (nibble - 8) × scale is exact in
+    float32 (a 4-bit integer times an f16), so rounding it to f16 once is the same value
+    whether the product is formed whole or a chunk at a time."""
     if entry.dtype == 0:
         return np.frombuffer(data, dtype="<f4", count=entry.count, offset=entry.offset).copy()
     if entry.dtype != 1:
         raise ValueError(f"tensor {entry.name}: unknown dtype {entry.dtype}")
     blocks = entry.count // BLOCK
     raw = np.frombuffer(data, dtype=np.uint8, count=blocks * 18, offset=entry.offset).reshape(blocks, 18)
-    scale = raw[:, :2].copy().view("<f2").astype(np.float32)  # (blocks, 1)
-    packed = raw[:, 2:]
-    nibbles = np.concatenate([packed & 0x0F, packed >> 4], axis=1).astype(np.float32) - 8.0
-    return (nibbles * scale).reshape(-1)
+    out = np.empty((blocks, BLOCK), dtype=np.float16)
+    for start in range(0, blocks, CHUNK_BLOCKS):
+        chunk = raw[start : start + CHUNK_BLOCKS]
+        scale = chunk[:, :2].copy().view("<f2").astype(np.float32)  # (n, 1)
+        packed = chunk[:, 2:]
+        nibbles = np.concatenate([packed & 0x0F, packed >> 4], axis=1).astype(np.float32) - 8.0
+        out[start : start + len(chunk)] = nibbles * scale
+    return out.reshape(-1)
 
 
 def _shape(name: str, h: Header) -> tuple[int, ...]:
@@ -160,9 +172,8 @@ def state_dict(data: bytes) -> tuple[Header, dict[str, np.ndarray]]:
         shape = _shape(entry.name, header)
         if int(np.prod(shape)) != entry.count:
             raise ValueError(f"tensor {entry.name}: {entry.count} values, expected shape {shape}")
-        array = values.reshape(shape)
         # 4-bit weights times an f16 scale fit f16; raw f32 tensors (norms, biases) stay f32.
-        tensors[hf_name(entry.name)] = array.astype(np.float16 if entry.dtype == 1 else np.float32)
+        tensors[hf_name(entry.name)] = values.reshape(shape)
     # BertModel has a pooler that mean pooling never uses; zeros keep the load report quiet.
     tensors["pooler.dense.weight"] = np.zeros((header.hidden, header.hidden), dtype=np.float16)
     tensors["pooler.dense.bias"] = np.zeros((header.hidden,), dtype=np.float32)
