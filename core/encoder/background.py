@@ -119,11 +119,20 @@ def build(encoder: Encoder, target: Path | None = None) -> Path:
 def ensure(encoder: Encoder) -> Background:
     """The model's background as recall uses it: the language direction only for a model whose
     entry is calibrated with it taken out."""
-    found = load(encoder.model_id)
+    found = known(encoder)
     if found is None:
         build(encoder)
-        found = load(encoder.model_id)
+        found = known(encoder)
     assert found is not None
+    return found
+
+
+def known(encoder: Encoder) -> Background | None:
+    """ensure()'s answer when the background is already built or shipped (None: it must be
+    built, with the model): read without loading the model."""
+    found = load(encoder.model_id)
+    if found is None:
+        return None
     return found if encoder.entry.language_neutral else found.without_language()
 
 
