@@ -103,3 +103,28 @@ def populated(home: Path, populate: Any) -> Iterator[Path]:
             os.environ["MEMEVO_HOME"] = saved
     with service(home):
         yield home
+
+
+def module_service(name: str, populate: Any) -> tuple[Any, Any]:
+    """A module's two fixtures: `home`, a data dir filled by `populate` with one service on it
+    for the whole module, and an autouse one that points each test's MEMEVO_HOME at it. In the
+    module: `home, _home_env = servicerun.module_service("x-home", _populate)`."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+        with populated(tmp_path_factory.mktemp(name), populate) as filled:
+            yield filled
+
+    @pytest.fixture(autouse=True)
+    def home_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("MEMEVO_HOME", str(home))
+
+    return home, home_env
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`memevo ARGS` in a process of its own, on the MEMEVO_HOME of the test."""
+    return subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
+    )

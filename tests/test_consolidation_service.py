@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,21 +36,8 @@ def _populate(home: Path) -> None:
             memories.create(store, category, text, SystemClock())
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with servicerun.populated(tmp_path_factory.mktemp("consolidate-home"), _populate) as home:
-        yield home
-
-
-@pytest.fixture(autouse=True)
-def _home_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMEVO_HOME", str(home))
-
-
-def memevo(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
-    )
+home, _home_env = servicerun.module_service("consolidate-home", _populate)
+memevo = servicerun.cli
 
 
 def as_json(*args: str) -> Any:

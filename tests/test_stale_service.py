@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -46,21 +44,8 @@ def _populate(home: Path) -> None:
         staleness.check_repo(store, str(repo), clock)  # the names were found when written
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    with servicerun.populated(tmp_path_factory.mktemp("stale-home"), _populate) as home:
-        yield home
-
-
-@pytest.fixture(autouse=True)
-def _home_env(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMEVO_HOME", str(home))
-
-
-def memevo(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
-    )
+home, _home_env = servicerun.module_service("stale-home", _populate)
+memevo = servicerun.cli
 
 
 def read(category: str) -> dict[str, dict[str, object]]:
