@@ -279,9 +279,10 @@ def cmd_build_background(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from ..core.encoder.progress import TerminalBar
     from . import bench
 
-    figures = bench.run(quick=args.quick)
+    figures = bench.run(quick=args.quick, progress=TerminalBar())  # stage lines on stderr
     if args.json:
         return emit_json(figures)
     for key, value in figures.items():

@@ -90,7 +90,10 @@ def test_switching_model_says_thresholds_need_verify(run_cli, data_dir: Path, pr
 
 
 def test_bench_json_reports_every_budget_key(run_cli) -> None:
-    figures = cli_json(run_cli("bench", "--json", "--quick"))
+    result = run_cli("bench", "--json", "--quick")
+    figures = cli_json(result)  # stdout is the JSON alone
+    stages = [line for line in result.stderr.splitlines() if line.startswith("bench: ")]
+    assert len(stages) == 5 and "100,000 memories" in stages[1], result.stderr  # what it is doing
     for key in ("recall_100k_ms", "encode_ms"):
         timing = figures[key]
         assert set(timing) == {"min", "median", "max"}
