@@ -443,6 +443,7 @@ MODULE_LANES: dict[str, str] = {
     "test_anchor_commands.py": PROCESSES,  # git, in real repositories
     "test_consolidation.py": UNITS,  # the real model and store, in process
     "test_consolidation_service.py": PROCESSES,  # a real `memevo serve` and the CLI
+    "test_lexical_file.py": UNITS,  # the real model and store, in process
     "test_stale_service.py": PROCESSES,
     "test_autostart.py": PROCESSES,
     "test_bench_hooks.py": UNITS,

@@ -16,7 +16,9 @@ same way (never damped).
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,7 +31,7 @@ from ..encoder import background
 from ..encoder.encoder import Encoder
 from ..errors import StoreBusy
 from ..store import Store
-from . import actions, generic
+from . import actions, generic, lexical_file
 from .calibration import for_model
 from .concepts import textbook_question
 from .gate import GateSettings, gate_category
@@ -42,6 +44,34 @@ log = logging.getLogger("memevo.recall")
 AWARD_LOCK_WAIT_S = 0.3
 CANDIDATES = 20  # per category and signal, merged before fusing
 CATEGORIES = ("rule", "project")
+# At most this many memories without a current vector are encoded after the pool is loaded
+# (in parallel with the model's load) and refreshed; more (a model changed: every memory) are
+# encoded first, as the pool is then read whole once.
+STALE_WHILE_LOADING = 1024
+
+
+class ModelLoad:
+    """The encoder loading on a thread of its own while the caller reads the pool; `wait`
+    re-raises what the load raised."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._load, args=(encoder,), name="memevo-model-load", daemon=True
+        )
+        self._thread.start()
+
+    def _load(self, encoder: Encoder) -> None:
+        try:
+            encoder.load()
+        except BaseException as exc:  # re-raised by wait(), in the caller's thread
+            self._error = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
 
 
 @dataclass(frozen=True)
@@ -103,17 +133,49 @@ class RecallResult:
 
 
 class RecallEngine:
-    def __init__(self, store: Store, encoder: Encoder, clock: Clock | None = None) -> None:
+    """lexical_file: where the lexical index is kept between starts (lexical_file.py); None
+    (tests, `verify`, `bench`): built from the pool every time, nothing written."""
+
+    def __init__(
+        self,
+        store: Store,
+        encoder: Encoder,
+        clock: Clock | None = None,
+        *,
+        loading: ModelLoad | None = None,
+        lexical_file: Path | None = None,
+    ) -> None:
         self.store = store
         self.encoder = encoder
         self.clock = clock or SystemClock()
-        self.background = background.ensure(encoder)
-        self.index = MemoryIndex(encoder.dim, self.background)
-        self.lexical = LexicalIndex()
+        self.lexical_file = lexical_file
+        self._lexical_changes = 0  # documents indexed since the file was last written (or read)
+        self._saving = threading.Lock()
         self.cue_lexical = LexicalIndex()  # one document per cued memory: its cues
         self.cued: frozenset[str] = frozenset()
-        self.generic = self._closeness()
-        self.sync_all()
+        loading = loading or ModelLoad(encoder)  # onnxruntime builds its session without the GIL
+        known = background.known(encoder)
+        pending = vectors.stale(self.store, encoder.model_id)
+        if known is not None and len(pending) <= STALE_WHILE_LOADING:
+            # the pool and the lexical index while the model loads; the few memories without a
+            # current vector are encoded and refreshed once it is in
+            self.background = known
+            self.index = MemoryIndex(len(known.mean), known)
+            self._build(first=True)
+            loading.wait()
+            self.generic = self._closeness()
+            cued = cues_mod.stale_vectors(self.store, encoder.model_id)
+            if pending or cued:
+                self.sync_ids(list(dict.fromkeys([i for i, _ in pending] + [i for i, _ in cued])))
+        else:  # a new model (its background built with it), or a pool to re-encode first
+            loading.wait()
+            self.background = background.ensure(encoder)
+            self.index = MemoryIndex(encoder.dim, self.background)
+            self.generic = self._closeness()
+            self.encode_stale()
+            self._build(first=True)
+        if self._lexical_changes and self.lexical_file is not None:
+            threading.Thread(target=self.save_lexical, name="memevo-lexical-save", daemon=True).start()
 
     def _closeness(self) -> generic.Closeness:
         """The generic prompts' vectors, for a model whose gate damps them (shipped for the
@@ -152,21 +214,58 @@ class RecallEngine:
 
     def sync_all(self) -> None:
         self.encode_stale()
-        index = MemoryIndex(self.encoder.dim, self.background)
-        lexical = LexicalIndex()
+        self._build(first=False)
+
+    def _build(self, *, first: bool) -> None:
+        """Both indexes from the pool (vectors current or not: encode first to have them all).
+        At the start the lexical index is the file's caught up with the pool when there is one."""
+        index = MemoryIndex(self.index.dim, self.background)
         index.reserve(vectors.count_pool(self.store, self.encoder.model_id) + 1024)
+        ids: list[str] = []
+        categories: list[str] = []
+        texts: list[str] = []
+        live: list[np.ndarray] = []
         for batch in vectors.iter_pool(self.store, self.encoder.model_id):
             index.upsert_pool(batch)
-            lexical.upsert(batch.ids, batch.categories, batch.texts, ~batch.deprecated.astype(bool))
+            ids += batch.ids
+            categories += batch.categories
+            texts += batch.texts
+            live.append(~batch.deprecated.astype(bool))
+        flags = np.concatenate(live) if live else np.zeros(0, dtype=bool)
+        kept = lexical_file.load(self.lexical_file) if first and self.lexical_file is not None else None
+        if kept is not None:
+            self._lexical_changes += kept.catch_up(ids, categories, texts, flags)
+            lexical = kept
+        else:
+            lexical = LexicalIndex(max(1024, len(ids) + 1024))
+            lexical.upsert(ids, categories, texts, flags)
+            self._lexical_changes += max(1, len(ids))  # the file, if any, is not this index
         cued = cues_mod.current(self.store, self.encoder.model_id)
         cue_lexical = LexicalIndex()
         self._add_cues(index, cue_lexical, cued)
         self.index, self.lexical, self.cue_lexical = index, lexical, cue_lexical
         self.cued = frozenset(cued)
 
+    def save_lexical(self) -> None:
+        """Write the lexical index beside the store when it changed since it was read or last
+        written (after a start that indexed memories, and when the service closes)."""
+        if self.lexical_file is None:
+            return
+        with self._saving:
+            changes = self._lexical_changes
+            if not changes:
+                return
+            try:
+                lexical_file.save(self.lexical, self.lexical_file)
+            except Exception:  # a full disk, a read-only data dir: the next start indexes again
+                log.warning("could not keep the lexical index at %s", self.lexical_file, exc_info=True)
+                return
+            self._lexical_changes -= changes
+
     def sync_ids(self, ids: list[str]) -> None:
         """After a change to these memories: re-encode what is stale and refresh their rows."""
         self.encode_stale()
+        self._lexical_changes += len(ids)
         pool = vectors.load_pool_for(self.store, self.encoder.model_id, ids)
         present = set(pool.ids)
         absent = [i for i in ids if i not in present]

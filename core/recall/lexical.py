@@ -32,6 +32,7 @@ import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -541,6 +542,110 @@ class LexicalIndex:
 
     def doc_of(self, memory_id: str) -> int | None:
         return self._doc_of.get(memory_id)
+
+    # -- catching up with the store's rows, and the copy kept on disk (lexical_file.py) -----------
+    def catch_up(self, ids: list[str], categories: list[str], texts: list[str], live: Iterable[bool]) -> int:
+        """Make the index hold exactly these rows (the store's pool): documents of other ids
+        dropped, a changed text indexed again, a changed category or liveness set. The result
+        scores as an index built from the rows would (document numbers aside). Returns how many
+        documents changed."""
+        with self._lock:
+            wanted = dict.fromkeys(ids)
+            gone = [memory_id for memory_id in self._doc_of if memory_id not in wanted]
+            for memory_id in gone:
+                self._drop(memory_id)
+            changed = len(gone)
+            for memory_id, category, text, alive in zip(ids, categories, texts, live, strict=True):
+                doc = self._doc_of.get(memory_id)
+                if doc is None or self._texts[doc] != text:
+                    self._drop(memory_id)
+                    self._add(memory_id, category, text, bool(alive))
+                    changed += 1
+                    continue
+                if self._category[doc] != CATEGORY_CODES[category]:
+                    self._category[doc] = CATEGORY_CODES[category]
+                    changed += 1
+                if bool(self._live[doc]) != bool(alive):
+                    self.set_live(memory_id, bool(alive))
+                    changed += 1
+            self._maybe_compact()
+            return changed
+
+    def snapshot(self) -> Snapshot:
+        """The present documents, numbered again in their order (dead ones left out), and their
+        postings as flat arrays: what lexical_file.py writes. The lock is held only to copy."""
+        with self._lock:
+            kept = sorted(self._doc_of.values())
+            ids = [self._ids[doc] or "" for doc in kept]
+            texts = [self._texts[doc] or "" for doc in kept]
+            rows = np.asarray(kept, dtype=np.int64)
+            length, category, live = self._length[rows], self._category[rows], self._live[rows]
+            postings = [(term, docs.tobytes(), tfs.tobytes()) for term, (docs, tfs) in self._postings.items()]
+            documents = len(self._ids)
+        renumber = np.full(documents + 1, -1, dtype=np.int64)
+        renumber[rows] = np.arange(len(rows))
+        counts = np.fromiter((len(docs) // 4 for _, docs, _ in postings), dtype=np.int64, count=len(postings))
+        old_docs = np.frombuffer(b"".join(docs for _, docs, _ in postings), dtype=np.uint32)
+        tfs = np.frombuffer(b"".join(tfs for _, _, tfs in postings), dtype=np.uint16)
+        owner = np.repeat(np.arange(len(postings)), counts)
+        new_docs = renumber[old_docs]
+        keep = new_docs >= 0
+        per_term = np.bincount(owner[keep], minlength=len(postings))
+        used = np.flatnonzero(per_term)
+        return Snapshot(
+            ids=ids,
+            texts=texts,
+            length=length,
+            category=category,
+            live=live,
+            terms=[postings[int(t)][0] for t in used],
+            term_end=np.cumsum(per_term[used]).astype(np.int64),
+            docs=new_docs[keep].astype(np.uint32),
+            tfs=tfs[keep].copy(),
+        )
+
+    @classmethod
+    def restore(cls, snap: Snapshot) -> LexicalIndex:
+        """The index a snapshot was taken of (its document frequencies, total length and live
+        count counted again from the postings and flags, so they cannot disagree with them)."""
+        n = len(snap.ids)
+        index = cls(max(1024, n + 1024))
+        index._ids = list(snap.ids)
+        index._texts = list(snap.texts)
+        index._doc_of = dict(zip(snap.ids, range(n), strict=True))
+        index._length[:n] = snap.length
+        index._category[:n] = snap.category
+        index._live[:n] = snap.live
+        starts = np.concatenate([[0], snap.term_end[:-1]]).astype(np.int64)
+        docs, tfs = memoryview(snap.docs.tobytes()), memoryview(snap.tfs.tobytes())
+        for term, start, end in zip(snap.terms, starts.tolist(), snap.term_end.tolist(), strict=True):
+            term_docs, term_tfs = array("I"), array("H")
+            term_docs.frombytes(docs[start * 4 : end * 4])
+            term_tfs.frombytes(tfs[start * 2 : end * 2])
+            index._postings[term] = (term_docs, term_tfs)
+        if len(snap.terms):
+            live_postings = snap.live[snap.docs].astype(np.int64)
+            df = np.add.reduceat(live_postings, starts) if len(live_postings) else np.zeros(0, np.int64)
+            index._df = Counter(dict(zip(snap.terms, df.tolist(), strict=True)))
+        index._total_length = float(snap.length[snap.live].astype(np.float64).sum())
+        index._live_count = int(snap.live.sum())
+        return index
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A lexical index as flat arrays: documents 0..n-1 (ids, texts, lengths, categories,
+    liveness) and each term's postings, the term's slice of `docs`/`tfs` ending at `term_end`."""
+
+    ids: list[str]
+    texts: list[str]
+    length: np.ndarray
+    category: np.ndarray
+    live: np.ndarray
+    terms: list[str]
+    term_end: np.ndarray
+    docs: np.ndarray
+    tfs: np.ndarray
 
 
 class LexicalScores:

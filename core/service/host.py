@@ -54,7 +54,9 @@ class ServiceHost:
     def load_engine(self) -> None:
         """The model, loaded off the request path; the service serves meanwhile."""
         from ..encoder.encoder import release_free_memory
-        from ..runtime import open_engine
+        from ..recall import lexical_file
+        from ..recall.engine import ModelLoad
+        from ..runtime import open_engine, provisioned_encoder
         from ..store import damage_in
 
         ctx = self.ctx
@@ -64,9 +66,18 @@ class ServiceHost:
         except Exception:
             log.warning("could not load the hook adapters ahead of the first hook", exc_info=True)
         try:
+            # the model loads (onnxruntime's session without the GIL) while the store is checked
+            # and the pool and the lexical index are read (RecallEngine)
+            loading = ModelLoad(provisioned_encoder(self.load_progress))
             self.load_progress.stage("Checking the memory store")
             self.store.verify()  # every block read once: damage is named now, not blamed on the model
-            ctx.engine = open_engine(self.store, self.load_progress, clock=self.clock)
+            ctx.engine = open_engine(
+                self.store,
+                self.load_progress,
+                clock=self.clock,
+                loading=loading,
+                lexical_file=lexical_file.path_beside(self.store.path),
+            )
             release_free_memory()  # what loading freed (the tokenizer file's parse, the pool's batches)
             ctx.ready_after_s = time.monotonic() - ctx.started
             log.info("recall ready after %.1f s (%d memories)", ctx.ready_after_s, len(ctx.engine.index))
@@ -92,6 +103,8 @@ class ServiceHost:
 
     def close(self) -> None:
         self.ctx.close()
+        if self.ctx.engine is not None:
+            self.ctx.engine.save_lexical()  # changed since the start: the next start reads it
 
 
 class LoadProgress:
