@@ -5,11 +5,14 @@ which text to keep."""
 
 from __future__ import annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
 from .. import memories
 from ..learning import judge
 from ..redaction import redact_secrets
+
+if TYPE_CHECKING:  # the service imports this at start; httpx comes with the first side call
+    import httpx
 
 MERGE_SYSTEM = """下面几条长期记忆说的是同一件事，只是措辞不同。把它们合并成一条：自包含，保留所有名称、路径、标识符和数值，不增加原文没有的信息，6 到 400 个字，用原文的语言。
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-
-import httpx
+from typing import TYPE_CHECKING
 
 from .. import cues
 from ..redaction import redact_secrets
 from . import judge
+
+if TYPE_CHECKING:  # httpx is imported where a client is made (write_all, learn.py)
+    import httpx
 
 log = logging.getLogger("memevo.side")
 
@@ -61,6 +63,8 @@ def write_all(
     `memevo verify --write-cues` (a cases file's own memories). Returns the cues by text and
     the reason it stopped early, if it did; what was written before a failure is kept."""
     import asyncio
+
+    import httpx
 
     from .. import config as config_mod
     from .learn import configured_endpoint

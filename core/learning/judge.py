@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from ..redaction import redact_secrets
+
+if TYPE_CHECKING:  # httpx (~15 MB, ~0.15 s) is imported by the first call to the side API
+    import httpx
 
 JUDGE_SYSTEM = """你是一个长期记忆的判别器。用户正在和编程助手对话，你只看到用户当前这一句话（已去掉代码和日志，密钥已隐去）。判断这句话是否包含值得跨会话长期保存的内容。
 
@@ -134,6 +135,8 @@ def decision_from(content: str, candidates: list[str]) -> Decision:
 
 
 async def chat(client: httpx.AsyncClient, endpoint: Endpoint, system: str, user: str) -> str:
+    import httpx
+
     url = endpoint.base.rstrip("/") + "/chat/completions"
     body = {
         "model": endpoint.model,
