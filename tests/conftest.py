@@ -511,6 +511,7 @@ MODULE_LANES: dict[str, str] = {
     "test_recall_model.py": UNITS,
     "test_recall_units.py": UNITS,
     "test_redaction.py": UNITS,
+    "test_redaction_prefilter.py": PROCESSES,  # a fresh Python logs through the filter
     "test_repair.py": PROCESSES,
     "test_resident_imports.py": PROCESSES,  # a real `memevo serve`, the service start in a child
     "test_secrets.py": PROCESSES,
