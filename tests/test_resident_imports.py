@@ -20,7 +20,8 @@ from memevo.core.store import Store
 
 # What the resident process never needs: torch and sentence-transformers (other models, run by
 # the CLI's model commands), the graph's builder (onnx, safetensors: provisioning), the
-# keyring and what it loads (only once a side API is named), Qt (the tray), the MCP server.
+# keyring and what it loads and httpx (only once a side API is named or called), detect-secrets
+# and RE2 (only for a text one of their patterns may match), Qt (the tray), the MCP server.
 NOT_RESIDENT = (
     "torch",
     "sentence_transformers",
@@ -33,6 +34,10 @@ NOT_RESIDENT = (
     "PySide6",
     "mcp",
     "pandas",
+    "httpx",
+    "detect_secrets",
+    "re2",
+    "requests",
 )
 # Their native libraries, as /proc/PID/maps shows them in the running service.
 NOT_MAPPED = (
@@ -42,19 +47,24 @@ NOT_MAPPED = (
     "/safetensors/",
     "/cryptography/",
     "/PySide6/",
+    "/re2/_re2",
+    "/charset_normalizer/",  # requests', for detect-secrets
 )
 # What it does serve with: without these the check would pass for a service that loaded nothing.
 RESIDENT = ("duckdb", "numpy", "onnxruntime", "tokenizers")
 
 START = """
-import json, sys
+import json, logging, sys
 from memevo.core.service.host import ServiceHost
+from memevo.core.service.server import setup_logging
 from memevo.core.store import Store
+setup_logging("service")  # its file's filter, as `memevo serve` has it
 host = ServiceHost(Store.open())
 host.ctx.refresh_caches()
 host.load_engine()
 assert host.engine is not None, host.ctx.engine_error
 result = host.engine.recall("改完代码先不要提交，等我确认")
+logging.getLogger("memevo.service").info("recalled %d for %s", len(result.hits), "改完代码先不要提交")
 host.close()
 print(json.dumps({"modules": sorted(m.split(".")[0] for m in sys.modules), "hits": len(result.hits)}))
 """
