@@ -99,7 +99,8 @@ def synthetic_store(n: int, seed: int = 7, model: str = "bench") -> Any:
                 "memory_id": ids,
                 "model": [model] * size,
                 "text_sha": [text_sha(t) for t in texts],
-                "vec": pa.array(vector_bytes.blobs(matrix), pa.binary()),  # as core/vector_bytes.py stores them
+                # as core/vector_bytes.py stores them
+                "vec": pa.array(vector_bytes.blobs(matrix), pa.binary()),
             }
         )
         # As users' pools are: some memories pinned, some project facts of one repository

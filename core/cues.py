@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from . import vector_bytes
 from .redaction import redact_secrets
 from .store import Store
 from .vectors import text_sha
@@ -118,13 +119,15 @@ def stale_vectors(store: Store, model: str) -> list[tuple[str, list[str]]]:
 def save_vectors(store: Store, model: str, items: list[tuple[str, list[str]]], matrix: np.ndarray) -> None:
     if not items:
         return
-    with store.transaction() as con:
-        con.executemany(
-            "INSERT OR REPLACE INTO cue_vectors (memory_id, model, cues_sha, vec) VALUES (?, ?, ?, ?)",
-            [
-                [memory_id, model, cues_sha(cues), np.asarray(row, dtype=np.float32).tolist()]
-                for (memory_id, cues), row in zip(items, matrix, strict=True)
-            ],
+    rows = {
+        "memory_id": vector_bytes.objects([memory_id for memory_id, _ in items]),
+        "model": vector_bytes.objects([model] * len(items)),
+        "cues_sha": vector_bytes.objects([cues_sha(cues) for _, cues in items]),
+        "vec": vector_bytes.blobs(matrix),
+    }
+    with store.transaction() as con, vector_bytes.registered(con, "memevo_new_cue_vectors", rows):
+        con.execute(
+            "INSERT OR REPLACE INTO cue_vectors SELECT memory_id, model, cues_sha, vec FROM memevo_new_cue_vectors"
         )
 
 
@@ -150,7 +153,7 @@ def current(store: Store, model: str, ids: list[str] | None = None) -> dict[str,
     )
     out: dict[str, Cued] = {}
     for memory_id, cues, sha, vec in rows:
-        vector = np.asarray(vec, dtype=np.float32) if vec is not None and sha == cues_sha(cues) else None
+        vector = vector_bytes.vector_of(vec) if vec is not None and sha == cues_sha(cues) else None
         out[str(memory_id)] = Cued(tuple(cues), vector)
     return out
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -10,6 +12,14 @@ class Migration:
     version: int
     name: str
     statements: tuple[str, ...]
+    # Run after the statements, in the same transaction, when SQL alone cannot convert the data.
+    code: Callable[[Any], None] | None = None
+
+
+def _vectors_as_bytes(con: Any) -> None:
+    from . import vector_bytes  # numpy: only for a store that still has FLOAT[] vectors
+
+    vector_bytes.convert_float_lists(con)
 
 
 _MEMORY_COLUMNS = """
@@ -184,6 +194,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE sync_state (memory_id VARCHAR PRIMARY KEY, sha VARCHAR NOT NULL, "
             "changed_ms BIGINT NOT NULL)",
         ),
+    ),
+    Migration(
+        19,
+        "vectors (vectors, trash_vectors, cue_vectors) as BLOBs of float32 little-endian bytes "
+        "instead of FLOAT[], so the pool loads whole without pyarrow (core/vector_bytes.py); "
+        "every vector's bits kept",
+        (),
+        _vectors_as_bytes,
     ),
 )
 

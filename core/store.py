@@ -236,6 +236,8 @@ class Store:
                 with self.transaction() as con:
                     for statement in migration.statements:
                         con.execute(statement)
+                    if migration.code is not None:
+                        migration.code(con)
                     con.execute(
                         "INSERT INTO schema_migrations VALUES (?, ?, ?)",
                         [migration.version, migration.name, int(time.time() * 1000)],

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import atomic, paths
 from .store import Store
+from .vector_bytes import blobs, matrix_of, objects, registered, vector_of
 
 
 def text_sha(text: str) -> str:
@@ -45,28 +46,18 @@ def stale(store: Store, model: str) -> list[tuple[str, str]]:
 
 def save(store: Store, model: str, items: list[tuple[str, str]], matrix: np.ndarray) -> None:
     """Store vectors for (id, text) pairs in one transaction, replacing older ones."""
-    import pyarrow as pa
-
     if not items:
         return
-    dim = matrix.shape[1]
-    table = pa.table(
-        {
-            "memory_id": pa.array([i for i, _ in items]),
-            "model": pa.array([model] * len(items)),
-            "text_sha": pa.array([text_sha(t) for _, t in items]),
-            "vec": pa.ListArray.from_arrays(
-                pa.array(np.arange(0, (len(items) + 1) * dim, dim, dtype=np.int32)),
-                pa.array(np.ascontiguousarray(matrix, dtype=np.float32).ravel()),
-            ),
-        }
-    )
-    with store.transaction() as con:
-        con.register("memevo_new_vectors", table)
-        try:
-            con.execute("INSERT OR REPLACE INTO vectors SELECT * FROM memevo_new_vectors")
-        finally:
-            con.unregister("memevo_new_vectors")
+    rows = {
+        "memory_id": objects([i for i, _ in items]),
+        "model": objects([model] * len(items)),
+        "text_sha": objects([text_sha(t) for _, t in items]),
+        "vec": blobs(matrix),
+    }
+    with store.transaction() as con, registered(con, "memevo_new_vectors", rows):
+        con.execute(
+            "INSERT OR REPLACE INTO vectors SELECT memory_id, model, text_sha, vec FROM memevo_new_vectors"
+        )
 
 
 _POOL_SQL = (
@@ -85,39 +76,30 @@ def count_pool(store: Store, model: str) -> int:
 def iter_pool(store: Store, model: str, batch_rows: int = 50_000) -> Iterator[Pool]:
     """The pool in batches, so a million memories never sit in memory twice while loading."""
     with store.reading() as con:
-        reader = con.sql(_POOL_SQL, params=[model]).to_arrow_reader(batch_rows)
-        for batch in reader:
-            yield _pool_from_arrow(batch)
+        cursor = con.execute(_POOL_SQL, [model])
+        while rows := cursor.fetchmany(batch_rows):
+            yield _pool_from_rows(rows)
 
 
 def load_pool_for(store: Store, model: str, ids: list[str]) -> Pool:
-    with store.reading() as con:
-        table = con.sql(
-            "SELECT m.id, m.category, m.text, m.deprecated, v.vec FROM memories m "
-            "JOIN vectors v ON v.memory_id = m.id WHERE v.model = ? AND list_contains(?, m.id)",
-            params=[model, ids],
-        ).to_arrow_table()
-    return _pool_from_arrow(table)
-
-
-def _pool_from_arrow(table: Any) -> Pool:
-    n = table.num_rows
-    if n == 0:
-        return Pool([], [], [], np.zeros(0, dtype=bool), np.zeros((0, 0), dtype=np.float32))
-    vec = table.column("vec")
-    flat = (
-        (vec.combine_chunks() if hasattr(vec, "combine_chunks") else vec)
-        .flatten()
-        .to_numpy(zero_copy_only=False)
+    rows = store.query(
+        "SELECT m.id, m.category, m.text, m.deprecated, v.vec FROM memories m "
+        "JOIN vectors v ON v.memory_id = m.id WHERE v.model = ? AND list_contains(?, m.id)",
+        [model, ids],
     )
-    matrix = np.asarray(flat, dtype=np.float32).reshape(n, -1)
-    deprecated = np.asarray(table.column("deprecated").to_numpy(zero_copy_only=False), dtype=bool)
+    return _pool_from_rows(rows)
+
+
+def _pool_from_rows(rows: list[tuple[Any, ...]]) -> Pool:
+    """Rows of (id, category, text, deprecated, vec) as a Pool; the vectors joined in one copy."""
+    if not rows:
+        return Pool([], [], [], np.zeros(0, dtype=bool), np.zeros((0, 0), dtype=np.float32))
     return Pool(
-        table.column("id").to_pylist(),
-        table.column("category").to_pylist(),
-        table.column("text").to_pylist(),
-        deprecated,
-        matrix,
+        [r[0] for r in rows],
+        [r[1] for r in rows],
+        [r[2] for r in rows],
+        np.fromiter((r[3] for r in rows), dtype=bool, count=len(rows)),
+        matrix_of([r[4] for r in rows]),
     )
 
 
@@ -130,7 +112,7 @@ def backup(store: Store) -> Path | None:
 
     target = paths.backups_dir() / f"vectors-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     lines = [
-        json.dumps({"id": i, "model": m, "text_sha": s, "vec": [round(float(x), 6) for x in v]})
+        json.dumps({"id": i, "model": m, "text_sha": s, "vec": [round(float(x), 6) for x in vector_of(v)]})
         for i, m, s, v in rows
     ]
     atomic.write_text(target, "\n".join(lines) + "\n", mode=0o600)

@@ -195,7 +195,8 @@ def test_drop_orphans_keeps_live_and_trashed_memories_cues(store: Store, clock: 
     memories.delete(store, [trashed.id], clock)
     with store.transaction() as con:
         con.execute("INSERT INTO cues VALUES ('0rphan00', 'abc', ['left behind'], 0)")
-        con.execute("INSERT INTO cue_vectors VALUES ('0rphan00', 'm', 'abc', [1.0, 0.0])")
+        vec = np.asarray([1.0, 0.0], dtype="<f4").tobytes()  # as core/vector_bytes.py stores it
+        con.execute("INSERT INTO cue_vectors VALUES ('0rphan00', 'm', 'abc', ?)", [vec])
     with store.transaction() as con:
         assert cues.drop_orphans(con) == 1
     assert _rows(store, "cues", "0rphan00") == 0 and _rows(store, "cue_vectors", "0rphan00") == 0

@@ -60,8 +60,8 @@ def _populate(count: int, clock: FakeClock, vectors: bool = False) -> list[str]:
         if vectors:
             with store.transaction() as con:
                 con.execute(
-                    "INSERT INTO vectors SELECT id, 'test-model', 'sha', "
-                    "[random()::FLOAT for x in range(384)] FROM memories"
+                    "INSERT INTO vectors SELECT id, 'test-model', 'sha', "  # 384 random float32s' bytes
+                    "unhex(array_to_string([md5(random()::VARCHAR) for x in range(96)], '')) FROM memories"
                 )
         store.checkpoint()
     return ids

@@ -1,0 +1,99 @@
+"""A vector as the store keeps it: one BLOB of float32 little-endian bytes per row.
+
+DuckDB hands a BLOB column over as one `bytes` per row, which numpy joins into a matrix in one
+copy; a `FLOAT[]` column came as one numpy array per row (or through pyarrow, whose ~30 MB of
+libraries the resident service then mapped). Rows go in through a registered dict of numpy
+arrays (DuckDB scans it without pyarrow or pandas): `executemany` took ~3 ms a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+STORED = np.dtype("<f4")
+
+
+def blobs(matrix: np.ndarray) -> np.ndarray:
+    """One bytes object per row of matrix (an object array, as DuckDB scans a BLOB column)."""
+    rows = np.ascontiguousarray(matrix, dtype=STORED)
+    out = np.empty(len(rows), dtype=object)
+    out[:] = [row.tobytes() for row in rows]
+    return out
+
+
+def matrix_of(values: Sequence[bytes]) -> np.ndarray:
+    """The (rows, dim) float32 matrix of stored vectors, all of one dimension."""
+    if not values:
+        return np.zeros((0, 0), dtype=np.float32)
+    flat = np.frombuffer(b"".join(values), dtype=STORED)
+    return flat.astype(np.float32, copy=False).reshape(len(values), -1)
+
+
+def vector_of(value: bytes) -> np.ndarray:
+    """One stored vector, writable (frombuffer's view of bytes is read-only)."""
+    return np.frombuffer(value, dtype=STORED).astype(np.float32)
+
+
+def objects(values: Sequence[Any]) -> np.ndarray:
+    """An object array of values (str, bytes): a VARCHAR or BLOB column DuckDB can scan."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+@contextmanager
+def registered(con: Any, name: str, columns: dict[str, np.ndarray]) -> Iterator[None]:
+    """columns as a relation named name for the statements run inside the block."""
+    con.register(name, columns)
+    try:
+        yield
+    finally:
+        con.unregister(name)
+
+
+# -- the migration from FLOAT[] (core/migrations.py, step 19) -------------------------------------
+CONVERT_ROWS = 50_000
+VECTOR_TABLES = (("vectors", "text_sha"), ("trash_vectors", "text_sha"), ("cue_vectors", "cues_sha"))
+
+
+def convert_float_lists(con: Any) -> None:
+    """Every FLOAT[] vector column to BLOB, each vector's bits kept. Runs inside the migration's
+    transaction: a process stopped half way leaves the tables as they were, unmigrated."""
+    for table, sha in VECTOR_TABLES:
+        _convert(con, table, sha)
+
+
+def _convert(con: Any, table: str, sha: str) -> None:
+    new = f"{table}__bytes"
+    con.execute(
+        f"CREATE TABLE {new} (memory_id VARCHAR PRIMARY KEY, model VARCHAR NOT NULL, "
+        f"{sha} VARCHAR NOT NULL, vec BLOB NOT NULL)"
+    )
+    top = int(con.execute(f"SELECT coalesce(max(rowid) + 1, 0) FROM {table}").fetchone()[0])
+    for start in range(0, top, CONVERT_ROWS):  # in rowid ranges: a million vectors never held at once
+        got = con.execute(
+            f"SELECT memory_id, model, {sha}, vec FROM {table} WHERE rowid >= ? AND rowid < ?",
+            [start, start + CONVERT_ROWS],
+        ).fetchnumpy()
+        if not len(got["memory_id"]):
+            continue
+        columns = {
+            "memory_id": objects(list(got["memory_id"])),
+            "model": objects(list(got["model"])),
+            sha: objects(list(got[sha])),
+            "vec": objects([np.asarray(v, dtype=STORED).tobytes() for v in got["vec"]]),
+        }
+        with registered(con, "memevo_converted_vectors", columns):
+            con.execute(
+                f"INSERT INTO {new} SELECT memory_id, model, {sha}, vec FROM memevo_converted_vectors"
+            )
+    before = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    after = con.execute(f"SELECT count(*) FROM {new}").fetchone()[0]
+    if before != after:  # cannot happen short of a DuckDB fault; the transaction rolls back
+        raise RuntimeError(f"{table}: {after} of {before} vectors converted")
+    con.execute(f"DROP TABLE {table}")
+    con.execute(f"ALTER TABLE {new} RENAME TO {table}")
