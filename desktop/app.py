@@ -96,10 +96,19 @@ def bring_first_to_front(why: str) -> int:
     return 3
 
 
+# The loop's executor (the keyring's checks, the learning worker's start): a few threads made
+# when needed. qasync's own starts ten QThreads at its first use, each idle all day.
+LOOP_WORKERS = 4
+SETTLE_S = 5.0  # after the model is in: the start's garbage is freed, then given back
+
+
 async def _run(self_test: bool) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
     from .confirm import ConfirmQueue, run_queue
 
     quit_event = asyncio.Event()
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(LOOP_WORKERS, "memevo-tray-loop"))
     async with hosted_service() as (host, server, endpoint):
         host.ctx.desktop = True
         # This thread runs the UI and the service's loop: the store is for the workers. A use
@@ -114,7 +123,9 @@ async def _run(self_test: bool) -> int:
         learning = loop.run_in_executor(None, _start_learning, host)
         if testhook.enabled():
             testhook.install(host, tray, confirmations, loop)
-        loop.call_later(2.0, tray.prepare_panel)
+        # The panel is built when first opened, not ahead of time: built hidden it held its
+        # views, their workers' threads, the memories' rows and the keyring's status (which
+        # loads secretstorage and cryptography) all day for a user who may never open it.
 
         def show_ui(view: str) -> None:  # from the service's thread: the panel opens on the UI loop
             loop.call_soon_threadsafe(tray.open_panel, view)
@@ -133,9 +144,13 @@ async def _run(self_test: bool) -> int:
         stop_task = asyncio.ensure_future(server.stopping.wait())
         quit_task = asyncio.ensure_future(quit_event.wait())
         ticks = 0
+        trimmed = False
         while not (stop_task.done() or quit_task.done()):
             tray.refresh_icon()
             ticks += 1
+            if not trimmed and (host.engine is not None or host.ctx.engine_error):
+                trimmed = True
+                loop.call_later(SETTLE_S, _trim_heap, server, stop_task, quit_task)
             if ticks % 10 == 0:
                 tray.check_side_failures()
                 loop.run_in_executor(None, host.ctx.keys.has)  # keeps keys.known() fresh
@@ -154,8 +169,23 @@ async def _run(self_test: bool) -> int:
         return 0
 
 
+def _trim_heap(server: Any, *stopping: asyncio.Future[Any]) -> None:
+    """Once the start has settled, what it freed in glibc's heaps goes back to the system, by
+    the service's own trim (a checkpoint first: on its executor, the store is off this thread)."""
+    if not any(task.done() for task in stopping):
+        server.executor.submit(server.heap.trim, server.host.store)
+
+
 def _start_learning(host: ServiceHost) -> None:
+    """Only once the config names a side API: until then nothing would run on the worker (the
+    side judge and the recall cues both need one), and its HTTP client — httpx's transport,
+    which imports httpcore, trio and anyio, and an SSL context: ~11 MB — stays out of the
+    tray. A side API set later starts it at its first use, as in `memevo serve`."""
     from ..core.learning.learn import LearningUnavailable
+    from ..core.service.context import side_api_named
+
+    if not side_api_named():
+        return
 
     with contextlib.suppress(LearningUnavailable):  # kept in host.ctx.learner.error: the icon says it
         host.start_learning()

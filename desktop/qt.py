@@ -8,13 +8,14 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
+    QPointF,
     QRect,
     Qt,
     QTimer,
     QTranslator,
     Signal,
 )
-from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap, QTextOption
+from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap, QPolygonF, QTextOption
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -89,6 +90,8 @@ __all__ = [
     "QPersistentModelIndex",
     "QPixmap",
     "QPlainTextEdit",
+    "QPointF",
+    "QPolygonF",
     "QProgressBar",
     "QPushButton",
     "QRadioButton",

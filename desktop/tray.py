@@ -26,22 +26,29 @@ if TYPE_CHECKING:
     from ..core.learning.readiness import LearningState
 
 
+# The letter M in the 64 px icon, as the outline of its strokes (DejaVu Sans Bold's M, as
+# the icon was once drawn in text, fills about the same box: x 18-44, y 19-43).
+LETTER_M = (
+    (18, 44), (18, 19), (26, 19), (31.5, 31), (37, 19), (45, 19), (45, 44),
+    (39.5, 44), (39.5, 27.5), (34, 39), (29, 39), (23.5, 27.5), (23.5, 44),
+)  # fmt: skip
+
+
 def _icon(color: str):  # type: ignore[no-untyped-def]
-    from .qt import QColor, QFont, QIcon, QPainter, QPixmap, Qt
+    """The round M. The letter is a shape, not text: text would load the font database and a
+    glyph cache (fontconfig, freetype: ~4 MB) into a tray that shows no text of its own until
+    its menu or a tooltip opens."""
+    from .qt import QColor, QIcon, QPainter, QPixmap, QPointF, QPolygonF, Qt
 
     pixmap = QPixmap(64, 64)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(QColor(color))
     painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(color))
     painter.drawEllipse(4, 4, 56, 56)
-    painter.setPen(QColor("white"))
-    font = QFont()
-    font.setBold(True)
-    font.setPixelSize(34)
-    painter.setFont(font)
-    painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, "M")
+    painter.setBrush(QColor("white"))
+    painter.drawPolygon(QPolygonF([QPointF(x, y) for x, y in LETTER_M]))
     painter.end()
     return QIcon(pixmap)
 
@@ -178,10 +185,12 @@ class Tray:
         self.menu.addAction(self.quit_action)
         self.menu.setToolTipsVisible(True)  # the status line's whole text
         self.menu.aboutToShow.connect(self.refresh_menu)
+        self.menu.aboutToShow.connect(self._fit_status_line)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._on_activated)
         self.icon.messageClicked.connect(self._on_message_clicked)
         self.state = "loading"
+        self.tooltip = ""
         self.refresh()
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.icon.show()
@@ -221,11 +230,18 @@ class Tray:
         if state != self.state:
             self.icon.setIcon(_icon(STATE_COLORS[state]))
         self.state = state
-        self.status_action.setText(menu_line(tooltip, self.menu))  # the menu stays narrow
+        self.tooltip = tooltip
+        if self.menu.isVisible():
+            self._fit_status_line()
+        else:  # fitted as the menu opens: measuring text would load the fonts into an idle tray
+            self.status_action.setText(tooltip.split("\n", 1)[0])
         self.status_action.setToolTip(tooltip)  # all of it on hover, and on the icon
         self.icon.setToolTip(tooltip)
         if state == "problem" and not self.registration_problems:  # those notify from on_repair_failed
             self.notifier.notify(f"problem:{tooltip}", tr("memevo needs attention"), tooltip)
+
+    def _fit_status_line(self) -> None:
+        self.status_action.setText(menu_line(self.tooltip, self.menu))  # the menu stays narrow
 
     def refresh_menu(self) -> None:
         """The config's switches now (a small file); the pending count and the clients' states
@@ -399,14 +415,6 @@ class Tray:
         self.panel.raise_()
         self.panel.activateWindow()
         return self.panel
-
-    def prepare_panel(self) -> None:
-        """Build the panel (hidden) soon after start: its first construction imports and lays
-        out a lot (~0.2 s), better spent before the user clicks than after."""
-        from .panel import Panel
-
-        if self.panel is None and not self.host.ctx.store_error:
-            self.panel = Panel(self.host, self.confirmations)
 
     def toggle_pause(self) -> None:
         """Through the config operations, which also rewrite the hooks' fallback texts from the

@@ -23,6 +23,9 @@ class _Engine:
 
     index = ("a", "b")
 
+    def save_lexical(self) -> None:  # the host saves the lexical index as it closes
+        pass
+
 
 def _tray(qtbot: Any, host: ServiceHost) -> tuple[Tray, ConfirmQueue]:
     queue = ConfirmQueue(host)
@@ -178,6 +181,7 @@ def test_the_menu_stays_narrow_and_the_tooltip_says_all_without_markdown(qtbot, 
     tray.refresh_icon()
     whole = tray.icon.toolTip()
     assert "memevo repair" in whole and "`" not in whole
+    tray.menu.aboutToShow.emit()  # the status line is fitted as the menu opens (issue 33: fonts)
     assert tray.status_action.toolTip() == whole and tray.status_action.text().endswith("…")
     assert tray.menu.sizeHint().width() <= MENU_LINE_PX + 120
     host.ctx.store_error = None
