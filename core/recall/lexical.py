@@ -33,6 +33,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -365,12 +366,17 @@ def terms(text: str) -> list[str]:
     return out + concept_terms(text)
 
 
+Postings: TypeAlias = "array[int] | np.ndarray[Any, Any]"
+
+
 # -- the index ----------------------------------------------------------------------------------------
 class LexicalIndex:
     """BM25 over live memories, in step with the vector index (same ids, same liveness)."""
 
     def __init__(self, capacity: int = 1024) -> None:
-        self._postings: dict[str, tuple[array[int], array[int]]] = {}
+        # a term's document numbers and counts: arrays, or read-only numpy views of a restored
+        # index's flat postings (restore) until the term's first new document copies them
+        self._postings: dict[str, tuple[Postings, Postings]] = {}
         self._df: Counter[str] = Counter()
         self._doc_of: dict[str, int] = {}  # memory id -> its current document number
         self._ids: list[str | None] = []  # document number -> memory id (None: dead)
@@ -430,11 +436,15 @@ class LexicalIndex:
         self._doc_of[memory_id] = doc
         counts = Counter(terms(text))
         for term, count in counts.items():
-            postings = self._postings.get(term)
-            if postings is None:
-                postings = self._postings[term] = (array("I"), array("H"))
-            postings[0].append(doc)
-            postings[1].append(min(count, 65535))
+            old_docs, old_tfs = self._postings.get(term, (None, None))
+            if isinstance(old_docs, array) and isinstance(old_tfs, array):
+                docs, tfs = old_docs, old_tfs
+            else:  # a new term, or a restored one's first new document: mutable copies
+                docs = array("I", b"" if old_docs is None else old_docs.tobytes())
+                tfs = array("H", b"" if old_tfs is None else old_tfs.tobytes())
+                self._postings[term] = (docs, tfs)
+            docs.append(doc)
+            tfs.append(min(count, 65535))
         length = float(sum(counts.values()))
         self._length[doc] = length
         self._category[doc] = CATEGORY_CODES[category]
@@ -617,12 +627,12 @@ class LexicalIndex:
         index._category[:n] = snap.category
         index._live[:n] = snap.live
         starts = np.concatenate([[0], snap.term_end[:-1]]).astype(np.int64)
-        docs, tfs = memoryview(snap.docs.tobytes()), memoryview(snap.tfs.tobytes())
-        for term, start, end in zip(snap.terms, starts.tolist(), snap.term_end.tolist(), strict=True):
-            term_docs, term_tfs = array("I"), array("H")
-            term_docs.frombytes(docs[start * 4 : end * 4])
-            term_tfs.frombytes(tfs[start * 2 : end * 2])
-            index._postings[term] = (term_docs, term_tfs)
+        docs, tfs = snap.docs.astype(np.uint32), snap.tfs.astype(np.uint16)
+        docs.flags.writeable = tfs.flags.writeable = False
+        bounds = list(zip(starts.tolist(), snap.term_end.tolist(), strict=True))
+        index._postings = dict(
+            zip(snap.terms, [(docs[a:b], tfs[a:b]) for a, b in bounds], strict=True)  # views: no copy
+        )
         if len(snap.terms):
             live_postings = snap.live[snap.docs].astype(np.int64)
             df = np.add.reduceat(live_postings, starts) if len(live_postings) else np.zeros(0, np.int64)

@@ -72,7 +72,7 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
     for name in sorted(arrays):
         array = np.ascontiguousarray(arrays[name])
         digest.update(f"{name}\0{array.dtype.str}\0{array.shape}\0".encode())
-        digest.update(memoryview(array).cast("B"))
+        digest.update(array.tobytes())
     return digest.hexdigest()
 
 

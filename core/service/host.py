@@ -13,7 +13,7 @@ from typing import Any
 
 from ..clock import Clock, SystemClock
 from ..errors import StoreDamaged
-from ..recall.engine import RecallEngine
+from ..recall.engine import ModelLoad, RecallEngine
 from ..store import Store
 from . import relay, routes
 from .context import ServiceContext
@@ -26,6 +26,7 @@ class ServiceHost:
         self.clock = clock or SystemClock()
         self.ctx = ServiceContext(store, self.clock)
         self.load_progress = LoadProgress()
+        self._early_load: ModelLoad | None = None  # start_model_load's
 
     # The parts callers reach through the host (the tray, its panel, tests).
     @property
@@ -51,11 +52,30 @@ class ServiceHost:
     def status(self) -> dict[str, Any]:
         return self.ctx.status()
 
+    def start_model_load(self) -> None:
+        """Begin loading the model now if it is provisioned and ready to load: the service's
+        start does, before it writes the hooks' texts and listens, so onnxruntime builds its
+        session meanwhile (without the GIL); load_engine takes it up. A model still to
+        provision (downloaded, converted, its graph built) is left to load_engine, with its
+        progress shown."""
+        from ..encoder.encoder import Encoder
+        from ..encoder.models import entry_for
+        from ..encoder.provision import graph_outdated, ready_folder, wants_graph
+        from ..runtime import configured_model
+
+        try:
+            model_id = configured_model()
+            folder = ready_folder(model_id)
+            if folder is None or (wants_graph(entry_for(model_id)) and graph_outdated(folder)):
+                return
+            self._early_load = ModelLoad(Encoder(model_id, folder))
+        except Exception:  # load_engine provisions and loads as it would have, and says why
+            log.debug("the model's load was not started early", exc_info=True)
+
     def load_engine(self) -> None:
         """The model, loaded off the request path; the service serves meanwhile."""
         from ..encoder.encoder import release_free_memory
         from ..recall import lexical_file
-        from ..recall.engine import ModelLoad
         from ..runtime import open_engine, provisioned_encoder
         from ..store import damage_in
 
@@ -68,7 +88,13 @@ class ServiceHost:
         try:
             # the model loads (onnxruntime's session without the GIL) while the store is checked
             # and the pool and the lexical index are read (RecallEngine)
-            loading = ModelLoad(provisioned_encoder(self.load_progress))
+            encoder, early = provisioned_encoder(self.load_progress), self._early_load
+            same = early is not None and (early.encoder.model_id, early.encoder.folder) == (
+                encoder.model_id,
+                encoder.folder,
+            )
+            loading = early if early is not None and same else ModelLoad(encoder)
+            self._early_load = None
             self.load_progress.stage("Checking the memory store")
             self.store.verify()  # every block read once: damage is named now, not blamed on the model
             ctx.engine = open_engine(

@@ -307,6 +307,8 @@ async def hosted_service() -> AsyncIterator[tuple[ServiceHost, Server, Path]]:
         from . import damaged
 
         damaged.mark(host.ctx, damage)
+    else:
+        host.start_model_load()  # while the hooks' texts are written and the server starts
     server = Server(host)
     try:
         endpoint = await server.start()
