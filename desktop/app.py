@@ -181,11 +181,11 @@ def _start_learning(host: ServiceHost) -> None:
     side judge and the recall cues both need one), and its HTTP client — httpx's transport,
     which imports httpcore, trio and anyio, and an SSL context: ~11 MB — stays out of the
     tray. A side API set later starts it at its first use, as in `memevo serve`."""
-    from ..core.learning.learn import LearningUnavailable
     from ..core.service.context import side_api_named
 
     if not side_api_named():
         return
+    from ..core.learning.learn import LearningUnavailable
 
     with contextlib.suppress(LearningUnavailable):  # kept in host.ctx.learner.error: the icon says it
         host.start_learning()

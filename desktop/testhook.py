@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import sys
 from typing import Any
 
 from ..core import envvars
@@ -47,6 +48,8 @@ def handle(tray: Any, confirmations: Any, params: dict[str, Any]) -> dict[str, A
         for view in ("memories", "settings", "trash"):
             tray.open_panel(view)
         return {"opened": True}
+    if action == "loaded":  # what the process has imported (tests/test_tray_resident.py)
+        return {"modules": sorted(sys.modules)}
     if action == "answer":
         return answer(confirmations, str(params.get("job", "")), str(params.get("decision", "")), params)
     raise InvalidInput(f"unknown test hook action {action!r}")

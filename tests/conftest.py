@@ -536,6 +536,7 @@ MODULE_LANES: dict[str, str] = {
     "test_ui_display.py": PROCESSES,  # Xvfb, openbox, trayer, a pytest per language
     "test_tray_learning.py": PROCESSES,
     "test_tray_menu.py": UNITS,
+    "test_tray_resident.py": PROCESSES,  # a real `memevo tray` (offscreen) with its test hook
     "test_tray_sync.py": PROCESSES,  # offscreen Qt, git with a real bare remote
     "test_watcher.py": PROCESSES,
     "test_wizard.py": UNITS,
