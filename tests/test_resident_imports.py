@@ -5,6 +5,7 @@ service's own start, run in a fresh process, imports none of them."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.service import client
 from memevo.core.store import Store
+from memevo.installer import state
 
 # What the resident process never needs: torch and sentence-transformers (other models, run by
 # the CLI's model commands), the graph's builder (onnx, safetensors: provisioning), the
@@ -38,6 +40,7 @@ NOT_RESIDENT = (
     "detect_secrets",
     "re2",
     "requests",
+    "pyarrow",  # the vectors come as bytes (core/vector_bytes.py); bench and bulk loads use it
 )
 # Their native libraries, as /proc/PID/maps shows them in the running service.
 NOT_MAPPED = (
@@ -49,6 +52,7 @@ NOT_MAPPED = (
     "/PySide6/",
     "/re2/_re2",
     "/charset_normalizer/",  # requests', for detect-secrets
+    "/pyarrow/",  # libarrow and its Python bindings, ~30 MB
 )
 # What it does serve with: without these the check would pass for a service that loaded nothing.
 RESIDENT = ("duckdb", "numpy", "onnxruntime", "tokenizers")
@@ -100,3 +104,32 @@ def test_a_running_service_maps_no_library_it_does_not_need(data_dir: Path, prov
         maps = Path(f"/proc/{proc.pid}/maps").read_text(encoding="utf-8")
     assert [lib for lib in NOT_MAPPED if lib in maps] == []
     assert "onnxruntime" in maps and "duckdb" in maps
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps (Linux)")
+def test_a_running_tray_maps_no_library_the_service_does_not_need_but_qt(
+    data_dir: Path, provisioned_model: Any
+) -> None:
+    _pool()
+    state.mark_setup_run()  # no wizard
+    env = os.environ | {"MEMEVO_HOME": str(data_dir), "QT_QPA_PLATFORM": "offscreen"}
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    tray = subprocess.Popen(
+        [sys.executable, "-m", "memevo.core.cli", "tray"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        status = servicerun.wait_for(data_dir)
+        assert status["desktop"] and status["pid"] == tray.pid
+        answer = client.call(
+            "hook.prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "imports"}, timeout_s=60
+        )
+        assert "pay_new_flow_v2" in json.dumps(answer, ensure_ascii=False)
+        maps = Path(f"/proc/{tray.pid}/maps").read_text(encoding="utf-8")
+    finally:
+        servicerun.stop(data_dir, tray)  # type: ignore[arg-type]
+    assert [lib for lib in NOT_MAPPED if lib in maps and lib != "/PySide6/"] == []
+    assert "/PySide6/" in maps and "onnxruntime" in maps and "duckdb" in maps
