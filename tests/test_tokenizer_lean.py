@@ -26,7 +26,7 @@ def tokenizer_file(provisioned_model: Any) -> Path:
 @pytest.fixture(scope="module")
 def both(tokenizer_file: Path) -> tuple[Any, Any]:
     lean = tokenizer_mod.load(tokenizer_file, 512)
-    assert lean.kind == "lean"
+    assert lean.kind == "lean" and lean.mapped  # every test below runs on the mapped pack
     return lean, tokenizer_mod.FullTokenizer(tokenizer_file, 512)
 
 
@@ -80,13 +80,91 @@ def test_the_same_ids_when_every_word_crosses_a_lookup_batch(
     assert [t[:40] for t in texts if lean.encode(t) != full.encode(t)] == []
 
 
-def test_a_piece_listed_twice_has_its_last_id_and_equal_code_units_do_not_match() -> None:
-    table = tokenizer_mod.PieceTable(["a", "响", "b", "a", "ÍT", ""])
-    assert table.lookup(["a", "响", "ÍT", "b", "c", "", "ab"]) == [3, 1, 4, 2, -1, 5, -1]
+def test_a_piece_listed_twice_has_its_last_id_and_equal_keys_do_not_match() -> None:
+    """ "plumless" and "buckeroo" have the same CRC-32: each is told apart on its bytes."""
+    table = tokenizer_mod.PieceTable.build(["a", "响", "b", "a", "ÍT", "", "plumless", "\ud800"])
+    assert table.lookup(["a", "响", "ÍT", "b", "c", "", "ab", "plumless", "buckeroo", "\ud800"]) == [
+        3, 1, 4, 2, -1, 5, -1, 6, -1, 7,
+    ]  # fmt: skip
+    table = tokenizer_mod.PieceTable.build(["buckeroo", "x", "plumless"])
+    assert table.lookup(["plumless", "buckeroo", "plumles"]) == [2, 0, -1]
+
+
+def test_the_built_table_and_the_mapped_pack_give_the_same_ids(tokenizer_file: Path, both: Any) -> None:
+    built = tokenizer_mod.LeanUnigram.from_file(tokenizer_file, 512)
+    assert built is not None and not built.mapped
+    lean, _full = both
+    texts = verify_set_texts()[:400] + hostile_texts()[:400]
+    assert [t[:40] for t in texts if built.encode(t) != lean.encode(t)] == []
+
+
+def _folder_copy(tokenizer_file: Path, target: Path) -> Path:
+    target.mkdir()
+    copy = target / tokenizer_file.name
+    copy.write_bytes(tokenizer_file.read_bytes())
+    return copy
+
+
+def test_a_folder_without_the_pack_gets_it_once_then_maps_it(tokenizer_file: Path, tmp_path: Path) -> None:
+    """A model folder provisioned before the pack existed: its first load writes it."""
+    path = _folder_copy(tokenizer_file, tmp_path / "onnx")
+    pack = path.with_name(tokenizer_mod.PACK)
+    first = tokenizer_mod.load(path, 512)
+    assert pack.is_file() and first.kind == "lean" and first.mapped
+    written = pack.stat().st_mtime_ns
+    second = tokenizer_mod.load(path, 512)
+    assert second.mapped and pack.stat().st_mtime_ns == written  # mapped, not written again
+    texts = verify_set_texts()[:200]
+    full = tokenizer_mod.FullTokenizer(path, 512)
+    assert [t for t in texts if second.encode(t) != full.encode(t)] == []
+
+
+@pytest.mark.parametrize(
+    "damage", ["another_source", "flipped_byte", "truncated", "older_format", "not_a_pack"]
+)
+def test_a_stale_or_damaged_pack_is_built_again(tokenizer_file: Path, tmp_path: Path, damage: str) -> None:
+    path = _folder_copy(tokenizer_file, tmp_path / "onnx")
+    pack = path.with_name(tokenizer_mod.PACK)
+    tokenizer_mod.load(path, 512)
+    good = pack.read_bytes()
+    if damage == "another_source":  # the same tokenizer written out again: other bytes, other digest
+        path.write_text(json.dumps(json.loads(path.read_bytes()), indent=1), encoding="utf-8")
+    elif damage == "flipped_byte":
+        pack.write_bytes(good[:-100] + bytes([good[-100] ^ 1]) + good[-99:])
+    elif damage == "truncated":
+        pack.write_bytes(good[: len(good) // 2])
+    elif damage == "older_format":
+        pack.write_bytes(good.replace(b'"format": 1', b'"format": 0', 1))
+    else:
+        pack.write_bytes(b"garbage")
+    assert tokenizer_mod.LeanUnigram.from_pack(path, 512) is None  # never used as it is
+    again = tokenizer_mod.load(path, 512)
+    assert again.mapped and tokenizer_mod.LeanUnigram.from_pack(path, 512) is not None
+    full = tokenizer_mod.FullTokenizer(path, 512)
+    texts = verify_set_texts()[:100] + hostile_texts()[:100]
+    assert [t[:40] for t in texts if again.encode(t) != full.encode(t)] == []
+
+
+def test_where_the_pack_cannot_be_written_the_table_is_built_in_memory(
+    tokenizer_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.core import atomic
+
+    def refuse(path: Path, data: bytes, mode: int | None = None) -> None:
+        raise PermissionError(13, "read-only", str(path))
+
+    monkeypatch.setattr(atomic, "write_bytes", refuse)
+    path = _folder_copy(tokenizer_file, tmp_path / "onnx")
+    lean = tokenizer_mod.load(path, 512)
+    assert lean.kind == "lean" and not lean.mapped
+    assert not path.with_name(tokenizer_mod.PACK).exists()
+    full = tokenizer_mod.FullTokenizer(path, 512)
+    assert [t for t in verify_set_texts()[:100] if lean.encode(t) != full.encode(t)] == []
 
 
 def test_the_pieces_take_a_fraction_of_a_dict(tokenizer_file: Path) -> None:
-    """Python memory the loaded tokenizer keeps: a dict of the 250k pieces kept ~45 MB."""
+    """Python memory the loaded tokenizer keeps: a dict of the 250k pieces kept ~45 MB, the
+    table built in memory ~11 MB; mapped from its pack, the table is no Python memory."""
     gc.collect()
     tracemalloc.start()
     try:
@@ -95,5 +173,5 @@ def test_the_pieces_take_a_fraction_of_a_dict(tokenizer_file: Path) -> None:
         kept_mb = tracemalloc.get_traced_memory()[0] / 2**20
     finally:
         tracemalloc.stop()
-    assert lean.kind == "lean"
-    assert kept_mb < 15, f"the lean tokenizer keeps {kept_mb:.1f} MB"
+    assert lean.kind == "lean" and lean.mapped
+    assert kept_mb < 2, f"the lean tokenizer keeps {kept_mb:.1f} MB"

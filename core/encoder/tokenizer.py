@@ -3,20 +3,31 @@
 `tokenizers` keeps a Unigram vocabulary in a trie of hash maps: for multilingual-e5-small's
 250k pieces that is +282 MB in the process that holds it; a plain dict of the pieces still
 held +45-53 MB of Python objects. The pieces are kept here without an object each
-(PieceTable: their UTF-8 bytes in one blob, their hashes sorted in one array, ~10 MB), and a
-Viterbi pass in Python segments each word (about 60 µs for a short prompt): the normaliser
-and the pre-tokeniser are still `tokenizers`' own, built from the same file, so only the
-segmentation is ours, and it follows `tokenizers`' Unigram exactly (double-precision scores,
-the same tie order, unknown characters scored min-score − 10 and fused into one <unk>). Tests
-compare both on the verify sets and on thousands of random and hostile strings; provisioning
-compares them again on the model it built and records the result. A tokenizer.json of any
-other shape gets `tokenizers` itself.
+(PieceTable: their UTF-8 bytes in one blob, the CRC-32s of those bytes sorted in one array
+beside their ids, their scores, ~10 MB), and a Viterbi pass in Python segments each word
+(about 60 µs for a short prompt): the normaliser and the pre-tokeniser are still
+`tokenizers`' own, built from the same file, so only the segmentation is ours, and it follows
+`tokenizers`' Unigram exactly (double-precision scores, the same tie order, unknown characters
+scored min-score − 10 and fused into one <unk>). Tests compare both on the verify sets and on
+thousands of random and hostile strings; provisioning compares them again on the model it
+built and records the result. A tokenizer.json of any other shape gets `tokenizers` itself.
+
+The table is built from tokenizer.json once and written beside it (PACK, `tokenizer-lean.bin`);
+later loads map that file read-only, so only the pages prompts touch are resident, and none of
+tokenizer.json's 9.5 MB of JSON is parsed again. A pack that is missing, damaged, of another
+format or of another tokenizer.json (its SHA-256 is in the pack) is built again; where it
+cannot be written, the table built in memory serves as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+import mmap
 import re
+import sys
+import zlib
 from array import array
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,6 +38,13 @@ import numpy as np
 UNK_PENALTY = 10.0
 # substrings looked up at once: a long text's lookups are made a batch at a time
 SPAN_BATCH = 4096
+# the table built from tokenizer.json, beside it: a header, then its arrays, mapped read-only
+PACK = "tokenizer-lean.bin"
+PACK_MAGIC = b"memevo-lean-tokenizer\n"
+PACK_FORMAT = 1
+_ALIGN = 64
+
+log = logging.getLogger("memevo.encoder")
 
 
 class TokenIds(Protocol):
@@ -36,11 +54,24 @@ class TokenIds(Protocol):
 
 
 def load(path: Path, max_length: int, lean: bool = True) -> TokenIds:
-    """The lean tokenizer when the file has the shape it reproduces, else `tokenizers`."""
+    """The lean tokenizer when the file has the shape it reproduces, else `tokenizers`. The
+    lean one is mapped from its pack beside the file, written first if it is not there."""
     if lean:
-        found = LeanUnigram.from_file(path, max_length)
+        found = LeanUnigram.from_pack(path, max_length)
         if found is not None:
             return found
+        built = Vocabulary.from_file(path)
+        if built is not None:
+            if sys.byteorder == "little":  # the pack's arrays are little-endian, used in place
+                try:
+                    write_pack(path, built)
+                except OSError as exc:  # a read-only folder: the table built in memory serves
+                    log.info("could not write the tokenizer's table beside %s: %s", path, exc)
+                else:
+                    mapped = LeanUnigram.from_pack(path, max_length)
+                    if mapped is not None:
+                        return mapped
+            return built.tokenizer(max_length)
     return FullTokenizer(path, max_length)
 
 
@@ -60,36 +91,45 @@ class FullTokenizer:
         return list(self._tokenizer.encode(text).ids)
 
 
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # a lone surrogate is no piece, and no error
+
+
 class PieceTable:
     """piece -> id for a few hundred thousand pieces without a Python object per piece: their
-    UTF-8 bytes in one blob, and their `hash()`es (this process's, computed at load) sorted in
-    one array beside the ids. A lookup of many strings is one `searchsorted`; a hash that
-    matches is confirmed on the piece's bytes, so the ids are exact, not probable."""
+    UTF-8 bytes in one blob (`offsets`: where each starts, and the end), the CRC-32 of each
+    piece's bytes sorted in one array beside the ids. A lookup of many strings is one
+    `searchsorted`; a key that matches is confirmed on the piece's bytes, so the ids are exact,
+    not probable. The arrays are built here or are views of the mapped pack; `shared` lists
+    the pieces that share a key, by the first one's id (where searchsorted lands): a piece
+    listed twice, or two whose CRC-32s are equal ("plumless" and "buckeroo")."""
 
-    def __init__(self, pieces: list[str]) -> None:
-        encoded = [piece.encode("utf-8") for piece in pieces]
-        self._blob = b"".join(encoded)
+    def __init__(
+        self, keys: np.ndarray, ids: np.ndarray, blob: Any, offsets: Any, shared: dict[int, list[int]]
+    ) -> None:
+        self._keys, self._ids, self._blob, self._offsets, self._shared = keys, ids, blob, offsets, shared
+        self.size = len(keys)
+
+    @classmethod
+    def build(cls, pieces: list[str]) -> PieceTable:
+        encoded = [_utf8(piece) for piece in pieces]
+        blob = b"".join(encoded)
         ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)))
+        offsets = array("q", [0])
+        offsets.frombytes(ends.tobytes())
+        keys = np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=len(encoded))
         del encoded
-        self._offsets = array("q", [0])
-        self._offsets.frombytes(ends.tobytes())
-        hashes = np.fromiter(map(hash, pieces), dtype=np.int64, count=len(pieces))
-        order = np.argsort(hashes, kind="stable")  # equal hashes keep the ids' order
-        self._hashes = hashes[order]
-        self._ids = order.astype(np.int32)
-        self.size = len(pieces)
-        # Pieces that share a hash, by the first one's id (where searchsorted lands): a piece
-        # listed twice, or two kinds of string with the same stored code units — Python's str
-        # hash reads those, so "响" (one 2-byte unit) and "ÍT" (two 1-byte ones) hash alike
-        # (about 500 pairs in multilingual-e5-small).
-        self._shared: dict[int, list[int]] = {}
+        order = np.argsort(keys, kind="stable")  # equal keys keep the ids' order
+        keys, ids = keys[order], order.astype(np.int32)
+        shared: dict[int, list[int]] = {}
         group: list[int] = []
         previous = -2
-        for position in np.flatnonzero(self._hashes[1:] == self._hashes[:-1]).tolist():
-            if position != previous + 1:  # a run of equal hashes starts here
-                group = self._shared.setdefault(int(self._ids[position]), [int(self._ids[position])])
-            group.append(int(self._ids[position + 1]))
+        for position in np.flatnonzero(keys[1:] == keys[:-1]).tolist():
+            if position != previous + 1:  # a run of equal keys starts here
+                group = shared.setdefault(int(ids[position]), [int(ids[position])])
+            group.append(int(ids[position + 1]))
             previous = position
+        return cls(keys, ids, blob, offsets, shared)
 
     def lookup(self, texts: list[str]) -> list[int]:
         """Each text's id, -1 where it is no piece. A piece listed twice has its last id (as a
@@ -97,13 +137,14 @@ class PieceTable:
         out = [-1] * len(texts)
         if not texts or not self.size:
             return out
-        wanted = np.fromiter(map(hash, texts), dtype=np.int64, count=len(texts))
-        at = np.searchsorted(self._hashes, wanted)
+        encoded = [_utf8(text) for text in texts]
+        wanted = np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=len(encoded))
+        at = np.searchsorted(self._keys, wanted)
         np.minimum(at, self.size - 1, out=at)
-        hits = np.flatnonzero(self._hashes[at] == wanted)
+        hits = np.flatnonzero(self._keys[at] == wanted)
         blob, offsets, shared = self._blob, self._offsets, self._shared
         for k, piece in zip(hits.tolist(), self._ids[at[hits]].tolist(), strict=True):
-            text = texts[k].encode("utf-8")
+            text = encoded[k]
             if piece not in shared:
                 if blob[offsets[piece] : offsets[piece + 1]] == text:
                     out[k] = piece
@@ -115,52 +156,42 @@ class PieceTable:
         return out
 
 
-class LeanUnigram:
-    kind = "lean"
+class Vocabulary:
+    """What the lean tokenizer runs on, built from tokenizer.json or mapped from its pack."""
 
     def __init__(
         self,
-        pipeline: Any,
-        pieces: list[str],
-        scores: array[float],
+        pipeline: str,
+        table: PieceTable,
+        scores: Any,
+        longest: Any,
         unk_id: int,
+        min_score: float,
         specials: dict[str, int],
         template: tuple[list[int], list[int]],
-        max_length: int,
     ) -> None:
-        self._normalizer = pipeline.normalizer
-        self._pre_tokenizer = pipeline.pre_tokenizer
-        self._pieces = PieceTable(pieces)
-        self._scores = scores
-        self._unk_id = unk_id
-        self._unk_score = min(scores) - UNK_PENALTY
-        # the longest piece starting with each character (by code point, at most 255) bounds
-        # the Viterbi's inner loop: one byte per code point up to the highest first character
-        firsts = np.fromiter((ord(piece[0]) if piece else 0 for piece in pieces), dtype=np.int64)  # '' adds 0
-        lengths = np.minimum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), 255)
-        longest = np.zeros(int(firsts.max(initial=0)) + 1, dtype=np.uint8)
-        np.maximum.at(longest, firsts, lengths.astype(np.uint8))
-        self._longest = longest.tobytes()
-        self._specials = specials
-        # special tokens are matched in the raw text, leftmost-longest, before normalising
-        alternatives = sorted(specials, key=len, reverse=True)
-        self._split = re.compile("(" + "|".join(map(re.escape, alternatives)) + ")") if specials else None
-        self._prefix, self._suffix = template
-        self._room = max_length - len(self._prefix) - len(self._suffix)
+        self.pipeline = pipeline  # tokenizers' normaliser and pre-tokeniser, as JSON
+        self.table, self.scores, self.longest = table, scores, longest
+        self.unk_id, self.min_score = unk_id, min_score
+        self.specials, self.template = specials, template
+        self.source_sha256 = ""
+        self.mapped = False  # True: its arrays are views of the pack, mapped read-only
 
     @classmethod
-    def from_file(cls, path: Path, max_length: int) -> LeanUnigram | None:
+    def from_file(cls, path: Path) -> Vocabulary | None:
         try:
-            data = json.loads(path.read_bytes())
+            raw = path.read_bytes()
+            data = json.loads(raw)
         except (OSError, ValueError):
             return None
-        return cls.from_json(data, max_length)
+        found = cls.from_json(data)
+        if found is not None:
+            found.source_sha256 = hashlib.sha256(raw).hexdigest()
+        return found
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], max_length: int) -> LeanUnigram | None:
-        """None unless every part of the file is one this class reproduces exactly."""
-        from tokenizers import Tokenizer
-
+    def from_json(cls, data: dict[str, Any]) -> Vocabulary | None:
+        """None unless every part of the file is one the lean tokenizer reproduces exactly."""
         model = data.get("model")
         if not isinstance(model, dict) or model.get("type") != "Unigram" or model.get("byte_fallback"):
             return None
@@ -182,10 +213,165 @@ class LeanUnigram:
         shell = {key: value for key, value in data.items() if key != "model"}
         shell |= {"added_tokens": [], "post_processor": None, "decoder": None}
         shell["model"] = {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]], "byte_fallback": False}
-        pipeline = Tokenizer.from_str(json.dumps(shell))
         pieces = [str(piece) for piece, _score in vocab]  # only for building the table
         scores = array("d", (float(score) for _piece, score in vocab))
-        return cls(pipeline, pieces, scores, unk_id, specials, template, max_length)
+        # the longest piece starting with each character (by code point, at most 255) bounds
+        # the Viterbi's inner loop: one byte per code point up to the highest first character
+        firsts = np.fromiter((ord(piece[0]) if piece else 0 for piece in pieces), dtype=np.int64)  # '' adds 0
+        lengths = np.minimum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), 255)
+        longest = np.zeros(int(firsts.max(initial=0)) + 1, dtype=np.uint8)
+        np.maximum.at(longest, firsts, lengths.astype(np.uint8))
+        table = PieceTable.build(pieces)
+        return cls(
+            json.dumps(shell), table, scores, longest.tobytes(), unk_id, min(scores), specials, template
+        )
+
+    def tokenizer(self, max_length: int) -> LeanUnigram:
+        return LeanUnigram(self, max_length)
+
+
+def write_pack(path: Path, vocab: Vocabulary) -> None:
+    """The vocabulary's table beside tokenizer.json (atomically): a JSON header, then each
+    array little-endian at a 64-byte boundary; the header holds the source's and the arrays'
+    SHA-256, so a pack of another file, or a damaged one, is never used."""
+    from .. import atomic
+
+    table = vocab.table
+    arrays = {
+        "keys": np.asarray(table._keys, dtype="<u4"),
+        "ids": np.asarray(table._ids, dtype="<i4"),
+        "offsets": np.asarray(table._offsets, dtype="<u4"),
+        "blob": np.frombuffer(bytes(table._blob), dtype=np.uint8),
+        "scores": np.asarray(vocab.scores, dtype="<f8"),
+        "longest": np.frombuffer(bytes(vocab.longest), dtype=np.uint8),
+    }
+    if int(np.asarray(table._offsets)[-1]) >= 2**32:
+        raise OSError("the pieces' bytes do not fit the pack's offsets")
+    body = bytearray()
+    sections: dict[str, list[Any]] = {}
+    for name, values in arrays.items():
+        body += bytes(-len(body) % _ALIGN)
+        sections[name] = [len(body), values.dtype.str, int(values.size)]
+        body += values.tobytes()
+    header = {
+        "format": PACK_FORMAT,
+        "source_sha256": vocab.source_sha256,
+        "body_sha256": hashlib.sha256(body).hexdigest(),
+        "pipeline": vocab.pipeline,
+        "unk_id": vocab.unk_id,
+        "min_score": vocab.min_score,
+        "specials": vocab.specials,
+        "template": list(vocab.template),
+        "shared": [[first, ids] for first, ids in table._shared.items()],
+        "sections": sections,
+    }
+    head = json.dumps(header).encode("utf-8")
+    start = len(PACK_MAGIC) + 8 + len(head)
+    head += b" " * (-start % _ALIGN)  # the body starts at a 64-byte boundary
+    atomic.write_bytes(path.with_name(PACK), PACK_MAGIC + len(head).to_bytes(8, "little") + head + body)
+
+
+def _read_pack(path: Path) -> tuple[dict[str, Any], int] | None:
+    """The pack's header and where its body starts, if it is whole and of this tokenizer.json.
+    Both files are read (for their digests), not mapped: the page cache holds them, not us."""
+    pack = path.with_name(PACK)
+    try:
+        with pack.open("rb") as file:
+            if file.read(len(PACK_MAGIC)) != PACK_MAGIC:
+                return None
+            size = int.from_bytes(file.read(8), "little")
+            header = json.loads(file.read(size))
+            body = hashlib.file_digest(file, "sha256").hexdigest()
+        with path.open("rb") as source_file:
+            source = hashlib.file_digest(source_file, "sha256").hexdigest()
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(header, dict) or header.get("format") != PACK_FORMAT:
+        return None
+    if header.get("source_sha256") != source or header.get("body_sha256") != body:
+        return None
+    return header, len(PACK_MAGIC) + 8 + size
+
+
+def _map_pack(path: Path) -> Vocabulary | None:
+    if sys.byteorder != "little":
+        return None
+    found = _read_pack(path)
+    if found is None:
+        return None
+    header, start = found
+    try:
+        with path.with_name(PACK).open("rb") as file:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        if hasattr(mapped, "madvise"):  # no read-around: a lookup touches a page, not its neighbours
+            mapped.madvise(mmap.MADV_RANDOM)
+        view = memoryview(mapped)
+        parts: dict[str, Any] = {}
+        for name, (offset, dtype, count) in header["sections"].items():
+            width = np.dtype(dtype).itemsize
+            part = view[start + offset : start + offset + count * width]
+            if len(part) != count * width:
+                return None
+            parts[name] = part
+        keys = np.frombuffer(parts["keys"], dtype="<u4")
+        ids = np.frombuffer(parts["ids"], dtype="<i4")
+        shared = {int(first): [int(i) for i in ids_] for first, ids_ in header["shared"]}
+        table = PieceTable(keys, ids, parts["blob"], parts["offsets"].cast("I"), shared)
+        before, after = header["template"]
+        vocab = Vocabulary(
+            str(header["pipeline"]),
+            table,
+            parts["scores"].cast("d"),
+            parts["longest"],
+            int(header["unk_id"]),
+            float(header["min_score"]),
+            {str(k): int(v) for k, v in header["specials"].items()},
+            ([int(i) for i in before], [int(i) for i in after]),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    vocab.mapped = True
+    return vocab
+
+
+class LeanUnigram:
+    kind = "lean"
+
+    def __init__(self, vocab: Vocabulary, max_length: int) -> None:
+        from tokenizers import Tokenizer
+
+        pipeline = Tokenizer.from_str(vocab.pipeline)
+        self._normalizer = pipeline.normalizer
+        self._pre_tokenizer = pipeline.pre_tokenizer
+        self._pieces = vocab.table
+        self._scores = vocab.scores
+        self._unk_id = vocab.unk_id
+        self._unk_score = vocab.min_score - UNK_PENALTY
+        self._longest = vocab.longest
+        self._specials = vocab.specials
+        # special tokens are matched in the raw text, leftmost-longest, before normalising
+        alternatives = sorted(self._specials, key=len, reverse=True)
+        self._split = re.compile("(" + "|".join(map(re.escape, alternatives)) + ")") if alternatives else None
+        self._prefix, self._suffix = vocab.template
+        self._room = max_length - len(self._prefix) - len(self._suffix)
+        self.mapped = vocab.mapped
+
+    @classmethod
+    def from_file(cls, path: Path, max_length: int) -> LeanUnigram | None:
+        """Built in memory from tokenizer.json (provisioning compares this with `tokenizers`)."""
+        vocab = Vocabulary.from_file(path)
+        return vocab.tokenizer(max_length) if vocab is not None else None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], max_length: int) -> LeanUnigram | None:
+        vocab = Vocabulary.from_json(data)
+        return vocab.tokenizer(max_length) if vocab is not None else None
+
+    @classmethod
+    def from_pack(cls, path: Path, max_length: int) -> LeanUnigram | None:
+        """Mapped from the pack beside tokenizer.json; None when there is no usable pack."""
+        vocab = _map_pack(path)
+        return vocab.tokenizer(max_length) if vocab is not None else None
 
     def encode(self, text: str) -> list[int]:
         words: list[str | int] = []  # a special token's id, or a word to segment
