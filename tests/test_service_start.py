@@ -1,0 +1,80 @@
+"""What a service start does before recall answers, each step as cheap as it can be and as exact
+as before: the stale-vector scan in DuckDB, the model's load begun early and taken up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from memevo.core import memories, vectors
+from memevo.core.clock import FakeClock
+from memevo.core.store import Store
+
+TEXTS = [
+    "提交前先运行单元测试并检查格式",
+    "支付页新流程的灰度开关是 pay_new_flow_v2 🙂",
+    "Café au lait, naïve façade — e\u0301 and é are different texts",
+    "emoji 👩\u200d💻 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 outside the BMP",
+    "plain ascii",
+    "日本語とРусский и العربية",
+]
+
+
+def test_stale_vectors_are_found_by_the_hash_text_sha_gives(store: Store, clock: FakeClock) -> None:
+    made = [memories.create(store, "rule", text, clock) for text in TEXTS]
+    assert {i for i, _ in vectors.stale(store, "m")} == {m.id for m in made}  # no vector yet
+    done = made[::2]
+    vectors.save(store, "m", [(m.id, m.text) for m in done], np.ones((len(done), 4), np.float32))
+    assert {i for i, _ in vectors.stale(store, "m")} == {m.id for m in made[1::2]}
+    for memory_id, text in vectors.stale(store, "m"):
+        assert text == next(m.text for m in made if m.id == memory_id)
+    assert {i for i, _ in vectors.stale(store, "another model")} == {m.id for m in made}
+    memories.replace_text(store, made[0].id, made[0].text + " 改过", clock)
+    assert made[0].id in {i for i, _ in vectors.stale(store, "m")}
+    # the same hash as Python's, on every text (a mismatch would re-encode every start)
+    for text in TEXTS:
+        assert store.query("SELECT left(sha256(?), 16)", [text])[0][0] == vectors.text_sha(text)
+
+
+def test_the_early_load_is_the_one_the_engine_uses(
+    store: Store, clock: FakeClock, provisioned_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.core.recall import engine as engine_mod
+    from memevo.core.service.host import ServiceHost
+
+    memories.create(store, "project", TEXTS[1], clock)
+    made: list[Any] = []
+    original = engine_mod.ModelLoad.__init__
+
+    def counted(self: Any, encoder: Any) -> None:
+        made.append(encoder)
+        original(self, encoder)
+
+    monkeypatch.setattr(engine_mod.ModelLoad, "__init__", counted)
+    host = ServiceHost(store, clock)
+    try:
+        host.start_model_load()
+        assert len(made) == 1  # begun before load_engine
+        host.load_engine()
+        assert host.engine is not None, host.ctx.engine_error
+        assert len(made) == 1 and host.engine.encoder is made[0]
+        hits = host.engine.recall("pay_new_flow_v2 是什么开关", award=False).hits
+        assert [h.text for h in hits][:1] == [TEXTS[1]]
+    finally:
+        host.close()
+
+
+def test_a_model_still_to_provision_is_not_loaded_early(
+    store: Store, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.core.encoder import provision
+    from memevo.core.service.host import ServiceHost
+
+    monkeypatch.setattr(provision, "ready_folder", lambda model_id: None)
+    host = ServiceHost(store, clock)
+    try:
+        host.start_model_load()
+        assert host._early_load is None  # load_engine provisions it, with its progress shown
+    finally:
+        host.close()
