@@ -212,3 +212,34 @@ def test_write_during_maintenance_in_one_process_waits_its_turn(store: Store, cl
     assert memories.counts(store)["rule"]["live"] == 201
     report = results[0]
     assert isinstance(report, maintenance.Report) and report.decayed == 200
+
+
+def test_release_cache_lets_go_of_the_blocks_reads_kept_and_the_store_still_serves(
+    store: Store, clock: FakeClock
+) -> None:
+    """DuckDB keeps every block a scan read (up to 80% of the machine); the service lets go of
+    them after its load and its requests (Store.release_cache), without changing the limit."""
+    with store.transaction() as con:
+        con.execute(
+            "CREATE TABLE bulk AS SELECT range AS i, md5(range::VARCHAR) || md5((-range)::VARCHAR) AS t FROM range(200000)"
+        )
+    store.checkpoint()
+    store.close()
+    reopened = Store.open()  # a fresh buffer pool: what is cached below, the scan read
+    try:
+
+        def cached_mb() -> float:
+            row = reopened.query("SELECT sum(memory_usage_bytes) / 1048576 FROM duckdb_memory()")[0]
+            return float(row[0] or 0)
+
+        limit = reopened.query("SELECT current_setting('memory_limit')")[0][0]
+        reopened.verify()
+        before = cached_mb()
+        reopened.release_cache()
+        after = cached_mb()
+        assert before > 4 and after < before / 4, (before, after)
+        assert reopened.query("SELECT current_setting('memory_limit')")[0][0] == limit
+        assert reopened.query("SELECT count(*), max(i) FROM bulk")[0] == (200000, 199999)
+        memories.create(reopened, "rule", "释放缓存之后照常写入和读取", clock)
+    finally:
+        reopened.close()

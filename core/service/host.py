@@ -104,7 +104,8 @@ class ServiceHost:
                 loading=loading,
                 lexical_file=lexical_file.path_beside(self.store.path),
             )
-            release_free_memory()  # what loading freed (the tokenizer file's parse, the pool's batches)
+            self.store.release_cache()  # the blocks verify and the pool's load read (~15 MB for 10k)
+            release_free_memory()  # what loading freed (the pool's batches)
             ctx.ready_after_s = time.monotonic() - ctx.started
             log.info("recall ready after %.1f s (%d memories)", ctx.ready_after_s, len(ctx.engine.index))
             ctx.learner.want_cues()  # memories from before cues, or written while it was down

@@ -105,7 +105,8 @@ def holder_description() -> str:
 # service grew ~8 MB this way, all of it given back by malloc_trim; and DuckDB keeps writes'
 # log and undo buffers until it checkpoints by itself at 16 MB of log (40 writes: +6.1 MB, 5.1
 # of it back at a CHECKPOINT). So after requests, at most this often, off the request's reply:
-# a checkpoint, then a trim (a few ms each when little was written).
+# a checkpoint, DuckDB's cache of blocks let go (Store.release_cache), then a trim (a few ms
+# each when little was written).
 TRIM_EVERY_S = 30.0
 
 
@@ -127,6 +128,7 @@ class HeapTrim:
 
         try:
             store.checkpoint()
+            store.release_cache()  # the blocks the requests and the checkpoint read
         except Exception:  # a damaged or read-only store, a transaction under way: next time
             log.debug("no checkpoint after requests", exc_info=True)
         release_free_memory()
