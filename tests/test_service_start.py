@@ -78,3 +78,23 @@ def test_a_model_still_to_provision_is_not_loaded_early(
         assert host._early_load is None  # load_engine provisions it, with its progress shown
     finally:
         host.close()
+
+
+def test_the_bench_times_a_start_over_the_store_as_its_last_run_left_it(provisioned_model: Any) -> None:
+    """`memevo bench`'s service_ready_s is the second start: the first (timed apart) encodes the
+    pool's memories written without vectors and keeps the lexical index beside the store."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from memevo.app import bench
+    from memevo.core.recall import lexical_file
+    from memevo.core.service import client
+
+    first: list[float] = []
+    with bench.bench_service(sys.executable, pool=80, first=first) as (_env, service, ready_s):
+        home = Path(os.environ[bench.HOME_ENV])
+        assert service.poll() is None and len(first) == 1 and ready_s > 0
+        assert lexical_file.load(home / lexical_file.FILE_NAME) is not None  # the first start's
+        status = client.call("ping", {}, timeout_s=5)
+        assert status["model_ready"] and status["memories_indexed"] == 81  # 30 synthetic, and the 51 encoded
