@@ -137,7 +137,7 @@ class PieceTable:
         out = [-1] * len(texts)
         if not texts or not self.size:
             return out
-        encoded = [_utf8(text) for text in texts]
+        encoded = [text.encode("utf-8", "surrogatepass") for text in texts]  # as _utf8, inline
         wanted = np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=len(encoded))
         at = np.searchsorted(self._keys, wanted)
         np.minimum(at, self.size - 1, out=at)
