@@ -627,7 +627,8 @@ def filter_figures(runs: int = 3) -> dict[str, Any]:
     def answer(text: str) -> str:
         return redact_secrets(strip_code_and_logs(text))
 
-    answer("warm up: password=x, sk-" + "a1" * 12)  # detect-secrets is imported on first use
+    # detect-secrets is imported for the first text one of its patterns may match (a JWT's eyJ)
+    answer("warm up: password=x, sk-" + "a1" * 12 + " eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln")
     worst, worst_name = 0.0, ""
     for name, text in adversarial_inputs().items():
         for path, func in (("judge", judge_input), ("answer", answer)):
