@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,21 +51,18 @@ CATEGORIES = ("rule", "project")
 STALE_WHILE_LOADING = 1024
 
 
-class ModelLoad:
-    """The encoder loading on a thread of its own while the caller reads the pool; `wait`
-    re-raises what the load raised."""
+class OnThread:
+    """A call on a thread of its own; `wait` joins it and re-raises what it raised."""
 
-    def __init__(self, encoder: Encoder) -> None:
-        self.encoder = encoder
+    def __init__(self, name: str, call: Callable[[], object]) -> None:
         self._error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._load, args=(encoder,), name="memevo-model-load", daemon=True
-        )
+        self._call = call
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def _load(self, encoder: Encoder) -> None:
+    def _run(self) -> None:
         try:
-            encoder.load()
+            self._call()
         except BaseException as exc:  # re-raised by wait(), in the caller's thread
             self._error = exc
 
@@ -72,6 +70,15 @@ class ModelLoad:
         self._thread.join()
         if self._error is not None:
             raise self._error
+
+
+class ModelLoad(OnThread):
+    """The encoder loading while the caller reads the pool (onnxruntime builds its session
+    without the GIL)."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        super().__init__("memevo-model-load", encoder.load)
 
 
 @dataclass(frozen=True)
@@ -161,11 +168,12 @@ class RecallEngine:
             # current vector are encoded and refreshed once it is in
             self.background = known
             self.index = MemoryIndex(len(known.mean), known)
-            self._build(first=True)
-            loading.wait()
-            self.generic = self._closeness()
             cued = cues_mod.stale_vectors(self.store, encoder.model_id)
-            if pending or cued:
+            encoding = OnThread("memevo-encode-stale", lambda: self._encode_once_loaded(loading))
+            self._build(first=True)
+            encoding.wait()  # encoded beside the build (onnxruntime runs without the GIL)
+            self.generic = self._closeness()
+            if pending or cued:  # their rows, as the store holds them now
                 self.sync_ids(list(dict.fromkeys([i for i, _ in pending] + [i for i, _ in cued])))
         else:  # a new model (its background built with it), or a pool to re-encode first
             loading.wait()
@@ -176,6 +184,10 @@ class RecallEngine:
             self._build(first=True)
         if self._lexical_changes and self.lexical_file is not None:
             threading.Thread(target=self.save_lexical, name="memevo-lexical-save", daemon=True).start()
+
+    def _encode_once_loaded(self, loading: ModelLoad) -> None:
+        loading.wait()
+        self.encode_stale()
 
     def _closeness(self) -> generic.Closeness:
         """The generic prompts' vectors, for a model whose gate damps them (shipped for the
