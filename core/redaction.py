@@ -35,6 +35,7 @@ import logging
 import math
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 REDACTED = "[已隐去]"
@@ -628,13 +629,20 @@ def may_match_third_party(text: str) -> bool:
 
 @functools.cache
 def _third_party_known() -> bool:
-    """The installed detect-secrets is the version _MAY_MATCH was written for."""
-    from importlib import metadata
+    """The installed detect-secrets is the version the literals above were written for. Read
+    from its __version__.py, not asked of importlib.metadata (which imports email, csv and a
+    dozen more into every process that logs)."""
+    import importlib.util
 
     try:
-        return metadata.version("detect-secrets") == PATTERNS_FOR
-    except metadata.PackageNotFoundError:
-        return True  # none installed: nothing to load, _third_party() says so once
+        spec = importlib.util.find_spec("detect_secrets")  # found, not imported
+        if spec is None or spec.origin is None:
+            return True  # none installed: nothing to load, _third_party() says so once
+        text = Path(spec.origin).with_name("__version__.py").read_text(encoding="utf-8")
+    except (OSError, ImportError, ValueError):
+        return False
+    found = re.search(r"""VERSION\s*=\s*['"]([^'"]{1,40})['"]""", text)
+    return found is not None and found.group(1) == PATTERNS_FOR
 
 
 @functools.cache

@@ -124,6 +124,17 @@ def test_written_for_the_installed_detect_secrets() -> None:
     assert redaction._third_party_known()
 
 
+def test_another_detect_secrets_version_loads_them_for_every_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(redaction, "PATTERNS_FOR", "0.0.0")
+    redaction._third_party_known.cache_clear()
+    try:
+        assert redaction.may_match_third_party("an ordinary sentence")
+    finally:
+        monkeypatch.undo()
+        redaction._third_party_known.cache_clear()
+    assert not redaction.may_match_third_party("an ordinary sentence")
+
+
 def test_every_pattern_has_an_example_that_it_matches_and_that_may_match() -> None:
     sources = [pattern.pattern.decode() for pattern in _patterns()]
     assert sorted(sources) == sorted(EXAMPLES)
@@ -175,6 +186,7 @@ def test_ordinary_text_and_the_services_own_records_load_nothing() -> None:
 CHILD = """
 import io, json, logging, sys
 from memevo.core.redaction import RedactingFilter
+baseline = set(sys.modules)
 out = io.StringIO()
 handler = logging.StreamHandler(out)
 handler.addFilter(RedactingFilter())
@@ -182,7 +194,7 @@ log = logging.getLogger("child")
 log.addHandler(handler)
 log.setLevel(logging.INFO)
 log.info("encoder: %s on %s", "intfloat/multilingual-e5-small", "onnx")
-before = sorted(m for m in ("detect_secrets", "re2", "requests") if m in sys.modules)
+before = sorted(m for m in ("detect_secrets", "re2", "requests", "email", "csv") if m in sys.modules and m not in baseline)
 log.info("artifactory said: %s", sys.argv[1])
 after = sorted(m for m in ("detect_secrets", "re2") if m in sys.modules)
 print(json.dumps({"before": before, "after": after, "log": out.getvalue()}))
