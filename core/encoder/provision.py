@@ -34,7 +34,6 @@ import shutil
 import subprocess
 import sys
 import time
-import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,6 +134,8 @@ def hub_endpoint() -> str:
 def hub_reachable() -> bool:
     if os.environ.get("HF_HUB_OFFLINE") in ("1", "true", "TRUE"):
         return False
+    import urllib.request  # http.client, email and 25 more (~2 MB): the service's start has no use for them
+
     try:
         request = urllib.request.Request(hub_endpoint() + "/api/models", method="HEAD")
         with urllib.request.urlopen(request, timeout=HUB_PROBE_TIMEOUT_S):
