@@ -99,7 +99,7 @@ def bring_first_to_front(why: str) -> int:
 # The loop's executor (the keyring's checks, the learning worker's start): a few threads made
 # when needed. qasync's own starts ten QThreads at its first use, each idle all day.
 LOOP_WORKERS = 4
-SETTLE_S = 5.0  # after the model is in: the start's garbage is freed, then given back
+SETTLE_S = 2.0  # after the model is in: what the start left is dropped, then given back
 
 
 async def _run(self_test: bool) -> int:
@@ -171,7 +171,14 @@ async def _run(self_test: bool) -> int:
 
 def _trim_heap(server: Any, *stopping: asyncio.Future[Any]) -> None:
     """Once the start has settled, what it freed in glibc's heaps goes back to the system, by
-    the service's own trim (a checkpoint first: on its executor, the store is off this thread)."""
+    the service's own trim (a checkpoint first: on its executor, the store is off this thread).
+    First the source lines PySide6 had read: it looks for "PySide6" in the source of every
+    module imported after it (shibokensupport/feature.py, to switch its features per module),
+    and linecache keeps each file's lines, ~6 MB for the model's and the service's modules;
+    they are read again only if a traceback is printed."""
+    import linecache
+
+    linecache.clearcache()
     if not any(task.done() for task in stopping):
         server.executor.submit(server.heap.trim, server.host.store)
 
