@@ -169,11 +169,21 @@ def test_saved_vectors_read_back_bit_exact_in_batches_and_through_the_trash(
     vectors.save(store, "e5", items, matrix)
     vectors.save(store, "e5", items[:2], -matrix[:2])  # replaced, not added
     expected = np.concatenate([-matrix[:2], matrix[2:]])
+    other = memories.create(store, "rule", "另一个模型编码的规则", clock)
+    vectors.save(store, "other/model", [(other.id, other.text)], matrix[:1])  # not in e5's pool
+    with store.transaction() as con:  # a vector left without its memory: not in the pool either
+        con.execute("INSERT INTO vectors VALUES ('gone', 'e5', 'sha', ?)", [matrix[0].tobytes()])
     batches = list(vectors.iter_pool(store, "e5", batch_rows=3))
-    assert [len(b.ids) for b in batches] == [3, 3, 1]
+    assert len(batches) >= 3 and max(len(b.ids) for b in batches) <= 3
+    assert sorted(i for b in batches for i in b.ids) == sorted(m.id for m in made)
+    text_of = {m.id: m.text for m in made}
+    assert all(
+        b.texts == [text_of[i] for i in b.ids] and b.categories == ["rule"] * len(b.ids) for b in batches
+    )
+    assert all(b.deprecated.dtype == bool and not b.deprecated.any() for b in batches)
     by_id = {i: row for b in batches for i, row in zip(b.ids, b.matrix, strict=True)}
     assert [m.id for m in made if by_id[m.id].tobytes() != expected[made.index(m)].tobytes()] == []
-    assert vectors.count_pool(store, "e5") == 7 and vectors.stale(store, "e5") == []
+    assert vectors.count_pool(store, "e5") == 7 and vectors.stale(store, "e5") == [(other.id, other.text)]
     memories.delete(store, [made[3].id], clock)
     assert made[3].id not in vectors.load_pool_for(store, "e5", [m.id for m in made]).ids
     memories.restore(store, made[3].id)
