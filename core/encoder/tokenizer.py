@@ -41,7 +41,8 @@ SPAN_BATCH = 4096
 # the table built from tokenizer.json, beside it: a header, then its arrays, mapped read-only
 PACK = "tokenizer-lean.bin"
 PACK_MAGIC = b"memevo-lean-tokenizer\n"
-PACK_FORMAT = 1
+PACK_FORMAT = 2  # 2: the first-character table stops at the BMP, astral ones in the header
+BMP = 0x10000
 _ALIGN = 64
 
 log = logging.getLogger("memevo.encoder")
@@ -165,13 +166,14 @@ class Vocabulary:
         table: PieceTable,
         scores: Any,
         longest: Any,
+        astral: dict[int, int],
         unk_id: int,
         min_score: float,
         specials: dict[str, int],
         template: tuple[list[int], list[int]],
     ) -> None:
         self.pipeline = pipeline  # tokenizers' normaliser and pre-tokeniser, as JSON
-        self.table, self.scores, self.longest = table, scores, longest
+        self.table, self.scores, self.longest, self.astral = table, scores, longest, astral
         self.unk_id, self.min_score = unk_id, min_score
         self.specials, self.template = specials, template
         self.source_sha256 = ""
@@ -217,13 +219,26 @@ class Vocabulary:
         scores = array("d", (float(score) for _piece, score in vocab))
         # the longest piece starting with each character (by code point, at most 255) bounds
         # the Viterbi's inner loop: one byte per code point up to the highest first character
+        # in the BMP, and a dict for the few hundred astral ones (a byte each to U+10FFFF: 1 MB)
         firsts = np.fromiter((ord(piece[0]) if piece else 0 for piece in pieces), dtype=np.int64)  # '' adds 0
         lengths = np.minimum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), 255)
-        longest = np.zeros(int(firsts.max(initial=0)) + 1, dtype=np.uint8)
-        np.maximum.at(longest, firsts, lengths.astype(np.uint8))
+        bmp = firsts < BMP
+        longest = np.zeros(int(firsts[bmp].max(initial=0)) + 1, dtype=np.uint8)
+        np.maximum.at(longest, firsts[bmp], lengths[bmp].astype(np.uint8))
+        astral: dict[int, int] = {}
+        for code, length in zip(firsts[~bmp].tolist(), lengths[~bmp].tolist(), strict=True):
+            astral[code] = max(astral.get(code, 0), length)
         table = PieceTable.build(pieces)
         return cls(
-            json.dumps(shell), table, scores, longest.tobytes(), unk_id, min(scores), specials, template
+            json.dumps(shell),
+            table,
+            scores,
+            longest.tobytes(),
+            astral,
+            unk_id,
+            min(scores),
+            specials,
+            template,
         )
 
     def tokenizer(self, max_length: int) -> LeanUnigram:
@@ -263,6 +278,7 @@ def write_pack(path: Path, vocab: Vocabulary) -> None:
         "specials": vocab.specials,
         "template": list(vocab.template),
         "shared": [[first, ids] for first, ids in table._shared.items()],
+        "astral": sorted(vocab.astral.items()),
         "sections": sections,
     }
     head = json.dumps(header).encode("utf-8")
@@ -323,6 +339,7 @@ def _map_pack(path: Path) -> Vocabulary | None:
             table,
             parts["scores"].cast("d"),
             parts["longest"],
+            {int(code): int(length) for code, length in header["astral"]},
             int(header["unk_id"]),
             float(header["min_score"]),
             {str(k): int(v) for k, v in header["specials"].items()},
@@ -348,6 +365,7 @@ class LeanUnigram:
         self._unk_id = vocab.unk_id
         self._unk_score = vocab.min_score - UNK_PENALTY
         self._longest = vocab.longest
+        self._astral = vocab.astral
         self._specials = vocab.specials
         # special tokens are matched in the raw text, leftmost-longest, before normalising
         alternatives = sorted(self._specials, key=len, reverse=True)
@@ -409,12 +427,14 @@ class LeanUnigram:
         """The substrings the Viterbi asks about from position `start` on, in its order: at
         each position those up to the longest piece its character starts. Stops after the
         position that fills a batch; returns the position it reached."""
-        longest, highest = self._longest, len(self._longest)
+        longest, highest, astral = self._longest, len(self._longest), self._astral
         ask = asked.append
         size = len(word)
         for i in range(start, size):
             code = ord(word[i])
-            for j in range(i + 1, min(i + (longest[code] if code < highest else 0), size) + 1):
+            for j in range(
+                i + 1, min(i + (longest[code] if code < highest else astral.get(code, 0)), size) + 1
+            ):
                 ask(word[i:j])
             if len(asked) >= SPAN_BATCH:
                 return i + 1
@@ -440,7 +460,7 @@ class LeanUnigram:
         best = [0.0] + [float("-inf")] * size
         starts = [0] * (size + 1)
         chosen = [0] * (size + 1)
-        scores, longest, highest = self._scores, self._longest, len(self._longest)
+        scores, longest, highest, astral = self._scores, self._longest, len(self._longest), self._astral
         unk_id, unk_score = self._unk_id, self._unk_score
         for i in range(size):
             if i == covered:
@@ -450,7 +470,9 @@ class LeanUnigram:
             base = best[i]
             single = False
             code = ord(word[i])
-            for j in range(i + 1, min(i + (longest[code] if code < highest else 0), size) + 1):
+            for j in range(
+                i + 1, min(i + (longest[code] if code < highest else astral.get(code, 0)), size) + 1
+            ):
                 piece = found[at]
                 at += 1
                 if piece < 0:
