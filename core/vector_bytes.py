@@ -63,8 +63,14 @@ VECTOR_TABLES = (("vectors", "text_sha"), ("trash_vectors", "text_sha"), ("cue_v
 def convert_float_lists(con: Any) -> None:
     """Every FLOAT[] vector column to BLOB, each vector's bits kept. Runs inside the migration's
     transaction: a process stopped half way leaves the tables as they were, unmigrated."""
-    for table, sha in VECTOR_TABLES:
-        _convert(con, table, sha)
+    # DuckDB draws a progress bar on stdout for a query over 2 s: not into a CLI's --json output
+    shown = con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0]
+    con.execute("SET enable_progress_bar = false")
+    try:
+        for table, sha in VECTOR_TABLES:
+            _convert(con, table, sha)
+    finally:
+        con.execute(f"SET enable_progress_bar = {'true' if shown else 'false'}")
 
 
 def _convert(con: Any, table: str, sha: str) -> None:
