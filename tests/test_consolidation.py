@@ -401,3 +401,48 @@ def test_a_slow_side_model_costs_the_pass_its_budget_only(side_host: Any) -> Non
         assert time.monotonic() - started < 3
     finally:
         server.close()
+
+
+# -- the day's pass waits for a pause in the requests --------------------------------------------
+class _Quiet:
+    """What wait_until_quiet reads of the service's context."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.closed = threading.Event()
+        self.last_request = time.monotonic()
+
+
+def test_the_days_pass_waits_for_a_pause_in_the_requests() -> None:
+    import threading
+
+    from memevo.core.service.consolidateops import wait_until_quiet
+
+    ctx = _Quiet()
+    started = time.monotonic()
+    assert wait_until_quiet(ctx, quiet_s=0.4, most_s=10)  # type: ignore[arg-type]
+    assert 0.4 <= time.monotonic() - started < 5
+
+    busy = threading.Event()
+
+    def requests() -> None:  # a session at work: a request every 0.1 s
+        while not busy.is_set():
+            ctx.last_request = time.monotonic()
+            time.sleep(0.1)
+
+    worker = threading.Thread(target=requests)
+    worker.start()
+    try:
+        started = time.monotonic()
+        assert wait_until_quiet(ctx, quiet_s=0.5, most_s=1.5)  # type: ignore[arg-type]
+        assert time.monotonic() - started >= 1.5  # never quiet: it waited its longest, then ran
+    finally:
+        busy.set()
+        worker.join()
+
+    ctx.last_request = time.monotonic()
+    threading.Timer(0.3, ctx.closed.set).start()
+    started = time.monotonic()
+    assert not wait_until_quiet(ctx, quiet_s=60, most_s=120)  # type: ignore[arg-type]
+    assert time.monotonic() - started < 5  # the service closed: no pass, no minute-long wait

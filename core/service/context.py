@@ -100,6 +100,8 @@ class ServiceContext(optable.Context):
         self._snapshot_lock = threading.Lock()
         self.anchor_checks = AnchorChecks(lambda: self.store, clock, self._after_anchors)
         self.consolidation_thread: threading.Thread | None = None  # the day's pass (tests join it)
+        self.last_request = time.monotonic()  # when a request last came (ServiceHost.handle)
+        self.closed = threading.Event()  # set as the service closes: background waits end
 
     @property
     def store(self) -> Store:
@@ -193,13 +195,13 @@ class ServiceContext(optable.Context):
             self.engine.sync_all()
         self.refresh_caches()
         self.anchor_checks.want_all()  # the day's check of every repository, off the request
-        self.consolidate_later()
+        self.consolidate_later(when_quiet=True)  # not beside the session's first prompts
 
-    def consolidate_later(self) -> None:
+    def consolidate_later(self, when_quiet: bool = False) -> None:
         """The day's consolidation pass (core/consolidation/), on its own thread."""
         from .consolidateops import in_background
 
-        self.consolidation_thread = in_background(self)
+        self.consolidation_thread = in_background(self, when_quiet)
 
     def _after_anchors(self) -> None:
         """A check turned memories stale or fresh: the next injection says so."""
@@ -225,6 +227,7 @@ class ServiceContext(optable.Context):
             log.warning("could not rewrite memories.html", exc_info=True)
 
     def close(self) -> None:
+        self.closed.set()
         self.anchor_checks.close()
         self.learner.close()
         self.books.close()

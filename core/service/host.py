@@ -47,6 +47,8 @@ class ServiceHost:
 
     def handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
         """One request, by the operation table: the socket server's and the panel's entry."""
+        if op != "ping":  # a status probe is not the user at work
+            self.ctx.last_request = time.monotonic()
         return routes.dispatch(self.ctx, op, params)
 
     def status(self) -> dict[str, Any]:
