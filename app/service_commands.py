@@ -15,6 +15,11 @@ from .cli_shared import call, emit_json, plain, reply, shown
 def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
 
+    from ..core.encoder import loading
+    from ..core.service.spawn import lock_held
+
+    if not lock_held():  # else this start steps aside: no model loaded for nothing
+        loading.begin_early()  # onnxruntime's session builds while the service is imported
     from ..core.service.server import run_headless, setup_logging
 
     log_file = setup_logging("service")

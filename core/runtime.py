@@ -11,9 +11,10 @@ from pathlib import Path
 from . import config as config_mod
 from .clock import Clock
 from .encoder.encoder import Encoder
+from .encoder.loading import ModelLoad
 from .encoder.progress import Progress
 from .encoder.provision import provision
-from .recall.engine import ModelLoad, RecallEngine
+from .recall.engine import RecallEngine
 from .store import Store
 
 

@@ -40,27 +40,31 @@ def test_stale_vectors_are_found_by_the_hash_text_sha_gives(store: Store, clock:
 def test_the_early_load_is_the_one_the_engine_uses(
     store: Store, clock: FakeClock, provisioned_model: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memevo.core.recall import engine as engine_mod
+    """`memevo serve` begins the model's load before its imports (loading.begin_early); the
+    host takes that one up, and the engine recalls with it: one load, not two."""
+    from memevo.core.encoder import loading
     from memevo.core.service.host import ServiceHost
 
     memories.create(store, "project", TEXTS[1], clock)
     made: list[Any] = []
-    original = engine_mod.ModelLoad.__init__
+    original = loading.ModelLoad.__init__
 
     def counted(self: Any, encoder: Any) -> None:
         made.append(encoder)
         original(self, encoder)
 
-    monkeypatch.setattr(engine_mod.ModelLoad, "__init__", counted)
+    monkeypatch.setattr(loading.ModelLoad, "__init__", counted)
+    loading.begin_early()
+    assert len(made) == 1  # begun before the service exists
     host = ServiceHost(store, clock)
     try:
         host.start_model_load()
-        assert len(made) == 1  # begun before load_engine
         host.load_engine()
         assert host.engine is not None, host.ctx.engine_error
         assert len(made) == 1 and host.engine.encoder is made[0]
         hits = host.engine.recall("pay_new_flow_v2 是什么开关", award=False).hits
         assert [h.text for h in hits][:1] == [TEXTS[1]]
+        assert loading.take_early() is not made[0]  # taken once: a later host loads its own
     finally:
         host.close()
 

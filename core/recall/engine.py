@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from .. import memories, vectors
 from ..clock import Clock, SystemClock
 from ..encoder import background
 from ..encoder.encoder import Encoder
+from ..encoder.loading import ModelLoad, OnThread
 from ..errors import StoreBusy
 from ..store import Store
 from . import actions, generic, lexical_file
@@ -49,36 +49,6 @@ CATEGORIES = ("rule", "project")
 # (in parallel with the model's load) and refreshed; more (a model changed: every memory) are
 # encoded first, as the pool is then read whole once.
 STALE_WHILE_LOADING = 1024
-
-
-class OnThread:
-    """A call on a thread of its own; `wait` joins it and re-raises what it raised."""
-
-    def __init__(self, name: str, call: Callable[[], object]) -> None:
-        self._error: BaseException | None = None
-        self._call = call
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._call()
-        except BaseException as exc:  # re-raised by wait(), in the caller's thread
-            self._error = exc
-
-    def wait(self) -> None:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-
-
-class ModelLoad(OnThread):
-    """The encoder loading while the caller reads the pool (onnxruntime builds its session
-    without the GIL)."""
-
-    def __init__(self, encoder: Encoder) -> None:
-        self.encoder = encoder
-        super().__init__("memevo-model-load", encoder.load)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ import time
 from typing import Any
 
 from ..clock import Clock, SystemClock
+from ..encoder.loading import ModelLoad
 from ..errors import StoreDamaged
-from ..recall.engine import ModelLoad, RecallEngine
+from ..recall.engine import RecallEngine
 from ..store import Store
 from . import relay, routes
 from .context import ServiceContext
@@ -55,24 +56,12 @@ class ServiceHost:
         return self.ctx.status()
 
     def start_model_load(self) -> None:
-        """Begin loading the model now if it is provisioned and ready to load: the service's
-        start does, before it writes the hooks' texts and listens, so onnxruntime builds its
-        session meanwhile (without the GIL); load_engine takes it up. A model still to
-        provision (downloaded, converted, its graph built) is left to load_engine, with its
-        progress shown."""
-        from ..encoder.encoder import Encoder
-        from ..encoder.models import entry_for
-        from ..encoder.provision import graph_outdated, ready_folder, wants_graph
-        from ..runtime import configured_model
+        """Begin loading the model now if it is provisioned and ready to load (or take up the
+        load `memevo serve` began before its imports: core/encoder/loading.py): the service's
+        start does, before it writes the hooks' texts and listens; load_engine takes it up."""
+        from ..encoder import loading
 
-        try:
-            model_id = configured_model()
-            folder = ready_folder(model_id)
-            if folder is None or (wants_graph(entry_for(model_id)) and graph_outdated(folder)):
-                return
-            self._early_load = ModelLoad(Encoder(model_id, folder))
-        except Exception:  # load_engine provisions and loads as it would have, and says why
-            log.debug("the model's load was not started early", exc_info=True)
+        self._early_load = loading.take_early()
 
     def load_engine(self) -> None:
         """The model, loaded off the request path; the service serves meanwhile."""
