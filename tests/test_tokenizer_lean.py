@@ -120,7 +120,7 @@ def test_a_folder_without_the_pack_gets_it_once_then_maps_it(tokenizer_file: Pat
 
 
 @pytest.mark.parametrize(
-    "damage", ["another_source", "flipped_byte", "truncated", "older_format", "not_a_pack"]
+    "damage", ["another_source", "flipped_byte", "truncated", "older_format", "huge_header", "not_a_pack"]
 )
 def test_a_stale_or_damaged_pack_is_built_again(tokenizer_file: Path, tmp_path: Path, damage: str) -> None:
     path = _folder_copy(tokenizer_file, tmp_path / "onnx")
@@ -137,6 +137,9 @@ def test_a_stale_or_damaged_pack_is_built_again(tokenizer_file: Path, tmp_path: 
         current = f'"format": {tokenizer_mod.PACK_FORMAT}'.encode()
         assert current in good
         pack.write_bytes(good.replace(current, b'"format": 1', 1))  # the first format (no astral table)
+    elif damage == "huge_header":  # its length field says 2**64 - 1 bytes
+        magic = len(tokenizer_mod.PACK_MAGIC)
+        pack.write_bytes(good[:magic] + b"\xff" * 8 + good[magic + 8 :])
     else:
         pack.write_bytes(b"garbage")
     assert tokenizer_mod.LeanUnigram.from_pack(path, 512) is None  # never used as it is

@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import mmap
+import os
 import re
 import sys
 import zlib
@@ -66,7 +67,7 @@ def load(path: Path, max_length: int, lean: bool = True) -> TokenIds:
             if sys.byteorder == "little":  # the pack's arrays are little-endian, used in place
                 try:
                     write_pack(path, built)
-                except OSError as exc:  # a read-only folder: the table built in memory serves
+                except Exception as exc:  # a read-only folder, a full disk: the table built in memory serves
                     log.info("could not write the tokenizer's table beside %s: %s", path, exc)
                 else:
                     mapped = LeanUnigram.from_pack(path, max_length)
@@ -296,6 +297,8 @@ def _read_pack(path: Path) -> tuple[dict[str, Any], int] | None:
             if file.read(len(PACK_MAGIC)) != PACK_MAGIC:
                 return None
             size = int.from_bytes(file.read(8), "little")
+            if size > os.fstat(file.fileno()).st_size:  # a damaged length: never read (or allocate) it
+                return None
             header = json.loads(file.read(size))
             body = hashlib.file_digest(file, "sha256").hexdigest()
         with path.open("rb") as source_file:
