@@ -102,3 +102,39 @@ def test_the_bench_times_a_start_over_the_store_as_its_last_run_left_it(provisio
         assert lexical_file.load(home / lexical_file.FILE_NAME) is not None  # the first start's
         status = client.call("ping", {}, timeout_s=5)
         assert status["model_ready"] and status["memories_indexed"] == 81  # 30 synthetic, and the 51 encoded
+
+
+def test_the_hooks_texts_are_written_only_when_they_change(
+    store: Store, clock: FakeClock, data_dir: Any
+) -> None:
+    """A service's start renders the hooks' fallback texts again: a file that already holds its
+    text is left alone (no fsync), a changed one is replaced, every one user-only."""
+    import os
+    import stat
+
+    from memevo.core.service import caches
+
+    memories.create(store, "rule", TEXTS[0], clock)
+    caches.write(store, False)
+    folder = data_dir / "cache"
+    files = sorted(folder.glob("*.txt"))
+    assert len(files) == 2 * len(caches.FLAVORS)
+    before = {f.name: (os.stat(f).st_ino, f.read_text(encoding="utf-8")) for f in files}
+    assert TEXTS[0] in before["session-start-claude.txt"][1]
+    caches.write(store, False)
+    assert {f.name: (os.stat(f).st_ino, f.read_text(encoding="utf-8")) for f in files} == before
+    memories.create(store, "rule", TEXTS[2], clock)
+    os.chmod(folder / "prompt-reminder-claude.txt", 0o644)
+    caches.write(store, False)
+    after = {f.name: (os.stat(f).st_ino, f.read_text(encoding="utf-8")) for f in files}
+    for flavor in caches.FLAVORS:
+        name = f"session-start-{flavor}.txt"
+        assert after[name][0] != before[name][0] and TEXTS[2] in after[name][1]
+        expected, _ = caches.session_start_text(
+            store, caches.config_mod.load(), False, flavor, caches.DEFAULT_MAX_CHARS
+        )
+        assert after[name][1] == expected  # the rules read once give each flavor's own text
+    assert (
+        after["prompt-reminder-claude.txt"][0] != before["prompt-reminder-claude.txt"][0]
+    )  # its mode was wrong
+    assert all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files)

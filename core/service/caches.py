@@ -9,7 +9,9 @@ these current — the service after each change, a command that wrote to the sto
 from __future__ import annotations
 
 import logging
+import stat
 import threading
+from pathlib import Path
 
 from .. import atomic, memories, paths
 from .. import config as config_mod
@@ -42,13 +44,15 @@ def session_start_text(
     flavor: str,
     max_chars: int,
     repo: str | None = None,
+    rules: list[memories.Memory] | None = None,
 ) -> tuple[str, list[str]]:
     """Byte-identical from session to session while the rules stay the same: nothing here
     depends on the time, the session or the client's max_chars above the configured budget
     (ties go by creation, never by last use), so the clients' prompt caches keep working.
     repo: the session's repository (its rules scoped by hand join the global ones); the
-    fallback files hold the global rules only."""
-    rules = memories.session_rules(store, SESSION_START_RULES, repo) if store else []
+    fallback files hold the global rules only. rules: those already read for `repo`."""
+    if rules is None:
+        rules = memories.session_rules(store, SESSION_START_RULES, repo) if store else []
     budget = min(max_chars, int(config["sessionStartChars"]))
     text, shown = texts.session_start(
         flavor,
@@ -71,21 +75,35 @@ def prompt_reminder(config: config_mod.Config, has_key: bool, flavor: str, side_
 
 
 def write(store: Store | None, has_key: bool) -> None:
-    """Render and write every flavor's fallback texts (atomic, user-only). Never raises."""
+    """Render and write every flavor's fallback texts (atomic, user-only). Never raises. The
+    rules are read once for every flavor, and a file that already holds its text is left as it
+    is (a service's start, and most writes, change none of them: six fsyncs saved)."""
     with _write_lock:
         try:
             config = config_mod.load()
             folder = paths.data_dir() / "cache"
+            rules = memories.session_rules(store, SESSION_START_RULES) if store and config["enabled"] else []
             for flavor in FLAVORS:
                 if config["enabled"]:
-                    start, _ = session_start_text(store, config, has_key, flavor, DEFAULT_MAX_CHARS)
+                    start, _ = session_start_text(
+                        store, config, has_key, flavor, DEFAULT_MAX_CHARS, rules=rules
+                    )
                     reminder = prompt_reminder(config, has_key, flavor)
                 else:
                     start = reminder = ""
-                atomic.write_text(folder / f"session-start-{flavor}.txt", start, mode=0o600)
-                atomic.write_text(folder / f"prompt-reminder-{flavor}.txt", reminder, mode=0o600)
+                _write_if_changed(folder / f"session-start-{flavor}.txt", start)
+                _write_if_changed(folder / f"prompt-reminder-{flavor}.txt", reminder)
         except Exception:
             log.warning("could not refresh the fallback texts", exc_info=True)
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    try:
+        if path.read_text(encoding="utf-8") == text and stat.S_IMODE(path.stat().st_mode) == 0o600:
+            return
+    except (OSError, ValueError):  # absent, unreadable or not UTF-8: written again
+        pass
+    atomic.write_text(path, text, mode=0o600)
 
 
 def write_without_service() -> bool:
