@@ -57,6 +57,7 @@ def registered(con: Any, name: str, columns: dict[str, np.ndarray]) -> Iterator[
 
 # -- the migration from FLOAT[] (core/migrations.py, step 19) -------------------------------------
 CONVERT_ROWS = 50_000
+CONVERT_MEMORY = "512MB"
 VECTOR_TABLES = (("vectors", "text_sha"), ("trash_vectors", "text_sha"), ("cue_vectors", "cues_sha"))
 
 
@@ -66,10 +67,15 @@ def convert_float_lists(con: Any) -> None:
     # DuckDB draws a progress bar on stdout for a query over 2 s: not into a CLI's --json output
     shown = con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0]
     con.execute("SET enable_progress_bar = false")
+    # DuckDB caches the old table's blocks and the new one's until memory_limit (80% of the
+    # machine's memory) presses: a million vectors took the process to 5.6 GB. A lower limit for
+    # the conversion makes it write out and evict as it goes; RESET puts DuckDB's default back.
+    con.execute(f"SET memory_limit = '{CONVERT_MEMORY}'")
     try:
         for table, sha in VECTOR_TABLES:
             _convert(con, table, sha)
     finally:
+        con.execute("RESET memory_limit")
         con.execute(f"SET enable_progress_bar = {'true' if shown else 'false'}")
 
 

@@ -99,9 +99,12 @@ def test_a_store_of_float_lists_migrates_with_every_vector_bit_exact(data_dir: P
     data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / "memevo.duckdb"
     kept = _old_store(path, 120)
+    settings = "SELECT current_setting('memory_limit'), current_setting('enable_progress_bar')"
+    defaults = duckdb.connect().execute(settings).fetchone()
     with Store.open(path) as store:
         assert store.schema_version() == latest_version()
         assert store.migrate() == []  # exactly once
+        assert store.query(settings)[0] == defaults  # the conversion's own settings put back
     assert _version_and_types(path) == (latest_version(), {"BLOB"})
     stored = _stored(path)
     assert sorted(stored) == sorted(kept)
