@@ -469,6 +469,7 @@ MODULE_LANES: dict[str, str] = {
     "test_encoder_onnx.py": PROCESSES,
     "test_english_ui.py": PROCESSES,
     "test_hardening.py": PROCESSES,
+    "test_heap_trim.py": UNITS,
     "test_hook_failures.py": PROCESSES,
     "test_hook_golden.py": PROCESSES,
     "test_hook_memo.py": UNITS,

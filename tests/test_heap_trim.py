@@ -1,0 +1,66 @@
+"""The service gives back what requests left in glibc's heaps and DuckDB's cache: at most every
+TRIM_EVERY_S during requests, and once when they pause (IDLE_TRIM_S after the last one)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+from memevo.core.service import server as server_mod
+
+
+class _Store:
+    def __init__(self) -> None:
+        self.checkpoints = 0
+
+    def checkpoint(self) -> None:
+        self.checkpoints += 1
+
+    def release_cache(self) -> None:
+        pass
+
+
+class _Host:
+    def __init__(self) -> None:
+        self.store = _Store()
+        self.ctx = self
+
+    def handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {"op": op}
+
+
+def test_a_trim_when_requests_pause_once_per_burst() -> None:
+    heap = server_mod.HeapTrim()
+    assert not heap.due()  # the first request: the start trimmed just now
+    seen = heap.seen()
+    assert not heap.due()  # another came before the pause
+    assert not heap.idle_due(seen)  # so the first one's pause is not a pause
+    seen = heap.seen()
+    assert heap.idle_due(seen) and not heap.idle_due(seen)  # once per pause
+    heap._last = time.monotonic() - server_mod.TRIM_EVERY_S - 1
+    assert heap.due()  # a long burst trims every TRIM_EVERY_S
+    assert not heap.idle_due(heap.seen())  # and its pause has nothing left to give back
+
+
+def test_a_burst_of_requests_is_followed_by_one_trim(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server_mod, "IDLE_TRIM_S", 0.3)
+    host = _Host()
+    server = server_mod.Server(host)  # type: ignore[arg-type]
+    line = json.dumps({"op": "ping", "params": {}}).encode()
+
+    async def burst() -> int:
+        server.stopping = asyncio.Event()
+        for _ in range(5):
+            reply = json.loads(await server._answer(line))
+            assert reply["ok"] is True and reply["result"] == {"op": "ping"}, reply
+        assert host.store.checkpoints == 0  # nothing during the burst (the start trimmed)
+        await asyncio.sleep(1.0)
+        return host.store.checkpoints
+
+    try:
+        assert asyncio.run(burst()) == 1
+    finally:
+        server.executor.shutdown(wait=True)
