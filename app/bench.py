@@ -477,14 +477,20 @@ def _stop_service(service: subprocess.Popen[bytes]) -> None:
 
 
 def hook_figures(runs: int, pool: int = 10_000) -> dict[str, Any]:
+    from ..core.service.server import IDLE_TRIM_S
     from ..installer.hook_command import hook_script, interpreter
 
     python = interpreter()
     first: list[float] = []
     with bench_service(python, pool, first=first) as (env, service, ready_s):
         figures = measure_hooks(python, str(hook_script()), env, runs)
+        busy = _proc_rss_mb(service.pid)
+        # What stays resident between bursts: the service trims once requests pause
+        # (core/service/server.py IDLE_TRIM_S); the figure right after the burst is kept beside it.
+        time.sleep(IDLE_TRIM_S + 2)
         figures |= {
             "service_rss_mb": round(_proc_rss_mb(service.pid), 1),
+            "service_rss_busy_mb": round(busy, 1),
             "service_ready_s": round(ready_s, 2),
             "service_first_ready_s": round(first[0], 2),
             "hook_pool": pool,
