@@ -128,3 +128,34 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
     )
+
+
+@contextmanager
+def offscreen_tray(
+    home: Path, env: dict[str, str] | None = None, without: tuple[str, ...] = ()
+) -> Iterator[subprocess.Popen[str]]:
+    """A real `memevo tray` on `home` (offscreen, no display named), answering with its model
+    loaded, then asked the planted fact `pay_new_flow_v2` once: a tray that has served a prompt.
+    Stopped however the body ends."""
+    import json
+
+    tray_env = os.environ | {"MEMEVO_HOME": str(home), "QT_QPA_PLATFORM": "offscreen"} | (env or {})
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", *without):
+        tray_env.pop(name, None)
+    tray = subprocess.Popen(
+        [sys.executable, "-m", "memevo.core.cli", "tray"],
+        env=tray_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        status = wait_for(home)
+        assert status["desktop"] and status["pid"] == tray.pid, status
+        answer = client.call(
+            "hook.prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "tray"}, timeout_s=60
+        )
+        assert "pay_new_flow_v2" in json.dumps(answer, ensure_ascii=False), answer
+        yield tray
+    finally:
+        stop(home, tray)

@@ -5,7 +5,6 @@ service's own start, run in a fresh process, imports none of them."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -112,24 +111,7 @@ def test_a_running_tray_maps_no_library_the_service_does_not_need_but_qt(
 ) -> None:
     _pool()
     state.mark_setup_run()  # no wizard
-    env = os.environ | {"MEMEVO_HOME": str(data_dir), "QT_QPA_PLATFORM": "offscreen"}
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-    tray = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "tray"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        status = servicerun.wait_for(data_dir)
-        assert status["desktop"] and status["pid"] == tray.pid
-        answer = client.call(
-            "hook.prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "imports"}, timeout_s=60
-        )
-        assert "pay_new_flow_v2" in json.dumps(answer, ensure_ascii=False)
+    with servicerun.offscreen_tray(data_dir) as tray:
         maps = Path(f"/proc/{tray.pid}/maps").read_text(encoding="utf-8")
-    finally:
-        servicerun.stop(data_dir, tray)  # type: ignore[arg-type]
     assert [lib for lib in NOT_MAPPED if lib in maps and lib != "/PySide6/"] == []
     assert "/PySide6/" in maps and "onnxruntime" in maps and "duckdb" in maps

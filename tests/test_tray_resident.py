@@ -6,10 +6,6 @@ qasync's ten idle executor threads. Opening the panel then loads them, as it mus
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -66,27 +62,8 @@ def test_the_tray_at_rest_loads_no_window_keyring_transport_or_font(
     memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", FakeClock())
     store.close()
     state.mark_setup_run()  # no wizard
-    env = os.environ | {
-        "MEMEVO_HOME": str(data_dir),
-        "QT_QPA_PLATFORM": "offscreen",
-        "MEMEVO_TRAY_TEST_HOOK": "1",
-    }
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "MEMEVO_SIDE_API_KEY"):
-        env.pop(name, None)
-    tray = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "tray"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        status = servicerun.wait_for(data_dir)
-        assert status["desktop"] and status["pid"] == tray.pid
-        answer = client.call(
-            "hook.prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "rest"}, timeout_s=60
-        )
-        assert "pay_new_flow_v2" in json.dumps(answer, ensure_ascii=False)
+    hook = {"MEMEVO_TRAY_TEST_HOOK": "1"}
+    with servicerun.offscreen_tray(data_dir, hook, without=("MEMEVO_SIDE_API_KEY",)) as tray:
         time.sleep(2.5)  # the panel was once built, hidden, 2 s after the start
         modules = _loaded()
         assert "memevo.desktop.tray" in modules and "PySide6.QtWidgets" in modules
@@ -102,5 +79,3 @@ def test_the_tray_at_rest_loads_no_window_keyring_transport_or_font(
         opened = _loaded()
         assert {"memevo.desktop.panel", "memevo.desktop.settings", "keyring"} <= opened
         assert _fonts(tray.pid) != []  # its text is drawn
-    finally:
-        servicerun.stop(data_dir, tray)  # type: ignore[arg-type]
