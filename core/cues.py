@@ -119,15 +119,10 @@ def stale_vectors(store: Store, model: str) -> list[tuple[str, list[str]]]:
 def save_vectors(store: Store, model: str, items: list[tuple[str, list[str]]], matrix: np.ndarray) -> None:
     if not items:
         return
-    rows = {
-        "memory_id": vector_bytes.objects([memory_id for memory_id, _ in items]),
-        "model": vector_bytes.objects([model] * len(items)),
-        "cues_sha": vector_bytes.objects([cues_sha(cues) for _, cues in items]),
-        "vec": vector_bytes.blobs(matrix),
-    }
-    with store.transaction() as con, vector_bytes.registered(con, "memevo_new_cue_vectors", rows):
-        con.execute(
-            "INSERT OR REPLACE INTO cue_vectors SELECT memory_id, model, cues_sha, vec FROM memevo_new_cue_vectors"
+    ids = [memory_id for memory_id, _ in items]
+    with store.transaction() as con:
+        vector_bytes.upsert(
+            con, "cue_vectors", "cues_sha", ids, model, [cues_sha(c) for _, c in items], matrix
         )
 
 

@@ -55,6 +55,23 @@ def registered(con: Any, name: str, columns: dict[str, np.ndarray]) -> Iterator[
         con.unregister(name)
 
 
+def upsert(
+    con: Any, table: str, sha_column: str, ids: list[str], model: str, shas: list[str], matrix: np.ndarray
+) -> None:
+    """Rows (id, model, the hash of what was encoded, the vector) into a vector table
+    (`vectors`, `cue_vectors`), replacing each id's older row: in the caller's transaction."""
+    columns = {
+        "memory_id": objects(ids),
+        "model": objects([model] * len(ids)),
+        sha_column: objects(shas),
+        "vec": blobs(matrix),
+    }
+    with registered(con, f"memevo_new_{table}", columns):
+        con.execute(
+            f"INSERT OR REPLACE INTO {table} SELECT memory_id, model, {sha_column}, vec FROM memevo_new_{table}"
+        )
+
+
 # -- the migration from FLOAT[] (core/migrations.py, step 19) -------------------------------------
 CONVERT_ROWS = 50_000
 CONVERT_MEMORY = "512MB"

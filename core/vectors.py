@@ -18,7 +18,7 @@ import numpy as np
 
 from . import atomic, paths
 from .store import Store
-from .vector_bytes import blobs, matrix_of, objects, registered, vector_of
+from .vector_bytes import matrix_of, upsert, vector_of
 
 
 def text_sha(text: str) -> str:
@@ -52,15 +52,9 @@ def save(store: Store, model: str, items: list[tuple[str, str]], matrix: np.ndar
     """Store vectors for (id, text) pairs in one transaction, replacing older ones."""
     if not items:
         return
-    rows = {
-        "memory_id": objects([i for i, _ in items]),
-        "model": objects([model] * len(items)),
-        "text_sha": objects([text_sha(t) for _, t in items]),
-        "vec": blobs(matrix),
-    }
-    with store.transaction() as con, registered(con, "memevo_new_vectors", rows):
-        con.execute(
-            "INSERT OR REPLACE INTO vectors SELECT memory_id, model, text_sha, vec FROM memevo_new_vectors"
+    with store.transaction() as con:
+        upsert(
+            con, "vectors", "text_sha", [i for i, _ in items], model, [text_sha(t) for _, t in items], matrix
         )
 
 
