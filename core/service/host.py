@@ -80,12 +80,14 @@ class ServiceHost:
             # the model loads (onnxruntime's session without the GIL) while the store is checked
             # and the pool and the lexical index are read (RecallEngine)
             encoder, early = provisioned_encoder(self.load_progress), self._early_load
-            same = early is not None and (early.encoder.model_id, early.encoder.folder) == (
+            self._early_load = None
+            if early is not None and (early.encoder.model_id, early.encoder.folder) == (
                 encoder.model_id,
                 encoder.folder,
-            )
-            loading = early if early is not None and same else ModelLoad(encoder)
-            self._early_load = None
+            ):
+                loading = early
+            else:
+                loading = ModelLoad(encoder)
             self.load_progress.stage("Checking the memory store")
             self.store.verify()  # every block read once: damage is named now, not blamed on the model
             ctx.engine = open_engine(
