@@ -23,9 +23,23 @@ class _Store:
         pass
 
 
+class _Encoder:
+    def __init__(self) -> None:
+        self.releases = 0
+
+    def release_pages(self) -> None:
+        self.releases += 1
+
+
+class _Engine:
+    def __init__(self) -> None:
+        self.encoder = _Encoder()
+
+
 class _Host:
     def __init__(self) -> None:
         self.store = _Store()
+        self.engine = _Engine()
         self.ctx = self
 
     def handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -62,5 +76,6 @@ def test_a_burst_of_requests_is_followed_by_one_trim(monkeypatch: pytest.MonkeyP
 
     try:
         assert asyncio.run(burst()) == 1
+        assert host.engine.encoder.releases == 1  # the tokenizer's mapped pages let go with it
     finally:
         server.executor.shutdown(wait=True)

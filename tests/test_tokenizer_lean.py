@@ -80,6 +80,29 @@ def test_the_same_ids_when_every_word_crosses_a_lookup_batch(
     assert [t[:40] for t in texts if lean.encode(t) != full.encode(t)] == []
 
 
+def _pack_resident_kb() -> int:
+    """This process's resident pages of tokenizer packs (/proc/self/smaps)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text(encoding="ascii", errors="replace").splitlines():
+        if line[:1] in "0123456789abcdef" and "-" in line.split(" ", 1)[0]:
+            inside = line.endswith(tokenizer_mod.PACK)
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="Linux's /proc")
+def test_at_rest_the_packs_pages_are_let_go_and_mapped_again(tokenizer_file: Path, both: Any) -> None:
+    lean, _ = both
+    texts = verify_set_texts()[:50]
+    before = [lean.encode(text) for text in texts]
+    assert _pack_resident_kb() > 1024  # lookups fault in much of the pack
+    lean.release_pages()
+    assert _pack_resident_kb() == 0
+    assert [lean.encode(text) for text in texts] == before  # mapped again from the file
+    assert _pack_resident_kb() > 0
+
+
 def test_a_piece_listed_twice_has_its_last_id_and_equal_keys_do_not_match() -> None:
     """ "plumless" and "buckeroo" have the same CRC-32: each is told apart on its bytes."""
     table = tokenizer_mod.PieceTable.build(["a", "响", "b", "a", "ÍT", "", "plumless", "\ud800"])

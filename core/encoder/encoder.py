@@ -167,6 +167,14 @@ class Encoder:
                 else:
                     self._model = SentenceTransformerModel(self.folder)
 
+    def release_pages(self) -> None:
+        """At rest, between bursts of requests (the service's idle trim): the loaded model lets
+        go of pages it can map again from its files. Never loads the model."""
+        model = self._model
+        release = getattr(model, "release_pages", None)
+        if release is not None:
+            release()
+
     @property
     def dim(self) -> int:
         self.load()

@@ -196,6 +196,12 @@ class OnnxEncoderModel:
         self.dim = int(manifest["dim"])
         self.threads = options.intra_op_num_threads
 
+    def release_pages(self) -> None:
+        """At rest: what can be mapped again from files on the next prompt is let go."""
+        release = getattr(self.tokenizer, "release_pages", None)
+        if release is not None:
+            release()
+
     def embed(self, batch: list[list[int]], shrink: bool = False) -> np.ndarray:
         width = max(len(ids) for ids in batch)
         input_ids = np.full((len(batch), width), PAD_ID, dtype=np.int64)

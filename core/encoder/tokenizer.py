@@ -21,6 +21,7 @@ cannot be written, the table built in memory serves as before.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -179,6 +180,7 @@ class Vocabulary:
         self.specials, self.template = specials, template
         self.source_sha256 = ""
         self.mapped = False  # True: its arrays are views of the pack, mapped read-only
+        self.region: mmap.mmap | None = None  # that mapping
 
     @classmethod
     def from_file(cls, path: Path) -> Vocabulary | None:
@@ -350,7 +352,7 @@ def _map_pack(path: Path) -> Vocabulary | None:
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    vocab.mapped = True
+    vocab.mapped, vocab.region = True, mapped
     return vocab
 
 
@@ -376,6 +378,16 @@ class LeanUnigram:
         self._prefix, self._suffix = vocab.template
         self._room = max_length - len(self._prefix) - len(self._suffix)
         self.mapped = vocab.mapped
+        self._region = vocab.region
+
+    def release_pages(self) -> None:
+        """Unmap the pack's pages from this process, at rest: they are clean pages of a file
+        (the page cache keeps them), and a prompt's lookups fault in most of the pack whatever
+        it asks (binary searches across it; large folios), ~7 MB of RSS for nothing between
+        bursts. The next prompt maps them again from the page cache (docs/performance.md)."""
+        if self._region is not None and hasattr(mmap, "MADV_DONTNEED"):
+            with contextlib.suppress(OSError, ValueError):  # closed, or a kernel without it
+                self._region.madvise(mmap.MADV_DONTNEED)
 
     @classmethod
     def from_file(cls, path: Path, max_length: int) -> LeanUnigram | None:
