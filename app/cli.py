@@ -1,24 +1,31 @@
 """`memevo`: the command line: its parser and the start and overview commands. The commands
 themselves live in memory_commands, import_commands, model_commands, service_commands and
-setup_commands. Imports stay lazy so model-free commands answer fast."""
+setup_commands. Imports stay lazy so model-free commands answer fast, and the resident
+process (`memevo serve`, `memevo tray`, as hooks, autostart and the bench start them) imports
+no parser and no other command's module: it would keep them for its whole life."""
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from ..core import __version__
-from ..core.display import has_display
-from . import import_commands, memory_commands, model_commands, service_commands, share_commands
-from .cli_shared import Handler, call, progress, run_handler
+from .cli_shared import call, progress, run_handler
+
+if TYPE_CHECKING:
+    import argparse
+
+    from .cli_shared import Handler
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from ..core.paths import user_only
 
     user_only()  # before anything is created: the service, tray and MCP server start here too
+    resident = resident_command(sys.argv[1:] if argv is None else argv)
+    if resident is not None:
+        return run_handler(*resident)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
@@ -27,8 +34,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_handler(args.handler, args)
 
 
+# The resident commands' options as build_parser gives them (name: whether it takes a value).
+RESIDENT_OPTIONS = {"serve": {"--wait-lock": True}, "tray": {"--wait-lock": True, "--self-test": False}}
+
+
+def resident_command(words: Sequence[str]) -> tuple[Handler, argparse.Namespace] | None:
+    """`serve` or `tray` with only their own options, spelled in full: their handler and the
+    arguments the parser would give, without the parser (argparse and every command's module,
+    which the resident process would keep: ~4 MB). Anything else (--help, an abbreviated or
+    unknown option, a value that is not a number) is None: the parser answers it as always."""
+    if not words or words[0] not in RESIDENT_OPTIONS:
+        return None
+    options = RESIDENT_OPTIONS[words[0]]
+    values: dict[str, float | bool] = {"wait_lock": 0.0}
+    if "--self-test" in options:
+        values["self_test"] = False
+    rest = iter(words[1:])
+    for word in rest:
+        name, equals, value = word.partition("=")
+        if name not in options:
+            return None
+        if not options[name]:
+            if equals:
+                return None
+            values["self_test"] = True
+            continue
+        if not equals:
+            given = next(rest, None)
+            if given is None or given.startswith("-"):  # the parser's rules for those, not ours
+                return None
+            value = given
+        try:
+            values["wait_lock"] = float(value)  # the parser's type=float
+        except ValueError:
+            return None
+    from types import SimpleNamespace
+
+    from .service_commands import cmd_serve, cmd_tray
+
+    handler: Handler = cmd_serve if words[0] == "serve" else cmd_tray
+    return handler, cast("argparse.Namespace", SimpleNamespace(handler=handler, **values))
+
+
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from ..installer.clients import CLIENTS
+    from . import import_commands, memory_commands, model_commands, service_commands, share_commands
 
     parser = argparse.ArgumentParser(prog="memevo", description="Self-evolving long-term memory.")
     parser.add_argument("--version", action="version", version=f"memevo {__version__}")
@@ -271,10 +323,12 @@ def _cmd_start(args: argparse.Namespace) -> int:
     """`memevo` alone: the tray app where there is a desktop (a second start brings the first
     one's panel to the front); the overview on a terminal without one, or on a desktop the
     tray app cannot show on (Qt would abort: core/display.py), with the reason."""
+    import os
+
     from ..core import display
 
     after = "No desktop here: hooks start `memevo serve` on demand; `memevo tray` needs a display."
-    if has_display():
+    if display.has_display():
         desktop = display.probe()
         if desktop.problem is None:
             if desktop.platform and "QT_QPA_PLATFORM" not in os.environ:

@@ -4,17 +4,19 @@ running service. Imports stay lazy so model-free commands answer fast."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import envvars
 from ..core.errors import InvalidInput, MemevoError
 
-Handler = Callable[[argparse.Namespace], int]
+if TYPE_CHECKING:
+    import argparse  # annotations only: `memevo serve` and `memevo tray` run without argparse
+
+Handler = Callable[["argparse.Namespace"], int]
 
 
 # -- calling operations and running commands -----------------------------------------------------

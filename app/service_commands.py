@@ -3,16 +3,19 @@ why (one session's receipts), hooks print-config, mcp, and secret (the side API 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cli_shared import call, emit_json, plain, reply, shown
 
+if TYPE_CHECKING:
+    import argparse  # annotations only: `memevo serve` and `memevo tray` run without argparse
+
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    one_blas_thread()
     import asyncio
 
     from ..core.encoder import loading
@@ -30,6 +33,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_tray(args: argparse.Namespace) -> int:
+    one_blas_thread()
     from ..core import display
     from ..desktop.app import main as tray_main
 
@@ -47,6 +51,19 @@ def cmd_tray(args: argparse.Namespace) -> int:
         os.environ["QT_QPA_PLATFORM"] = desktop.platform  # the one that works, not Qt's first guess
     _exit_now(int(tray_main(self_test=args.self_test, wait_lock_s=args.wait_lock)))
     return 0
+
+
+# OpenBLAS reads its thread count once, as numpy loads it.
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+
+
+def one_blas_thread() -> None:
+    """One BLAS thread in the resident process (core/service/host.py limit_blas_threads says
+    why), set before its first import of numpy: the host then needs no threadpoolctl to limit
+    it afterwards. A count the user set is kept (the host limits it as before); processes the
+    service starts (provisioning, git) inherit the one thread."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault(BLAS_THREADS, "1")
 
 
 HEADLESS_INSTEAD = (

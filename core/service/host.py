@@ -8,6 +8,7 @@ request runs with is the context (context.py). The host only builds, loads and c
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import Any
 
@@ -150,7 +151,15 @@ def limit_blas_threads() -> None:
     """One BLAS thread in the service. numpy's OpenBLAS threads keep spinning after a search
     and fight torch's threads for the two cores during the next encode; measured per prompt
     with 10k memories, one BLAS thread halved it (a prompt's time today: `memevo bench`,
-    docs/performance.md)."""
+    docs/performance.md).
+
+    `memevo serve` and `memevo tray` set OPENBLAS_NUM_THREADS=1 before numpy's import
+    (app/service_commands.py one_blas_thread), which OpenBLAS reads as it loads: then there is
+    nothing to do, and threadpoolctl (its modules, a scan of every loaded library) stays out of
+    the resident process. Otherwise (the tray started as `memevo` alone, a host in a test's
+    process, a count the user set) threadpoolctl limits the threads already started."""
+    if os.environ.get("OPENBLAS_NUM_THREADS") == "1":
+        return
     try:
         from threadpoolctl import threadpool_limits
 
