@@ -330,6 +330,53 @@ def test_counts_and_progress_read_as_sentences() -> None:
     assert lines[-2] == "memevo 0.1.0" and lines[-3] == "Encoding known sentences"
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["serve"],
+        ["serve", "--wait-lock", "15"],
+        ["serve", "--wait-lock=2.5", "--wait-lock", "1e1"],
+        ["tray"],
+        ["tray", "--self-test"],
+        ["tray", "--wait-lock", "15", "--self-test"],
+    ],
+)
+def test_serve_and_tray_pass_the_parser_with_the_arguments_it_would_give(words: list[str]) -> None:
+    """The resident commands' short way (no parser, no other command's module) gives the
+    handler and every argument the parser gives for the same words."""
+    from memevo.app.cli import build_parser, resident_command
+
+    resident = resident_command(words)
+    assert resident is not None
+    handler, args = resident
+    parsed = build_parser().parse_args(words)
+    assert handler is parsed.handler and vars(args) == vars(parsed)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        [],
+        ["service"],
+        ["serve", "--help"],
+        ["serve", "--wait", "15"],  # the parser's abbreviation
+        ["serve", "--wait-lock"],
+        ["serve", "--wait-lock", "x"],
+        ["serve", "--wait-lock", "-1"],  # a negative number: the parser's rules decide
+        ["serve", "--wait-lock="],
+        ["serve", "--self-test"],
+        ["serve", "--json"],
+        ["serve", "extra"],
+        ["serve", "--", "--wait-lock"],
+        ["tray", "--self-test=1"],
+    ],
+)
+def test_anything_else_goes_to_the_parser(words: list[str]) -> None:
+    from memevo.app.cli import resident_command
+
+    assert resident_command(words) is None
+
+
 def test_a_write_the_service_applied_before_dying_is_reported_not_crashed(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
