@@ -82,13 +82,9 @@ def half_embedding(weight: Any, padding_idx: int | None) -> Any:
 
 def release_free_memory() -> None:
     """Loading leaves freed float16/float32 staging copies in glibc's heap; give them back."""
-    import contextlib
-    import ctypes
-    import sys
+    from .. import native_heap
 
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6").malloc_trim(0)
+    native_heap.trim()
 
 
 BACKENDS = ("onnx", "sentence-transformers")
