@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    one_blas_thread()
+    resident_process()
     import asyncio
 
     from ..core.encoder import loading
@@ -33,7 +33,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_tray(args: argparse.Namespace) -> int:
-    one_blas_thread()
+    resident_process()
     from ..core import display
     from ..desktop.app import main as tray_main
 
@@ -55,6 +55,15 @@ def cmd_tray(args: argparse.Namespace) -> int:
 
 # OpenBLAS reads its thread count once, as numpy loads it.
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+
+
+def resident_process() -> None:
+    """What the resident process (serve, tray) sets first, before numpy and before any thread
+    of its own: one BLAS thread and glibc's arenas (core/native_heap.py)."""
+    from ..core import native_heap
+
+    one_blas_thread()
+    native_heap.limit_arenas()
 
 
 def one_blas_thread() -> None:
