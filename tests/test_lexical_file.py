@@ -4,6 +4,7 @@ or stale file never changes a score."""
 
 from __future__ import annotations
 
+import builtins
 import stat
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
-from memevo.core.recall import lexical_file
+from memevo.core.recall import lexical, lexical_file
 from memevo.core.recall.lexical import LexicalIndex
 from memevo.core.store import Store
 
@@ -164,6 +165,110 @@ def test_a_file_whose_postings_name_no_document_is_not_read(tmp_path: Path) -> N
     path = tmp_path / lexical_file.FILE_NAME
     path.write_bytes(lexical_file.encode(bad))
     assert lexical_file.load(path) is None
+
+
+# -- the restored index: the file's flat postings, answering as a built index ------------------------
+def answers(index: LexicalIndex, queries: list[str]) -> list[Any]:
+    """Everything a caller can read, bit for bit: per query the documents, scores and categories
+    found and each query term's idf; the counts."""
+    per_document = (
+        index._length.nbytes + index._category.nbytes + index._live.nbytes
+    )  # capacity: not compared
+    out: list[Any] = [len(index), index.documents, index.posting_count(), index.nbytes() - per_document]
+    for query in queries:
+        found = index.scores(query)
+        out.append((found._docs.tobytes(), found._scores.tobytes(), found._codes.tobytes()))
+        out.append([index.idf(term) for term in lexical.terms(query)])
+    return out
+
+
+def varied(n: int) -> list[tuple[str, str, str, bool]]:
+    """Rows with many terms: each text its own identifier and a few Chinese bigrams."""
+    return [
+        (
+            f"m{i}",
+            TEXTS[i % 8][0],
+            f"{TEXTS[i % 8][1]} svc_{i}_{i % 5} 第{i}号{'灰度缓存开关'[i % 5 :]}",
+            i % 7 != 3,
+        )
+        for i in range(n)
+    ]
+
+
+def postings_by_term(index: LexicalIndex) -> dict[str, tuple[bytes, bytes]]:
+    snap = index.snapshot()
+    bounds = [0, *snap.term_end.tolist()]
+    return {
+        term: (snap.docs[a:b].tobytes(), snap.tfs[a:b].tobytes())
+        for term, a, b in zip(snap.terms, bounds[:-1], bounds[1:], strict=True)
+    }
+
+
+def change(index: LexicalIndex) -> None:
+    """A life after the restore: a restored term given documents, new terms, a text replaced,
+    memories removed, deprecated, restored and moved."""
+    index.upsert(
+        ["m1", "new1"],
+        ["rule", "project"],
+        ["单元测试 brand_new_term_9", "pay_new_flow_v2 again"],
+        [True, True],
+    )
+    index.remove(["m2", "m9"])
+    index.set_live("m4", False)
+    index.set_live("m3", True)
+    index.set_category("m5", "project")
+    index.upsert(["new2"], ["rule"], ["另一个 brand_new_term_9 的规则"], [False])
+
+
+def test_a_restored_index_answers_as_one_built_from_its_rows(tmp_path: Path) -> None:
+    pairs = varied(300)
+    fresh = built(pairs)
+    path = tmp_path / lexical_file.FILE_NAME
+    lexical_file.save(fresh, path)
+    kept = lexical_file.load(path)
+    assert kept is not None
+    # the file's postings stay flat: no term in the dict of arrays until a document is added
+    assert kept._postings == {} and len(kept._frozen) == len(fresh._postings) > 600
+    queries = (
+        QUERIES + [p[2] for p in pairs[::7]] + ["svc_17_2 第17号", "brand_new_term_9 单元测试", "absent_term"]
+    )
+    assert answers(kept, queries) == answers(fresh, queries)
+    assert postings_by_term(kept) == postings_by_term(fresh)
+
+    change(kept)
+    change(fresh)
+    assert 0 < len(kept._postings) < 20 and kept._frozen.moved.any()
+    assert answers(kept, queries) == answers(fresh, queries)
+    assert postings_by_term(kept) == postings_by_term(fresh)
+    assert kept.scores("brand_new_term_9").of("m1") > 0 and kept.scores("svc_2_2").of("m2") == 0
+
+    # its snapshot restored again (moved and frozen terms alike) still answers the same
+    again = LexicalIndex.restore(kept.snapshot())
+    snapped = LexicalIndex.restore(fresh.snapshot())
+    assert answers(again, queries) == answers(snapped, queries)
+    assert any(s for a in answers(again, queries)[4::2] for s in a[1])  # the queries do find documents
+
+
+def test_terms_whose_hashes_collide_are_told_apart_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A term is looked up by hash() then its name: with every hash one of three values (every
+    lookup a collision), the restored index still answers as the built one."""
+    pairs = varied(120)
+    fresh = built(pairs)
+    monkeypatch.setattr(lexical, "hash", lambda text: builtins.hash(text) % 3, raising=False)
+    kept = LexicalIndex.restore(fresh.snapshot())
+    queries = QUERIES + [p[2] for p in pairs[::5]] + ["absent_term 不在"]
+    assert answers(kept, queries) == answers(fresh, queries)
+    change(kept)
+    change(fresh)
+    assert answers(kept, queries) == answers(fresh, queries)
+
+
+def test_an_empty_index_restored_takes_documents() -> None:
+    kept = LexicalIndex.restore(LexicalIndex().snapshot())
+    assert len(kept) == 0 and kept.posting_count() == 0 and len(kept.scores("单元测试")) == 0
+    pairs = varied(20)
+    kept.upsert(*rows(pairs))
+    assert answers(kept, QUERIES) == answers(built(pairs), QUERIES)
 
 
 # -- the service: kept across restarts, caught up with writes made while it was down ---------------

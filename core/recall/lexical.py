@@ -20,6 +20,11 @@ The index is a dict of postings (document numbers and term counts in `array`s: 6
 posting). Documents get increasing numbers and are never renumbered in place: a changed or
 removed memory's old document is masked dead, its postings skipped, and the whole index is
 rebuilt from the live texts once dead documents outnumber live ones.
+
+An index restored from its file (lexical_file.py) keeps the file's postings as they were read:
+flat arrays, each term a slice of them found through the terms' hashes (`_Frozen`), no Python
+object per term (a dict of per-term views held ~170k objects, 13 MB, at 10k memories). A
+restored term copies its slice into the dict of arrays when a document is added to it.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 import numpy as np
 
@@ -366,7 +371,86 @@ def terms(text: str) -> list[str]:
     return out + concept_terms(text)
 
 
-Postings: TypeAlias = "array[int] | np.ndarray[Any, Any]"
+Postings: TypeAlias = "array[int]"
+
+
+class _Frozen:
+    """A restored index's postings, read-only, as flat arrays: term `slot`'s documents and
+    counts are `docs[bounds[slot]:bounds[slot + 1]]` (and `tfs`'s), its live document count
+    `df[slot]`, its UTF-8 name `names[name_ends[slot]:name_ends[slot + 1]]`. A term is found
+    by its `hash()` (this process's: the table is built at restore and never written) in
+    `hashes`, sorted, whose `order` gives the slot; the name settles a collision. A term
+    given a document after the restore lives in the index's dict from then on (`moved`)."""
+
+    def __init__(
+        self, terms: list[str], term_end: np.ndarray, docs: np.ndarray, tfs: np.ndarray, live: np.ndarray
+    ):
+        count = len(terms)
+        self.docs, self.tfs = docs, tfs
+        self.bounds = array("q", [0])
+        self.bounds.frombytes(np.asarray(term_end, dtype=np.int64).tobytes())
+        starts = np.frombuffer(self.bounds, dtype=np.int64)[:-1]
+        per_posting = live[docs].astype(np.int64) if len(docs) else np.zeros(0, np.int64)
+        df = np.add.reduceat(per_posting, starts) if len(per_posting) else np.zeros(0, np.int64)
+        self.df = array("I", df.astype(np.uint32).tobytes())
+        encoded = [term.encode() for term in terms]
+        self.names = b"".join(encoded)
+        self.name_ends = array("q", itertools.accumulate(map(len, encoded), initial=0))
+        hashes = np.fromiter(map(hash, terms), dtype=np.int64, count=count)
+        order = np.argsort(hashes, kind="stable")
+        self.hashes = array("q", hashes[order].tobytes())
+        self.order = array("I", order.astype(np.uint32).tobytes())
+        # the hashes' top bits index `buckets`, where each bucket's run of `hashes` starts:
+        # a lookup reads about one hash (a binary search over 24k terms read 15, as slow as
+        # the rest of a query term's scoring)
+        bits = max(1, (count - 1).bit_length())
+        self.shift, self.half = 64 - bits, 1 << (bits - 1)
+        bucket_of = (hashes[order] >> self.shift) + self.half
+        first_of = np.searchsorted(bucket_of, np.arange((1 << bits) + 1))
+        self.buckets = array("I", first_of.astype(np.uint32).tobytes())
+        self.moved = np.zeros(count, dtype=bool)
+
+    @classmethod
+    def empty(cls) -> _Frozen:
+        none = np.zeros(0, dtype=np.int64)
+        return cls([], none, none.astype(np.uint32), none.astype(np.uint16), np.zeros(0, dtype=bool))
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def find(self, term: str) -> int:
+        """The term's slot, or -1."""
+        key = hash(term)
+        bucket = (key >> self.shift) + self.half
+        buckets, hashes = self.buckets, self.hashes
+        for at in range(buckets[bucket], buckets[bucket + 1]):
+            if hashes[at] == key:
+                slot = self.order[at]
+                name = term.encode()
+                start = self.name_ends[slot]
+                if self.name_ends[slot + 1] - start == len(name) and self.names.startswith(name, start):
+                    return slot
+        return -1
+
+    def name(self, slot: int) -> bytes:
+        return self.names[self.name_ends[slot] : self.name_ends[slot + 1]]
+
+    def postings(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
+        start, end = self.bounds[slot], self.bounds[slot + 1]
+        return self.docs[start:end], self.tfs[start:end]
+
+    def sizes(self) -> np.ndarray:
+        """Each slot's posting count, 0 for a moved one."""
+        return np.diff(np.frombuffer(self.bounds, dtype=np.int64)) * ~self.moved
+
+    def kept(self) -> list[tuple[str, bytes, bytes]]:
+        """(term, documents, counts) of the slots not moved, in slot order: what snapshot()
+        writes of them."""
+        out = []
+        for slot in np.flatnonzero(~self.moved).tolist():
+            docs, tfs = self.postings(slot)
+            out.append((self.name(slot).decode(), docs.tobytes(), tfs.tobytes()))
+        return out
 
 
 # -- the index ----------------------------------------------------------------------------------------
@@ -374,9 +458,11 @@ class LexicalIndex:
     """BM25 over live memories, in step with the vector index (same ids, same liveness)."""
 
     def __init__(self, capacity: int = 1024) -> None:
-        # a term's document numbers and counts: arrays, or read-only numpy views of a restored
-        # index's flat postings (restore) until the term's first new document copies them
+        # a term's document numbers and counts; a restored index's terms are in `_frozen`
+        # until a new document copies one here. `_df`: the live documents of a term, less
+        # (or more) than `_frozen.df` says for a restored one
         self._postings: dict[str, tuple[Postings, Postings]] = {}
+        self._frozen = _Frozen.empty()
         self._df: Counter[str] = Counter()
         self._doc_of: dict[str, int] = {}  # memory id -> its current document number
         self._ids: list[str | None] = []  # document number -> memory id (None: dead)
@@ -397,13 +483,17 @@ class LexicalIndex:
 
     def posting_count(self) -> int:
         with self._lock:
-            return sum(len(docs) for docs, _ in self._postings.values())
+            held = sum(len(docs) for docs, _ in self._postings.values())
+            return held + int(self._frozen.sizes().sum())
 
     def nbytes(self) -> int:
         """The postings' and per-document arrays' own bytes (not Python's object overhead)."""
         with self._lock:
             postings = sum(
                 docs.itemsize * len(docs) + tfs.itemsize * len(tfs) for docs, tfs in self._postings.values()
+            )
+            postings += int(self._frozen.sizes().sum()) * (
+                self._frozen.docs.itemsize + self._frozen.tfs.itemsize
             )
             return postings + self._length.nbytes + self._category.nbytes + self._live.nbytes
 
@@ -436,12 +526,17 @@ class LexicalIndex:
         self._doc_of[memory_id] = doc
         counts = Counter(terms(text))
         for term, count in counts.items():
-            old_docs, old_tfs = self._postings.get(term, (None, None))
-            if isinstance(old_docs, array) and isinstance(old_tfs, array):
-                docs, tfs = old_docs, old_tfs
+            held = self._postings.get(term)
+            if held is not None:
+                docs, tfs = held
             else:  # a new term, or a restored one's first new document: mutable copies
-                docs = array("I", b"" if old_docs is None else old_docs.tobytes())
-                tfs = array("H", b"" if old_tfs is None else old_tfs.tobytes())
+                docs, tfs = array("I"), array("H")
+                slot = self._frozen.find(term)
+                if slot >= 0:
+                    old_docs, old_tfs = self._frozen.postings(slot)
+                    docs.frombytes(old_docs.tobytes())
+                    tfs.frombytes(old_tfs.tobytes())
+                    self._frozen.moved[slot] = True
                 self._postings[term] = (docs, tfs)
             docs.append(doc)
             tfs.append(min(count, 65535))
@@ -513,26 +608,40 @@ class LexicalIndex:
 
     # -- scoring ------------------------------------------------------------------------------------
     def idf(self, term: str) -> float:
-        return _idf(self._live_count, self._df.get(term, 0))
+        with self._lock:
+            return _idf(self._live_count, self._df_of(term, self._frozen.find(term)))
+
+    def _df_of(self, term: str, slot: int) -> int:
+        return self._df.get(term, 0) + (self._frozen.df[slot] if slot >= 0 else 0)
 
     def scores(self, text: str) -> LexicalScores:
         """Every document's normalised BM25 score for this query (0 where nothing matched)."""
         with self._lock:
             query = list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
             n = self._live_count
-            weights = [_idf(n, self._df.get(t, 0)) for t in query]
+            slots = [self._frozen.find(t) for t in query]
+            base, extra = self._frozen.df, self._df
+            dfs = [
+                extra.get(t, 0) + (base[slot] if slot >= 0 else 0)
+                for t, slot in zip(query, slots, strict=True)
+            ]
+            weights = [_idf(n, df) for df in dfs]
             ceiling = sum(weights) * (K1 + 1)
             if not query or ceiling <= 0 or n == 0:
                 return LexicalScores.empty(self)
             average = self._total_length / n if n else 1.0
             docs_parts: list[np.ndarray] = []
             score_parts: list[np.ndarray] = []
-            for term, weight in zip(query, weights, strict=True):
-                postings = self._postings.get(term)
-                if postings is None or not self._df.get(term):
+            for term, slot, df, weight in zip(query, slots, dfs, weights, strict=True):
+                held = self._postings.get(term)
+                if not df or (held is None and slot < 0):
                     continue
-                docs = np.frombuffer(postings[0], dtype=np.uint32)
-                tfs = np.frombuffer(postings[1], dtype=np.uint16).astype(np.float32)
+                if held is not None:
+                    docs = np.frombuffer(held[0], dtype=np.uint32)
+                    tfs = np.frombuffer(held[1], dtype=np.uint16).astype(np.float32)
+                else:
+                    docs, counts = self._frozen.postings(slot)
+                    tfs = counts.astype(np.float32)
                 norm = K1 * (1 - B + B * self._length[docs] / average)
                 docs_parts.append(docs)
                 score_parts.append(weight * tfs * (K1 + 1) / (tfs + norm))
@@ -590,7 +699,10 @@ class LexicalIndex:
             texts = [self._texts[doc] or "" for doc in kept]
             rows = np.asarray(kept, dtype=np.int64)
             length, category, live = self._length[rows], self._category[rows], self._live[rows]
-            postings = [(term, docs.tobytes(), tfs.tobytes()) for term, (docs, tfs) in self._postings.items()]
+            postings = self._frozen.kept()
+            postings += [
+                (term, docs.tobytes(), tfs.tobytes()) for term, (docs, tfs) in self._postings.items()
+            ]
             documents = len(self._ids)
         renumber = np.full(documents + 1, -1, dtype=np.int64)
         renumber[rows] = np.arange(len(rows))
@@ -626,17 +738,9 @@ class LexicalIndex:
         index._length[:n] = snap.length
         index._category[:n] = snap.category
         index._live[:n] = snap.live
-        starts = np.concatenate([[0], snap.term_end[:-1]]).astype(np.int64)
         docs, tfs = snap.docs.astype(np.uint32), snap.tfs.astype(np.uint16)
         docs.flags.writeable = tfs.flags.writeable = False
-        bounds = list(zip(starts.tolist(), snap.term_end.tolist(), strict=True))
-        index._postings = dict(
-            zip(snap.terms, [(docs[a:b], tfs[a:b]) for a, b in bounds], strict=True)  # views: no copy
-        )
-        if len(snap.terms):
-            live_postings = snap.live[snap.docs].astype(np.int64)
-            df = np.add.reduceat(live_postings, starts) if len(live_postings) else np.zeros(0, np.int64)
-            index._df = Counter(dict(zip(snap.terms, df.tolist(), strict=True)))
+        index._frozen = _Frozen(snap.terms, snap.term_end, docs, tfs, np.asarray(snap.live, dtype=bool))
         index._total_length = float(snap.length[snap.live].astype(np.float64).sum())
         index._live_count = int(snap.live.sum())
         return index
