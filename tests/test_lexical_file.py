@@ -94,7 +94,12 @@ def test_a_kept_index_scores_as_one_built_from_the_rows(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     kept = lexical_file.load(path)
     assert kept is not None
-    assert kept.catch_up(*rows(now)) == 0  # the file already holds exactly these rows
+    now_rows = rows(now)
+    assert kept.catch_up(*now_rows) == 0  # the file already holds exactly these rows
+    # it holds the rows' strings (the vector index's), not the file's equal copies
+    assert all(kept.text_of(i) is t for i, t in zip(now_rows[0], now_rows[2], strict=True))
+    assert all(kept._ids[kept._doc_of[i]] is i for i in now_rows[0])
+    assert {id(k) for k in kept._doc_of} == {id(i) for i in now_rows[0]}
     ids = [p[0] for p in now] + ["m5", "m6"]
     expected = scores(built(now), ids)
     assert scores(kept, ids) == expected
@@ -323,6 +328,8 @@ def test_the_service_keeps_its_lexical_index_across_restarts(
     assert counted.loaded == [True]
     assert [i for i in counted.added if i in {m.id for m in made}] == []
     assert host.engine.lexical.scores("pay_new_flow_v2").of(made[1].id) > 0
+    vector_index = host.engine.index  # one copy of each text, the vector index's
+    assert host.engine.lexical.text_of(made[1].id) is vector_index._texts[vector_index._row[made[1].id]]
     host.close()
 
     # while the service is down: a memory written, one deleted, one moved (as the CLI does

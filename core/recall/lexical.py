@@ -666,8 +666,9 @@ class LexicalIndex:
     def catch_up(self, ids: list[str], categories: list[str], texts: list[str], live: Iterable[bool]) -> int:
         """Make the index hold exactly these rows (the store's pool): documents of other ids
         dropped, a changed text indexed again, a changed category or liveness set. The result
-        scores as an index built from the rows would (document numbers aside). Returns how many
-        documents changed."""
+        scores as an index built from the rows would (document numbers aside), and holds the
+        rows' own id and text strings (a restored index's equal copies from its file let go).
+        Returns how many documents changed."""
         with self._lock:
             wanted = dict.fromkeys(ids)
             gone = [memory_id for memory_id in self._doc_of if memory_id not in wanted]
@@ -681,12 +682,15 @@ class LexicalIndex:
                     self._add(memory_id, category, text, bool(alive))
                     changed += 1
                     continue
+                # the rows' strings, not the file's equal copies: the vector index holds these
+                self._ids[doc], self._texts[doc] = memory_id, text
                 if self._category[doc] != CATEGORY_CODES[category]:
                     self._category[doc] = CATEGORY_CODES[category]
                     changed += 1
                 if bool(self._live[doc]) != bool(alive):
                     self.set_live(memory_id, bool(alive))
                     changed += 1
+            self._doc_of = {memory_id: self._doc_of[memory_id] for memory_id in wanted}  # their keys too
             self._maybe_compact()
             return changed
 
