@@ -619,12 +619,16 @@ class LexicalIndex:
         with self._lock:
             query = list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
             n = self._live_count
-            slots = [self._frozen.find(t) for t in query]
-            base, extra = self._frozen.df, self._df
-            dfs = [
-                extra.get(t, 0) + (base[slot] if slot >= 0 else 0)
-                for t, slot in zip(query, slots, strict=True)
-            ]
+            frozen = self._frozen
+            if len(frozen):  # restored: a term's count is the file's and the changes since
+                slots = [frozen.find(t) for t in query]
+                dfs = [
+                    self._df.get(t, 0) + (frozen.df[slot] if slot >= 0 else 0)
+                    for t, slot in zip(query, slots, strict=True)
+                ]
+            else:
+                slots = [-1] * len(query)
+                dfs = [self._df.get(t, 0) for t in query]
             weights = [_idf(n, df) for df in dfs]
             ceiling = sum(weights) * (K1 + 1)
             if not query or ceiling <= 0 or n == 0:
