@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,30 @@ def test_the_service_start_imports_none_of_the_heavy_modules(data_dir: Path, pro
     assert [m for m in NOT_RESIDENT if m in modules] == []
 
 
+def _arena_heaps(maps: str) -> int:
+    """glibc's heaps of its extra arenas in a /proc/PID/maps: anonymous, aligned to and spanning
+    64 MB (HEAP_MAX_SIZE), the used part read-write and the rest reserved (---p). Unlimited, a
+    service that answered eight prompts at once had six."""
+    rows = []
+    for line in maps.splitlines():
+        fields = line.split()
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        rows.append((start, end, fields[1], len(fields) > 5))
+    heap, count = 64 << 20, 0
+    for i, (start, end, perms, named) in enumerate(rows):
+        if named or start % heap or not perms.startswith("rw"):
+            continue
+        if (
+            i + 1 < len(rows)
+            and rows[i + 1][0] == end
+            and rows[i + 1][2].startswith("---")
+            and not rows[i + 1][3]
+        ):
+            end = rows[i + 1][1]
+        count += end - start == heap
+    return count
+
+
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps (Linux)")
 def test_a_running_service_imports_and_maps_nothing_it_does_not_serve_with(
     data_dir: Path, provisioned_model: Any, tmp_path: Path
@@ -135,6 +160,9 @@ def test_a_running_service_imports_and_maps_nothing_it_does_not_serve_with(
                 "hook.prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "imports"}, timeout_s=60
             )
             assert "pay_new_flow_v2" in json.dumps(answer, ensure_ascii=False)
+            with ThreadPoolExecutor(8) as pool:  # eight at once: request threads, the encoder's batch
+                asked = {"prompt": "支付页新流程的开关叫什么", "session_id": "imports"}
+                assert all(pool.map(lambda _: client.call("hook.prompt", asked, timeout_s=60), range(8)))
             maps = Path(f"/proc/{proc.pid}/maps").read_text(encoding="utf-8")
         finally:
             servicerun.stop(data_dir, proc)
@@ -145,6 +173,7 @@ def test_a_running_service_imports_and_maps_nothing_it_does_not_serve_with(
     }
     assert [lib for lib in NOT_MAPPED if lib in maps] == []
     assert "onnxruntime" in maps and "duckdb" in maps
+    assert _arena_heaps(maps) <= 1  # two arenas: the main one and one more (core/native_heap.py)
     assert sorted(m for m in imported if m in NOT_IN_SERVE or m.startswith("memevo.installer.")) == []
     assert {"memevo.app.service_commands", "memevo.core.service.server", "onnxruntime"} <= imported
 
