@@ -138,3 +138,32 @@ def test_the_hooks_texts_are_written_only_when_they_change(
         after["prompt-reminder-claude.txt"][0] != before["prompt-reminder-claude.txt"][0]
     )  # its mode was wrong
     assert all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files)
+
+
+def test_the_days_maintenance_rebuilds_the_indexes_only_when_it_deprecated_a_memory(
+    store: Store, clock: FakeClock, provisioned_model: Any
+) -> None:
+    """The day's first session start runs maintenance; the indexes hold only which memories are
+    deprecated, so a day that deprecated none keeps them (no rebuild in that hook), and a day
+    that did leaves the deprecated memory out of recall."""
+    from memevo.core.service.host import ServiceHost
+
+    fact = memories.create(store, "project", TEXTS[1], clock)
+    host = ServiceHost(store, clock)
+    try:
+        host.load_engine()
+        assert host.engine is not None, host.ctx.engine_error
+        index, lexical = host.engine.index, host.engine.lexical
+        host.handle("hook.session_start", {"client": "claude", "session_id": "day-one"})
+        assert host.ctx.session_starts.maintained_day is not None  # it ran, deprecating nothing
+        assert host.engine.index is index and host.engine.lexical is lexical
+        assert [h.id for h in host.engine.recall("pay_new_flow_v2 是什么开关", award=False).hits] == [fact.id]
+
+        with store.transaction() as con:  # below 0.4: the day's maintenance deprecates it
+            con.execute("UPDATE memories SET confidence = 0.3 WHERE id = ?", [fact.id])
+        clock.advance(days=1)
+        host.handle("hook.session_start", {"client": "claude", "session_id": "day-two"})
+        assert host.engine.index is not index  # deprecated by the day's maintenance: rebuilt
+        assert host.engine.recall("pay_new_flow_v2 是什么开关", award=False).hits == []
+    finally:
+        host.close()

@@ -219,8 +219,12 @@ class RecallEngine:
             self._lexical_changes += kept.catch_up(ids, categories, texts, flags)
             lexical = kept
         else:
-            lexical = LexicalIndex(max(1024, len(ids) + 1024))
-            lexical.upsert(ids, categories, texts, flags)
+            built = LexicalIndex(max(1024, len(ids) + 1024))
+            built.upsert(ids, categories, texts, flags)
+            # held as a restored index is (its postings flat, lexical.py): a day's maintenance
+            # rebuilds it here, and the built form holds ~5x the objects (13.6 against 2.8 MB at 10k)
+            lexical = LexicalIndex.restore(built.snapshot())
+            del built
             self._lexical_changes += max(1, len(ids))  # the file, if any, is not this index
         cued = cues_mod.current(self.store, self.encoder.model_id)
         cue_lexical = LexicalIndex()

@@ -190,8 +190,12 @@ class ServiceContext(optable.Context):
         if self.engine is not None:
             self.engine.sync_ids(ids)
 
-    def after_maintenance(self) -> None:
-        if self.engine is not None:
+    def after_maintenance(self, deprecated: int) -> None:
+        """After the day's maintenance. Of what it changes, the indexes hold only whether a
+        memory is deprecated (confidences, the trash, side jobs are read from the store), so
+        they are rebuilt only when it deprecated some: a rebuild every morning cost ~0.7 s of the
+        day's first session start at 10k memories and left ~8 MB of freed pieces in the heaps."""
+        if self.engine is not None and deprecated:
             self.engine.sync_all()
         self.refresh_caches()
         self.anchor_checks.want_all()  # the day's check of every repository, off the request

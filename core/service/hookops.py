@@ -368,7 +368,7 @@ def _run_maintenance(ctx: ServiceContext, config: config_mod.Config) -> None:
     ctx.session_starts.maintained_day = today
     if report is not None:
         log.info("daily maintenance: %s", report.as_json())
-        ctx.after_maintenance()
+        ctx.after_maintenance(report.newly_deprecated)
 
 
 def _done(
