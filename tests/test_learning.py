@@ -520,6 +520,7 @@ def test_changing_a_memory_voids_proposals_that_point_at_it(side_host: ServiceHo
     side_host.handle("replace", {"id": target.id, "text": "提交信息一律用英文写"})
     assert jobs.get(side_host.store, "about-target").status == "voided"  # type: ignore[union-attr]
     assert jobs.get(side_host.store, "about-other").status == "ready"  # type: ignore[union-attr]
+    assert side_host.ctx.page.flush()  # the page is rendered off the request
     assert "提交信息一律用英文写" in (side_host.store.path.parent / "memories.html").read_text(
         encoding="utf-8"
     )

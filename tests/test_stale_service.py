@@ -84,7 +84,10 @@ def test_stale_at_session_start_injected_with_a_note_and_fresh_again(home: Path)
     assert read("rule")[RULE]["stale"] is None
     listed = memevo("read", "project").stdout
     assert f"[stale: {reason}]" in listed
-    assert f"可能已过时：{reason}" in (home / "memories.html").read_text(encoding="utf-8")
+    page = home / "memories.html"  # rendered off the request, soon after (core/service/pagework.py)
+    while f"可能已过时：{reason}" not in page.read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline, "memories.html never showed the note"
+        time.sleep(0.2)
 
     injected = recalled(home, "p1")
     assert f"{FACT}（可能已过时：{reason}）" in injected

@@ -24,6 +24,7 @@ from .anchorwork import AnchorChecks
 from .books import Bookkeeper
 from .learner import Learner
 from .memo import Awards, Rows, SessionStarts
+from .pagework import PageWriter
 
 log = logging.getLogger("memevo.service")
 KEY_CHECK_TTL_S = 30.0
@@ -98,6 +99,7 @@ class ServiceContext(optable.Context):
         self.awards = Awards()
         self.rows = Rows()
         self._snapshot_lock = threading.Lock()
+        self.page = PageWriter(self._write_page)
         self.anchor_checks = AnchorChecks(lambda: self.store, clock, self._after_anchors)
         self.consolidation_thread: threading.Thread | None = None  # the day's pass (tests join it)
         self.last_request = time.monotonic()  # when a request last came (ServiceHost.handle)
@@ -220,17 +222,20 @@ class ServiceContext(optable.Context):
         caches.write(self.store, self.keys.has())
 
     def refresh_snapshot(self) -> None:
+        """memories.html rendered again soon, on its own thread (pagework.py): once for a run
+        of writes, never in the writer's request."""
+        self.page.want()
+
+    def _write_page(self) -> None:
         """One render at a time: a render that read the store before a purge must not land
         after the purge's own render (it would put the purged text back)."""
         from .. import snapshot
 
-        try:
-            with self._snapshot_lock:
-                snapshot.write(self.store)
-        except Exception:
-            log.warning("could not rewrite memories.html", exc_info=True)
+        with self._snapshot_lock:
+            snapshot.write(self.store)
 
     def close(self) -> None:
+        self.page.close()  # the page as the store is, before the store closes
         self.closed.set()
         self.anchor_checks.close()
         self.learner.close()
