@@ -470,7 +470,7 @@ MODULE_LANES: dict[str, str] = {
     "test_english_ui.py": PROCESSES,
     "test_hardening.py": PROCESSES,
     "test_heap_trim.py": UNITS,
-    "test_native_heap.py": UNITS,  # small probe processes, no model
+    "test_native_heap.py": PROCESSES,  # small probe processes, no model
     "test_pagework.py": UNITS,  # threads and a fake render, no store
     "test_hook_failures.py": PROCESSES,
     "test_hook_golden.py": PROCESSES,
