@@ -3,9 +3,10 @@
 glibc gives each thread that allocates an arena of its own, up to eight per core: the service's
 request threads, onnxruntime's pool, DuckDB's threads and the loaders each kept theirs, with
 what they freed scattered in them where `malloc_trim` cannot return it. Two arenas keep the
-service ~10 MB lighter at rest after the bench's bursts (docs/performance.md, "glibc's
-arenas"); Python's own small objects never reach malloc's locks (they use its own allocator,
-under the GIL), so the contention this adds is onnxruntime's and DuckDB's few large buffers.
+service ~10 MB lighter at rest after the bench's bursts (docs/performance.md, "the service at
+rest under 250 MB"); Python's own small objects never reach malloc's locks (they use its own
+allocator, under the GIL), so the contention this adds is onnxruntime's and DuckDB's few large
+buffers.
 Elsewhere (macOS, Windows, musl) these do nothing.
 """
 

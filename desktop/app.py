@@ -180,7 +180,7 @@ def _trim_heap(server: Any, *stopping: asyncio.Future[Any]) -> None:
 
     linecache.clearcache()
     if not any(task.done() for task in stopping):
-        server.executor.submit(server.heap.trim, server.host.store, server.host.engine)
+        server.executor.submit(server.heap.trim, server.host)
 
 
 def _start_learning(host: ServiceHost) -> None:

@@ -98,7 +98,6 @@ class ServiceContext(optable.Context):
         self.session_starts = SessionStarts()
         self.awards = Awards()
         self.rows = Rows()
-        self._snapshot_lock = threading.Lock()
         self.page = PageWriter(self._write_page)
         self.anchor_checks = AnchorChecks(lambda: self.store, clock, self._after_anchors)
         self.consolidation_thread: threading.Thread | None = None  # the day's pass (tests join it)
@@ -227,12 +226,12 @@ class ServiceContext(optable.Context):
         self.page.want()
 
     def _write_page(self) -> None:
-        """One render at a time: a render that read the store before a purge must not land
-        after the purge's own render (it would put the purged text back)."""
+        """On the page's one thread, so one render at a time: a render that read the store
+        before a purge cannot land after the purge's own render (it would put the purged text
+        back)."""
         from .. import snapshot
 
-        with self._snapshot_lock:
-            snapshot.write(self.store)
+        snapshot.write(self.store)
 
     def close(self) -> None:
         self.page.close()  # the page as the store is, before the store closes

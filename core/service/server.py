@@ -144,9 +144,11 @@ class HeapTrim:
             return True
 
     @staticmethod
-    def trim(store: Any, engine: Any = None) -> None:
+    def trim(host: Any) -> None:
+        """The host's store and, once loaded, its engine."""
         from ..encoder.encoder import release_free_memory
 
+        store, engine = host.store, host.engine
         if engine is not None:  # pages mapped from the model's files: mapped again by the next prompt
             engine.encoder.release_pages()
         try:
@@ -251,7 +253,7 @@ class Server:
                 loop = asyncio.get_running_loop()
                 result = await loop.run_in_executor(self.executor, self._handle, op, params)
                 if self.heap.due():
-                    loop.run_in_executor(self.executor, self.heap.trim, self.host.store, self.host.engine)
+                    loop.run_in_executor(self.executor, self.heap.trim, self.host)
                 else:
                     loop.call_later(IDLE_TRIM_S, self._trim_if_idle, self.heap.seen())
         except MemevoError as exc:
@@ -268,9 +270,7 @@ class Server:
         if self.stopping is None or self.stopping.is_set() or not self.heap.idle_due(seen):
             return
         with contextlib.suppress(RuntimeError):  # the executor shut down meanwhile
-            asyncio.get_running_loop().run_in_executor(
-                self.executor, self.heap.trim, self.host.store, self.host.engine
-            )
+            asyncio.get_running_loop().run_in_executor(self.executor, self.heap.trim, self.host)
 
     def _handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
         if self.activity is None:
