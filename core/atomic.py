@@ -5,15 +5,26 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+
+_BUFFER = 1 << 16  # pieces as small as a table row reach the file 64 KB at a time
 
 
 def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    write_chunks(path, (data,), mode)
+
+
+def write_chunks(path: Path, chunks: Iterable[bytes], mode: int | None = None) -> None:
+    """As write_bytes, the content given in pieces and written as they come, so that the whole
+    is never in memory at once (memories.html over 10k memories). Should the pieces fail
+    midway, the file is left as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        with os.fdopen(fd, "wb", buffering=_BUFFER) as handle:
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:

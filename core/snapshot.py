@@ -7,6 +7,7 @@ on change or on demand. The Node tool's old memories.md is deleted when a new pa
 from __future__ import annotations
 
 import html
+from collections.abc import Iterator
 from pathlib import Path
 
 from . import atomic, paths
@@ -30,26 +31,36 @@ def path() -> Path:
 
 
 def render(store: Store | None) -> str:
-    sections = []
-    for category in CATEGORIES:
-        rows = ranked(store, category, limit=None) if store else []
-        body = "".join(
-            f'<tr class="{"dep" if m.deprecated else ""}"><td class="id">{html.escape(m.id)}</td>'
-            f'<td class="t">{html.escape(m.text)}</td><td class="c">{conf.as_decimal_text(m.confidence)}</td>'
-            f'<td class="c">{html.escape(iso(m.last_seen_ms)[:16].replace("T", " "))}</td>'
-            f'<td class="c">{_status(m.pinned, m.deprecated)}{_stale(m.stale)}</td></tr>'
-            for m in rows
-        )
-        sections.append(
-            f"<h2>{TITLES[category]} · {len(rows)}</h2><table><thead><tr><th>id</th><th>正文</th>"
-            f"<th>置信度</th><th>最近使用</th><th>状态</th></tr></thead><tbody>{body}</tbody></table>"
-        )
-    return (
+    return "".join(render_pieces(store))
+
+
+def render_pieces(store: Store | None) -> Iterator[str]:
+    """The page a row at a time: written as it is made, no more than one row's text is held.
+    Made whole, the rows' strings (each over Python's small-object size once it holds Chinese)
+    were all alive together in malloc's heaps, among the request threads' own allocations;
+    freed, they left a render's worth of pages that malloc_trim could not give back, and a
+    render follows every run of writes (the soak, docs/performance.md)."""
+    yield (
         '<!doctype html><html lang="zh"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>memory-self-evolution 的记忆</title><style>{_STYLE}</style></head><body>"
-        f"<h1>memory-self-evolution 的记忆</h1>{''.join(sections)}</body></html>\n"
+        "<h1>memory-self-evolution 的记忆</h1>"
     )
+    for category in CATEGORIES:
+        rows = ranked(store, category, limit=None) if store else []
+        yield (
+            f"<h2>{TITLES[category]} · {len(rows)}</h2><table><thead><tr><th>id</th><th>正文</th>"
+            "<th>置信度</th><th>最近使用</th><th>状态</th></tr></thead><tbody>"
+        )
+        for m in rows:
+            yield (
+                f'<tr class="{"dep" if m.deprecated else ""}"><td class="id">{html.escape(m.id)}</td>'
+                f'<td class="t">{html.escape(m.text)}</td><td class="c">{conf.as_decimal_text(m.confidence)}</td>'
+                f'<td class="c">{html.escape(iso(m.last_seen_ms)[:16].replace("T", " "))}</td>'
+                f'<td class="c">{_status(m.pinned, m.deprecated)}{_stale(m.stale)}</td></tr>'
+            )
+        yield "</tbody></table>"
+    yield "</body></html>\n"
 
 
 def _status(pinned: bool, deprecated: bool) -> str:
@@ -63,6 +74,6 @@ def _stale(reason: str | None) -> str:
 
 def write(store: Store | None) -> Path:
     target = path()
-    atomic.write_text(target, render(store), mode=0o600)
+    atomic.write_chunks(target, (piece.encode("utf-8") for piece in render_pieces(store)), mode=0o600)
     (paths.data_dir() / "memories.md").unlink(missing_ok=True)
     return target
