@@ -36,6 +36,9 @@ OPEN_CHECKED = ("memories", "trash", "state")
 # Set (in `state`) in the transaction that deletes text which must leave the file, cleared in the
 # compacted copy itself: a compaction cut short is done again by the next read-write open.
 COMPACT_PENDING = "store.compact_pending"
+# reopen_if_worn: a 10k-memory service runs a few leaking queries a write (~35 KB), so after
+# this many uses a reopen gives back a few MB; rarely enough that its 20-45 ms is not felt.
+REOPEN_AFTER_USES = 500
 
 
 class Store:
@@ -46,6 +49,8 @@ class Store:
         self._lock = StoreLock()
         self._local = threading.local()  # the write request whose id the next commit records
         self._watchers: dict[str, list[Callable[[], None]]] = {}
+        self._uses = 0  # reads and transactions so far, for reopen_if_worn
+        self._uses_at_open = 0
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -169,6 +174,7 @@ class Store:
         """One transaction under the process's store lock; StoreBusy if not had in lock_wait_s."""
         if not self._lock.acquire(timeout=-1 if lock_wait_s is None else lock_wait_s):
             raise StoreBusy(f"the store stayed busy for {lock_wait_s:g} s")
+        self._uses += 1
         try:
             self.con.execute("BEGIN TRANSACTION")
             try:
@@ -198,6 +204,7 @@ class Store:
     def reading(self, lock_wait_s: float | None = None) -> Iterator[Any]:
         if not self._lock.acquire(timeout=-1 if lock_wait_s is None else lock_wait_s):
             raise StoreBusy(f"the store stayed busy for {lock_wait_s:g} s")
+        self._uses += 1
         try:
             yield self.con
         finally:
@@ -288,6 +295,33 @@ class Store:
                 log.debug("DuckDB kept part of its cache", exc_info=True)
             finally:
                 self.con.execute("RESET memory_limit")
+
+    def reopen_if_worn(self, after_uses: int = REOPEN_AFTER_USES) -> bool:
+        """Close the database and open it again once `after_uses` reads and transactions ran
+        since it was opened: DuckDB keeps native memory for each query it has run (4-13 KB for
+        ours: a top-N over text, the correlated subqueries; in no cache that closing a
+        connection, lowering memory_limit or a checkpoint empties), up to tens of MB, and gives
+        it back only when the database closes (docs/performance.md, "The soak: what DuckDB
+        keeps"). For a resident process, at a pause: under the lock (20-45 ms at 10k
+        memories), the next query reads its blocks again from the page cache. True when it
+        reopened."""
+        import duckdb
+
+        with self._lock:
+            if self.read_only or isinstance(self.con, DamagedConnection):
+                return False
+            if self._uses - self._uses_at_open < after_uses:
+                return False
+            self.con.close()  # checkpoints; the file stays this process's (the service's lock)
+            try:
+                self.con = _connect_with_retry(self.path, False, default_lock_wait())
+            except (duckdb.Error, StoreBusy, OSError) as exc:
+                self.con = DamagedConnection(
+                    StoreDamaged(f"the memory store could not be opened again ({exc}); restart memevo")
+                )
+                raise
+            self._uses_at_open = self._uses
+            return True
 
     def compact_later(self, con: Any) -> None:
         """In the transaction that deletes text: the file must be compacted. Should the process

@@ -445,6 +445,7 @@ MODULE_LANES: dict[str, str] = {
     "test_consolidation_service.py": PROCESSES,  # a real `memevo serve` and the CLI
     "test_lexical_file.py": UNITS,  # the real model and store, in process
     "test_snapshot.py": UNITS,  # memories.html from a real store, in process
+    "test_store_reopen.py": UNITS,  # a real store, in process
     "test_service_start.py": PROCESSES,  # the real model and store; the bench's services
     "test_stale_service.py": PROCESSES,
     "test_autostart.py": PROCESSES,

@@ -15,9 +15,15 @@ from memevo.core.service import server as server_mod
 class _Store:
     def __init__(self) -> None:
         self.checkpoints = 0
+        self.reopens_asked = 0
+        self.worn = False  # what reopen_if_worn answers: it reopened (and so checkpointed)
 
     def checkpoint(self) -> None:
         self.checkpoints += 1
+
+    def reopen_if_worn(self) -> bool:
+        self.reopens_asked += 1
+        return self.worn
 
     def release_cache(self) -> None:
         pass
@@ -77,5 +83,18 @@ def test_a_burst_of_requests_is_followed_by_one_trim(monkeypatch: pytest.MonkeyP
     try:
         assert asyncio.run(burst()) == 1
         assert host.engine.encoder.releases == 1  # the tokenizer's mapped pages let go with it
+        assert host.store.reopens_asked == 1  # at the pause, the store is reopened if worn
     finally:
         server.executor.shutdown(wait=True)
+
+
+def test_only_a_pause_reopens_a_worn_store_and_a_reopen_stands_for_the_checkpoint() -> None:
+    """Store.reopen_if_worn: 20-45 ms under the store's lock, so never between a burst's requests."""
+    host = _Host()
+    server_mod.HeapTrim.trim(host)  # during a burst (every TRIM_EVERY_S)
+    assert (host.store.reopens_asked, host.store.checkpoints) == (0, 1)
+    server_mod.HeapTrim.trim(host, at_pause=True)  # not worn: checkpointed as ever
+    assert (host.store.reopens_asked, host.store.checkpoints) == (1, 2)
+    host.store.worn = True
+    server_mod.HeapTrim.trim(host, at_pause=True)  # reopened: closing the database checkpointed
+    assert (host.store.reopens_asked, host.store.checkpoints) == (2, 2)

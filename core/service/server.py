@@ -144,18 +144,27 @@ class HeapTrim:
             return True
 
     @staticmethod
-    def trim(host: Any) -> None:
-        """The host's store and, once loaded, its engine."""
+    def trim(host: Any, at_pause: bool = False) -> None:
+        """The host's store and, once loaded, its engine. At a pause (not between a burst's
+        requests) the store is also reopened when DuckDB has run enough queries to hold
+        memory only closing it gives back (Store.reopen_if_worn)."""
         from ..encoder.encoder import release_free_memory
 
         store, engine = host.store, host.engine
         if engine is not None:  # pages mapped from the model's files: mapped again by the next prompt
             engine.encoder.release_pages()
-        try:
-            store.checkpoint()
-            store.release_cache()  # the blocks the requests and the checkpoint read
-        except Exception:  # a damaged or read-only store, a transaction under way: next time
-            log.debug("no checkpoint after requests", exc_info=True)
+        reopened = False
+        if at_pause:
+            try:
+                reopened = store.reopen_if_worn()  # closing checkpoints and empties the cache
+            except Exception:
+                log.error("could not open the store again", exc_info=True)
+        if not reopened:
+            try:
+                store.checkpoint()
+                store.release_cache()  # the blocks the requests and the checkpoint read
+            except Exception:  # a damaged or read-only store, a transaction under way: next time
+                log.debug("no checkpoint after requests", exc_info=True)
         release_free_memory()
 
 
@@ -270,7 +279,7 @@ class Server:
         if self.stopping is None or self.stopping.is_set() or not self.heap.idle_due(seen):
             return
         with contextlib.suppress(RuntimeError):  # the executor shut down meanwhile
-            asyncio.get_running_loop().run_in_executor(self.executor, self.heap.trim, self.host)
+            asyncio.get_running_loop().run_in_executor(self.executor, self.heap.trim, self.host, True)
 
     def _handle(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
         if self.activity is None:
