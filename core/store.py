@@ -312,7 +312,10 @@ class Store:
                 return False
             if self._uses - self._uses_at_open < after_uses:
                 return False
-            self.con.close()  # checkpoints; the file stays this process's (the service's lock)
+            try:
+                self.con.close()  # checkpoints; the file stays this process's (the service's lock)
+            except duckdb.Error:  # its checkpoint failed (a full disk): the log keeps the writes
+                log.warning("closing the store to open it again failed", exc_info=True)
             try:
                 self.con = _connect_with_retry(self.path, False, default_lock_wait())
             except (duckdb.Error, StoreBusy, OSError) as exc:

@@ -8,6 +8,7 @@ import ctypes
 import gc
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from memevo.app.bench import synthetic_store
@@ -38,6 +39,33 @@ def test_a_worn_store_is_reopened_with_everything_in_it(data_dir: Path) -> None:
         for _ in range(5):
             memories.ranked(store, "rule")
         assert not store.reopen_if_worn(after_uses=1)  # a reader (a command) is never reopened
+    finally:
+        store.close()
+
+
+class _CloseFails:
+    """The store's connection, whose close fails as a checkpoint on a full disk does."""
+
+    def __init__(self, con: Any) -> None:
+        self.con = con
+
+    def close(self) -> None:
+        import duckdb
+
+        raise duckdb.IOException("could not write the checkpoint: no space left on device")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.con, name)
+
+
+def test_a_reopen_whose_close_fails_still_leaves_a_working_store(data_dir: Path) -> None:
+    store = Store.open()
+    try:
+        kept = memories.create(store, "rule", "改完代码不要自动 commit", FakeClock())
+        store.con = _CloseFails(store.con)
+        assert store.reopen_if_worn(after_uses=0)
+        assert [m.id for m in memories.ranked(store, "rule")] == [kept.id]
+        memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", FakeClock())
     finally:
         store.close()
 
