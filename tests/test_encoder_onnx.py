@@ -257,6 +257,66 @@ def test_a_graph_with_the_table_inside_still_runs_and_is_rebuilt_once(
     assert not onnx_encoder.graph_ready(target)  # a table of the wrong size: not a checked graph
 
 
+def test_a_graph_of_the_older_layout_is_rebuilt_once_and_replaced(
+    provisioned_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph onnx_build wrote before LAYOUT 2 (the torch export's nodes: the same vectors,
+    tests/test_onnx_build.py, but a slower encode) is rebuilt once by the next provision; a
+    newer layout replaces it on install, the same layout does not replace a graph in place."""
+    from memevo.core.encoder import onnx_build
+
+    folder = provisioned_model.folder
+    source = onnx_encoder.graph_dir(folder)
+    manifest = onnx_encoder.read_manifest(source)
+    assert manifest is not None and manifest["layout"] == onnx_build.LAYOUT == 2
+    older = tmp_path / "older"
+    (older / onnx_encoder.GRAPH_DIR).mkdir(parents=True)
+    for item in source.iterdir():
+        if item.name != onnx_encoder.MANIFEST:
+            (older / onnx_encoder.GRAPH_DIR / item.name).symlink_to(item)
+    del manifest["layout"]  # as written before the field
+    (older / onnx_encoder.GRAPH_DIR / onnx_encoder.MANIFEST).write_text(
+        json.dumps(manifest), encoding="utf-8"
+    )
+    assert onnx_encoder.graph_ready(older)  # it still serves meanwhile
+    assert provision.graph_outdated(older) and not provision.graph_outdated(folder)
+    calls: list[Path] = []
+
+    def failing(target: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
+        calls.append(target)
+        return {"onnx": {"ok": False, "reason": "stopped here"}}
+
+    monkeypatch.setattr(provision, "_run_checks", failing)
+    entry = provision.entry_for(DEFAULT_MODEL)
+    for target in (folder, older, older):
+        provision.add_missing_graph(target, entry, provision.Silent())
+    assert calls == [older]  # once: the failure note stops a second try within the release
+
+    def staged(name: str, layout: int | None) -> tuple[Path, dict[str, Any]]:
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / onnx_encoder.GRAPH).write_bytes(b"graph " + name.encode())
+        (directory / onnx_encoder.TOKENIZER).write_text("{}", encoding="utf-8")
+        (directory / onnx_encoder.WORD_TABLE).write_bytes(b"rows")
+        staged_manifest: dict[str, Any] = {
+            "format": onnx_encoder.FORMAT,
+            "bytes": len(b"graph " + name.encode()),
+            "word_table_file": onnx_encoder.WORD_TABLE,
+            "files": {onnx_encoder.WORD_TABLE: 4},
+        }
+        if layout is not None:
+            staged_manifest["layout"] = layout
+        return directory, staged_manifest
+
+    target = tmp_path / "install"
+    target.mkdir()
+    for name, layout in (("first", None), ("second", 2), ("third", 2), ("fourth", 1)):
+        directory, staged_manifest = staged(name, layout)
+        onnx_encoder.install_graph(directory, target, staged_manifest)
+    # the first went in, the second (newer) replaced it, the third and fourth found it in place
+    assert (onnx_encoder.graph_dir(target) / onnx_encoder.GRAPH).read_bytes() == b"graph second"
+
+
 def test_a_failed_export_is_not_retried_until_the_next_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

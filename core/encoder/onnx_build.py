@@ -2,16 +2,19 @@
 
 `torch.onnx.export` of the sentence-transformers model (onnx_export.py) needs torch, 500 MB
 of it in the packaged program, for a graph that is nothing but a BERT encoder. This module
-writes the same graph with `onnx.helper` from the folder's `model.safetensors` (read with
-safetensors' numpy API: the arrays e5pack.py converted), op for op what the torch export
-computes, so onnxruntime applies the same fusions and gives the same vectors:
+writes the same model with `onnx.helper` from the folder's `model.safetensors` (read with
+safetensors' numpy API: the arrays e5pack.py converted), what the torch export computes, with
+its vectors (within 1e-6 of the torch export's, tested), in fewer and larger nodes: the
+activations as rows so that onnxruntime fuses each dense layer and its bias into a Gemm, and
+self-attention as onnxruntime's fused `Attention` (LAYOUT 2: a prompt's encode is faster than
+with LAYOUT 1, the torch export's nodes; docs/performance.md, "2026-12-04, evening"):
 
 - embeddings: the word table stays float16, a Cast follows the Gather; plus token type 0;
   plus absolute positions 0..seq-1 (BertModel's, which is what the folder's config says:
   `model_type` bert, no XLM-R padding offset); then LayerNorm;
-- 12 layers: self-attention (scores scaled after Q·Kᵀ, the padding mask added as
-  float32's lowest value, softmax), output dense, residual, LayerNorm; the erf GELU FFN,
-  residual, LayerNorm;
+- 12 layers: self-attention (scores scaled by 1/√head_dim, the padding mask as float32's
+  lowest value, softmax), output dense, residual, LayerNorm; the erf GELU FFN, residual,
+  LayerNorm;
 - mean pooling over the attention mask (count clipped at 1e-9) and L2 normalisation (norm
   clipped at 1e-12), as sentence-transformers' Pooling and Normalize.
 
@@ -43,6 +46,10 @@ WORDS_INPUT = "word_rows"
 OUTPUT = "sentence_embedding"
 WEIGHTS = "model.safetensors"
 _FLOAT_MIN = float(np.finfo(np.float32).min)  # transformers' additive mask value
+CONTRIB_DOMAIN = "com.microsoft"  # onnxruntime's own operators (Attention)
+# What the graph's nodes are, in its manifest: a graph of an older layout gives the same vectors
+# but is slower, and is rebuilt once (provision.graph_outdated). 1: the torch export's nodes.
+LAYOUT = 2
 
 
 class UnsupportedModel(ValueError):
@@ -181,6 +188,14 @@ class _Nodes:
         self.nodes.append(self.helper.make_node(op_type, inputs, [output], name=output, **attributes))
         return output
 
+    def attention(self, inputs: list[str], output: str, **attributes: Any) -> str:
+        """onnxruntime's fused self-attention (com.microsoft Attention)."""
+        node = self.helper.make_node(
+            "Attention", inputs, [output], name=output, domain=CONTRIB_DOMAIN, **attributes
+        )
+        self.nodes.append(node)
+        return output
+
 
 def build_model(shape: BertShape, weights: dict[str, np.ndarray], table_outside: bool = False) -> Any:
     """The onnx ModelProto (see the module docstring for what it computes). With table_outside
@@ -205,17 +220,13 @@ def build_model(shape: BertShape, weights: dict[str, np.ndarray], table_outside:
     # constants
     zero_1d = g.weight("const.zero_1d", np.array([0], dtype=np.int64))
     two = g.weight("const.two_1d", np.array([2], dtype=np.int64))
-    split_heads = g.weight("const.split_heads", np.array([0, 0, shape.heads, shape.head_dim], np.int64))
-    join_heads = g.weight("const.join_heads", np.array([0, 0, h], dtype=np.int64))
+    rows_shape = g.weight("const.rows", np.array([-1, h], dtype=np.int64))
+    hidden_1d = g.weight("const.hidden_1d", np.array([h], dtype=np.int64))
     axis_1 = g.weight("const.axis_1", np.array([1], dtype=np.int64))
-    axes_1_2 = g.weight("const.axes_1_2", np.array([1, 2], dtype=np.int64))
     axis_last = g.weight("const.axis_last", np.array([-1], dtype=np.int64))
-    scale = g.weight("const.scale", np.array(shape.head_dim**-0.5, dtype=f32))
     sqrt2 = g.weight("const.sqrt2", np.array(math.sqrt(2.0), dtype=f32))
     one_f = g.weight("const.one_f32", np.array(1.0, dtype=f32))
     half_f = g.weight("const.half_f32", np.array(0.5, dtype=f32))
-    keep = g.weight("const.mask_keep", np.array(0.0, dtype=f32))
-    drop = g.weight("const.mask_drop", np.array(_FLOAT_MIN, dtype=f32))
     tiny_count = g.weight("const.min_count", np.array(1e-9, dtype=f32))
     tiny_norm = g.weight("const.min_norm", np.array(1e-12, dtype=f32))
 
@@ -231,38 +242,37 @@ def build_model(shape: BertShape, weights: dict[str, np.ndarray], table_outside:
     x = g.op("Add", [words, g.weight("embeddings.token_type_embeddings.row0", token_type)], "emb.typed")
     # positions 0..seq-1: the first seq rows of the table (a Slice, as torch's export does;
     # a Gather over a Range is rewritten by onnxruntime into a Slice it then rejects)
-    ids_shape = INPUTS[1] if table_outside else INPUTS[0]  # the same batch × seq
-    seq = g.op("Slice", [g.op("Shape", [ids_shape], "emb.shape"), axis_1, two], "emb.seq")
+    batch_seq = g.op("Shape", [INPUTS[1]], "emb.shape")  # the mask's: batch × seq, as the ids'
+    seq = g.op("Slice", [batch_seq, axis_1, two], "emb.seq")
     pos_table = g.weight(
         "embeddings.position_embeddings.weight", weights["embeddings.position_embeddings.weight"]
     )
     positions = g.op("Slice", [pos_table, zero_1d, seq, zero_1d], "emb.pos")
     x = g.op("Add", [x, positions], "emb.sum")
     x = layer_norm(x, "embeddings.LayerNorm", "emb.out")
-
-    # the additive attention mask, (batch, 1, 1, seq): 0 where attended, float32's lowest elsewhere
-    present = g.op("Cast", [INPUTS[1]], "mask.bool", to=TensorProto.BOOL)
-    present = g.op("Unsqueeze", [present, axes_1_2], "mask.bool4")
-    additive = g.op("Where", [present, keep, drop], "mask.additive")
+    # From here the activations are rows (batch·seq × hidden): onnxruntime then fuses each dense
+    # layer's MatMul and bias into one Gemm. Attention takes and gives batch × seq × hidden.
+    tokens_shape = g.op("Concat", [batch_seq, hidden_1d], "tokens.shape", axis=0)
+    x = g.op("Reshape", [x, rows_shape], "emb.rows")
+    # the padding mask as onnxruntime's Attention takes it (1 attended, 0 not; masked scores
+    # get float32's lowest value, as transformers' additive mask)
+    mask = g.op("Cast", [INPUTS[1]], "mask.int32", to=TensorProto.INT32)
 
     for i in range(shape.layers):
         p, n = f"encoder.layer.{i}.", f"l{i}."
-
-        def heads(name: str, perm: list[int], source: str, prefix: str = p, tag: str = n) -> str:
-            projected = linear(source, prefix + f"attention.self.{name}", tag + name)
-            split = g.op("Reshape", [projected, split_heads], tag + name + ".heads")
-            return g.op("Transpose", [split], tag + name + ".t", perm=perm)
-
-        q = heads("query", [0, 2, 1, 3], x)
-        k = heads("key", [0, 2, 3, 1], x)
-        v = heads("value", [0, 2, 1, 3], x)
-        scores = g.op("Mul", [g.op("MatMul", [q, k], n + "qk"), scale], n + "scores")
-        scores = g.op("Add", [scores, additive], n + "scores.masked")
-        probs = g.op("Softmax", [scores], n + "probs", axis=-1)
-        context = g.op(
-            "Transpose", [g.op("MatMul", [probs, v], n + "context")], n + "context.t", perm=[0, 2, 1, 3]
+        # self-attention as one node: Q, K and V from one weight (in × 3·hidden), split into
+        # heads, scores scaled by 1/√head_dim, masked, softmax, context joined again
+        names = [f"{p}attention.self.{part}" for part in ("query", "key", "value")]
+        qkv_w = np.concatenate([weights[f"{name}.weight"].astype(f32).T for name in names], axis=1)
+        qkv_b = np.concatenate([weights[f"{name}.bias"].astype(f32) for name in names])
+        tokens = g.op("Reshape", [x, tokens_shape], n + "tokens")
+        context = g.attention(
+            [tokens, g.weight(n + "qkv.weight", qkv_w), g.weight(n + "qkv.bias", qkv_b), mask],
+            n + "context",
+            num_heads=shape.heads,
+            mask_filter_value=_FLOAT_MIN,
         )
-        context = g.op("Reshape", [context, join_heads], n + "context.joined")
+        context = g.op("Reshape", [context, rows_shape], n + "context.rows")
         attended = linear(context, p + "attention.output.dense", n + "attn.dense")
         x = layer_norm(
             g.op("Add", [attended, x], n + "attn.residual"), p + "attention.output.LayerNorm", n + "attn.out"
@@ -273,6 +283,7 @@ def build_model(shape: BertShape, weights: dict[str, np.ndarray], table_outside:
         gelu = g.op("Mul", [gelu, half_f], n + "gelu")
         outer = linear(gelu, p + "output.dense", n + "ffn.out")
         x = layer_norm(g.op("Add", [outer, x], n + "ffn.residual"), p + "output.LayerNorm", n + "out")
+    x = g.op("Reshape", [x, tokens_shape], "out.tokens")
 
     # mean pooling over the mask, then L2 normalisation
     weight = g.op(
@@ -301,7 +312,7 @@ def build_model(shape: BertShape, weights: dict[str, np.ndarray], table_outside:
     )
     model = helper.make_model(
         graph,
-        opset_imports=[helper.make_opsetid("", OPSET)],
+        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(CONTRIB_DOMAIN, 1)],
         producer_name="memevo onnx_build",
         ir_version=IR_VERSION,
     )

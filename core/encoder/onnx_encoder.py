@@ -71,6 +71,17 @@ def table_outside(manifest: dict[str, Any]) -> bool:
     return manifest.get("word_table_file") is not None
 
 
+def layout(manifest: dict[str, Any]) -> int:
+    """What the graph's nodes are (onnx_build.LAYOUT when it wrote them; 1 before the field)."""
+    value = manifest.get("layout", 1)
+    return value if isinstance(value, int) else 1
+
+
+def generation(manifest: dict[str, Any]) -> tuple[bool, int]:
+    """Newer graphs compare greater: the word table outside, then the layout."""
+    return table_outside(manifest), layout(manifest)
+
+
 def graph_ready(folder: Path) -> bool:
     return read_manifest(graph_dir(folder)) is not None
 
@@ -79,12 +90,13 @@ def install_graph(staging: Path, folder: Path, manifest: dict[str, Any]) -> None
     """A checked graph into place: its manifest last (the manifest is what marks it checked),
     then the staging folder becomes the folder's onnx/, unless another process finished first
     (its graph is kept). What is replaced: a partial or older graph, one that holds its word
-    table where this one leaves it outside, or a hub model's own onnx/."""
+    table where this one leaves it outside or whose nodes are of an older layout, or a hub
+    model's own onnx/."""
     import shutil
 
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     current = read_manifest(graph_dir(folder))
-    if current is None or (table_outside(manifest) and not table_outside(current)):
+    if current is None or generation(manifest) > generation(current):
         final = graph_dir(folder)
         shutil.rmtree(final, ignore_errors=True)
         staging.rename(final)

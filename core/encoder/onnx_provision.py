@@ -126,6 +126,7 @@ class Staged:
             "model": model_id,
             "bytes": graph.stat().st_size,
             "opset": onnx_build.OPSET,
+            "layout": onnx_build.LAYOUT,
             "dim": self.shape.hidden,
             "max_length": self.max_length,
             "tokenizer": "lean" if self.lean_same else "full",

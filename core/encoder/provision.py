@@ -40,7 +40,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import MemevoError
-from . import e5pack, onnx_encoder, onnx_provision, stfolder
+from . import e5pack, onnx_build, onnx_encoder, onnx_provision, stfolder
 from .models import ModelEntry, entry_for, model_folder, models_dir, needs_torch
 from .progress import Progress, Silent
 
@@ -256,7 +256,8 @@ def _check_known_sentences(folder: Path, entry: ModelEntry, minimum: float, prog
 def add_missing_graph(folder: Path, entry: ModelEntry, progress: Progress) -> None:
     """A folder provisioned before the ONNX graph existed gets it, once (users upgrading); so
     does one whose graph this builder wrote with the word table inside (an older release),
-    which keeps the whole table resident. That graph serves until the new one is in place."""
+    which keeps the whole table resident, or in an older layout of its nodes (slower). That
+    graph serves until the new one is in place."""
     if not wants_graph(entry) or Path(entry.id).expanduser().is_absolute():
         return
     if not graph_outdated(folder) or _failed_before(folder):
@@ -272,12 +273,13 @@ def add_missing_graph(folder: Path, entry: ModelEntry, progress: Progress) -> No
 
 
 def graph_outdated(folder: Path) -> bool:
-    """No checked graph, or one onnx_build wrote with the word table inside."""
+    """No checked graph, or one onnx_build wrote with the word table inside or in an older
+    layout of its nodes (the same vectors, slower)."""
     manifest = onnx_encoder.read_manifest(onnx_encoder.graph_dir(folder))
     if manifest is None:
         return True
     built_here = dict(manifest.get("built_with") or {}).get("builder") == "onnx_build"
-    return built_here and not onnx_encoder.table_outside(manifest)
+    return built_here and onnx_encoder.generation(manifest) < (True, onnx_build.LAYOUT)
 
 
 def torch_installed() -> bool:
