@@ -288,6 +288,47 @@ def test_index_matches_brute_force_and_stays_in_sync() -> None:
     assert len(index) == 50
 
 
+def test_every_way_of_scoring_agrees_with_plain_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool lives as columns (core/recall/index.py): the whole-pool search on one thread and
+    in two halves, the scores of chosen memories, one memory's score and the cues' better
+    cosine all give what one vector per row gives, through growth and a reused slot."""
+    from memevo.core.recall import index as index_mod
+
+    rng = np.random.default_rng(11)
+    background = _unit(rng, 1)[0] * 0.2
+    index = MemoryIndex(16, background, capacity=3)
+    vectors, cue_vectors = _unit(rng, 40), _unit(rng, 40)
+    ids = [f"m{i}" for i in range(40)]
+    index.upsert(ids, ["rule"] * 40, ids, np.zeros(40, dtype=bool), vectors)
+    index.set_cues({ids[i]: cue_vectors[i] for i in range(0, 40, 3)})
+    index.remove(["m5"])
+    index.upsert(["late"], ["rule"], ["late"], np.zeros(1, dtype=bool), vectors[5:6] * -1)  # m5's slot
+
+    def centred(v: np.ndarray) -> np.ndarray:
+        c = v - background
+        return c / np.linalg.norm(c)
+
+    query = _unit(rng, 1)[0]
+    q = centred(query)
+    expected = {i: float(centred(vectors[n]) @ q) for n, i in enumerate(ids) if i != "m5"}
+    expected["late"] = float(centred(-vectors[5]) @ q)
+    with_cues = dict(expected)
+    for n in range(0, 40, 3):
+        if ids[n] != "m5":
+            with_cues[ids[n]] = max(expected[ids[n]], float(centred(cue_vectors[n]) @ q))
+    for split_at in (index_mod.SPLIT_AT, 2):  # one thread, then two halves
+        monkeypatch.setattr(index_mod, "SPLIT_AT", split_at)
+        for cues, wanted in ((False, expected), (True, with_cues)):
+            got = dict(index.ranked_centred(index.centre_query(query), 100, cues=cues)["rule"])
+            assert got.keys() == wanted.keys()
+            assert max(abs(got[i] - wanted[i]) for i in wanted) < 1e-6
+    chosen = index.scores_of(q.astype(np.float32), ["m3", "late", "m5", "nobody"], cues=True)
+    assert chosen.keys() == {"m3", "late"}
+    assert abs(chosen["m3"] - with_cues["m3"]) < 1e-6 and abs(chosen["late"] - expected["late"]) < 1e-6
+    one = index.score(query, "m7")
+    assert one is not None and abs(one - expected["m7"]) < 1e-6
+
+
 def test_concurrent_writers_lose_no_vector() -> None:
     """The panel's worker, request threads and the side runner upsert at the same time."""
     import threading

@@ -3,8 +3,13 @@
 It also keeps each memory's text, so answering a prompt never waits for the store.
 
 numpy does 100k x 384 in a few milliseconds, so no approximate index is needed; the store
-is never on this path. Rows live in a growable buffer; removed rows are masked and their
-slots reused, so keeping the index in sync with the store costs no full copy.
+is never on this path. Each memory is a slot in a growable buffer; removed slots are masked
+and reused, so keeping the index in sync with the store costs no full copy.
+
+The buffer holds the vectors as columns (dim × capacity): a prompt's search right after its
+encode finds the pool out of the cache (the encoder's weights went through it), and BLAS
+reads a column-major pool at twice the speed of one vector per row there
+(docs/performance.md, "2026-12-04, evening").
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ class MemoryIndex:
             if isinstance(background, Background)
             else Background(np.asarray(background, np.float32))
         )
-        self._matrix = np.zeros((capacity, dim), dtype=np.float32)
+        self._matrix = np.zeros((dim, capacity), dtype=np.float32)  # a column per slot
         self._category = np.zeros(capacity, dtype=np.int8)
         self._live = np.zeros(capacity, dtype=bool)  # present and not deprecated
         # Recall cues (core/cues.py): each cued memory's centred mean cue vector, scored beside
@@ -72,7 +77,7 @@ class MemoryIndex:
             centred = center(raw, self.background)
             rows = [self._slot(memory_id) for memory_id in ids]
             index = np.asarray(rows, dtype=np.int64)
-            self._matrix[index] = centred
+            self._matrix[:, index] = centred.T
             self._category[index] = [CATEGORY_CODES[c] for c in categories]
             self._live[index] = ~np.asarray(deprecated, dtype=bool)
             self._has_cue[index] = False  # a changed text's cues are stale; set_cues follows
@@ -102,7 +107,9 @@ class MemoryIndex:
                     continue
                 if self._cue is None:
                     self._cue = np.zeros_like(self._matrix)
-                self._cue[row] = center(np.asarray(raw, dtype=np.float32).reshape(1, -1), self.background)[0]
+                self._cue[:, row] = center(np.asarray(raw, dtype=np.float32).reshape(1, -1), self.background)[
+                    0
+                ]
                 self._has_cue[row] = True
 
     def has_cue(self, memory_id: str) -> bool:
@@ -120,7 +127,7 @@ class MemoryIndex:
         if cued.size:
             scores = scores.copy()
             slots = cued if rows is None else rows[cued]
-            scores[cued] = np.maximum(scores[cued], self._cue[slots] @ query)
+            scores[cued] = np.maximum(scores[cued], query @ self._cue[:, slots])
         return scores
 
     def set_deprecated(self, ids: list[str], deprecated: bool) -> None:
@@ -153,15 +160,15 @@ class MemoryIndex:
 
     def _grow(self, capacity: int | None = None) -> None:
         capacity = capacity or max(1024, len(self._ids) * 2)
-        matrix = np.zeros((capacity, self.dim), dtype=np.float32)
-        matrix[: self._used] = self._matrix[: self._used]
+        matrix = np.zeros((self.dim, capacity), dtype=np.float32)
+        matrix[:, : self._used] = self._matrix[:, : self._used]
         self._matrix = matrix
         self._category = np.concatenate([self._category, np.zeros(capacity - len(self._ids), dtype=np.int8)])
         self._live = np.concatenate([self._live, np.zeros(capacity - len(self._ids), dtype=bool)])
         self._has_cue = np.concatenate([self._has_cue, np.zeros(capacity - len(self._ids), dtype=bool)])
         if self._cue is not None:
-            cue = np.zeros((capacity, self.dim), dtype=np.float32)
-            cue[: self._used] = self._cue[: self._used]
+            cue = np.zeros((self.dim, capacity), dtype=np.float32)
+            cue[:, : self._used] = self._cue[:, : self._used]
             self._cue = cue
         self._texts += [None] * (capacity - len(self._ids))
         self._ids += [None] * (capacity - len(self._ids))
@@ -186,7 +193,7 @@ class MemoryIndex:
     def score(self, raw_query: np.ndarray, memory_id: str) -> float | None:
         with self._lock:
             row = self._row.get(memory_id)
-            return None if row is None else float(self._matrix[row] @ self.centre_query(raw_query))
+            return None if row is None else float(self.centre_query(raw_query) @ self._matrix[:, row])
 
     def scores_of(self, centred_query: np.ndarray, ids: list[str], *, cues: bool = False) -> dict[str, float]:
         """The cosine of each live memory among `ids` (a centred query; others left out);
@@ -196,7 +203,7 @@ class MemoryIndex:
             if not rows:
                 return {}
             index = np.asarray([r for _, r in rows], dtype=np.int64)
-            found = self._matrix[index] @ centred_query
+            found = centred_query @ self._matrix[:, index]
             if cues:
                 found = self._with_cues(index, found, centred_query)
             return {i: float(s) for (i, _), s in zip(rows, found.tolist(), strict=True)}
@@ -211,10 +218,10 @@ class MemoryIndex:
         thread (its spinning workers would fight torch for the cores), and numpy releases the
         GIL inside the product, so two halves run in parallel."""
         if used < SPLIT_AT:
-            return np.asarray(self._matrix[:used] @ query)
+            return np.asarray(query @ self._matrix[:, :used])
         half = used // 2
-        first = _POOL.submit(np.matmul, self._matrix[:half], query)
-        second = self._matrix[half:used] @ query
+        first = _POOL.submit(np.matmul, query, self._matrix[:, :half])
+        second = query @ self._matrix[:, half:used]
         return np.concatenate([first.result(), second])
 
     def ranked(self, raw_query: np.ndarray, limit: int) -> dict[str, list[tuple[str, float]]]:
