@@ -198,6 +198,42 @@ def _graph_with_the_table_inside(folder: Path, target: Path) -> Path:
     return directory
 
 
+def _rebuilt_once(monkeypatch: pytest.MonkeyPatch, current: Path, outdated: Path) -> None:
+    """Provision rebuilds the outdated folder's graph once (the failure note stops a second try
+    within the release) and leaves the current one alone."""
+    assert provision.graph_outdated(outdated) and not provision.graph_outdated(current)
+    calls: list[Path] = []
+
+    def failing(target: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
+        calls.append(target)
+        return {"onnx": {"ok": False, "reason": "stopped here"}}
+
+    monkeypatch.setattr(provision, "_run_checks", failing)
+    entry = provision.entry_for(DEFAULT_MODEL)
+    for target in (current, outdated, outdated):
+        provision.add_missing_graph(target, entry, provision.Silent())
+    assert calls == [outdated]
+
+
+def _installed(tmp_path: Path, graphs: list[tuple[str, bool, int | None]]) -> Path:
+    """Stub graphs (name, word table outside, layout or None) installed in turn into one folder."""
+    target = tmp_path / "install"
+    target.mkdir()
+    for name, outside, layout in graphs:
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / onnx_encoder.GRAPH).write_bytes(b"graph " + name.encode())
+        (directory / onnx_encoder.TOKENIZER).write_text("{}", encoding="utf-8")
+        manifest: dict[str, Any] = {"format": onnx_encoder.FORMAT, "bytes": len(b"graph " + name.encode())}
+        if outside:
+            (directory / onnx_encoder.WORD_TABLE).write_bytes(b"rows")
+            manifest |= {"word_table_file": onnx_encoder.WORD_TABLE, "files": {onnx_encoder.WORD_TABLE: 4}}
+        if layout is not None:
+            manifest["layout"] = layout
+        onnx_encoder.install_graph(directory, target, manifest)
+    return target
+
+
 def test_a_graph_with_the_table_inside_still_runs_and_is_rebuilt_once(
     provisioned_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -216,42 +252,9 @@ def test_a_graph_with_the_table_inside_still_runs_and_is_rebuilt_once(
     assert np.max(np.abs(old.encode(texts) - new.encode(texts))) <= 1e-6
     one = [old.encode_one(t) - new.encode_one(t) for t in texts[:10]]
     assert max(float(np.max(np.abs(d))) for d in one) <= 1e-6
-    # provision rebuilds it, once: the failure note stops a second try within the release
-    assert provision.graph_outdated(tmp_path / "old") and not provision.graph_outdated(folder)
-    calls: list[Path] = []
-
-    def failing(target: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
-        calls.append(target)
-        return {"onnx": {"ok": False, "reason": "stopped here"}}
-
-    monkeypatch.setattr(provision, "_run_checks", failing)
-    entry = provision.entry_for(DEFAULT_MODEL)
-    provision.add_missing_graph(folder, entry, provision.Silent())
-    provision.add_missing_graph(tmp_path / "old", entry, provision.Silent())
-    provision.add_missing_graph(tmp_path / "old", entry, provision.Silent())
-    assert calls == [tmp_path / "old"]
-
+    _rebuilt_once(monkeypatch, folder, tmp_path / "old")
     # installing: a graph with the table outside replaces the old kind, not its own kind
-    def staged(name: str, outside: bool) -> tuple[Path, dict[str, Any]]:
-        directory = tmp_path / name
-        directory.mkdir()
-        (directory / onnx_encoder.GRAPH).write_bytes(b"graph " + name.encode())
-        (directory / onnx_encoder.TOKENIZER).write_text("{}", encoding="utf-8")
-        manifest: dict[str, Any] = {"format": onnx_encoder.FORMAT, "bytes": len(b"graph " + name.encode())}
-        if outside:
-            (directory / onnx_encoder.WORD_TABLE).write_bytes(b"rows")
-            manifest |= {"word_table_file": onnx_encoder.WORD_TABLE, "files": {onnx_encoder.WORD_TABLE: 4}}
-        return directory, manifest
-
-    target = tmp_path / "install"
-    target.mkdir()
-    first, manifest = staged("first", outside=False)
-    onnx_encoder.install_graph(first, target, manifest)
-    second, manifest = staged("second", outside=True)
-    onnx_encoder.install_graph(second, target, manifest)
-    assert (onnx_encoder.graph_dir(target) / onnx_encoder.GRAPH).read_bytes() == b"graph second"
-    third, manifest = staged("third", outside=True)
-    onnx_encoder.install_graph(third, target, manifest)  # another process finished first: kept
+    target = _installed(tmp_path, [("first", False, None), ("second", True, None), ("third", True, None)])
     assert (onnx_encoder.graph_dir(target) / onnx_encoder.GRAPH).read_bytes() == b"graph second"
     (onnx_encoder.graph_dir(target) / onnx_encoder.WORD_TABLE).write_bytes(b"cut")
     assert not onnx_encoder.graph_ready(target)  # a table of the wrong size: not a checked graph
@@ -279,40 +282,9 @@ def test_a_graph_of_the_older_layout_is_rebuilt_once_and_replaced(
         json.dumps(manifest), encoding="utf-8"
     )
     assert onnx_encoder.graph_ready(older)  # it still serves meanwhile
-    assert provision.graph_outdated(older) and not provision.graph_outdated(folder)
-    calls: list[Path] = []
-
-    def failing(target: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
-        calls.append(target)
-        return {"onnx": {"ok": False, "reason": "stopped here"}}
-
-    monkeypatch.setattr(provision, "_run_checks", failing)
-    entry = provision.entry_for(DEFAULT_MODEL)
-    for target in (folder, older, older):
-        provision.add_missing_graph(target, entry, provision.Silent())
-    assert calls == [older]  # once: the failure note stops a second try within the release
-
-    def staged(name: str, layout: int | None) -> tuple[Path, dict[str, Any]]:
-        directory = tmp_path / name
-        directory.mkdir()
-        (directory / onnx_encoder.GRAPH).write_bytes(b"graph " + name.encode())
-        (directory / onnx_encoder.TOKENIZER).write_text("{}", encoding="utf-8")
-        (directory / onnx_encoder.WORD_TABLE).write_bytes(b"rows")
-        staged_manifest: dict[str, Any] = {
-            "format": onnx_encoder.FORMAT,
-            "bytes": len(b"graph " + name.encode()),
-            "word_table_file": onnx_encoder.WORD_TABLE,
-            "files": {onnx_encoder.WORD_TABLE: 4},
-        }
-        if layout is not None:
-            staged_manifest["layout"] = layout
-        return directory, staged_manifest
-
-    target = tmp_path / "install"
-    target.mkdir()
-    for name, layout in (("first", None), ("second", 2), ("third", 2), ("fourth", 1)):
-        directory, staged_manifest = staged(name, layout)
-        onnx_encoder.install_graph(directory, target, staged_manifest)
+    _rebuilt_once(monkeypatch, folder, older)
+    layouts = [("first", True, None), ("second", True, 2), ("third", True, 2), ("fourth", True, 1)]
+    target = _installed(tmp_path, layouts)
     # the first went in, the second (newer) replaced it, the third and fourth found it in place
     assert (onnx_encoder.graph_dir(target) / onnx_encoder.GRAPH).read_bytes() == b"graph second"
 
