@@ -316,6 +316,35 @@ def test_a_failed_export_is_not_retried_until_the_next_release(
     assert calls == [True, True]
 
 
+def test_encodes_from_many_threads_at_once_each_get_their_own_vector(encoder: Encoder) -> None:
+    """A request with the model idle encodes on its own thread, the others queue for the lane
+    and a rebuild's batch waits its turn: each text gets its own vector, and none is left
+    waiting (the lane and the caller share one lock on the model)."""
+    import threading
+
+    texts = [f"线程 {i} 的提示：灰度开关 pay_flow_{i} 在哪里" for i in range(24)]
+    alone = {t: encoder.encode_one(t) for t in texts}
+    got: dict[str, list[np.ndarray]] = {t: [] for t in texts}
+    batches: list[np.ndarray] = []
+
+    def asker(mine: list[str]) -> None:
+        for _ in range(3):
+            for text in mine:
+                got[text].append(encoder.encode_one(text))
+
+    threads = [threading.Thread(target=asker, args=(texts[i::6],)) for i in range(6)]
+    threads.append(threading.Thread(target=lambda: batches.append(encoder.encode(texts))))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not any(thread.is_alive() for thread in threads)
+    assert all(len(vectors) == 3 for vectors in got.values())
+    worst = max(float(np.max(np.abs(v - alone[t]))) for t, vs in got.items() for v in vs)
+    assert worst <= 1e-6
+    assert float(np.max(np.abs(batches[0] - np.stack([alone[t] for t in texts])))) <= 1e-6
+
+
 def test_requests_that_arrive_together_share_one_batch(
     encoder: Encoder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -144,13 +144,16 @@ class Encoder:
         self.backend = backend or choose_backend(folder)
         self._model: Any = None
         self._lock = threading.Lock()
-        # One encode lane: every encode runs on this one thread, one at a time. Overlapping
-        # requests on several threads made every later torch encode ~70% slower for the
-        # service's life (docs/performance.md, 2026-11-30); on 2 cores two encodes at once
-        # only share the same cores anyway, so they queue here instead.
+        # One encode at a time, on one lane: overlapping requests on several threads made every
+        # later torch encode ~70% slower for the service's life (docs/performance.md,
+        # 2026-11-30); on 2 cores two encodes at once only share the same cores anyway, so they
+        # queue here instead, and what waits is encoded as one batch.
         self._lane = ThreadPoolExecutor(1, thread_name_prefix="memevo-encode")
         self._pending: list[tuple[str, Future[np.ndarray]]] = []  # single texts waiting for the lane
         self._pending_lock = threading.Lock()
+        # Held by whatever runs the model: the lane, or (onnxruntime) a caller with the model idle
+        # and nobody waiting, who then encodes on its own thread, two thread hops fewer.
+        self._running = threading.Lock()
 
     def load(self) -> None:
         with self._lock:
@@ -181,36 +184,52 @@ class Encoder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         prefixed = [self.entry.prefix + text for text in texts]
-        vectors: np.ndarray = self._lane.submit(self._model.encode, prefixed, batch_size).result()
+        vectors: np.ndarray = self._lane.submit(self._run_batch, prefixed, batch_size).result()
         return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def _run_batch(self, texts: list[str], batch_size: int) -> np.ndarray:
+        with self._running:
+            vectors: np.ndarray = self._model.encode(texts, batch_size)
+            return vectors
 
     def encode_one(self, text: str) -> np.ndarray:
         """One text, for a request. Requests that arrive while the lane is busy are encoded
         together in one batch when it frees: eight prompts at once on two cores then cost one
         run of the graph, not eight in a row (vectors equal to a lone encode within 1e-7)."""
         self.load()
+        prefixed = self.entry.prefix + text
+        # onnxruntime runs from any thread alike (torch did not: it stays on the lane)
+        with self._pending_lock:
+            inline = self.backend == "onnx" and not self._pending and self._running.acquire(blocking=False)
+        if inline:
+            try:
+                vector: np.ndarray = self._model.encode_one(prefixed)
+            finally:
+                self._running.release()
+            return np.ascontiguousarray(vector, dtype=np.float32)
         future: Future[np.ndarray] = Future()
         with self._pending_lock:
-            self._pending.append((self.entry.prefix + text, future))
+            self._pending.append((prefixed, future))
             drain = len(self._pending) == 1  # else a drain is already on its way to the lane
         if drain:
             self._lane.submit(self._drain)
         return np.ascontiguousarray(future.result(), dtype=np.float32)
 
     def _drain(self) -> None:
-        """On the lane: everything waiting, at most MAX_BATCH, as one batch."""
-        with self._pending_lock:
-            batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
-            if self._pending:
-                self._lane.submit(self._drain)
-        try:
-            if len(batch) == 1:
-                vectors = [self._model.encode_one(batch[0][0])]
-            else:
-                vectors = list(self._model.encode([text for text, _ in batch]))
-        except BaseException as exc:
-            for _, future in batch:
-                future.set_exception(exc)
-            return
+        """On the lane, once the model is free: everything waiting, at most MAX_BATCH, as one batch."""
+        with self._running:
+            with self._pending_lock:
+                batch, self._pending = self._pending[:MAX_BATCH], self._pending[MAX_BATCH:]
+                if self._pending:
+                    self._lane.submit(self._drain)
+            try:
+                if len(batch) == 1:
+                    vectors = [self._model.encode_one(batch[0][0])]
+                else:
+                    vectors = list(self._model.encode([text for text, _ in batch]))
+            except BaseException as exc:
+                for _, future in batch:
+                    future.set_exception(exc)
+                return
         for (_, future), vector in zip(batch, vectors, strict=True):
             future.set_result(vector)
