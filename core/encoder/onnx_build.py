@@ -188,14 +188,6 @@ class _Nodes:
         self.nodes.append(self.helper.make_node(op_type, inputs, [output], name=output, **attributes))
         return output
 
-    def attention(self, inputs: list[str], output: str, **attributes: Any) -> str:
-        """onnxruntime's fused self-attention (com.microsoft Attention)."""
-        node = self.helper.make_node(
-            "Attention", inputs, [output], name=output, domain=CONTRIB_DOMAIN, **attributes
-        )
-        self.nodes.append(node)
-        return output
-
 
 def build_model(shape: BertShape, weights: dict[str, np.ndarray], table_outside: bool = False) -> Any:
     """The onnx ModelProto (see the module docstring for what it computes). With table_outside
@@ -266,9 +258,11 @@ def build_model(shape: BertShape, weights: dict[str, np.ndarray], table_outside:
         qkv_w = np.concatenate([weights[f"{name}.weight"].astype(f32).T for name in names], axis=1)
         qkv_b = np.concatenate([weights[f"{name}.bias"].astype(f32) for name in names])
         tokens = g.op("Reshape", [x, tokens_shape], n + "tokens")
-        context = g.attention(
+        context = g.op(
+            "Attention",
             [tokens, g.weight(n + "qkv.weight", qkv_w), g.weight(n + "qkv.bias", qkv_b), mask],
             n + "context",
+            domain=CONTRIB_DOMAIN,
             num_heads=shape.heads,
             mask_filter_value=_FLOAT_MIN,
         )

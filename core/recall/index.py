@@ -107,9 +107,7 @@ class MemoryIndex:
                     continue
                 if self._cue is None:
                     self._cue = np.zeros_like(self._matrix)
-                self._cue[:, row] = center(np.asarray(raw, dtype=np.float32).reshape(1, -1), self.background)[
-                    0
-                ]
+                self._cue[:, row] = self.centre_query(np.asarray(raw, dtype=np.float32))
                 self._has_cue[row] = True
 
     def has_cue(self, memory_id: str) -> bool:
