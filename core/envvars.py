@@ -131,6 +131,13 @@ ENCODER = EnvVar(
     "`sentence-transformers`: run the default model the old way, with torch (for comparisons).",
     "core/encoder/encoder.py",
 )
+HUGE_PAGES = EnvVar(
+    "MEMEVO_HUGE_PAGES",
+    DIAGNOSTIC,
+    "on where Linux offers them (transparent huge pages, 6.1 or later)",
+    "`0`: leave the loaded model's weights in ordinary 4 KB pages (for comparisons).",
+    "core/native_heap.py",
+)
 MCP_FASTPATH = EnvVar(
     "MEMEVO_MCP_FASTPATH",
     DIAGNOSTIC,
@@ -235,6 +242,7 @@ VARIABLES: tuple[EnvVar, ...] = (
     SIDE_TIMEOUT_S,
     TRANSPORT,
     ENCODER,
+    HUGE_PAGES,
     MCP_FASTPATH,
     NO_SERVICE,
     HOOK_TIMING,

@@ -388,3 +388,43 @@ def test_requests_that_arrive_together_share_one_batch(
     assert batches == [7]  # the seven that waited, in one run of the graph
     together = np.stack([got[i] for i in range(8)])
     assert float(np.abs(together - alone).max()) < 1e-5
+
+
+_HUGE_PAGES_PROBE = """
+import json, sys
+from pathlib import Path
+from memevo.core.encoder.encoder import Encoder
+encoder = Encoder(sys.argv[1], Path(sys.argv[2]))
+encoder.load()
+vector = encoder.encode_one("改完代码不要自动 commit")
+smaps = open("/proc/self/smaps").read().splitlines()
+huge = sum(int(line.split()[1]) * 1024 for line in smaps if line.startswith("AnonHugePages:"))
+print(json.dumps({"collapsed": encoder.huge_page_bytes, "huge": huge, "vector": vector.tolist()}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="transparent huge pages (Linux)")
+def test_the_loaded_models_weights_are_in_huge_pages_and_encode_the_same(provisioned_model: Any) -> None:
+    """The ~86 MB of layers every encode reads whole, in huge pages once loaded
+    (core/native_heap.py); MEMEVO_HUGE_PAGES=0 leaves them in 4 KB pages. Same vector either way."""
+    import os
+
+    from test_native_heap import _huge_pages_offered
+
+    def probe(**env: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-c", _HUGE_PAGES_PROBE, provisioned_model.model, str(provisioned_model.folder)],
+            env=os.environ | env,
+            capture_output=True,
+            text=True,
+            timeout=HANG_S,
+        )
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout))
+
+    on, off = probe(), probe(MEMEVO_HUGE_PAGES="0")
+    assert off["collapsed"] == 0
+    assert on["vector"] == off["vector"]
+    if _huge_pages_offered():
+        assert on["collapsed"] >= 80 << 20
+        assert on["huge"] >= on["collapsed"] > off["huge"]

@@ -3,9 +3,12 @@ that allocates otherwise gets an arena of its own, and what it freed stays scatt
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +57,99 @@ def test_the_users_own_setting_wins() -> None:
             [sys.executable, "-c", probe], env=os.environ | env, capture_output=True, text=True
         )
         assert out.stdout.strip() == "False", (env, out.stderr)
+
+
+def _huge_pages_offered() -> bool:
+    """Transparent huge pages not switched off, and a kernel with MADV_COLLAPSE (6.1)."""
+    try:
+        enabled = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text(encoding="ascii")
+    except OSError:
+        return False
+    release = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
+    return "[never]" not in enabled and release >= (6, 1)
+
+
+_MAPPED = """
+import ctypes, sys
+from memevo.core import native_heap
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+def mapped(size):  # glibc marks a block served by a mapping of its own (IS_MMAPPED) in its header
+    return bool(ctypes.c_size_t.from_address(libc.malloc(size) - 8).value & 2)
+before = mapped(4 << 20)
+print(before, native_heap.keep_large_blocks_in_heaps(), mapped(4 << 20), mapped(24 << 20), mapped(40 << 20))
+"""
+
+
+def test_once_raised_glibc_serves_blocks_under_its_ceiling_from_its_heaps() -> None:
+    done = subprocess.run([sys.executable, "-c", _MAPPED], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    # a fresh process maps 4 MB of its own; after the raise 4 and 24 MB come from the heaps,
+    # and what is over the ceiling is still a mapping of its own
+    assert done.stdout.split() == ["True", "True", "False", "False", "True"]
+    off = subprocess.run(
+        [sys.executable, "-c", _MAPPED],
+        env=os.environ | {"MEMEVO_HUGE_PAGES": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert off.stdout.split() == ["True", "False", "True", "True", "True"], off.stderr
+
+
+# 64 MB written in 4 MB blocks between others that are freed again (as a model's load frees its
+# staging copies), then collapsed: the RSS before and after, the huge pages, every block's
+# contents after. Through malloc, as onnxruntime allocates (numpy asks for huge pages itself).
+_COLLAPSE = """
+import ctypes, json
+from memevo.core import native_heap
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+huge = native_heap.NewMemoryInHugePages()
+size, kept, staging = 4 << 20, [], []
+for i in range(16):
+    kept.append(libc.malloc(size))
+    ctypes.memset(kept[-1], i + 1, size)
+    staging.append(libc.malloc(1200 << 10))
+    ctypes.memset(staging[-1], 255, 1200 << 10)
+for block in staging:
+    libc.free(block)
+native_heap.trim()
+rss = status("VmRSS")
+done = huge.collapse()
+grew = status("VmRSS") - rss
+huge_kb = sum(int(l.split()[1]) for l in open("/proc/self/smaps") if l.startswith("AnonHugePages:"))
+same = all(ctypes.string_at(a, size) == bytes([i + 1]) * size for i, a in enumerate(kept))
+H = native_heap.HUGE_PAGE
+inside = sum(((a + size) // H - -(-a // H)) * H for a in kept)
+print(json.dumps({"done": done, "huge": huge_kb * 1024, "grew": grew, "same": same, "inside": inside}))
+"""
+
+
+@pytest.mark.skipif(not _huge_pages_offered(), reason="no transparent huge pages or MADV_COLLAPSE here")
+def test_what_a_load_made_resident_goes_into_huge_pages_and_nothing_more_becomes_resident() -> None:
+    done = subprocess.run([sys.executable, "-c", _COLLAPSE], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["same"]
+    # every aligned 2 MB within what was kept (the freed staging between them is not resident)
+    assert seen["done"] >= seen["inside"] >= 16 << 20
+    assert seen["huge"] >= seen["done"]
+    off = subprocess.run(
+        [sys.executable, "-c", _COLLAPSE],
+        env=os.environ | {"MEMEVO_HUGE_PAGES": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    unchanged = json.loads(off.stdout)
+    assert unchanged["done"] == 0 and unchanged["huge"] == 0, off.stderr
+    # what the collapse adds to the RSS beyond reading the page map: not one half-filled 2 MB
+    assert seen["grew"] - unchanged["grew"] <= 512 << 10, (seen, unchanged)
