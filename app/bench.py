@@ -259,6 +259,8 @@ def encoder_figures(runs: int, rebuild_n: int) -> dict[str, Any]:
         "encode_ms": timing(encode),
         "rebuild_sentences_per_s": round(rebuild_n / rebuild_s, 1),
         "encoder": f"{encoder.backend} ({encoder.model_id})",
+        # the loaded model's memory in huge pages (core/native_heap.py): 0 where Linux has none
+        "encoder_huge_pages_mb": round(encoder.huge_page_bytes / 2**20),
     }
 
 

@@ -99,6 +99,7 @@ def test_bench_json_reports_every_budget_key(run_cli) -> None:
         assert set(timing) == {"min", "median", "max"}
         assert 0 < timing["min"] <= timing["median"] <= timing["max"]
     assert figures["rebuild_sentences_per_s"] > 0
+    assert isinstance(figures["encoder_huge_pages_mb"], int)  # 0 where Linux offers no huge pages
     assert "recall_1m_ms" in figures and "rss_1m_mb" in figures  # null with --quick
     assert figures["soak_growth_pct"] is None and "soak_rss_after_mb" in figures  # the soak too
 
