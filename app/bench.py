@@ -229,10 +229,12 @@ def run_recall_child(n: int, runs: int) -> dict[str, Any]:
 def encoder_figures(runs: int, rebuild_n: int) -> dict[str, Any]:
     from ..core import memories
     from ..core.clock import SystemClock
-    from ..core.runtime import load_encoder
+    from ..core.encoder.loading import ModelLoad
+    from ..core.runtime import provisioned_encoder
     from ..core.store import Store
 
-    encoder = load_encoder()
+    encoder = provisioned_encoder()
+    ModelLoad(encoder).wait()  # on a thread of its own, as the service loads it (its memory as there)
     encode = repeat(lambda: encoder.encode_one("改完代码不要自动 commit"), runs, warmup=3)
     with tempfile.TemporaryDirectory(prefix="memevo-bench-") as home:
         previous = os.environ.get(HOME_ENV)
