@@ -27,8 +27,7 @@ _M_ARENA_MAX = -8  # malloc.h
 # The default model's largest weight block is a feed-forward layer as onnxruntime packs it (~2.4
 # MB): from 3 MB up all its 86 MB of layers are in the heaps (2 MB: 64 MB)
 WEIGHT_BLOCKS = 4 << 20
-HUGE_PAGE = 2 << 20  # a transparent huge page on x86-64 and arm64 (4 KB base pages)
-_PAGE = 4096
+_THP_SIZE = "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 _MADV_COLLAPSE = 25  # Linux 6.1
 
 
@@ -83,6 +82,20 @@ def keep_blocks_in_heaps(up_to: int = WEIGHT_BLOCKS) -> bool:
     return False
 
 
+def _read_huge_page() -> int:
+    """The kernel's transparent huge page: 2 MB with 4 KB pages (x86-64, most arm64), larger
+    with larger base pages."""
+    try:
+        with open(_THP_SIZE, encoding="ascii") as size:
+            return int(size.read())
+    except (OSError, ValueError):
+        return 2 << 20
+
+
+HUGE_PAGE = _read_huge_page() if sys.platform.startswith("linux") else 2 << 20
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
 def whole_resident_blocks() -> frozenset[int]:
     """Every huge-page-aligned block of this process's private anonymous memory whose pages are
     all present and its own (not swapped, not shared with a fork, not the zero page): what a
@@ -131,15 +144,17 @@ def collapse(blocks: frozenset[int]) -> int:
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        # one call per run of adjacent blocks: each call first drains every CPU's page lists
-        # (~5 ms a call right after a load, against ~0.1 ms a block for the copying)
+        # one call per run of adjacent blocks, fewer calls (each first drains every CPU's page
+        # lists); where a run fails part way (EAGAIN, ENOMEM: no huge page free), block by block
         for start, end in _runs(blocks):
             if libc.madvise(start, end - start, _MADV_COLLAPSE) == 0:
                 done += end - start
-            elif ctypes.get_errno() == 22:  # EINVAL: no MADV_COLLAPSE here, or THP "never"
+                continue
+            if ctypes.get_errno() == 22:  # EINVAL: no MADV_COLLAPSE here, or THP "never"
                 break
-            else:  # EAGAIN, ENOMEM: some of the run could not be; count only what is
-                done += _huge_bytes_in(start, end)
+            for block in range(start, end, HUGE_PAGE):
+                if libc.madvise(block, HUGE_PAGE, _MADV_COLLAPSE) == 0:
+                    done += HUGE_PAGE
     return done
 
 
@@ -151,20 +166,6 @@ def _runs(blocks: frozenset[int]) -> list[tuple[int, int]]:
         else:
             runs.append((block, block + HUGE_PAGE))
     return runs
-
-
-def _huge_bytes_in(start: int, end: int) -> int:
-    """AnonHugePages of the mappings within [start, end), from /proc/self/smaps."""
-    total, inside = 0, False
-    with contextlib.suppress(OSError, ValueError), open("/proc/self/smaps", encoding="ascii") as smaps:
-        for line in smaps:
-            head = line.split(None, 1)[0]
-            if "-" in head and not head.endswith(":"):
-                low, high = (int(x, 16) for x in head.split("-"))
-                inside = low < end and high > start
-            elif inside and head == "AnonHugePages:":
-                total += int(line.split()[1]) * 1024
-    return min(total, end - start)
 
 
 class NewMemoryInHugePages:
