@@ -4,12 +4,14 @@ the same token ids from the lean tokenizer, and the graph added to folders provi
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import hugepages
 import numpy as np
 import pytest
 from deadlines import HANG_S
@@ -41,8 +43,6 @@ def test_the_default_model_runs_on_onnx(encoder: Encoder) -> None:
 def test_the_thread_pool_is_the_cpus_allowed_capped_by_omp_num_threads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import os
-
     allowed = len(os.sched_getaffinity(0))
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     assert onnx_encoder.intra_op_threads() == min(allowed, onnx_encoder.MAX_THREADS)
@@ -407,9 +407,6 @@ print(json.dumps({"collapsed": encoder.huge_page_bytes, "huge": huge, "vector": 
 def test_the_loaded_models_weights_are_in_huge_pages_and_encode_the_same(provisioned_model: Any) -> None:
     """The ~86 MB of layers every encode reads whole, in huge pages once loaded
     (core/native_heap.py); MEMEVO_HUGE_PAGES=0 leaves them in 4 KB pages. Same vector either way."""
-    import os
-
-    from test_native_heap import _huge_pages_offered
 
     def probe(**env: str) -> dict[str, Any]:
         done = subprocess.run(
@@ -425,6 +422,6 @@ def test_the_loaded_models_weights_are_in_huge_pages_and_encode_the_same(provisi
     on, off = probe(), probe(MEMEVO_HUGE_PAGES="0")
     assert off["collapsed"] == 0
     assert on["vector"] == off["vector"]
-    if _huge_pages_offered():
+    if hugepages.offered():
         assert on["collapsed"] >= 80 << 20
         assert on["huge"] >= on["collapsed"] > off["huge"]

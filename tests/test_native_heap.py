@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-from pathlib import Path
 
+import hugepages
 import pytest
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
@@ -57,16 +56,6 @@ def test_the_users_own_setting_wins() -> None:
             [sys.executable, "-c", probe], env=os.environ | env, capture_output=True, text=True
         )
         assert out.stdout.strip() == "False", (env, out.stderr)
-
-
-def _huge_pages_offered() -> bool:
-    """Transparent huge pages not switched off, and a kernel with MADV_COLLAPSE (6.1)."""
-    try:
-        enabled = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text(encoding="ascii")
-    except OSError:
-        return False
-    release = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
-    return "[never]" not in enabled and release >= (6, 1)
 
 
 _MAPPED = """
@@ -133,7 +122,7 @@ print(json.dumps({"done": done, "huge": huge_kb * 1024, "grew": grew, "same": sa
 """
 
 
-@pytest.mark.skipif(not _huge_pages_offered(), reason="no transparent huge pages or MADV_COLLAPSE here")
+@pytest.mark.skipif(not hugepages.offered(), reason="no transparent huge pages or MADV_COLLAPSE here")
 def test_what_a_load_made_resident_goes_into_huge_pages_and_nothing_more_becomes_resident() -> None:
     done = subprocess.run([sys.executable, "-c", _COLLAPSE], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
