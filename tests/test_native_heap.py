@@ -71,19 +71,19 @@ print(before, native_heap.keep_blocks_in_heaps(), mapped(3 << 20), mapped(4 << 2
 """
 
 
+def _probe(script: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script], env=os.environ | env, capture_output=True, text=True, timeout=60
+    )
+
+
 def test_once_raised_glibc_serves_blocks_of_a_models_weights_from_its_heaps() -> None:
-    done = subprocess.run([sys.executable, "-c", _MAPPED], capture_output=True, text=True, timeout=60)
+    done = _probe(_MAPPED)
     assert done.returncode == 0, done.stderr
     # a fresh process maps 3 MB of its own; after the raise 3 and 4 MB come from the heaps, and
     # a block the size of a 10k pool (15 MB) is still a mapping of its own, given back when freed
     assert done.stdout.split() == ["True", "True", "False", "False", "True"]
-    off = subprocess.run(
-        [sys.executable, "-c", _MAPPED],
-        env=os.environ | {"MEMEVO_HUGE_PAGES": "0"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    off = _probe(_MAPPED, MEMEVO_HUGE_PAGES="0")
     assert off.stdout.split() == ["True", "False", "True", "True", "True"], off.stderr
 
 
@@ -124,20 +124,14 @@ print(json.dumps({"done": done, "huge": huge_kb * 1024, "grew": grew, "same": sa
 
 @pytest.mark.skipif(not hugepages.offered(), reason="no transparent huge pages or MADV_COLLAPSE here")
 def test_what_a_load_made_resident_goes_into_huge_pages_and_nothing_more_becomes_resident() -> None:
-    done = subprocess.run([sys.executable, "-c", _COLLAPSE], capture_output=True, text=True, timeout=60)
+    done = _probe(_COLLAPSE)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen["same"]
     # every aligned 2 MB within what was kept (the freed staging between them is not resident)
     assert seen["done"] >= seen["inside"] >= 16 << 20
     assert seen["huge"] >= seen["done"]
-    off = subprocess.run(
-        [sys.executable, "-c", _COLLAPSE],
-        env=os.environ | {"MEMEVO_HUGE_PAGES": "0"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    off = _probe(_COLLAPSE, MEMEVO_HUGE_PAGES="0")
     unchanged = json.loads(off.stdout)
     assert unchanged["done"] == 0 and unchanged["huge"] == 0, off.stderr
     # what the collapse adds to the RSS beyond reading the page map: not one half-filled 2 MB
