@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from typing import Any
 
 from . import envvars
@@ -29,6 +30,9 @@ _M_ARENA_MAX = -8  # malloc.h
 WEIGHT_BLOCKS = 4 << 20
 _THP_SIZE = "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 _MADV_COLLAPSE = 25  # Linux 6.1
+# The longest a model's load waits for its weights to go into huge pages: ~0.2 s for the
+# default model's 86 MB on the VM of docs/performance.md, much less where memory was used before
+COLLAPSE_BUDGET_S = 1.0
 
 
 def _libc() -> Any:
@@ -132,10 +136,12 @@ def whole_resident_blocks() -> frozenset[int]:
         return frozenset()
 
 
-def collapse(blocks: frozenset[int]) -> int:
+def collapse(blocks: frozenset[int], budget_s: float = COLLAPSE_BUDGET_S) -> int:
     """Each block into one huge page (MADV_COLLAPSE, synchronous: the kernel copies it into a
     huge page it allocates, without waiting for khugepaged); the bytes that made it. Nothing
-    where the kernel has no MADV_COLLAPSE or huge pages are off ("never")."""
+    where the kernel has no MADV_COLLAPSE or huge pages are off ("never"). A block at a time,
+    until `budget_s` is spent: where memory is short the kernel reclaims and compacts to find
+    each huge page, and what the budget leaves stays in small pages."""
     if not blocks or not _wanted():
         return 0
     done = 0
@@ -144,28 +150,15 @@ def collapse(blocks: frozenset[int]) -> int:
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        # one call per run of adjacent blocks, fewer calls (each first drains every CPU's page
-        # lists); where a run fails part way (EAGAIN, ENOMEM: no huge page free), block by block
-        for start, end in _runs(blocks):
-            if libc.madvise(start, end - start, _MADV_COLLAPSE) == 0:
-                done += end - start
-                continue
-            if ctypes.get_errno() == 22:  # EINVAL: no MADV_COLLAPSE here, or THP "never"
+        deadline = time.monotonic() + budget_s
+        for block in sorted(blocks):
+            if libc.madvise(block, HUGE_PAGE, _MADV_COLLAPSE) == 0:
+                done += HUGE_PAGE
+            elif ctypes.get_errno() == 22:  # EINVAL: no MADV_COLLAPSE here, or THP "never"
                 break
-            for block in range(start, end, HUGE_PAGE):
-                if libc.madvise(block, HUGE_PAGE, _MADV_COLLAPSE) == 0:
-                    done += HUGE_PAGE
+            if time.monotonic() > deadline:
+                break
     return done
-
-
-def _runs(blocks: frozenset[int]) -> list[tuple[int, int]]:
-    runs: list[tuple[int, int]] = []
-    for block in sorted(blocks):
-        if runs and runs[-1][1] == block:
-            runs[-1] = (runs[-1][0], block + HUGE_PAGE)
-        else:
-            runs.append((block, block + HUGE_PAGE))
-    return runs
 
 
 class NewMemoryInHugePages:

@@ -136,3 +136,26 @@ def test_what_a_load_made_resident_goes_into_huge_pages_and_nothing_more_becomes
     assert unchanged["done"] == 0 and unchanged["huge"] == 0, off.stderr
     # what the collapse adds to the RSS beyond reading the page map: not one half-filled 2 MB
     assert seen["grew"] - unchanged["grew"] <= 512 << 10, (seen, unchanged)
+
+
+_BUDGET = """
+import ctypes
+from memevo.core import native_heap
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+before = native_heap.whole_resident_blocks()
+block = libc.malloc(24 << 20)
+ctypes.memset(block, 7, 24 << 20)
+new = native_heap.whole_resident_blocks() - before
+print(len(new), native_heap.collapse(new, budget_s=0) // native_heap.HUGE_PAGE)
+"""
+
+
+@pytest.mark.skipif(not hugepages.offered(), reason="no transparent huge pages or MADV_COLLAPSE here")
+def test_the_collapse_stops_when_its_time_is_spent() -> None:
+    """Where memory is short each huge page costs reclaim: a load waits at most the budget."""
+    done = _probe(_BUDGET)
+    assert done.returncode == 0, done.stderr
+    blocks, collapsed = (int(x) for x in done.stdout.split())
+    assert blocks >= 10 and collapsed == 1  # the first block, then the spent budget
