@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,8 @@ import numpy as np
 from .. import envvars
 from ..errors import MemevoError
 from .models import ModelEntry, entry_for, needs_torch
+
+log = logging.getLogger("memevo.encoder")
 
 
 class TorchMissing(MemevoError):
@@ -168,7 +172,13 @@ class Encoder:
                     release_free_memory()
                     # The weights are read whole on every encode: in huge pages an encode is
                     # 5-10% faster, a first one after a pause more (docs/performance.md)
+                    started = time.monotonic()
                     self.huge_page_bytes = huge.collapse()
+                    log.info(
+                        "%d MB of the model's memory in huge pages (%.2f s)",
+                        self.huge_page_bytes >> 20,
+                        time.monotonic() - started,
+                    )
                 else:
                     self._model = SentenceTransformerModel(self.folder)
 
