@@ -198,21 +198,28 @@ def _graph_with_the_table_inside(folder: Path, target: Path) -> Path:
     return directory
 
 
+def _failing_checks(monkeypatch: pytest.MonkeyPatch, reason: str) -> list[tuple[Path, bool]]:
+    """Provisioning's checks of a graph, made to fail with `reason`: each call's folder and
+    whether it was asked to export, in order."""
+    calls: list[tuple[Path, bool]] = []
+
+    def failing(target: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
+        calls.append((target, export))
+        return {"onnx": {"ok": False, "reason": reason}}
+
+    monkeypatch.setattr(provision, "_run_checks", failing)
+    return calls
+
+
 def _rebuilt_once(monkeypatch: pytest.MonkeyPatch, current: Path, outdated: Path) -> None:
     """Provision rebuilds the outdated folder's graph once (the failure note stops a second try
     within the release) and leaves the current one alone."""
     assert provision.graph_outdated(outdated) and not provision.graph_outdated(current)
-    calls: list[Path] = []
-
-    def failing(target: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
-        calls.append(target)
-        return {"onnx": {"ok": False, "reason": "stopped here"}}
-
-    monkeypatch.setattr(provision, "_run_checks", failing)
+    calls = _failing_checks(monkeypatch, "stopped here")
     entry = provision.entry_for(DEFAULT_MODEL)
     for target in (current, outdated, outdated):
         provision.add_missing_graph(target, entry, provision.Silent())
-    assert calls == [outdated]
+    assert [target for target, _ in calls] == [outdated]
 
 
 def _installed(tmp_path: Path, graphs: list[tuple[str, bool, int | None]]) -> Path:
@@ -294,26 +301,20 @@ def test_a_failed_export_is_not_retried_until_the_next_release(
 ) -> None:
     folder = tmp_path / "m"
     folder.mkdir()
-    calls: list[bool] = []
-
-    def failing(folder: Path, entry: Any, minimum: Any, export: bool) -> dict[str, object]:
-        calls.append(export)
-        return {"onnx": {"ok": False, "reason": "no torch here"}}
-
-    monkeypatch.setattr(provision, "_run_checks", failing)
+    checked = _failing_checks(monkeypatch, "no torch here")
     entry = provision.entry_for(DEFAULT_MODEL)
     provision.add_missing_graph(folder, entry, provision.Silent())
     provision.add_missing_graph(folder, entry, provision.Silent())
-    assert calls == [True]
+    assert checked == [(folder, True)]
     note = json.loads((folder / provision.GRAPH_FAILED).read_text(encoding="utf-8"))
     assert note["reason"] == "no torch here"
     note["build"] = "0.0.1"  # an older release failed: this one tries again
     (folder / provision.GRAPH_FAILED).write_text(json.dumps(note), encoding="utf-8")
     provision.add_missing_graph(folder, entry, provision.Silent())
-    assert calls == [True, True]
+    assert checked == [(folder, True), (folder, True)]
     # other models never get a graph
     provision.add_missing_graph(folder, provision.entry_for("BAAI/bge-base-zh-v1.5"), provision.Silent())
-    assert calls == [True, True]
+    assert checked == [(folder, True), (folder, True)]
 
 
 def test_encodes_from_many_threads_at_once_each_get_their_own_vector(encoder: Encoder) -> None:
