@@ -38,7 +38,7 @@ COLLAPSE_BUDGET_S = 1.0
 def _libc() -> Any:
     import ctypes
 
-    return ctypes.CDLL("libc.so.6")
+    return ctypes.CDLL("libc.so.6", use_errno=True)  # errno: why a madvise failed
 
 
 def limit_arenas(arenas: int = ARENAS) -> bool:
@@ -148,7 +148,7 @@ def collapse(blocks: frozenset[int], budget_s: float = COLLAPSE_BUDGET_S) -> int
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc = _libc()
         libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
         deadline = time.monotonic() + budget_s
         for block in sorted(blocks):
