@@ -108,6 +108,9 @@ def answer(adapter, kind, payload, environ, ask, log, failed=None, deadline=None
         log(f"{adapter.name} {kind}: {exc.__class__.__name__}: {exc}; answering from cache")
         return adapter.render(kind, fallback(adapter, kind, params), payload)
     except (ValueError, RuntimeError) as exc:
+        if kind == "session_start":  # the rules are owed at every session start: the cached ones
+            log(f"{adapter.name} {kind}: {exc.__class__.__name__}: {exc}; answering from cache")
+            return adapter.render(kind, fallback(adapter, kind, params), payload)
         log(f"{adapter.name} {kind}: {exc.__class__.__name__}: {exc}; nothing injected")
         return ""
     return adapter.render(kind, result, payload)

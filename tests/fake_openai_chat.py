@@ -35,6 +35,7 @@ class FakeOpenAIChat:
         self._lock = threading.Lock()
         self._calls = 0
         self.turns_ended = 0  # answers without tool calls: each ends a turn (the CLI's Stop hooks run)
+        self.client_log = ""  # what the client around it logged, set by the test: for failures' messages
         owner = self
 
         class Handler(BaseHTTPRequestHandler):

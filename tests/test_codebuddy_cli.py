@@ -141,6 +141,7 @@ def run_codebuddy(
         )
     finally:
         api.close()
+        api.client_log = hooks_logged(home, memevo_home)
     # rc is 0 even when a hook blocked the prompt (Appendix C §1): check stderr and the requests too
     assert result.returncode == 0, result.stderr[-2000:]
     assert "hook error" not in result.stderr, result.stderr[-2000:]
@@ -222,6 +223,7 @@ def run_session(
             guard.cancel()
             api.close()
             reader.join()
+            api.client_log = hooks_logged(home, memevo_home)
     session = Session(events, "".join(errors), api)
     assert not api.errors, api.errors
     assert len(session.results()) >= len(prompts), (events[-3:], session.stderr[-2000:])
@@ -255,10 +257,27 @@ def hook_texts(body: dict[str, Any]) -> list[str]:
     return found
 
 
-def session_start(body: dict[str, Any]) -> str:
-    starts = [t for t in hook_texts(body) if "记下的用户规则" in t or "当前没有记下的用户规则" in t]
-    assert len(starts) == 1, hook_texts(body)
+def session_start(api: FakeOpenAIChat) -> str:
+    """The SessionStart hook's injection in the run's first request (the CLI holds that request
+    until the hook has answered); on failure, what the CLI and memevo logged of the hooks."""
+    starts = [t for t in hook_texts(api.bodies[0]) if "记下的用户规则" in t or "当前没有记下的用户规则" in t]
+    assert len(starts) == 1, (hook_texts(api.bodies[0]), api.client_log)
     return starts[0]
+
+
+def hooks_logged(home: Path, memevo_home: Path) -> str:
+    """The CLI's log lines on hooks (spawned, timed out, context given) and memevo's hook and
+    service logs: what a failure's message needs to say why an injection is missing."""
+    lines = []
+    runs = sorted((home / ".codebuddy" / "logs").glob("*/*.log"), key=lambda log: log.stat().st_mtime)
+    for log in runs[-1:]:  # the run's own (a log per project folder; each run has its own folder)
+        text = log.read_text(encoding="utf-8", errors="replace")
+        lines += [line[:400] for line in text.splitlines() if re.search(r"[Hh]ook|SessionStart", line)]
+    for name in ("hooks.log", "service.log"):
+        log = memevo_home / "logs" / name
+        if log.exists():
+            lines += [f"{name}: {line}" for line in log.read_text(encoding="utf-8").splitlines()[-40:]]
+    return "\n".join(lines[-120:])
 
 
 def deferred_tools(body: dict[str, Any]) -> list[str]:
@@ -342,7 +361,7 @@ def test_a_related_prompt_sends_the_model_the_rules_and_the_recalled_fact(
 ) -> None:
     _, api = related
     first = api.bodies[0]  # before any tool ran: only the hooks can have put these here
-    start = session_start(first)
+    start = session_start(api)
     for rule in RULES:
         assert rule in start
     assert REPO_RULE not in start  # another repository's rule
@@ -360,7 +379,7 @@ def test_without_memevo_home_the_cli_still_reaches_the_folder_setup_named(shared
     home, memevo_home = shared
 
     _, api = run_codebuddy(RELATED, home, memevo_home, searches_for_the_fact, carry_home=False)
-    assert all(rule in session_start(api.bodies[0]) for rule in RULES)
+    assert all(rule in session_start(api) for rule in RULES)
     assert FACT in tool_results(api.bodies[-1])["call_search"]
     assert not (home / ".memory-self-evolution").exists()
 
@@ -371,11 +390,11 @@ def test_an_unrelated_prompt_gets_the_rules_and_only_the_reminder(shared: tuple[
     home, memevo_home = shared
     _, api = run_codebuddy(UNRELATED, home, memevo_home, project=the_repository(home))
     first = api.bodies[0]
-    assert RULES[0] in session_start(first) and REPO_RULE in session_start(first)
+    assert RULES[0] in session_start(api) and REPO_RULE in session_start(api)
     assert FACT not in api.texts()
     # no side API here: learning is the client's (learning=auto), so the client-mode texts
-    assert texts.client_duties("codebuddy") in session_start(first)
-    prompt_parts = [t for t in hook_texts(first) if t != session_start(first)]
+    assert texts.client_duties("codebuddy") in session_start(api)
+    prompt_parts = [t for t in hook_texts(first) if t != session_start(api)]
     assert prompt_parts == [
         f'<system-reminder data-role="hook">{texts.client_reminder("codebuddy")}</system-reminder>'
     ]
@@ -412,7 +431,7 @@ def test_a_tool_calls_rules_come_with_its_result_once(shared: tuple[Path, Path])
     home, memevo_home = shared
     _, api = run_codebuddy("看一下这个目录里有什么文件", home, memevo_home, model)
     first = api.bodies[0]
-    recalled = [t for t in hook_texts(first) if t != session_start(first)]
+    recalled = [t for t in hook_texts(first) if t != session_start(api)]
     assert RULES[1] not in "".join(recalled)  # not recalled by the prompt already (it would not repeat)
     result = tool_results(api.bodies[-1])["call_commit"]
     assert result.count('<system-reminder data-role="tool-hint">') == 1, result
@@ -524,7 +543,7 @@ def test_confirmation_off_the_proposal_is_stored_and_the_next_session_starts_wit
         assert memevo(memevo_home, home, "pending")["pending"] == []
 
         _, later = run_codebuddy(UNRELATED, home, memevo_home)
-        assert PROPOSAL["text"] in session_start(later.bodies[0])
+        assert PROPOSAL["text"] in session_start(later)
 
 
 @pytest.mark.usefixtures("no_side_key")
@@ -741,7 +760,7 @@ def test_a_question_one_shot_dropped_is_asked_at_the_next_session_start(tmp_path
             left = waiting_jobs(memevo_home, home)
     assert len(first.bodies) == 1 and "请你向用户确认一条记忆" not in first.texts()  # dropped unseen
     assert offered["status"] == "ready" and offered["text"] == JUDGED_RULE, offered
-    start = session_start(session.api.bodies[0])
+    start = session_start(session.api)
     assert texts.CONFIRM_MARKER in start and f"sessionID: {offered['sessionID']}" in start, start
     assert model.asked_in == ["你好"], model.asked_in
     assert JUDGED_RULE in tool_results(session.api.bodies[-1])["call_resolve"]

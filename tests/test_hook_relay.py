@@ -468,6 +468,35 @@ def test_the_services_errors_reach_the_log_as_the_hooks_did() -> None:
     )
 
 
+def test_a_session_start_the_service_fails_still_gives_the_cached_rules(data_dir: Path) -> None:
+    """The rules are owed at every session start: a service that refuses or crashes on it
+    answers as a hung one does, from the cached text (its global rules)."""
+    from memevo.core.errors import StoreBusy
+    from memevo.core.service import relay
+
+    cached = "memevo 记下的用户规则：\n1. 回答用中文"
+    (data_dir / "cache").mkdir(parents=True, exist_ok=True)
+    (data_dir / "cache" / "session-start-codebuddy.txt").write_text(cached, encoding="utf-8")
+
+    def refuse(op: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise StoreBusy("the store is busy")
+
+    payload = json.dumps({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"})
+    params = {
+        "client": "codebuddy",
+        "event": "SessionStart",
+        "payload": payload.encode().hex(),
+        "environ": {},
+    }
+    reply = relay.answer(refuse, params)["relay"]
+    want = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cached}}
+    kind, out, logs = reply.split(":")[1:]
+    assert kind == "session_start" and json.loads(bytes.fromhex(out)) == want
+    assert [bytes.fromhex(line).decode() for line in logs.split(".")] == [
+        "codebuddy session_start: RuntimeError: the store is busy; answering from cache"
+    ]
+
+
 # -- the hot path and what it mirrors ---------------------------------------------------------------------
 def test_the_relay_imports_neither_json_nor_socket_nor_an_adapter(data_dir: Path) -> None:
     service = FakeService(data_dir, REPLY)
