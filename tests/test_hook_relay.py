@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 import socket
 import struct
 import subprocess
@@ -495,6 +497,50 @@ def test_a_session_start_the_service_fails_still_gives_the_cached_rules(data_dir
     assert [bytes.fromhex(line).decode() for line in logs.split(".")] == [
         "codebuddy session_start: RuntimeError: the store is busy; answering from cache"
     ]
+
+
+EXECUTOR = Path(__file__).with_name("exit_race_executor.js")
+CODEBUDDY_START = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup", "client": "CLI"}
+
+
+def _executor_outputs(command: str, runs: int, env: dict[str, str]) -> list[str]:
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run(
+        [node, str(EXECUTOR), command, json.dumps(CODEBUDDY_START), str(runs)],
+        capture_output=True,
+        text=True,
+        env=os.environ | env,
+        timeout=HANG_S,
+    )
+    assert done.returncode == 0, done.stderr
+    outputs: list[str] = json.loads(done.stdout)
+    return outputs
+
+
+@pytest.mark.skipif(shutil.which("node") is None or sys.platform != "linux", reason="needs node, on Linux")
+def test_a_client_that_reads_the_output_at_exit_gets_all_of_it(data_dir: Path, tmp_path: Path) -> None:
+    """CodeBuddy's CLI takes a hook's output at its `exit` event (tests/exit_race_executor.js,
+    its executor's logic, with children exiting around it as at a session's start). A hook
+    that exits as soon as it has printed loses its output there, often; ours exits only once
+    the client has read it, so every run's session start arrives whole."""
+    env = {"MEMEVO_HOME": str(data_dir), "MEMEVO_HEADLESS": "1"}
+    service = FakeService(data_dir, REPLY)
+    try:
+        expected = run_hook("codebuddy", "SessionStart", json.dumps(CODEBUDDY_START), env=env).stdout.decode()
+        assert "additionalContext" in expected
+        hasty = tmp_path / "hasty_hook.py"  # prints the same and exits at once, as the hook did
+        hasty.write_text(
+            f"import os, sys\nsys.stdout.write({expected!r})\nsys.stdout.flush()\nos._exit(0)\n",
+            encoding="utf-8",
+        )
+        lost = _executor_outputs(f"{shlex.quote(sys.executable)} -I -S {shlex.quote(str(hasty))}", 60, env)
+        assert lost.count(expected) < len(lost), "the executor lost nothing: it no longer shows the race"
+        ours = f"{shlex.quote(sys.executable)} -I -S {shlex.quote(str(HOOK))} codebuddy SessionStart"
+        outputs = _executor_outputs(ours, 30, env)
+    finally:
+        service.close()
+    assert outputs == [expected] * 30
 
 
 # -- the hot path and what it mirrors ---------------------------------------------------------------------
