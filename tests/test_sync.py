@@ -175,6 +175,34 @@ def test_a_sync_killed_anywhere_loses_and_duplicates_nothing(machines: tuple[Mac
     assert {state[i]["text"] for i in mine} == {f"笔记本上新记的事实 {i} 号" for i in range(5)}
 
 
+def test_the_locks_a_killed_git_left_do_not_stop_the_next_sync(machines: tuple[Machine, Machine]) -> None:
+    """A git killed mid-fetch or mid-commit leaves its lock files (CI saw a fetch killed in the
+    test above leave refs/remotes/origin/main.lock); git never removes them, so every later
+    sync failed on them until removed by hand."""
+    laptop, desktop = machines
+    laptop.add("rule", A_RULE)
+    laptop.sync(first=True)
+    desktop.sync(first=True)
+    fact = desktop.add("project", A_FACT)
+    desktop.sync()
+    dot_git = laptop.home / "sync" / ".git"
+    left = [
+        dot_git / "index.lock",
+        dot_git / "refs" / "heads" / "main.lock",
+        dot_git / "refs" / "remotes" / "origin" / "main.lock",
+    ]
+    for lock in left:
+        assert lock.parent.is_dir(), lock
+        lock.write_text("")
+    mine = laptop.add("project", "笔记本上新记的事实")
+    result = laptop.sync()
+    assert result["pushed"]
+    assert not [lock for lock in left if lock.exists()]
+    desktop.sync()
+    state = _converged(laptop, desktop)
+    assert fact in state and mine in state
+
+
 def test_a_broken_record_is_a_conflict_shown_and_kept(
     machines: tuple[Machine, Machine], tmp_path: Path
 ) -> None:
