@@ -149,21 +149,18 @@ def _init(tree: Path, remote: str | None) -> None:
         git(tree, "remote", "set-url" if "origin" in current else "add", "origin", remote)
 
 
-def _leftover_locks(dot_git: Path) -> list[Path]:
+def leftover_locks(dot_git: Path) -> list[Path]:
     """The lock files a git killed mid-write leaves behind: its index, HEAD, config and packed
     refs at the top, and one beside each ref it was updating (a fetch killed there leaves
     refs/remotes/origin/main.lock, and every later fetch fails on it). Git never removes them
     itself; under our sync.lock no other git works in this private tree, so they are stale."""
-    found = list(dot_git.glob("*.lock"))
-    if (dot_git / "refs").is_dir():
-        found += (dot_git / "refs").rglob("*.lock")
-    return found
+    return [*dot_git.glob("*.lock"), *(dot_git / "refs").rglob("*.lock")]
 
 
 def _tidy(tree: Path) -> None:
     if (tree / ".git" / "MERGE_HEAD").exists():
         git(tree, "merge", "--abort", check=False)
-    for leftover in _leftover_locks(tree / ".git"):
+    for leftover in leftover_locks(tree / ".git"):
         leftover.unlink(missing_ok=True)
     git(tree, "reset", "-q", "--hard", "HEAD")
     git(tree, "clean", "-q", "-fd")

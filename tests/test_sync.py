@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from clirun import in_process
 from gitrepo import git
-from memevo.core import syncstore
+from memevo.core import syncgit, syncstore
 from memevo.core.store import Store
 
 A_RULE = "回答问题时请一律使用中文"
@@ -167,7 +167,7 @@ def test_a_sync_killed_anywhere_loses_and_duplicates_nothing(machines: tuple[Mac
     # killpg also kills the remote's own git (a path remote's receive-pack runs here): a lock it
     # left is the server's, which a real server's client cannot kill; memevo leaves the user's
     # remote alone, so the test clears what only this setup can leave.
-    for stale in [*laptop.remote.glob("*.lock"), *(laptop.remote / "refs").rglob("*.lock")]:
+    for stale in syncgit.leftover_locks(laptop.remote):  # a bare repository: the same layout
         stale.unlink()
     laptop.sync()
     desktop.sync()
@@ -225,8 +225,6 @@ def test_a_broken_record_is_a_conflict_shown_and_kept(
     assert fact not in desktop.state()  # nothing taken from the broken file
     assert laptop.memevo("sync", ok=False).returncode == 1
     assert laptop.state()[fact]["text"] == A_FACT  # the memory here is left as it was
-    from memevo.core import syncgit
-
     os.environ["MEMEVO_HOME"], saved = str(laptop.home), os.environ["MEMEVO_HOME"]
     try:
         assert [c["id"] for c in syncgit.conflicts()] == [fact]  # kept in a list
