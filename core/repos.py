@@ -24,6 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from . import safegit
+
 log = logging.getLogger(__name__)
 
 CONFIG_MAX_BYTES = 256 * 1024  # a git config larger than this is not read (a repo's is ~1 KB)
@@ -56,7 +58,11 @@ def _folder(cwd: str) -> str | None:
 
 
 def identity(folder: str) -> str:
-    """The identity of a repository's top-level folder: its normalised remote, else the folder."""
+    """The identity of a repository's top-level folder: its normalised remote, else the folder.
+    A repository another user owns is named by its folder: its config is no claim we take (a
+    planted `.git` in a shared folder must not pass for the user's own repository)."""
+    if not safegit.owned_by_user(folder):
+        return folder
     config = _config_path(Path(folder))
     if config is None:
         return folder

@@ -5,6 +5,7 @@ only by its remote are checked in the folder it was last seen in."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -146,3 +147,22 @@ def test_a_scope_must_be_a_repository(tmp_path: Path) -> None:
     for bad in ("shop", "github.com/Org/my shop", "", "a\x00/b"):
         with pytest.raises(InvalidInput):
             memories.check_scope(bad)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown to another user needs root"
+)
+def test_a_repository_another_user_owns_is_named_by_its_folder_not_its_claimed_remote(
+    clones: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A `.git` another local user planted (a shared /tmp folder) claims the user's project's
+    remote: its config is no claim memevo takes, so it cannot reach that project's facts."""
+    _, one, _ = clones
+    planted = tmp_path / "shared" / "planted"
+    planted.mkdir(parents=True)
+    git(planted, "init", "-q")
+    git(planted, "remote", "add", "origin", str(clones[0]))
+    assert repos.identity(str(planted)) == repos.identity(str(one))  # owned by us: the claim counts
+    for path in (planted, planted / ".git"):
+        os.chown(path, 65534, 65534)
+    assert repos.identity(str(planted)) == str(planted)
