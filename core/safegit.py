@@ -1,14 +1,15 @@
 """Git run as if the repository were hostile: the one way memevo runs git.
 
 A repository is text a stranger wrote. Its `.git/config` can name programs for git to run
-(`core.fsmonitor`, `core.sshCommand`, `core.pager`, `diff.external`, a textconv driver, hooks,
-`core.hooksPath`), and a partial clone's promisor remote makes a plain `git grep` fetch
-missing blobs lazily — through whatever transport and command that config names. Every git
-call memevo makes in a user's repository (staleness, sharing) goes through `run` with
-`network=False`: no transport at all, every program-naming setting overridden on the command
-line (which wins over the repository's config), hooks pointed at an empty folder, no pager,
-no external diff or textconv, no lazy fetch, no replace objects, and nothing inherited from
-the caller's GIT_* environment. memevo's own sync clone (`network=True`) may reach the one
+(`core.fsmonitor`, `core.sshCommand`, `core.pager`, `diff.external`, textconv, filter and merge
+drivers, hooks, `core.hooksPath`, `gpg.ssh.program`), and a partial clone's promisor remote
+makes a plain `git grep` fetch missing blobs lazily — through whatever transport and command
+that config names. Every git call memevo makes in a user's repository (staleness, sharing)
+goes through `run` with `network=False`: no transport at all, every program-naming setting
+overridden on the command line (which wins over the repository's config) — the drivers, whose
+names are the repository's own, one by one as its config lists them — hooks pointed at nothing,
+no pager, no external diff or textconv, no lazy fetch, no replace objects, and nothing
+inherited from the caller's GIT_* environment. memevo's own sync clone (`network=True`) may reach the one
 remote the user named, with the same overrides and fsck on every object it receives.
 
 Repositories not owned by the user are skipped before git runs, as git's own
@@ -20,7 +21,9 @@ A test (tests/test_safegit.py) grows whenever git adds a way for a repository to
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,6 +44,11 @@ HARDENING: tuple[str, ...] = (
     "credential.helper=",
     "diff.external=",
     "gpg.program=false",
+    # a signature is checked by the program its format names, whatever gpg.format says: an SSH
+    # signature runs gpg.ssh.program (a repository's log.showSignature makes `git log` check one)
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
+    "log.showSignature=false",
     "sequence.editor=false",
     "pager.grep=false",
     "pager.ls-files=false",
@@ -49,15 +57,16 @@ HARDENING: tuple[str, ...] = (
     "fetch.recurseSubmodules=false",
     "safe.bareRepository=explicit",
 )
-OFFLINE: tuple[str, ...] = ("protocol.allow=never",)  # no transport, so no lazy fetch either
+# No transport, so no lazy fetch either. A repository's own `protocol.<name>.allow=always` beats
+# a general `protocol.allow` from anywhere, so each transport git has is named too;
+# GIT_ALLOW_PROTOCOL (environment) beats both, and covers remote helpers (`<helper>::url`).
+TRANSPORTS = ("file", "git", "ssh", "http", "https", "ftp", "ftps", "ext", "fd")
+OFFLINE: tuple[str, ...] = ("protocol.allow=never", *(f"protocol.{t}.allow=never" for t in TRANSPORTS))
 # memevo's sync clone: the user's remote over the ordinary transports, every object checked.
+ONLINE_TRANSPORTS = ("file", "git", "ssh", "http", "https")
 ONLINE: tuple[str, ...] = (
     "protocol.allow=never",
-    "protocol.file.allow=always",
-    "protocol.git.allow=always",
-    "protocol.ssh.allow=always",
-    "protocol.http.allow=always",
-    "protocol.https.allow=always",
+    *(f"protocol.{t}.allow={'always' if t in ONLINE_TRANSPORTS else 'never'}" for t in TRANSPORTS),
     "transfer.fsckObjects=true",
     "fetch.fsckObjects=true",
     "receive.fsckObjects=true",
@@ -70,7 +79,8 @@ ENV: dict[str, str] = {
     "SSH_ASKPASS": "",
     "GIT_OPTIONAL_LOCKS": "0",
     "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_NO_LAZY_FETCH": "1",  # git 2.45+: a promisor's missing object is never fetched
+    # a promisor's missing object is never fetched: git 2.44+, and the 2.39.4+ security releases
+    "GIT_NO_LAZY_FETCH": "1",
     "GIT_NO_REPLACE_OBJECTS": "1",
     "GIT_PAGER": "cat",
     "PAGER": "cat",
@@ -78,26 +88,100 @@ ENV: dict[str, str] = {
 }
 DROPPED = ("PAGER", "EDITOR", "VISUAL", "SSH_ASKPASS")
 
+# Flags put right after these subcommands. A textconv driver and an external diff command are
+# named per path (.gitattributes `diff=NAME`, config `diff.NAME.textconv`), so no `-c` can name
+# them all; these flags turn them off whatever the name. `diff.external=` above makes a
+# subcommand missing here fail ("cannot run") rather than run the repository's program.
+FORCED: dict[str, tuple[str, ...]] = {
+    "grep": ("--no-textconv",),
+    "diff": ("--no-ext-diff", "--no-textconv"),
+    "log": ("--no-ext-diff", "--no-textconv"),
+    "show": ("--no-ext-diff", "--no-textconv"),
+}
+UNDOING = frozenset(["--textconv", "--ext-diff"])  # after FORCED, these would win: refused
+# Subcommands that never run a filter, diff or merge driver (grep with --no-textconv reads
+# files and blobs as they are). Any other first has every driver the repository's config names
+# overridden (`drivers`): `git status` runs a clean filter on a file whose stat changed,
+# `git blame` a textconv, `git checkout` a smudge filter, `git merge` a merge driver.
+NO_DRIVERS = frozenset(["grep", "ls-tree", "rev-parse", "rev-list", "for-each-ref", "show-ref", "merge-base"])
+# The settings of a driver that name a program, and the harmless value each gets: an empty
+# filter command is no filter (and a required filter is not required any more); an empty
+# textconv or diff command fails instead of running; a merge driver that is `false` leaves the
+# file conflicted (an empty one would be a shell that exits 0: a merge that silently keeps ours).
+DRIVER_KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"filter\..+\.(?:clean|smudge|process)", re.S), ""),
+    (re.compile(r"filter\..+\.required", re.S), "false"),
+    (re.compile(r"diff\..+\.(?:textconv|command)", re.S), ""),
+    (re.compile(r"merge\..+\.driver", re.S), "false"),
+)
+GITFILE_MAX_BYTES = 4096  # a `.git` file is one line, "gitdir: PATH"
 
-def environment(network: bool = False) -> dict[str, str]:
+
+def environment(network: bool = False, overrides: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in DROPPED}
     env |= ENV
     if not network:
         env["GIT_ALLOW_PROTOCOL"] = ""  # an empty allow list: no transport whatever the config says
         env["GIT_CONFIG_GLOBAL"] = os.devnull  # the user's aliases and helpers play no part here
     else:
+        env["GIT_ALLOW_PROTOCOL"] = ":".join(ONLINE_TRANSPORTS)  # never ext::, fd:: or a helper
         # the user's own way to reach their remote (an SSH key's options), never a repository's
         env["GIT_SSH_COMMAND"] = os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    # Command-line settings as `-c` would give them, but as separate key and value: a driver's
+    # name is the repository's text and may hold "=", which `-c KEY=VALUE` would split on.
+    if overrides:
+        env["GIT_CONFIG_COUNT"] = str(len(overrides))
+        for i, (key, value) in enumerate(overrides):
+            env[f"GIT_CONFIG_KEY_{i}"] = key
+            env[f"GIT_CONFIG_VALUE_{i}"] = value
     return env
 
 
 def command(folder: str | Path, args: Sequence[str], network: bool = False) -> list[str]:
-    """The argv for `git ARGS` in `folder`, hardened (see the module's doc)."""
+    """The argv for `git ARGS` in `folder`, hardened (see the module's doc). ARGS start with the
+    subcommand: an option before it could undo the hardening."""
+    if not args or args[0].startswith("-"):
+        raise ValueError(f"git arguments must start with the subcommand, not {list(args[:1])}")
+    if UNDOING.intersection(args):
+        raise ValueError(f"{sorted(UNDOING.intersection(args))} would undo the hardening")
     settings = (*HARDENING, *(ONLINE if network else OFFLINE))
     if network:  # the sync clone's git uses the user's ssh, not false
         settings = tuple(s for s in settings if not s.startswith("core.sshCommand="))
     flags = [part for setting in settings for part in ("-c", setting)]
-    return ["git", "--no-pager", "--no-replace-objects", "-C", str(folder), *flags, *args]
+    sub, rest = args[0], list(args[1:])
+    return [
+        "git",
+        "--no-pager",
+        "--no-replace-objects",
+        "-C",
+        str(folder),
+        *flags,
+        sub,
+        *FORCED.get(sub, ()),
+        *rest,
+    ]
+
+
+def drivers(folder: str | Path, timeout: float, network: bool = False) -> list[tuple[str, str]] | None:
+    """An override for every program-naming setting of a filter, diff or merge driver the
+    repository's config (with its includes) defines; None when the config cannot be listed.
+    Listing the config runs no program."""
+    done = subprocess.run(
+        command(folder, ["config", "--null", "--name-only", "--list"], network),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=timeout,
+        env=environment(network),
+        check=False,
+    )
+    if done.returncode != 0:
+        return None
+    overrides: list[tuple[str, str]] = []
+    for name in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        harmless = next((value for key, value in DRIVER_KEYS if key.fullmatch(name)), None)
+        if harmless is not None:
+            overrides.append((name, harmless))
+    return overrides
 
 
 def run(
@@ -109,38 +193,62 @@ def run(
     input: bytes | None = None,
     capture: bool = True,
 ) -> subprocess.CompletedProcess[bytes]:
-    """git ARGS in folder, hardened; raises OSError (no git) and subprocess.TimeoutExpired."""
+    """git ARGS in folder, hardened; raises OSError (no git) and subprocess.TimeoutExpired.
+    A repository whose config cannot be listed (for its drivers) answers that failure."""
+    argv = command(folder, args, network)
+    overrides: list[tuple[str, str]] = []
+    deadline = time.monotonic() + timeout
+    if args[0] not in NO_DRIVERS:
+        found = drivers(folder, timeout, network)
+        if found is None:
+            return subprocess.CompletedProcess(
+                argv, 128, b"", b"memevo: could not list the repository's config\n"
+            )
+        overrides = found
     return subprocess.run(
-        command(folder, args, network),
+        argv,
         input=input,
         stdin=None if input is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
         stderr=subprocess.PIPE if capture else subprocess.DEVNULL,
-        timeout=timeout,
-        env=environment(network),
+        timeout=max(deadline - time.monotonic(), 0.001),
+        env=environment(network, overrides),
         check=False,
     )
 
 
 def owned_by_user(folder: str | Path) -> bool:
-    """Whether a repository's folder and its `.git` belong to the user running memevo (git's
-    safe.directory rule; root counts as the user who ran sudo, as git does). A path that cannot
+    """Whether a repository belongs to the user running memevo, as git's safe.directory rule
+    has it: its folder, its `.git` and, when `.git` is a file (a linked worktree, a
+    submodule), the git dir that file names. Root counts as itself or the user who ran sudo,
+    as git does. Symlinks are followed first (git judges the real paths). A path that cannot
     be stat'ed is not owned. Where there are no uids (Windows), everything is."""
     getuid = getattr(os, "getuid", None)
     if getuid is None:
         return True
-    me = getuid()
-    if me == 0 and os.environ.get("SUDO_UID", "").isdigit():
-        me = int(os.environ["SUDO_UID"])
-    root = Path(folder)
+    me = {getuid()}
+    if me == {0} and os.environ.get("SUDO_UID", "").isdigit():
+        me.add(int(os.environ["SUDO_UID"]))
     try:
+        root = Path(folder).resolve()
         owners = {os.lstat(root).st_uid}
         dot = root / ".git"
         if os.path.lexists(dot):
-            owners.add(os.lstat(dot).st_uid)
-    except OSError:
+            owners |= {os.lstat(dot).st_uid, os.stat(dot).st_uid}  # a link, and what it names
+            if dot.is_file():
+                owners.add(os.stat(_gitdir_of(dot)).st_uid)
+    except (OSError, RuntimeError, ValueError):  # RuntimeError: a symlink loop (Python < 3.13)
         return False
-    return owners == {me}
+    return owners <= me
+
+
+def _gitdir_of(gitfile: Path) -> Path:
+    """The git dir a `.git` file names (relative to the file's folder); ValueError: no such line."""
+    with gitfile.open("rb") as handle:
+        line = handle.read(GITFILE_MAX_BYTES).decode("utf-8", "surrogateescape").splitlines()[:1]
+    if not line or not line[0].startswith("gitdir: "):
+        raise ValueError(f"{gitfile} names no git dir")
+    return gitfile.parent / line[0][len("gitdir: ") :].strip()
 
 
 def not_owned_message(folder: str | Path) -> str:
