@@ -23,13 +23,14 @@ time left of the caller's deadline; one that runs out answers "unknown" (None), 
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from . import safegit
 
 MAX_SCAN_CHARS = 4000  # memories hold at most 400 characters; imported text is cut here
 MAX_ANCHORS = 12
@@ -238,7 +239,10 @@ class Prober:
     def __init__(self, repo: str, deadline: float) -> None:
         self.root = Path(repo)
         self.deadline = deadline
-        self.git = (self.root / ".git").exists()
+        # Another user's folder is not looked into at all (core/safegit.py): its `.git` could
+        # be planted to run code, its files could be links chosen to probe ours.
+        self.owned = safegit.owned_by_user(self.root)
+        self.git = self.owned and (self.root / ".git").exists()
         self.timed_out = False
         self._known: dict[Anchor, bool | None] = {}
         self._scripts: set[str] | None = None  # package.json's, read once
@@ -250,6 +254,8 @@ class Prober:
         return self._known[anchor]
 
     def _probe(self, anchor: Anchor) -> bool | None:
+        if not self.owned:
+            return None
         if anchor.kind == "path":
             return self._exists(anchor.value)
         if anchor.kind == "script":
@@ -266,6 +272,7 @@ class Prober:
         if anchor.kind == "file":
             # "**/" also matches no folder at all: a file at the top level counts
             return self._git(["ls-files", "--error-unmatch", "--", f":(glob)**/{anchor.value}"])
+        # safegit.run adds --no-textconv: no textconv driver the repository names can run
         args = ["grep", "-q", "-F", "-I", "--no-color", "-e", anchor.value]
         if anchor.kind == "host":
             args += ["--", *CONFIG_GLOBS]
@@ -296,27 +303,11 @@ class Prober:
         if left <= 0:
             self.timed_out = True
             return None
-        env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
         try:
-            done = subprocess.run(
-                # no fsmonitor: a repository's own config could name a program to run
-                [
-                    "git",
-                    "-C",
-                    str(self.root),
-                    "-c",
-                    "core.fsmonitor=false",
-                    "-c",
-                    "core.quotepath=off",
-                    *args,
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,  # -q and --error-unmatch: the exit code is the answer
-                stderr=subprocess.DEVNULL,
-                timeout=left,
-                env=env,
-                check=False,
-            )
+            # hardened: the repository is text a stranger may have written, and its config can
+            # name programs (a lazy fetch's transport, fsmonitor, a textconv driver …)
+            # capture=False: -q and --error-unmatch, the exit code is the answer
+            done = safegit.run(self.root, args, timeout=left, network=False, capture=False)
         except subprocess.TimeoutExpired:
             self.timed_out = True
             return None
@@ -327,7 +318,7 @@ class Prober:
             return True
         if done.returncode == 1:  # grep: no match; ls-files --error-unmatch: not tracked
             return False
-        return None
+        return None  # a git error (a missing object git may not fetch, …): unknown, never gone
 
 
 def package_scripts(text: str | None) -> set[str] | None:

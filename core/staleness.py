@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import anchors, scopes
+from . import anchors, safegit, scopes
 from . import repos as repos_mod
 from .clock import Clock
 from .store import Store, one
@@ -109,6 +109,7 @@ class Report:
     stale: list[str] = field(default_factory=list)  # became stale in this check
     fresh: list[str] = field(default_factory=list)  # stale before, fresh again
     timed_out: list[str] = field(default_factory=list)  # repositories not checked to the end
+    not_owned: list[str] = field(default_factory=list)  # another user's folder: not looked into
 
     @property
     def changed(self) -> list[str]:
@@ -120,6 +121,7 @@ class Report:
         self.stale += other.stale
         self.fresh += other.fresh
         self.timed_out += other.timed_out
+        self.not_owned += other.not_owned
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -128,6 +130,7 @@ class Report:
             "became_stale": self.stale,
             "fresh_again": self.fresh,
             "timed_out": self.timed_out,
+            "not_owned": self.not_owned,
         }
 
 
@@ -137,6 +140,12 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
     report = Report()
     here = _folder(store, repo)
     if here is None:
+        return report
+    if not safegit.owned_by_user(here):
+        # Said once a repository, not once a name: every name there is unknown (the Prober
+        # would answer None for each without looking), so nothing is checked or written.
+        _say_not_owned(repo, here)
+        report.not_owned.append(repo)
         return report
     rows = store.query(
         "SELECT m.id, m.text, a.text_sha, a.anchors, a.stale_ms, a.stale_reason FROM memories m "
@@ -174,6 +183,22 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
     if report.changed:
         log.info("anchors of %s: stale %s, fresh again %s", repo, report.stale, report.fresh)
     return report
+
+
+_SAID_NOT_OWNED: set[tuple[str, str]] = set()  # (repository, folder) this process has logged
+
+
+def _say_not_owned(repo: str, folder: str) -> None:
+    """A warning the first time a repository is skipped for its owner, debug after that: the
+    check runs at every session start there, and the reason does not change between them."""
+    first = (repo, folder) not in _SAID_NOT_OWNED
+    _SAID_NOT_OWNED.add((repo, folder))
+    log.log(
+        logging.WARNING if first else logging.DEBUG,
+        "anchors of %s not checked: %s",
+        repo,
+        safegit.not_owned_message(folder),
+    )
 
 
 def _save(
