@@ -11,6 +11,8 @@ to a repository are checked, against that repository: a global memory (every rul
 by hand) is never made stale by one repository. A repository whose folder is gone is not
 checked at all (the checkout moved; the code did not), and a name not looked up in time is
 "unknown", never "gone". A memory is fresh again as soon as one of its names is found again.
+git runs there only through core/safegit.py (a repository's config can name programs), and a
+repository another user owns is not looked into at all: its names stay unknown.
 
 Names are noted in the transaction that writes a text (memories.py calls `note`); rows a
 bulk path wrote without noting are noted by the next check.
