@@ -527,6 +527,10 @@ MODULE_LANES: dict[str, str] = {
     "test_sharing.py": PROCESSES,  # git, two data dirs
     "test_sharing_service.py": PROCESSES,  # git, a real `memevo serve` and hooks
     "test_sync.py": PROCESSES,  # git, two data dirs, SIGKILL
+    "test_sync_hostile.py": PROCESSES,  # git, hostile remotes crafted object by object
+    "test_safegit.py": PROCESSES,  # git in hostile repositories, a real `memevo serve`
+    "test_repo_trust.py": PROCESSES,  # git, a real `memevo serve` and hooks
+    "test_only_user_confirms.py": PROCESSES,  # a real `memevo serve`, the MCP server and hooks
     "test_settings.py": UNITS,
     "test_setup_terminal.py": PROCESSES,
     "test_soak.py": PROCESSES,  # the tray offscreen, 5,000 hooks and writes among them (slow)
