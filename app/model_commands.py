@@ -9,7 +9,16 @@ import sys
 from typing import Any
 
 from ..core.errors import InvalidInput
-from .cli_shared import call, emit_json, plain, progress, service_holds_store, through_service, with_engine
+from .cli_shared import (
+    call,
+    emit_json,
+    plain,
+    progress,
+    service_holds_store,
+    shown,
+    through_service,
+    with_engine,
+)
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
@@ -42,6 +51,8 @@ def cmd_maintenance(args: argparse.Namespace) -> int:
             f"checked {a['checked']} memories against {a['repositories']} repositories: "
             f"{len(a['became_stale'])} now stale, {len(a['fresh_again'])} fresh again{late}"
         )
+        for repo in a.get("not_owned") or []:  # git's safe.directory rule: said, never silent
+            print(f"not checked: {shown(repo)} belongs to another user (memevo does not run git there)")
     return 0
 
 

@@ -262,3 +262,23 @@ def test_a_real_service_checks_the_payload_repository_without_running_it(
         [(names_json, checked_ms)] = store.query("SELECT anchors, checked_ms FROM anchors")
     found = {n["value"]: n["found"] for n in json.loads(names_json)}
     assert checked_ms is not None and found["present.py"] is True and found[MISSING] is None
+
+
+def test_maintenance_says_which_repositories_it_did_not_look_into(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Skipping another user's repository is said on the terminal, never silent; its name is
+    printed safely (it is a folder name another user chose)."""
+    import argparse
+
+    from memevo.app import model_commands
+
+    report = {"day": "2026-12-07", "decayed": 0, "newly_deprecated": 0, "trash_purged": 0}
+    anchors_report = {"checked": 0, "repositories": 1, "became_stale": [], "fresh_again": []}
+    anchors_report |= {"timed_out": [], "not_owned": ["/tmp/shared/x\x1b[2J"]}
+    answer = {"ran": True, "report": report, "anchors": anchors_report}
+    monkeypatch.setattr(model_commands, "call", lambda op, **params: answer)
+    assert model_commands.cmd_maintenance(argparse.Namespace(force=True, json=False)) == 0
+    out = capsys.readouterr().out
+    assert "not checked: /tmp/shared/x\\x1b[2J belongs to another user" in out, out
+    assert "\x1b" not in out
