@@ -205,7 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "share",
         share_commands.cmd_share,
-        "write this repository's project facts to .memevo/facts.md, to review and commit like code",
+        "write this repository's project facts to .memevo/facts.md, to review and commit like code; "
+        "review and trust the file a teammate wrote",
     )
     p.add_argument("ids", nargs="*", help="the project facts to share (default: list what could be)")
     p.add_argument("--all", action="store_true", help="share every project fact of this repository")
@@ -213,6 +214,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--pending", action="store_true", help="also write local edits and deletions of shared facts"
     )
     p.add_argument("--dry-run", action="store_true", help="only show the change to the file")
+    p.add_argument(
+        "--review",
+        action="store_true",
+        help="show the file's facts (or what changed since memevo read it) and ask whether to trust them",
+    )
+    p.add_argument(
+        "--trust", action="store_true", help="trust the file's current content (printed first) and read it"
+    )
+    p.add_argument(
+        "--untrust",
+        action="store_true",
+        help="stop reading the file; the facts read from it stay, no longer refreshed",
+    )
     p = command(
         "sync",
         share_commands.cmd_sync,

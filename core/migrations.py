@@ -203,6 +203,34 @@ MIGRATIONS: tuple[Migration, ...] = (
         (),
         _vectors_as_bytes,
     ),
+    Migration(
+        20,
+        "a repository's facts file is read only once the user trusts its content (core/sharing.py): "
+        "the trusted content's hash per repository and folder; each shared fact keyed by the folder "
+        "its file was read from too (a repository's identity is only its config's claim: one "
+        "folder's file never rewrites another's facts) and whether its text came from a file rather "
+        "than from the user; each file's state per folder, with the content waiting for review (and "
+        "the content the user declined or stopped trusting, not announced again). "
+        "Facts read before are kept under the folder the repository was last seen in; no file is "
+        "trusted yet (reading without trust is what this closes)",
+        (
+            "CREATE TABLE shared_facts_by_folder (repo VARCHAR NOT NULL, folder VARCHAR NOT NULL, "
+            "share_id VARCHAR NOT NULL, memory_id VARCHAR NOT NULL, file_text VARCHAR NOT NULL, "
+            "from_file BOOLEAN NOT NULL, PRIMARY KEY (repo, folder, share_id))",
+            "INSERT INTO shared_facts_by_folder SELECT s.repo, coalesce((SELECT f.folder FROM repo_folders f "
+            "WHERE f.repo = s.repo ORDER BY f.seen_ms DESC, f.folder LIMIT 1), s.repo), s.share_id, "
+            "s.memory_id, s.file_text, EXISTS (SELECT 1 FROM origins o WHERE o.memory_id = s.memory_id "
+            "AND o.client = 'repository') FROM shared_facts s",
+            "DROP TABLE shared_facts",
+            "ALTER TABLE shared_facts_by_folder RENAME TO shared_facts",
+            "DROP TABLE shared_files",
+            "CREATE TABLE shared_files (repo VARCHAR NOT NULL, folder VARCHAR NOT NULL, sha VARCHAR, "
+            "read_ms BIGINT NOT NULL, problem VARCHAR, waiting VARCHAR, waiting_ms BIGINT, "
+            "declined VARCHAR, PRIMARY KEY (repo, folder))",
+            "CREATE TABLE shared_trust (repo VARCHAR NOT NULL, folder VARCHAR NOT NULL, sha VARCHAR NOT NULL, "
+            "trusted_ms BIGINT NOT NULL, PRIMARY KEY (repo, folder))",
+        ),
+    ),
 )
 
 

@@ -1,9 +1,12 @@
 """Where each learned change of a memory came from: which client and session, who proposed it
-(the side judge, or the client's own model over MCP) and the user's words it came from.
+(the side judge, or the client's own model over MCP) and the user's words it came from — or,
+for a fact read from a repository's `.memevo/facts.md` (core/sharing.py), that file: client
+"repository", proposer "share", the file and line as its words. Nobody proposed those; the
+user trusted the file.
 
 One row per learned change (create, reinforce, merge, replace); `memevo history ID` shows them
-beside the superseded texts. The words are kept as the proposal held them (redacted); a purge
-removes them with the memory's other rows.
+beside the superseded texts. The words are kept as the proposal held
+them (redacted); a purge removes them with the memory's other rows.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from .store import Store
 WORDS_KEPT = 400  # characters of the user's words kept per change
 SIDE = "side"  # the side judge (the user's own OpenAI-compatible endpoint)
 CLIENT = "client"  # the client's own model, through memory_propose
+CONSOLIDATE = "consolidate"  # memevo's own consolidation pass
+REPOSITORY = "repository"  # the client of a fact read from a repository's facts file
+SHARE = "share"  # and its proposer: `memevo share`'s file format, read (core/sharing.py)
 
 
 @dataclass(frozen=True)

@@ -1,221 +1,192 @@
 """A repository's facts in the repository: `.memevo/facts.md`, reviewed and merged like code.
 
-The file is Markdown, one fact per list item, each item ending in `<!-- memevo:ID -->`: a
-stable id that survives edits of the text. An item without one is a fact added by hand (its id
-is derived from its text until `memevo share` writes one). Anything else outside items —
-headings, blank lines, whole-line HTML comments — is kept as it is; a paragraph that is no
-item, a duplicate id, or a text memevo would not store is an error naming its line, and
-nothing is read from the file until it is fixed (nothing lost: the facts read before stay).
+The file itself — its format, and reading it safely — is core/sharefile.py; the user's trust in
+its content (review, trust, untrust) core/sharetrust.py; writing it (`memevo share`)
+core/sharewrite.py. This is the store's side of reading it.
 
-Reading (`apply`): the file's facts are the repository's facts, created (marked as coming from
-the repository: an origin row) or matched by id through shared_facts, which keeps the text the
-file had when last read — the base against which both sides' changes are told apart: an item
-whose text changed in the file replaces the local text (the local one kept in history); an
+Trust. What is read from a repository's file is injected into the user's prompts, and a
+repository is text a stranger may have written: so a file is read only when its content (its
+hash) is trusted for that repository (shared_trust) — the user was shown it. Otherwise nothing
+is read and the file is recorded as waiting for review (shared_files.waiting), for `memevo
+share`, the log and the tray to say so. Any change is such content, even one that only removes
+items (removing a fact changes what the user relies on).
+
+Folders. A repository's identity is what its git config claims (core/repos.py), so one folder's
+file never rewrites or retires facts read from another folder's file: shared_facts is keyed by
+the folder too, and a fact another folder's mapping also holds is left to it (a change in this
+file maps its item to another memory, a removal drops only this folder's mapping).
+
+Reading (`apply`): a trusted file's facts are the repository's facts, created (marked as coming
+from the repository: an origin row) or matched by id through shared_facts, which keeps the text
+the file had when last read — the base against which both sides' changes are told apart: an
+item whose text changed in the file replaces the local text (the local one kept in history); an
 item gone from the file sends its fact to the trash; a local edit of a fact the file did not
-change is left alone and offered back (`pending`), never written without being asked.
+change is left alone and offered back (`pending`), never written without being asked. The store
+is read a fixed number of times per file, not per item, and the mapping written in one
+statement per few hundred rows.
 
-Writing (`share`): chosen facts of the repository are added at the end, pending local edits
-and deletions replace or drop their items; every other line stays. A text the redaction would
-alter is refused by name — secrets never enter the file.
+Labels: a fact whose text is one a file gave it (from_file, file_text) is injected under a
+heading of its own, as the repository's and not the user's (`from_files`; core/service/texts.py).
 """
 
 from __future__ import annotations
 
-import difflib
-import hashlib
-import re
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
+import threading
+from dataclasses import dataclass, replace
 from typing import Any
 
-from . import atomic, memories, origins, redaction
+from . import memories, origins
 from .clock import Clock
-from .errors import InvalidInput
+from .sharefile import FILE, FileProblem, Item, Parsed, parse, path_in, read
 from .store import Store
 
-FILE = ".memevo/facts.md"
-MAX_BYTES = 1024 * 1024  # a facts file larger than this is refused (a team's facts are ~KBs)
-HEADER = (
-    "# Project facts (memevo)\n"
-    "\n"
-    "<!-- Written by `memevo share`, read by every teammate's memevo at session start.\n"
-    "     One fact per item; keep each item's memevo:ID comment with it (an item without one\n"
-    "     is a new fact). Deleting an item retires the fact for everyone. -->\n"
-)
-ORIGIN = {"client": "repository", "proposer": "share"}
-_ID_TAIL = re.compile(r"\s*<!--\s*memevo:([A-Za-z0-9_-]{1,40})\s*-->\s*$")
-_ITEM = re.compile(r"^[-*] (.*)$")
+__all__ = ["FILE", "FileProblem", "path_in"]  # what callers of reading name
+
+ORIGIN = {"client": origins.REPOSITORY, "proposer": origins.SHARE}
+_ROWS_PER_INSERT = 200
 
 
 @dataclass(frozen=True)
-class Item:
-    share_id: str
-    text: str
-    first: int  # 0-based line index of its first line
-    last: int  # and of its last (inclusive)
-    had_id: bool
+class Mapped:
+    memory_id: str
+    file_text: str  # the item's text as the file had it when last read (or written)
+    from_file: bool  # the memory's text came from a file (not from the user)
 
 
-@dataclass
-class Parsed:
-    lines: list[str]
-    items: list[Item] = field(default_factory=list)
+@dataclass(frozen=True)
+class FileState:
+    sha: str | None = None  # the content last read into the store
+    problem: str | None = None
+    waiting: str | None = None  # content not trusted yet: waiting for the user's review
+    declined: str | None = None  # content the user declined or stopped trusting: not announced
 
 
-class FileProblem(InvalidInput):
-    """The facts file cannot be read; the message names the file and line."""
+# -- the store's rows ------------------------------------------------------------------------
 
 
-def path_in(folder: str | Path) -> Path:
-    return Path(folder) / FILE
+def mapping(store: Store, repo: str, folder: str) -> dict[str, Mapped]:
+    rows = store.query(
+        "SELECT share_id, memory_id, file_text, from_file FROM shared_facts WHERE repo = ? AND folder = ?",
+        [repo, folder],
+    )
+    return {str(r[0]): Mapped(str(r[1]), str(r[2]), bool(r[3])) for r in rows}
 
 
-def derived_id(text: str) -> str:
-    return "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+def write_mapping(con: Any, repo: str, folder: str, rows: dict[str, Mapped]) -> None:
+    """This folder's rows, all of them, in the caller's transaction: a statement per
+    _ROWS_PER_INSERT rows, not per row."""
+    con.execute("DELETE FROM shared_facts WHERE repo = ? AND folder = ?", [repo, folder])
+    items = list(rows.items())
+    for start in range(0, len(items), _ROWS_PER_INSERT):
+        chunk = items[start : start + _ROWS_PER_INSERT]
+        values: list[Any] = []
+        for share_id, m in chunk:
+            values += [repo, folder, share_id, m.memory_id, m.file_text, m.from_file]
+        marks = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in chunk)
+        con.execute(f"INSERT INTO shared_facts VALUES {marks}", values)
 
 
-def parse(text: str, where: str = FILE) -> Parsed:
-    """The items of a facts file. Linear in its length."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    parsed = Parsed(lines)
-    seen: dict[str, int] = {}
-    in_comment = False
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if in_comment:
-            in_comment = "-->" not in line
-            i += 1
-            continue
-        if not stripped or stripped.startswith("#"):
-            i += 1
-            continue
-        if stripped.startswith("<!--"):
-            in_comment = "-->" not in stripped
-            i += 1
-            continue
-        match = _ITEM.match(line)
-        if not match:
-            raise FileProblem(
-                f"{where} line {i + 1}: not a fact item (each fact is a '- ' list item; "
-                f"continuation lines are indented): {stripped[:80]!r}; nothing was read from the file"
-            )
-        first = i
-        body = [match.group(1)]
-        while i + 1 < len(lines) and lines[i + 1].startswith("  ") and lines[i + 1].strip():
-            i += 1
-            body.append(lines[i].strip())
-        joined = "\n".join(part.rstrip() for part in body)
-        tail = _ID_TAIL.search(joined)
-        fact = joined[: tail.start()] if tail else joined
-        fact = fact.strip()
-        if "<!--" in fact or "-->" in fact:
-            raise FileProblem(
-                f"{where} line {first + 1}: a malformed memevo id comment; nothing was read from the file"
-            )
-        if not fact:
-            raise FileProblem(
-                f"{where} line {first + 1}: an item with no text; nothing was read from the file"
-            )
-        try:
-            fact = memories.check_text(fact)
-        except InvalidInput as exc:
-            raise FileProblem(f"{where} line {first + 1}: {exc}; nothing was read from the file") from None
-        if redaction.redact_secrets(fact) != fact:
-            raise FileProblem(
-                f"{where} line {first + 1}: the fact holds what looks like a secret; remove it "
-                "from the file (and rotate it); nothing was read from the file"
-            )
-        share_id = tail.group(1) if tail else derived_id(fact)
-        if share_id in seen:
-            raise FileProblem(
-                f"{where} line {first + 1}: the id {share_id} is also on line {seen[share_id] + 1}; "
-                "nothing was read from the file"
-            )
-        seen[share_id] = first
-        parsed.items.append(Item(share_id, fact, first, i, tail is not None))
-        i += 1
-    return parsed
+def _held_elsewhere(store: Store, repo: str, folder: str, ids: list[str]) -> set[str]:
+    """Of these memories, those another folder's file (or another repository's) maps too."""
+    if not ids:
+        return set()
+    rows = store.query(
+        "SELECT DISTINCT memory_id FROM shared_facts WHERE list_contains(?, memory_id) "
+        "AND NOT (repo = ? AND folder = ?)",
+        [ids, repo, folder],
+    )
+    return {str(r[0]) for r in rows}
 
 
-def render_item(share_id: str, text: str) -> list[str]:
-    parts = text.split("\n")
-    lines = ["- " + parts[0], *("  " + part for part in parts[1:])]
-    lines[-1] += f" <!-- memevo:{share_id} -->"
-    return lines
+def file_state(store: Store, repo: str, folder: str) -> FileState:
+    rows = store.query(
+        "SELECT sha, problem, waiting, declined FROM shared_files WHERE repo = ? AND folder = ?",
+        [repo, folder],
+    )
+    return FileState(*rows[0]) if rows else FileState()
 
 
-def read(folder: str | Path) -> tuple[str, str] | None:
-    """(text, sha) of the repository's facts file, None when there is none."""
-    path = path_in(folder)
-    try:
-        with path.open("rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise FileProblem(f"{path}: cannot be read ({exc.strerror})") from None
-    if len(data) > MAX_BYTES:
-        raise FileProblem(f"{path}: larger than {MAX_BYTES // 1024} KB; nothing was read from it")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise FileProblem(f"{FILE} line {line}: not UTF-8 text; nothing was read from the file") from None
-    return text, hashlib.sha256(data).hexdigest()
+def set_file_state(con: Any, repo: str, folder: str, state: FileState, now_ms: int) -> None:
+    con.execute("DELETE FROM shared_files WHERE repo = ? AND folder = ?", [repo, folder])
+    con.execute(
+        "INSERT INTO shared_files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            repo,
+            folder,
+            state.sha,
+            now_ms,
+            state.problem,
+            state.waiting,
+            now_ms if state.waiting else None,
+            state.declined,
+        ],
+    )
 
 
-# -- the store's side ------------------------------------------------------------------------
-
-
-def _mapping(store: Store, repo: str) -> dict[str, tuple[str, str]]:
-    rows = store.query("SELECT share_id, memory_id, file_text FROM shared_facts WHERE repo = ?", [repo])
-    return {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
-
-
-def _set_mapping(store: Store, repo: str, share_id: str, memory_id: str, text: str) -> None:
+def save_state(store: Store, repo: str, folder: str, state: FileState, clock: Clock) -> None:
     with store.transaction() as con:
-        con.execute("DELETE FROM shared_facts WHERE repo = ? AND share_id = ?", [repo, share_id])
-        con.execute("INSERT INTO shared_facts VALUES (?, ?, ?, ?)", [repo, share_id, memory_id, text])
+        set_file_state(con, repo, folder, state, clock.now_ms())
 
 
-def _drop_mapping(store: Store, repo: str, share_id: str) -> None:
-    with store.transaction() as con:
-        con.execute("DELETE FROM shared_facts WHERE repo = ? AND share_id = ?", [repo, share_id])
+# -- trust (recorded by core/sharetrust.py) -------------------------------------------------
 
 
-def _file_state(store: Store, repo: str) -> tuple[str | None, str | None]:
-    row = store.query("SELECT sha, problem FROM shared_files WHERE repo = ?", [repo])
-    return (str(row[0][0]) if row[0][0] else None, row[0][1]) if row else (None, None)
+def trusted(store: Store, repo: str, sha: str) -> bool:
+    """This content was trusted for this repository, here or in another of its folders."""
+    return bool(store.query("SELECT 1 FROM shared_trust WHERE repo = ? AND sha = ? LIMIT 1", [repo, sha]))
 
 
-def _set_file_state(store: Store, repo: str, sha: str | None, problem: str | None) -> None:
-    with store.transaction() as con:
-        con.execute("DELETE FROM shared_files WHERE repo = ?", [repo])
-        con.execute(
-            "INSERT INTO shared_files VALUES (?, ?, ?, ?)", [repo, sha, int(time.time() * 1000), problem]
-        )
+# -- labels: which memories say what a repository's file says -----------------------------------
+
+_labels: dict[str, dict[str, frozenset[str]]] = {}  # store path -> memory id -> its file texts
+_labels_lock = threading.Lock()
+_labels_generation = [0]  # bumped after every committed write of shared_facts
 
 
-def _live(store: Store, memory_id: str) -> memories.Memory | None:
-    found = memories.find(store, [memory_id])
-    return found.get(memory_id)
+def forget_labels() -> None:
+    """After the write's commit: a read that raced it is not kept (the generation moved)."""
+    with _labels_lock:
+        _labels.clear()
+        _labels_generation[0] += 1
 
 
-def _in_trash(store: Store, memory_id: str) -> bool:
-    return bool(store.query("SELECT count(*) FROM trash WHERE id = ?", [memory_id])[0][0])
+def from_files(store: Store) -> dict[str, frozenset[str]]:
+    """Memory id -> the texts files gave it (from_file rows), kept in memory until a write of
+    shared_facts (all of them are here): a prompt asks without a store read. A memory is the
+    repository's while its text is one of these; edited here, it is the user's."""
+    key = str(store.path)
+    with _labels_lock:
+        kept = _labels.get(key)
+        generation = _labels_generation[0]
+    if kept is not None:
+        return kept
+    found: dict[str, set[str]] = {}
+    for memory_id, text in store.query("SELECT memory_id, file_text FROM shared_facts WHERE from_file"):
+        found.setdefault(str(memory_id), set()).add(str(text))
+    made = {memory_id: frozenset(texts) for memory_id, texts in found.items()}
+    with _labels_lock:
+        if generation == _labels_generation[0]:
+            _labels[key] = made
+    return made
+
+
+def is_from_file(labels: dict[str, frozenset[str]], memory_id: str, text: str) -> bool:
+    return text in labels.get(memory_id, ())
+
+
+# -- reading ---------------------------------------------------------------------------------
 
 
 def apply(store: Store, repo: str, folder: str, clock: Clock, force: bool = False) -> dict[str, Any]:
-    """Read the repository's facts file into the store (see the module's doc)."""
-    report: dict[str, Any] = {"repo": repo, "created": [], "updated": [], "deleted": [], "problem": None}
+    """Read the repository's facts file into the store, if its content is trusted (see the
+    module's doc); else record it as waiting for review (report["review"]; "new": the first
+    time this content waits)."""
+    report: dict[str, Any] = {"repo": repo, "folder": folder, "created": [], "updated": [], "deleted": []}
+    report |= {"problem": None, "review": None}
+    state = file_state(store, repo, folder)
 
     def refused(exc: FileProblem) -> dict[str, Any]:  # kept with the file's last good state; nothing read
-        _set_file_state(store, repo, _file_state(store, repo)[0], str(exc))
+        save_state(store, repo, folder, replace(state, problem=str(exc)), clock)
         report["problem"] = str(exc)
         return report
 
@@ -224,172 +195,126 @@ def apply(store: Store, repo: str, folder: str, clock: Clock, force: bool = Fals
     except FileProblem as exc:
         return refused(exc)
     if got is None:  # no file (or a branch without it): nothing is read, nothing retired
+        if state.waiting or state.problem:
+            save_state(store, repo, folder, replace(state, problem=None, waiting=None), clock)
         return report
     text, sha = got
-    if not force and _file_state(store, repo) == (sha, None):
+    ok = trusted(store, repo, sha)
+    if not force and ok and (state.sha, state.problem, state.waiting) == (sha, None, None):
         report["unchanged"] = True
+        return report
+    if not ok and (state.problem, state.waiting) == (None, sha):  # the same content, still waiting
+        report["review"] = {"sha": sha, "new": False}
         return report
     try:
         parsed = parse(text)
     except FileProblem as exc:
         return refused(exc)
-    mapping = _mapping(store, repo)
-    for item in parsed.items:
-        _apply_item(store, repo, clock, item, mapping.pop(item.share_id, None), report)
-    for share_id, (memory_id, _) in mapping.items():  # gone from the file: retired everywhere
-        if _live(store, memory_id) is not None:
-            memories.delete(store, [memory_id], clock, f"deleted from {FILE}")
-            report["deleted"].append(memory_id)
-        _drop_mapping(store, repo, share_id)
-    _set_file_state(store, repo, sha, None)
+    if not ok:  # announced once per content (not at all when the user declined it)
+        save_state(store, repo, folder, replace(state, problem=None, waiting=sha), clock)
+        new = sha not in (state.waiting, state.declined)
+        report["review"] = {"sha": sha, "new": new, "facts": len(parsed.items)}
+        return report
+    rows = _apply_items(store, repo, folder, clock, parsed, report)
+    with store.transaction() as con:
+        write_mapping(con, repo, folder, rows)
+        set_file_state(con, repo, folder, FileState(sha), clock.now_ms())
+    forget_labels()
     return report
 
 
-def _apply_item(
-    store: Store, repo: str, clock: Clock, item: Item, known: tuple[str, str] | None, report: dict[str, Any]
-) -> None:
-    if known is not None:
-        memory_id, base = known
-        if item.text == base:  # the file did not change it: a local edit stays, offered back
-            return
-        live = _live(store, memory_id)
-        if live is None and _in_trash(store, memory_id):
-            live = memories.restore(store, memory_id)
-        if live is not None:
-            if live.text != item.text:
-                memories.replace_text(store, memory_id, item.text, clock)
-                report["updated"].append(memory_id)
-            _set_mapping(store, repo, item.share_id, memory_id, item.text)
-            return
-    same = memories.same_text(store, "project", item.text, repo)
-    if same is not None:
-        memory = same
-    else:
-        memory = memories.create(store, "project", item.text, clock, repo)
-        origins.record(
-            store, memory.id, clock.now_ms(), {**ORIGIN, "words": f"{FILE} line {item.first + 1}"}, "create"
-        )
-        report["created"].append(memory.id)
-    _set_mapping(store, repo, item.share_id, memory.id, item.text)
+_NONE = Mapped("", "\0", False)  # no mapping: every text is fresh
 
 
-def status(store: Store, repo: str) -> dict[str, Any]:
-    """What `share` would offer: the repository's facts not shared yet, and local edits and
-    deletions of shared facts not yet in the file."""
-    mapping = _mapping(store, repo)
-    shared_ids = {memory_id for memory_id, _ in mapping.values()}
-    unshared = [
-        m.as_json()
-        for m in memories.live(store)
-        if m.category == "project" and m.scope == repo and m.id not in shared_ids
+def _apply_items(
+    store: Store, repo: str, folder: str, clock: Clock, parsed: Parsed, report: dict[str, Any]
+) -> dict[str, Mapped]:
+    """The file's items into the store; returns this folder's new mapping rows. The store is
+    read once for all items (the mapping, the memories it names, the matching texts)."""
+    known_rows = mapping(store, repo, folder)
+    ids = sorted({m.memory_id for m in known_rows.values()})
+    elsewhere = _held_elsewhere(store, repo, folder, ids)
+    live = memories.find(store, ids)
+    trashed = _in_trash(store, [i for i in ids if i not in live])
+    fresh = [
+        item.text for item in parsed.items if (known_rows.get(item.share_id) or _NONE).file_text != item.text
     ]
-    changed: list[dict[str, Any]] = []
-    for share_id, (memory_id, base) in sorted(mapping.items()):
-        live = _live(store, memory_id)
-        if live is None:
-            changed.append({"share_id": share_id, "id": memory_id, "file": base, "local": None})
-        elif live.text != base:
-            changed.append({"share_id": share_id, "id": memory_id, "file": base, "local": live.text})
-    _, problem = _file_state(store, repo)
-    return {"repo": repo, "unshared": unshared, "pending": changed, "problem": problem}
+    same = _same_texts(store, repo, fresh)
+    rows: dict[str, Mapped] = {}
+    for item in parsed.items:
+        known = known_rows.pop(item.share_id, None)
+        if known is not None and known.file_text == item.text:  # unchanged in the file: a local edit stays
+            rows[item.share_id] = known
+            continue
+        if known is not None and known.memory_id not in elsewhere:
+            memory_id = known.memory_id
+            current = live.get(memory_id)
+            if current is None and memory_id in trashed:
+                current = memories.restore(store, memory_id)
+            if current is not None:
+                mine = current.text == item.text and not known.from_file  # the user already said it
+                if current.text != item.text:
+                    memories.replace_text(store, memory_id, item.text, clock)
+                    origins.record(store, memory_id, clock.now_ms(), _origin(item), "replace")
+                    report["updated"].append(memory_id)
+                rows[item.share_id] = Mapped(memory_id, item.text, not mine)
+                continue
+        rows[item.share_id] = _match_or_create(store, repo, clock, item, same, report)
+    still = {m.memory_id for m in rows.values()}
+    gone = [
+        m.memory_id for m in known_rows.values() if m.memory_id not in elsewhere and m.memory_id not in still
+    ]
+    gone = [i for i in dict.fromkeys(gone) if i in live]
+    if gone:  # gone from the file: retired everywhere
+        memories.delete(store, gone, clock, f"deleted from {FILE}")
+        report["deleted"] += gone
+    return rows
 
 
-def _refuse_secrets(memory_id: str, text: str) -> None:
-    if redaction.redact_secrets(text) != text:
-        raise InvalidInput(
-            f"fact {memory_id} holds what looks like a secret ({redaction.redact_secrets(text)[:120]!r}); "
-            f"it is not written to {FILE} — edit it first (`memevo edit {memory_id}`); nothing was written"
-        )
+def _origin(item: Item) -> dict[str, Any]:
+    return {**ORIGIN, "words": f"{FILE} line {item.first + 1}"}
 
 
-def share(
+def _match_or_create(
     store: Store,
     repo: str,
-    folder: str,
     clock: Clock,
-    ids: list[str] | None = None,
-    everything: bool = False,
-    pending: bool = False,
-    dry_run: bool = False,
-) -> dict[str, Any]:
-    """Write chosen facts (ids, or every unshared one) and, when asked, the pending local
-    changes to the facts file. Returns the diff written (or that would be)."""
-    read_first = apply(store, repo, folder, clock)  # the file's own changes come in first
-    if read_first["problem"]:
-        raise FileProblem(read_first["problem"])
-    state = status(store, repo)
-    offered = {m["id"]: m for m in state["unshared"]}
-    if everything:
-        chosen = list(offered.values())
-    else:
-        unknown = [i for i in ids or [] if i not in offered]
-        if unknown:
-            raise InvalidInput(
-                f"not an unshared project fact of this repository: {', '.join(unknown)} "
-                "(`memevo share` lists them); nothing was written"
-            )
-        chosen = [offered[i] for i in ids or []]
-    changes = state["pending"] if pending else []
-    for memory in chosen:
-        _refuse_secrets(memory["id"], memory["text"])
-    for change in changes:
-        if change["local"] is not None:
-            _refuse_secrets(change["id"], change["local"])
-    got = read(folder)
-    before = got[0] if got else HEADER
-    parsed = parse(before)
-    by_id = {item.share_id: item for item in parsed.items}
-    replaced: dict[int, list[str]] = {}
-    dropped: set[int] = set()
-    for change in changes:
-        item = by_id.get(change["share_id"])
-        if item is None:
-            continue
-        if change["local"] is None:
-            dropped.update(range(item.first, item.last + 1))
-        else:
-            replaced[item.first] = render_item(item.share_id, change["local"])
-            dropped.update(range(item.first + 1, item.last + 1))
-    for item in parsed.items:  # an item added by hand gets its id written, so it stays stable
-        if not item.had_id and item.first not in replaced and item.first not in dropped:
-            replaced[item.first] = render_item(item.share_id, item.text)
-            dropped.update(range(item.first + 1, item.last + 1))
-    out: list[str] = []
-    for index, line in enumerate(parsed.lines):
-        if index in replaced:
-            out += replaced[index]
-        elif index not in dropped:
-            out.append(line)
-    while out and not out[-1].strip():
-        out.pop()
-    added = [(memory["id"], memory["text"]) for memory in chosen]
-    if added and out:
-        out.append("")
-    for memory_id, text in added:
-        out += render_item(memory_id, text)
-    after = "\n".join(out) + "\n"
-    diff = "".join(
-        difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{FILE}", f"b/{FILE}")
+    item: Item,
+    same: dict[str, tuple[str, bool]],
+    report: dict[str, Any],
+) -> Mapped:
+    """The memory an add of this text would repeat (as memories.same_text), else a new one.
+    Its origin is recorded with it, so a read cut short still knows it came from a file."""
+    found = same.get(item.text)
+    if found is not None:
+        return Mapped(found[0], item.text, found[1])
+    memory = memories.create(store, "project", item.text, clock, repo)
+    origins.record(store, memory.id, clock.now_ms(), _origin(item), "create")
+    report["created"].append(memory.id)
+    same[item.text] = (memory.id, True)  # a second item of the same text is the same fact
+    return Mapped(memory.id, item.text, True)
+
+
+def _same_texts(store: Store, repo: str, texts: list[str]) -> dict[str, tuple[str, bool]]:
+    """For each text, the project memory memories.same_text would find (global or of this
+    repository; live before deprecated, then the most confident), and whether a repository's
+    file made it: one query for all of them."""
+    if not texts:
+        return {}
+    rows = store.query(
+        "SELECT m.id, m.text, EXISTS (SELECT 1 FROM origins o WHERE o.memory_id = m.id AND o.client = ?) "
+        "FROM memories m WHERE m.category = 'project' AND list_contains(?, m.text) "
+        "AND m.id NOT IN (SELECT memory_id FROM scopes WHERE repo IS DISTINCT FROM ?) "
+        "ORDER BY m.deprecated, m.confidence DESC, m.id",
+        [origins.REPOSITORY, sorted(set(texts)), repo],
     )
-    result: dict[str, Any] = {
-        "file": str(path_in(folder)),
-        "shared": [m for m, _ in added],
-        "pending_written": [c["id"] for c in changes],
-        "diff": diff,
-        "dry_run": dry_run,
-    }
-    if dry_run or (after == before and got is not None) or (got is None and not added):
-        return result
-    path = path_in(folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(path, after)
-    for memory_id, text in added:
-        _set_mapping(store, repo, memory_id, memory_id, text)
-    for change in changes:
-        if change["local"] is None:
-            _drop_mapping(store, repo, change["share_id"])
-        else:
-            _set_mapping(store, repo, change["share_id"], change["id"], change["local"])
-    reread = read(folder)
-    _set_file_state(store, repo, reread[1] if reread else None, None)
-    return result
+    found: dict[str, tuple[str, bool]] = {}
+    for memory_id, text, made in rows:
+        found.setdefault(str(text), (str(memory_id), bool(made)))
+    return found
+
+
+def _in_trash(store: Store, ids: list[str]) -> set[str]:
+    if not ids:
+        return set()
+    return {str(r[0]) for r in store.query("SELECT id FROM trash WHERE list_contains(?, id)", [ids])}

@@ -3,7 +3,8 @@ data dirs playing two teammates: `memevo share` writes chosen facts to .memevo/f
 secret), the other teammate's memevo reads them as that repository's facts, edits and deletions
 in the file win, a local edit is offered back as a diff and written only when asked, a file
 broken by hand names its line and loses nothing; the service reads the file at session start
-only when it changed (a stat otherwise)."""
+only when it changed (a stat otherwise). A teammate's file is read only once trusted
+(`share --trust`; tests/test_repo_trust.py covers the trust step itself)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from clirun import in_process
 from gitrepo import bare_remote, git
-from memevo.core import memories, origins, scopes, sharing
+from memevo.core import memories, optable, origins, scopes, sharefile, sharing
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
@@ -42,6 +43,10 @@ class Teammate:
 
     def json(self, *args: str) -> dict[str, Any]:
         return dict(json.loads(self.memevo(*args, "--json").stdout))
+
+    def trust(self) -> dict[str, Any]:
+        """`memevo share --trust`: the file's content shown, trusted and read; what was read."""
+        return dict(self.json("share", "--trust")["read"])
 
     def store(self) -> Store:
         return Store.open(self.home / "memevo.duckdb")
@@ -98,7 +103,9 @@ def test_shared_facts_reach_a_teammate_and_the_file_wins(team: tuple[Teammate, T
     alice.push("share two facts")
 
     bob.pull()
-    bob_read = bob.json("share")["read"]
+    waiting = bob.json("share")["read"]  # a teammate's file: nothing read before Bob trusts it
+    assert waiting["review"]["new"] and waiting["created"] == [] and bob.facts() == {}
+    bob_read = bob.trust()
     assert len(bob_read["created"]) == 2
     got = bob.facts()
     assert sorted(got.values()) == sorted([FACT, OTHER])
@@ -117,7 +124,9 @@ def test_shared_facts_reach_a_teammate_and_the_file_wins(team: tuple[Teammate, T
     (bob.clone / sharing.FILE).write_text("\n".join(lines) + "\n")
     bob.push("v3; the staging db moved")
     alice.pull()
-    read = alice.json("share")["read"]
+    assert alice.json("share")["read"]["review"]  # Bob's change waits for Alice's review
+    assert alice.facts()[fact] == FACT
+    read = alice.trust()
     assert read["updated"] == [fact] and read["deleted"] == [other]
     assert alice.facts()[fact] == FACT.replace("v2", "v3")
     assert other not in alice.facts()
@@ -132,7 +141,7 @@ def test_a_local_edit_is_offered_back_never_written_unasked(team: tuple[Teammate
     alice.json("share", "--all")
     alice.push("share")
     bob.pull()
-    bob.json("share")
+    bob.trust()
     bob_id = next(iter(bob.facts()))
     bob.memevo("edit", bob_id, FACT + "（只在预发环境）")
     before = _file(bob)
@@ -147,7 +156,7 @@ def test_a_local_edit_is_offered_back_never_written_unasked(team: tuple[Teammate
     assert bob.json("share")["pending"] == []
     bob.push("the flag is preprod only")
     alice.pull()
-    assert alice.json("share")["read"]["updated"] == [fact]
+    assert alice.trust()["updated"] == [fact]
     assert alice.facts()[fact] == FACT + "（只在预发环境）"
     assert "pay_new_flow_v2" in _file(alice)
 
@@ -156,10 +165,10 @@ def test_a_hand_added_item_gets_a_stable_id(team: tuple[Teammate, Teammate]) -> 
     _, bob = team
     path = bob.clone / sharing.FILE
     path.parent.mkdir()
-    path.write_text(sharing.HEADER + "\n- " + OTHER + "\n")
-    assert len(bob.json("share")["read"]["created"]) == 1
+    path.write_text(sharefile.HEADER + "\n- " + OTHER + "\n")
+    assert len(bob.trust()["created"]) == 1
     bob.json("share", "--pending")  # nothing pending: still writes the hand-added item's id
-    assert f"<!-- memevo:{sharing.derived_id(OTHER)} -->" in path.read_text()
+    assert f"<!-- memevo:{sharefile.derived_id(OTHER)} -->" in path.read_text()
     assert bob.json("share")["read"]["created"] == []  # the same fact, not a second one
     assert list(bob.facts().values()) == [OTHER]
 
@@ -187,7 +196,7 @@ def test_a_file_broken_by_hand_names_its_line_and_loses_nothing(team: tuple[Team
 
 
 def test_parse_is_strict_about_ids_and_keeps_other_lines() -> None:
-    parsed = sharing.parse(
+    parsed = sharefile.parse(
         "# facts\n\n<!-- a note\n   over lines -->\n- first fact <!-- memevo:a1 -->\n"
         "- second fact\n  more of it <!-- memevo:b2 -->\n"
     )
@@ -195,12 +204,12 @@ def test_parse_is_strict_about_ids_and_keeps_other_lines() -> None:
         ("a1", "first fact", 4, 4),
         ("b2", "second fact\nmore of it", 5, 6),
     ]
-    with pytest.raises(sharing.FileProblem, match="line 1: a malformed"):
-        sharing.parse("- first fact <!-- memevo:bad id -->\n")
-    with pytest.raises(sharing.FileProblem, match=r"line 2: .*secret"):
-        sharing.parse("- first fact\n- " + SECRET + "\n")
-    with pytest.raises(sharing.FileProblem, match="line 1: memory text"):
-        sharing.parse("- ab\n")
+    with pytest.raises(sharefile.FileProblem, match="line 1: a malformed"):
+        sharefile.parse("- first fact <!-- memevo:bad id -->\n")
+    with pytest.raises(sharefile.FileProblem, match=r"line 2: .*secret"):
+        sharefile.parse("- first fact\n- " + SECRET + "\n")
+    with pytest.raises(sharefile.FileProblem, match="line 1: memory text"):
+        sharefile.parse("- ab\n")
 
 
 def test_the_service_reads_the_file_at_session_start_only_when_it_changed(
@@ -214,6 +223,7 @@ def test_the_service_reads_the_file_at_session_start_only_when_it_changed(
     alice.json("share", "--all")
     alice.push("share")
     bob.pull()
+    bob.json("share", "--review")  # shown, not trusted: the service reads nothing of it
     monkeypatch.setenv("MEMEVO_HOME", str(bob.home))
     access = LocalAccess()
     try:
@@ -222,6 +232,8 @@ def test_the_service_reads_the_file_at_session_start_only_when_it_changed(
         thread = sharework.want(ctx, folder)
         assert thread is not None
         thread.join(10)
+        assert memories.live(ctx.writer()) == []  # waiting for Bob's review
+        optable.dispatch(ctx, "share_trust", {"cwd": folder})
         assert sharework.want(ctx, folder) is None  # unchanged: a stat, nothing more
         assert [m.text for m in memories.live(ctx.reader())] == [FACT]
         path = bob.clone / sharing.FILE
@@ -230,6 +242,8 @@ def test_the_service_reads_the_file_at_session_start_only_when_it_changed(
         thread = sharework.want(ctx, folder)
         assert thread is not None
         thread.join(10)
+        assert [m.text for m in memories.live(ctx.reader())] == [FACT]  # a change waits for review too
+        optable.dispatch(ctx, "share_trust", {"cwd": folder})
         assert sharework.want(ctx, str(bob.clone / "nowhere")) is None
     finally:
         access.close()
@@ -243,7 +257,7 @@ def test_a_local_deletion_is_offered_back_as_a_removed_item(team: tuple[Teammate
     alice.json("share", "--all")
     alice.push("share")
     bob.pull()
-    bob.json("share")
+    bob.trust()
     gone = next(i for i, text in bob.facts().items() if text == FACT)
     bob.memevo("delete", gone)
     assert [(c["id"], c["local"]) for c in bob.json("share")["pending"]] == [(gone, None)]
@@ -252,5 +266,5 @@ def test_a_local_deletion_is_offered_back_as_a_removed_item(team: tuple[Teammate
     assert FACT not in _file(bob) and f"memevo:{keep}" in _file(bob)
     bob.push("the flag is gone")
     alice.pull()
-    assert alice.json("share")["read"]["deleted"] == [fact]
+    assert alice.trust()["deleted"] == [fact]
     assert list(alice.facts()) == [keep]

@@ -1,14 +1,16 @@
 """A repository's shared facts reach a second data dir through the repository's file and are
 recalled there (issue 35, "done when"): real git, a teammate's `memevo share`, and the other
 teammate's running `memevo serve` reading .memevo/facts.md when a session starts in their own
-clone (another folder, the same remote) — then the hook's recall injects the fact there, and
-not in another repository."""
+clone (another folder, the same remote) once they trust its content — then the hook's recall
+injects the fact there, and not in another repository. A change pulled mid-session waits for
+the user's review, and is recalled once trusted."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,30 +62,53 @@ def test_a_shared_fact_is_recalled_in_the_teammates_clone(tmp_path: Path, data_d
                 run_hook("claude", "UserPromptSubmit", json.dumps(payload, ensure_ascii=False), env)
             )
 
+        def share(*args: str) -> subprocess.CompletedProcess[str]:
+            done = in_process("share", *args, env=env, cwd=bob)
+            assert done.returncode == 0, done.stderr
+            return done
+
+        def until(check: Callable[[], bool]) -> None:
+            deadline = time.monotonic() + HANG_S
+            while not check() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert check()
+
         assert FACT not in recalled(bob, "before")  # nothing read before a session starts there
         start = {"session_id": "b", "source": "startup", "cwd": str(bob / "src")}
         _context(run_hook("claude", "SessionStart", json.dumps(start), env))
-        deadline = time.monotonic() + HANG_S
-        seen = ""
+        # a teammate's file: read only once Bob trusts it; until then it waits for his review
+        until(lambda: bool(json.loads(share("--json").stdout)["waiting_review"]))
+        assert FACT not in recalled(bob, "untrusted")
+        review = share("--review").stdout  # not a terminal: printed, with how to trust it
+        assert FACT in review and "memevo share --trust" in review
+        share("--trust")
         n = 0
-        while FACT not in seen and time.monotonic() < deadline:
+
+        def prompt(tag: str) -> str:
+            nonlocal n
             n += 1
-            seen = recalled(bob, f"after-{n}")
-            time.sleep(0.2)
-        assert FACT in seen
+            return recalled(bob, f"{tag}-{n}")
+
+        until(lambda: FACT in prompt("after"))
+        seen = prompt("after")
         assert FACT not in recalled(other, "other")  # another repository's sessions do not get it
 
-        # Mid-session the teammate changes the fact and bob pulls: the next prompts read the
-        # changed file (a stat each), with no new session start
+        # Mid-session the teammate changes the fact and bob pulls: the next prompts stat the
+        # file; the change waits for Bob's review (the old text is recalled meanwhile), and is
+        # recalled once he trusts it
         changed = FACT.replace("pay_new_flow_v2", "pay_new_flow_v3")
         facts = alice / sharing.FILE
         facts.write_text(facts.read_text(encoding="utf-8").replace(FACT, changed), encoding="utf-8")
         git(alice, "commit", "-q", "-am", "the flag was renamed")
         git(alice, "push", "-q", "origin", "HEAD")
         git(bob, "pull", "-q", "origin", "main")
-        deadline = time.monotonic() + HANG_S
-        while changed not in seen and time.monotonic() < deadline:
-            n += 1
-            seen = recalled(bob, f"pulled-{n}")
-            time.sleep(0.2)
+        recalled(bob, "stat")  # the prompt stats the file after its answer
+        until(lambda: bool(json.loads(share("--json").stdout)["waiting_review"]))
+        seen = prompt("waiting")
+        assert FACT in seen and changed not in seen
+        review = share("--review").stdout
+        assert f"- {FACT}" in review and f"+ {changed}" in review
+        share("--trust")
+        until(lambda: changed in prompt("pulled"))
+        seen = prompt("pulled")
         assert changed in seen and FACT not in seen

@@ -1,17 +1,26 @@
-"""The repository's shared facts file read when a session starts there and it changed.
+"""The repository's shared facts file read when a session starts there (or a prompt comes) and
+it changed.
 
 In the hook's path only a stat: the file's (mtime, size) against the last seen; a change (or
 the first session of a repository in this service's life) reads it on a thread of its own,
-through the operation table, so the index and the hooks' texts follow as after any write."""
+through the operation table, so the index and the hooks' texts follow as after any write. Only
+content the user trusts is read (core/sharing.py); other content is recorded as waiting for
+review and logged once per content.
+
+The first hook request this service answers also reads every other folder whose file the user
+trusts, if it changed: a session start answered from the cache while the service was starting
+never reached it, and a pull while no service ran would otherwise wait for a session there.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import threading
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, Any
 
-from .. import optable, sharing
+from .. import optable, sharetrust, sharing
 
 if TYPE_CHECKING:
     from .context import ServiceContext
@@ -20,44 +29,76 @@ log = logging.getLogger(__name__)
 
 _seen: dict[str, tuple[int, int]] = {}  # folder -> the facts file's (mtime_ns, size) when last read
 _lock = threading.Lock()
+_swept: dict[int, weakref.ref[Any]] = {}  # the contexts whose trusted folders were read (by id)
 MAX_FOLDERS = 512
 
 
 def want(ctx: ServiceContext, folder: str | None) -> threading.Thread | None:
-    """A session started in `folder`: read its facts file if it changed. Returns the reader's
-    thread (tests join it), None when there is nothing to read."""
-    if not folder:
-        return None
-    try:
-        stat = os.stat(sharing.path_in(folder))
-    except OSError:
-        return None
-    stamp = (stat.st_mtime_ns, stat.st_size)
+    """A session started in `folder`: read its facts file if it changed (and, the first time,
+    every trusted folder's). Returns the reader's thread (tests join it), None when there is
+    nothing to read."""
+    folders = [folder] if folder and _changed(folder) else []
     with _lock:
-        if _seen.get(folder) == stamp:
-            return None
-        if len(_seen) >= MAX_FOLDERS:
-            _seen.clear()
-        _seen[folder] = stamp
+        kept = _swept.get(id(ctx))
+        first = kept is None or kept() is not ctx
+        if first:
+            for dead in [key for key, ref in _swept.items() if ref() is None]:
+                del _swept[dead]
+            _swept[id(ctx)] = weakref.ref(ctx)
+    if not folders and not first:
+        return None
 
     def work() -> None:
-        try:
-            report = optable.dispatch(ctx, "share_read", {"cwd": folder})
-            if report.get("problem"):
-                log.warning("%s", report["problem"])
-            elif not report.get("unchanged"):
-                log.info(
-                    "read %s: %d new, %d changed, %d retired",
-                    sharing.FILE,
-                    len(report["created"]),
-                    len(report["updated"]),
-                    len(report["deleted"]),
-                )
-        except Exception:
-            with _lock:
-                _seen.pop(folder, None)  # tried again at the next session start
-            log.warning("could not read the shared facts of %s", folder, exc_info=True)
+        todo = list(folders)
+        if first:
+            try:
+                store = ctx.reader()
+                known = sharetrust.trusted_folders(store) if store is not None else []
+            except Exception:
+                log.warning("could not list the repositories whose facts files you trust", exc_info=True)
+                known = []
+            todo += [f for f in known if f not in todo and _changed(f)]
+        for each in todo:
+            _read(ctx, each)
 
     thread = threading.Thread(target=work, name="memevo-shared-facts", daemon=True)
     thread.start()
     return thread
+
+
+def _changed(folder: str) -> bool:
+    """The folder's facts file differs from when it was last read (a stat), and is claimed."""
+    try:
+        stat = os.stat(sharing.path_in(folder))
+    except OSError:
+        return False
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    with _lock:
+        if _seen.get(folder) == stamp:
+            return False
+        if len(_seen) >= MAX_FOLDERS:
+            _seen.clear()
+        _seen[folder] = stamp
+    return True
+
+
+def _read(ctx: ServiceContext, folder: str) -> None:
+    try:
+        report = optable.dispatch(ctx, "share_read", {"cwd": folder})
+        if report.get("problem"):
+            log.warning("%s", report["problem"])
+        elif report.get("review"):
+            if report["review"].get("new"):  # once per content: the store remembers it waits
+                log.warning("%s", sharetrust.review_note(folder))
+        elif not report.get("unchanged"):
+            log.info(
+                "read %s: %d new, %d changed, %d retired",
+                sharing.FILE,
+                len(report["created"]),
+                len(report["updated"]),
+                len(report["deleted"]),
+            )
+    except Exception:
+        with _lock:
+            _seen.pop(folder, None)  # tried again at the next session start
+        log.warning("could not read the shared facts of %s", folder, exc_info=True)
