@@ -24,6 +24,7 @@ from clirun import in_process
 from gitrepo import git
 from memevo.core import memories, sharefile, sharetrust, sharewrite, sharing
 from memevo.core.clock import FakeClock
+from memevo.core.service import texts
 from memevo.core.store import Store
 
 REMOTE = "https://github.com/org/shop.git"
@@ -268,6 +269,31 @@ def test_a_file_written_by_share_is_the_users_own_and_trusted(tmp_path: Path, da
     _json(repo, "share", "--all")
     status = _json(repo, "share")
     assert not status["waiting_review"] and status["read"]["review"] is None
+
+
+# -- 4. labelled as the repository's --------------------------------------------------------------
+
+
+def test_facts_from_a_file_are_labelled_as_the_repositorys_not_the_users(
+    tmp_path: Path, store: Store, clock: FakeClock
+) -> None:
+    mine = memories.create(store, "project", OTHER, clock, REPO)  # the user's own, also in the file
+    repo = _repo(tmp_path / "shop", FACT, OTHER)
+    sharetrust.trust(store, REPO, str(repo), clock, None)
+    labels = sharing.from_files(store)
+    by_text = _live(store)
+    assert sharing.is_from_file(labels, by_text[FACT], FACT)
+    assert not sharing.is_from_file(labels, mine.id, OTHER)  # the user said it first
+    memories.replace_text(store, by_text[FACT], FACT + "（只在预发）", clock)  # edited here: the user's
+    assert not sharing.is_from_file(sharing.from_files(store), by_text[FACT], FACT + "（只在预发）")
+
+    block = texts.recall_block_of(
+        [("a", "rule", "回答用中文"), ("b", "project", OTHER), ("c", texts.SHARED, FACT)]
+    )
+    assert block.endswith(f"【项目事实】\n- {OTHER}\n{texts.SHARED_TITLE}\n- {FACT}")
+    plain = texts.recall_block_of([("a", "rule", "回答用中文"), ("b", "project", OTHER)])
+    assert plain == texts.recall_block(["回答用中文"], [OTHER])  # ordinary memories: as before
+    assert texts.SHARED_TITLE not in plain
 
 
 # -- 5. a repository's identity is a claim ---------------------------------------------------------

@@ -2,8 +2,9 @@
 recalled there (issue 35, "done when"): real git, a teammate's `memevo share`, and the other
 teammate's running `memevo serve` reading .memevo/facts.md when a session starts in their own
 clone (another folder, the same remote) once they trust its content — then the hook's recall
-injects the fact there, and not in another repository. A change pulled mid-session waits for
-the user's review, and is recalled once trusted."""
+injects the fact there, under the repository's own heading (not as the user's words), and not
+in another repository. A change pulled mid-session waits for the user's review, and is recalled
+once trusted."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from deadlines import HANG_S
 from gitrepo import bare_remote, git
 from hookrun import run_hook
 from memevo.core import sharing
+from memevo.core.service import texts
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 
@@ -91,6 +93,8 @@ def test_a_shared_fact_is_recalled_in_the_teammates_clone(tmp_path: Path, data_d
 
         until(lambda: FACT in prompt("after"))
         seen = prompt("after")
+        # the repository's words, under a heading that says so; not among the user's facts
+        assert f"{texts.SHARED_TITLE}\n- {FACT}" in seen and "【项目事实】" not in seen
         assert FACT not in recalled(other, "other")  # another repository's sessions do not get it
 
         # Mid-session the teammate changes the fact and bob pulls: the next prompts stat the

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import config as config_mod
-from .. import maintenance, memories, scopes
+from .. import maintenance, memories, scopes, sharing
 from ..errors import StoreBusy
 from ..learning import readiness
 from ..optable import operation
@@ -175,10 +175,12 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     ids = [h.id for h in hits]
     _remember_injected(ask, ids)
     _award(ctx, ids, found, "action recall")
+    grouped = [(h.id, _group(ctx, h), _noted(h.text, found.get(h.id))) for h in hits]
     block = texts.action_block(
-        [_noted(h.text, found.get(h.id)) for h in hits if h.category == "rule"],
-        [_noted(h.text, found.get(h.id)) for h in hits if h.category != "rule"],
+        [t for _, c, t in grouped if c == "rule"],
+        [t for _, c, t in grouped if c == "project"],
         after=bool(params.get("after")),  # CodeBuddy: PostToolUse, with the tool's result
+        shared=[t for _, c, t in grouped if c == texts.SHARED],
     )
     asked = tool_call(params.get("tool"), params.get("input"))
     why = _receipt("action", hits, found)
@@ -304,13 +306,11 @@ def _recall(
 
     ordered = sorted(hits, key=rank)
     kept, left_out = texts.fit_recall(  # a stale memory's note counts toward the budget
-        [(h.id, h.category, _noted(h.text, found.get(h.id))) for h in ordered], int(config["recallChars"])
+        [(h.id, _group(ctx, h), _noted(h.text, found.get(h.id))) for h in ordered], int(config["recallChars"])
     )
     if not kept:
         return "", [], f"no recalled memory fits recallChars={config['recallChars']}", None
-    block = texts.recall_block(
-        [t for _, c, t in kept if c == "rule"], [t for _, c, t in kept if c != "rule"], left_out
-    )
+    block = texts.recall_block_of(kept, left_out)
     ids = [i for i, _, _ in kept]
     _award(ctx, ids, found, "recall")
     shown = set(ids)
@@ -329,6 +329,14 @@ def _receipt(kind: str, hits: list[Any], found: dict[str, memories.Memory]) -> d
             h.id: {**(h.signals or {}), "stale": found[h.id].stale if h.id in found else None} for h in hits
         },
     }
+
+
+def _group(ctx: ServiceContext, hit: Any) -> str:
+    """A hit's group in the block: a fact as a repository's file gave it is the repository's
+    (texts.SHARED), not the user's. The labels are kept in memory (sharing.from_files)."""
+    if hit.category == "project" and sharing.is_from_file(sharing.from_files(ctx.store), hit.id, hit.text):
+        return texts.SHARED
+    return str(hit.category)
 
 
 def _noted(text: str, memory: memories.Memory | None) -> str:

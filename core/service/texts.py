@@ -184,14 +184,35 @@ def with_stale_note(text: str, reason: str) -> str:
     return f"{text}（可能已过时：{shown}）"
 
 
-def recall_block(rules: Sequence[str], facts: Sequence[str], left_out: int = 0) -> str:
-    parts = _grouped(f"{PLUGIN} 按本轮输入召回的长期记忆：", rules, facts)
+# A fact read from a repository's .memevo/facts.md (core/sharing.py) is the repository's word,
+# which the user trusted, not something the user said: it goes under a heading of its own. The
+# hits' category for it: SHARED.
+SHARED = "shared"
+SHARED_TITLE = "【仓库共享事实（来自 .memevo/facts.md，非用户本人所说）】"
+
+
+def recall_block(
+    rules: Sequence[str], facts: Sequence[str], left_out: int = 0, shared: Sequence[str] = ()
+) -> str:
+    parts = _grouped(f"{PLUGIN} 按本轮输入召回的长期记忆：", rules, facts, shared)
     if left_out:
         parts.append(recall_cut_note(left_out))
     return "\n".join(parts)
 
 
-def action_block(rules: Sequence[str], facts: Sequence[str], after: bool = False) -> str:
+def recall_block_of(kept: Sequence[tuple[str, str, str]], left_out: int = 0) -> str:
+    """The block of fit_recall's (id, category, text) hits, grouped by category."""
+    return recall_block(
+        [t for _, c, t in kept if c == "rule"],
+        [t for _, c, t in kept if c not in ("rule", SHARED)],
+        left_out,
+        [t for _, c, t in kept if c == SHARED],
+    )
+
+
+def action_block(
+    rules: Sequence[str], facts: Sequence[str], after: bool = False, shared: Sequence[str] = ()
+) -> str:
     """Before a tool call runs: the rules (and facts) about what it is about to do. after: the
     call has run (a client that honours this context only after it, with the tool's result)."""
     heading = (
@@ -199,13 +220,16 @@ def action_block(rules: Sequence[str], facts: Sequence[str], after: bool = False
         if after
         else f"{PLUGIN} 针对即将执行的这一步操作召回的长期记忆（执行前请对照）："
     )
-    return "\n".join(_grouped(heading, rules, facts))
+    return "\n".join(_grouped(heading, rules, facts, shared))
 
 
-def _grouped(heading: str, rules: Sequence[str], facts: Sequence[str]) -> list[str]:
-    """The heading, then 【规则】 and 【项目事实】 as bullet lists (empty groups left out)."""
+def _grouped(
+    heading: str, rules: Sequence[str], facts: Sequence[str], shared: Sequence[str] = ()
+) -> list[str]:
+    """The heading, then 【规则】, 【项目事实】 and the repositories' shared facts as bullet lists
+    (empty groups left out)."""
     parts = [heading]
-    for title, texts_ in (("【规则】", rules), ("【项目事实】", facts)):
+    for title, texts_ in (("【规则】", rules), ("【项目事实】", facts), (SHARED_TITLE, shared)):
         if texts_:
             parts.append(title)
             parts += [f"- {item(text)}" for text in texts_]
@@ -224,9 +248,7 @@ def fit_recall(hits: Sequence[tuple[str, str, str]], budget: int) -> tuple[list[
     for index, hit in enumerate(hits):
         trial = [*kept, hit]
         rest = len(hits) - index - 1
-        block = recall_block(
-            [t for _, c, t in trial if c == "rule"], [t for _, c, t in trial if c != "rule"], rest
-        )
+        block = recall_block_of(trial, rest)
         if len(block) > budget:
             break
         kept = trial
