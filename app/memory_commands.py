@@ -309,12 +309,15 @@ def cmd_history(args: argparse.Namespace) -> int:
             valid = f"{v['valid_from'][:16].replace('T', ' ')} – {v['valid_to'][:16].replace('T', ' ')}"
             print(f"  v{v['version']}  {valid}  ({v['reason']})  {shown(v['text'])}")
         for o in result.get("origins") or []:
-            who = "the client's model" if o["proposer"] == "client" else "the side judge"
+            # "by" says it (core/origins.py describe); an older service does not send it
+            who = o.get("by") or (
+                "proposed by the client's model"
+                if o["proposer"] == "client"
+                else "proposed by the side judge"
+            )
             session = f" session {shown(o['session'])[:12]}" if o.get("session") else ""
             words = f": {shown(o['words'])}" if o.get("words") else ""
-            print(
-                f"  {o['at'][:16].replace('T', ' ')}  {o['action']} proposed by {who} ({o['client']}{session}){words}"
-            )
+            print(f"  {o['at'][:16].replace('T', ' ')}  {o['action']} {who} ({o['client']}{session}){words}")
 
     return reply(args, call("history", id=args.id), say)
 

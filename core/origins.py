@@ -5,7 +5,7 @@ for a fact read from a repository's `.memevo/facts.md` (core/sharing.py), that f
 user trusted the file.
 
 One row per learned change (create, reinforce, merge, replace); `memevo history ID` shows them
-beside the superseded texts. The words are kept as the proposal held
+beside the superseded texts, each said by `describe`. The words are kept as the proposal held
 them (redacted); a purge removes them with the memory's other rows.
 """
 
@@ -43,7 +43,19 @@ class Origin:
             "proposer": self.proposer,
             "action": self.action,
             "words": self.words,
+            "by": describe(self.client, self.proposer),
         }
+
+
+def describe(client: str, proposer: str) -> str:
+    """How `memevo history` says where a change came from."""
+    if client == REPOSITORY or proposer == SHARE:
+        return "read from the repository's shared facts file (not proposed; you trusted the file)"
+    if proposer == CLIENT:
+        return "proposed by the client's model"
+    if proposer == CONSOLIDATE:
+        return "proposed by memevo's consolidation"
+    return "proposed by the side judge"
 
 
 def record(store: Store, memory_id: str, now_ms: int, origin: dict[str, Any], action: str) -> None:

@@ -479,6 +479,19 @@ def test_more_items_than_the_cap_are_refused_and_a_full_file_reads_in_bounded_st
     assert len(queries) < 10, queries
 
 
+# -- 7. history ---------------------------------------------------------------------------------------
+
+
+def test_history_says_a_fact_came_from_the_repositorys_file(tmp_path: Path, data_dir: Path) -> None:
+    repo = _repo(tmp_path / "shop", FACT)
+    _json(repo, "share", "--trust")
+    with Store.open() as store:
+        memory_id = _live(store)[FACT]
+    out = _cli(repo, "history", memory_id).stdout
+    assert "read from the repository's shared facts file" in out and ".memevo/facts.md line 3" in out
+    assert "side judge" not in out
+
+
 # -- the store as it was before trust --------------------------------------------------------------
 
 
