@@ -9,7 +9,7 @@ import html
 from typing import Any
 
 from ..core import config as config_mod
-from ..core import maintenance, memories
+from ..core import maintenance, memories, sharetrust
 from ..core.encoder.models import entry_for
 from ..core.learning import jobs, readiness
 from ..core.recall.gate import GateSettings
@@ -46,6 +46,7 @@ def status_report(host: Any) -> dict[str, Any]:
         "thresholds": {"rule": gate.min_rule, "project": gate.min_project, "topK": gate.top_k},
         "hooks": host.handle("hook_activity", {"limit": 1})["hooks"],
         "clients": client_state.read_all(),  # the clients' files: read here, on the worker
+        "reviews": sharetrust.waiting(store),  # shared facts files not read until the user trusts them
     }
 
 
@@ -80,6 +81,8 @@ def render(report: dict[str, Any]) -> str:
             per_session=report["proposals_per_session"],
         ),
     ]
+    if report.get("reviews"):  # the message names the repository and the command that reviews it
+        lines.append("<br>".join(f"<b>{html.escape(r['message'])}</b>" for r in report["reviews"]))
     lines.append(  # always there, as docs/desktop.md says: "none" is news too
         tr("<b>Recent errors</b>:")
         + "<br>"

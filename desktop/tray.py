@@ -398,6 +398,25 @@ class Tray:
                 self.notifier.notify(f"side:{error}", tr("memevo could not learn"), error)
 
         self.worker.run(read, tell, lambda exc: log.warning("side failures: %s", exc))
+        self.check_reviews()
+
+    def check_reviews(self) -> None:
+        """A repository's shared facts file waiting for the user's review (it is not read until
+        trusted: core/sharetrust.py): said once per content. Read on the worker."""
+        from ..core import sharetrust
+
+        def read() -> list[dict[str, Any]]:
+            try:
+                return sharetrust.waiting(self.host.store)
+            except StoreDamaged:  # the icon says it
+                return []
+
+        def tell(waiting: list[dict[str, Any]]) -> None:
+            for entry in waiting:
+                key = f"review:{entry['folder']}:{entry['sha']}"
+                self.notifier.notify(key, tr("memevo needs attention"), entry["message"])
+
+        self.worker.run(read, tell, lambda exc: log.warning("shared facts reviews: %s", exc))
 
     # -- actions -------------------------------------------------------------------------------------------
     def open_panel(self, view: str = "memories") -> Any:

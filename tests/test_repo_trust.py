@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from clirun import in_process
 from gitrepo import git
-from memevo.core import memories, sharefile, sharetrust, sharewrite, sharing
+from memevo.core import memories, optable, sharefile, sharetrust, sharewrite, sharing
 from memevo.core.clock import FakeClock
 from memevo.core.service import texts
 from memevo.core.store import Store
@@ -527,3 +527,25 @@ def test_facts_read_before_the_trust_step_stay_and_the_file_waits_for_review(
         assert shown["added"] == shown["changed"] == shown["removed"] == [] and len(shown["facts"]) == 1
         assert list(_live(after)) == [FACT]
         assert sharing.is_from_file(sharing.from_files(after), memory.id, FACT)
+
+
+# -- 3. the desktop --------------------------------------------------------------------------------------
+
+
+def test_the_tray_says_once_that_a_file_waits_and_the_status_tab_shows_it(
+    qtbot: Any, host: Any, tmp_path: Path
+) -> None:
+    from memevo.desktop import status
+    from memevo.desktop.tray import Tray
+
+    repo = _repo(tmp_path / "shop", FACT)
+    optable.dispatch(host.ctx, "share_read", {"cwd": str(repo)})
+    tray = Tray(host, __import__("asyncio").Event())
+    shown: list[tuple[str, str]] = []
+    tray.notifier._show = lambda title, message: shown.append((title, message))
+    for _ in range(2):
+        tray.check_reviews()
+        qtbot.waitUntil(lambda: not tray.worker.busy, timeout=5000)
+    assert len(shown) == 1 and "memevo share --review" in shown[0][1] and str(repo) in shown[0][1]
+    report = status.status_report(host)
+    assert "waiting for your review" in status.render(report)
