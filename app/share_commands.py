@@ -219,15 +219,23 @@ def cmd_sync(args: argparse.Namespace) -> int:
     result: dict[str, Any] = call_or_local("sync", {"remote": args.remote}, timeout_s=600.0)
     if args.json:
         return emit_json(result)
+    # every name, id and reason below may be the remote's text: shown() escapes what a terminal
+    # would act on (ESC sequences, direction overrides)
     print(
         f"synced with {shown(result['remote'] or '')}: {result['exported']} written out, "
         f"{result['imported']} taken in, {len(result['merged'])} merged"
         + ("" if result["pushed"] else "; not pushed (try again)")
     )
     if result["held_back"]:
-        print(
-            f"kept on this machine (its text looks like it holds a secret): {', '.join(result['held_back'])}"
-        )
+        held = ", ".join(shown(i) for i in result["held_back"])
+        print(f"kept on this machine (its text looks like it holds a secret): {held}")
+    for kept in result.get("kept_here", []):
+        print(f"kept on this machine: {shown(kept['id'])}: {shown(kept['why'])}")
+    for item in result.get("review", []):
+        print(f"review: {shown(item['id'])} {shown(item['what'])}: {shown(item['text'])}")
     for conflict in result["conflicts"]:
-        print(f"conflict: {conflict['file']}: {conflict['why']} (memory {conflict['id']} left as it is here)")
+        memory = (
+            f"memory {shown(conflict['id'])} left as it is here" if conflict["id"] else "nothing read from it"
+        )
+        print(f"conflict: {shown(conflict['file'])}: {shown(conflict['why'])} ({memory})")
     return 1 if result["conflicts"] else 0

@@ -14,10 +14,35 @@ memory under `memories/`). A sync, under a file lock:
 
 Only memory records leave the machine: no config, key or session data is ever in the tree, and
 a memory whose text (or any old text) looks like it holds a secret is held back. git runs as
-the real binary without a shell, with bounded timeouts and no terminal prompt (GIT_TERMINAL_PROMPT
-=0: an SSH key or credential helper the user set up, never a question). A record that cannot be
-read (a broken file in the remote) is a conflict: listed in sync-conflicts.json and by the
-command, its memory here left as it was; the file stays in git's history.
+the real binary without a shell, hardened (core/safegit.py), with bounded timeouts and no
+terminal prompt (an SSH key or credential helper the user set up, never a question). A record
+that cannot be read (a broken file in the remote) is a conflict: listed in sync-conflicts.json
+and by the command, its memory here left as it was; the file stays in git's history.
+
+Whoever can push to the remote writes what a sync reads, so nothing from it is trusted:
+
+* the remote URL is a plain git URL or path (`check_remote`): no option, no remote helper
+  (`ext::`, `fd::`), no ssh host that ssh would take for an option, no control character;
+* every object fetched is checked by git (fsck: a tree entry `..` or `.git` fails the fetch);
+* the remote's tree is listed with `ls-tree -z` (names exactly as stored, never quoted), and
+  only `memories/ID.json` entries that are plain files, with an id memevo gives and at most
+  MAX_RECORD_BYTES, are ever read or written; anything else (a `..`, a nested folder, a
+  symlink, a gitlink, a stray file) is ignored and listed as a conflict, and its name shown
+  with its control characters escaped. A `memories` that is not a folder (a symlink to
+  elsewhere) refuses the whole remote: nothing is read from it or pushed over it until it is
+  repaired. git checks out the remote's tree itself only when it holds nothing else
+  (a fast-forward); otherwise the merge keeps this tree and writes the accepted files into it;
+* files are read and written without following a symlink (lstat, O_NOFOLLOW; a link in the
+  way is removed, never written through);
+* every record passes the checks a memory written here passes (syncstore.check_content), or it
+  is a conflict and the memory here stays as it was;
+* a memory the remote deleted moves to the trash here, never out of the store;
+* what the remote changed that the user should see is listed under `review`: a rule new to
+  this machine, a pin set on the remote, a memory moved to the trash because the remote
+  deleted it. Rules and pins from the remote are applied, not held: holding them would leave
+  the machines apart (the next sync would take them again); a listed item is undone with
+  `memevo unpin`, `memevo delete` or `memevo restore`. A text changed on the remote is not
+  listed: that is every ordinary sync.
 """
 
 from __future__ import annotations
@@ -26,15 +51,18 @@ import fcntl
 import json
 import logging
 import os
+import re
+import shutil
+import stat
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import atomic, paths, syncstore
+from . import atomic, paths, safegit, syncstore
 from .clock import Clock
 from .errors import InvalidInput
 from .store import Store
@@ -44,18 +72,29 @@ log = logging.getLogger(__name__)
 
 BRANCH = "main"
 FOLDER = "memories"
+README = "README.md"
 LOCAL_TIMEOUT_S = 60.0
 NETWORK_TIMEOUT_S = 120.0
 PUSH_TRIES = 3
-_ENV = {
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_ASKPASS": "",
-    "SSH_ASKPASS": "",
-    "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"),
-    "LC_ALL": "C",
-    "GIT_CONFIG_NOSYSTEM": "1",
+# memevo's commits carry its own name, never the user's (whose global config a local git call
+# does not read at all). As environment, not `-c`: safegit's argv starts with the subcommand.
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "memevo",
+    "GIT_AUTHOR_EMAIL": "memevo@localhost",
+    "GIT_COMMITTER_NAME": "memevo",
+    "GIT_COMMITTER_EMAIL": "memevo@localhost",
 }
-_IDENTITY = ["-c", "user.name=memevo", "-c", "user.email=memevo@localhost", "-c", "commit.gpgsign=false"]
+_RECORD_NAME = re.compile(rf"({syncstore.ID.pattern})\.json")
+_MODES = {
+    "040000": "a folder",
+    "100644": "a file",
+    "100755": "an executable file",
+    "120000": "a symbolic link",
+    "160000": "a gitlink (submodule)",
+}
+REPAIR = "repair the remote (revert the commit that made it)"
+# git's fsck refuses an object while any commit of the branch holds it: a revert is not enough
+REPAIR_HISTORY = "repair the remote (reset its branch to a commit before the one that brought it)"
 
 
 class SyncFailed(InvalidInput):
@@ -67,10 +106,18 @@ class Report:
     exported: int = 0
     imported: int = 0
     merged: list[str] = field(default_factory=list)
-    held_back: list[str] = field(default_factory=list)
-    conflicts: list[dict[str, str]] = field(default_factory=list)
+    held_back: list[str] = field(default_factory=list)  # a secret in its text
+    kept_here: list[dict[str, str]] = field(default_factory=list)  # {id, why}: fails the checks
+    review: list[dict[str, str]] = field(default_factory=list)  # {id, what, text}
+    conflicts: list[dict[str, str]] = field(default_factory=list)  # {id, file, why}
     pushed: bool = False
     remote: str | None = None
+    # what the remote's tree held that was not read; joined to `conflicts` at the end (the
+    # tree's own are read again after each merge, and only the last read counts)
+    from_remote: list[dict[str, str]] = field(default_factory=list)
+    # this store's first sync with this clone: every rule is new, and listing each one for
+    # review would teach the user to skip the list
+    first: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +125,8 @@ class Report:
             "imported": self.imported,
             "merged": self.merged,
             "held_back": self.held_back,
+            "kept_here": self.kept_here,
+            "review": self.review,
             "conflicts": self.conflicts,
             "pushed": self.pushed,
             "remote": self.remote,
@@ -92,19 +141,33 @@ def conflicts_path() -> Path:
     return paths.data_dir() / "sync-conflicts.json"
 
 
-def git(
-    tree: Path, *args: str, timeout: float = LOCAL_TIMEOUT_S, check: bool = True, data: str | None = None
-) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | _ENV
+def shown(name: bytes | str) -> str:
+    """A name or message from the remote as plain text: undecodable bytes and control or
+    direction characters written as escapes, so no terminal or notification acts on them."""
+    text = name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else name
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for ch in text
+    )
+
+
+def _run(
+    tree: Path,
+    args: Sequence[str],
+    timeout: float = LOCAL_TIMEOUT_S,
+    network: bool = False,
+    data: bytes | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """git ARGS in the sync clone through core/safegit.py (network only for fetch and push)."""
     try:
-        done = subprocess.run(
-            ["git", "-C", str(tree), *_IDENTITY, *args],
+        return subprocess.run(
+            safegit.command(tree, args, network),
             input=data,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
             stdin=None if data is not None else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            env=safegit.environment(network) | _IDENTITY,
+            check=False,
         )
     except FileNotFoundError:
         raise SyncFailed("git is not installed (memevo sync runs the git command)") from None
@@ -112,9 +175,62 @@ def git(
         raise SyncFailed(
             f"git {args[0]} took more than {timeout:.0f} s; nothing was lost, try again"
         ) from None
+
+
+def git(
+    tree: Path,
+    *args: str,
+    timeout: float = LOCAL_TIMEOUT_S,
+    check: bool = True,
+    data: str | None = None,
+    network: bool = False,
+) -> str:
+    done = _run(tree, args, timeout, network, data.encode() if data is not None else None)
     if check and done.returncode != 0:
-        raise SyncFailed(f"git {args[0]} failed: {(done.stderr or done.stdout).strip()[-600:]}")
-    return done.stdout
+        raise SyncFailed(f"git {args[0]} failed: {_said(done)}")
+    return done.stdout.decode("utf-8", "replace")
+
+
+def _said(done: subprocess.CompletedProcess[bytes]) -> str:
+    """What a failed git said, on one line, its end, escaped: it may quote the remote's words."""
+    lines = (done.stderr or done.stdout).decode("utf-8", "replace").splitlines()
+    return shown("; ".join(line.strip() for line in lines if line.strip())[-600:])
+
+
+# -- the remote's URL ------------------------------------------------------------------------
+
+_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")  # git's `<helper>::<address>`
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)")
+_SCHEMES = frozenset(["ssh", "git+ssh", "ssh+git", "git", "http", "https", "file"])
+
+
+def check_remote(remote: str) -> None:
+    """A git URL or a path; InvalidInput for anything git could take for something else: an
+    option (a leading '-' or space), a remote helper (`ext::` and `fd::` run programs), a
+    transport but ssh, git, http(s) and file, a host or user ssh would read as an option
+    (`ssh://-oProxyCommand=…`), or a control character (a newline writes lines of its own into
+    the clone's config)."""
+    problem = None
+    if not remote or remote != remote.strip() or remote.startswith("-"):
+        problem = "it is empty, starts with '-' or has spaces around it"
+    elif any(not ch.isprintable() for ch in remote):
+        problem = "it holds a control character"
+    elif _HELPER.match(remote):
+        problem = "a remote helper (NAME::…) runs a program"
+    elif (url := _URL.match(remote)) is not None:
+        if url.group(1).lower() not in _SCHEMES:
+            problem = f"{url.group(1)}:// is not a transport memevo uses"
+        elif url.group(2).startswith("-") or url.group(2).rpartition("@")[2].startswith("-"):
+            problem = "its host starts with '-'"
+    elif ":" in remote.split("/", 1)[0] and remote.split(":", 1)[0].rpartition("@")[2].startswith("-"):
+        problem = "its host starts with '-'"  # scp-like user@host:path
+    if problem is not None:
+        raise InvalidInput(
+            f"REMOTE must be a git URL (ssh, https, git, file) or a path: {problem}; nothing was changed"
+        )
+
+
+# -- the clone --------------------------------------------------------------------------------
 
 
 @contextmanager
@@ -140,10 +256,10 @@ def _init(tree: Path, remote: str | None) -> None:
         tree.mkdir(parents=True, exist_ok=True)
         git(tree, "init", "-q", "-b", BRANCH)
     if not git(tree, "rev-parse", "--verify", "-q", "HEAD", check=False).strip():  # new, or killed before
-        (tree / FOLDER).mkdir(exist_ok=True)
-        atomic.write_text(tree / "README.md", "memevo's memories, one file per memory (`memevo sync`).\n")
-        git(tree, "add", "README.md")
-        git(tree, "commit", "-q", "-m", "memevo sync: start")
+        _real_folder(tree / FOLDER, create=True)
+        atomic.write_text(tree / README, "memevo's memories, one file per memory (`memevo sync`).\n")
+        git(tree, "add", README)
+        git(tree, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "memevo sync: start")
     if remote is not None:
         current = git(tree, "remote", check=False).split()
         git(tree, "remote", "set-url" if "origin" in current else "add", "origin", remote)
@@ -166,22 +282,70 @@ def _tidy(tree: Path) -> None:
     git(tree, "clean", "-q", "-fd")
 
 
-def _read_tree(tree: Path, report: Report) -> dict[str, Record | None]:
-    """The committed records (the tree is HEAD after _tidy); a broken one maps to None and is
-    listed as a conflict."""
+def _real_folder(folder: Path, create: bool = False) -> bool:
+    """Whether folder is a directory itself, not a link to one elsewhere (made when missing)."""
+    try:
+        return stat.S_ISDIR(os.lstat(folder).st_mode)
+    except FileNotFoundError:
+        if not create:
+            return False
+        os.mkdir(folder)
+        return True
+
+
+def _folder_refused(tree: Path, what: str | None = None) -> dict[str, str]:
+    """memories in this clone (what None) or in the remote is not a folder."""
+    if what is None:
+        why = (
+            "memories in memevo's sync folder is not a real folder (a symbolic link?): nothing "
+            f"was read from it or written through it; move {tree} away and run `memevo sync REMOTE`"
+        )
+    else:
+        why = (
+            f"memories in the remote is {what}, not a folder: nothing was read from it or "
+            f"pushed over it; {REPAIR}"
+        )
+    return {"id": "", "file": FOLDER, "why": why}
+
+
+def _read_record(path: Path) -> str:
+    """A record file's text, read without following a link."""
+    if stat.S_ISLNK(os.lstat(path).st_mode):
+        raise syncstore.BrokenRecord("a symbolic link: not followed")
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # NONBLOCK: a fifo must not hang
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise syncstore.BrokenRecord("not a plain file")
+        data = handle.read(syncstore.MAX_RECORD_BYTES + 1)
+    if len(data) > syncstore.MAX_RECORD_BYTES:
+        raise syncstore.BrokenRecord(f"larger than {syncstore.MAX_RECORD_BYTES} bytes")
+    return data.decode("utf-8")
+
+
+def _read_tree(tree: Path, report: Report, now_ms: int) -> dict[str, Record | None] | None:
+    """The committed records (the tree is HEAD after _tidy); one that cannot be read or fails
+    its checks maps to None and is listed as a conflict (the last read counts). None when
+    memories/ is not a real folder: nothing is read through it."""
+    report.conflicts = []
+    folder = tree / FOLDER
+    if not _real_folder(folder, create=True):
+        report.conflicts.append(_folder_refused(tree))
+        return None
     found: dict[str, Record | None] = {}
-    report.conflicts = [
-        c for c in report.conflicts if c["why"].startswith("cannot merge")
-    ]  # the last read counts
-    (tree / FOLDER).mkdir(exist_ok=True)
-    for path in sorted((tree / FOLDER).glob("*.json")):
-        memory_id = path.stem
+    for name in sorted(os.listdir(folder)):
+        match = _RECORD_NAME.fullmatch(name)
+        if match is None:
+            why = "not a memory's file (memories/ID.json): ignored"
+            report.conflicts.append({"id": "", "file": f"{FOLDER}/{shown(name)}", "why": why})
+            continue
+        memory_id = match.group(1)
         try:
-            record = syncstore.parse(path.read_text("utf-8"))
+            record = syncstore.parse(_read_record(folder / name), now_ms)
             if record.id != memory_id:
                 raise syncstore.BrokenRecord(f"holds memory {record.id}")
         except (OSError, UnicodeDecodeError, syncstore.BrokenRecord) as exc:
-            report.conflicts.append({"id": memory_id, "file": f"{FOLDER}/{path.name}", "why": str(exc)})
+            report.conflicts.append({"id": memory_id, "file": f"{FOLDER}/{name}", "why": shown(str(exc))})
             found[memory_id] = None
             continue
         found[memory_id] = record
@@ -190,15 +354,18 @@ def _read_tree(tree: Path, report: Report) -> dict[str, Record | None]:
 
 def _reconcile(store: Store, tree: Path, clock: Clock, report: Report) -> dict[str, tuple[str, int] | None]:
     """Bring store and tree together; returns the bases to set once the tree is committed."""
+    now = clock.now_ms()
     local, held = syncstore.export_all(store)
     report.held_back = held
-    committed = _read_tree(tree, report)
-    broken = {i for i, r in committed.items() if r is None}
+    kept = syncstore.unsendable(local, now)
+    report.kept_here = [{"id": i, "why": why} for i, why in sorted(kept.items())]
+    committed = _read_tree(tree, report, now)
+    if committed is None:
+        return {}
     bases = syncstore.bases(store)
     later: dict[str, tuple[str, int] | None] = {}
-    now = clock.now_ms()
     for memory_id in sorted(set(local) | set(committed) | set(bases)):
-        if memory_id in broken or memory_id in held:
+        if memory_id in held or memory_id in kept or not syncstore.valid_id(memory_id):
             continue
         mine = local.get(memory_id)
         theirs = committed.get(memory_id)
@@ -206,161 +373,305 @@ def _reconcile(store: Store, tree: Path, clock: Clock, report: Report) -> dict[s
         mine_sha = syncstore.content_sha(mine) if mine is not None else None
         theirs_sha = theirs.sha if theirs is not None else None
         base_sha = base[0] if base else None
-        if mine_sha == theirs_sha:
+        if memory_id in committed and theirs is None:
+            # its file cannot be read: the memory here stays as it is, and replaces the file
+            # only once it changes here (the file stays in git's history)
+            if mine is None or mine_sha == base_sha:
+                continue
+        elif mine_sha == theirs_sha:
             if base_sha != mine_sha:
                 syncstore.set_bases(store, {memory_id: (theirs.sha, theirs.changed_ms) if theirs else None})
             continue
-        if mine_sha == base_sha:  # only the tree changed: the store takes it (with its base)
-            syncstore.write(store, memory_id, theirs, base=True)
-            report.imported += 1
+        elif mine_sha == base_sha:  # only the tree changed: the store takes it (with its base)
+            if syncstore.write(store, memory_id, theirs, base=True, now_ms=now):
+                report.imported += 1
+                _review(report, memory_id, mine, theirs)
             continue
         record = Record(mine, now) if mine is not None else None
-        if theirs_sha != base_sha:  # both changed: merged, the store and the tree take it
+        # both changed: merged, both take it (deleted in the tree and changed here: the change)
+        if theirs is not None and theirs_sha != base_sha:
             record = syncstore.merge(record, theirs)
-            syncstore.write(store, memory_id, record, base=False)
+            syncstore.write(store, memory_id, record, base=False, now_ms=now)
             report.merged.append(memory_id)
-        _write_file(tree, memory_id, record)
+            _review(report, memory_id, mine, record)
+        _write_file(tree, memory_id, record.to_text().encode("utf-8") if record else None)
         report.exported += 1
         later[memory_id] = (record.sha, record.changed_ms) if record else None
     return later
 
 
-def _write_file(tree: Path, memory_id: str, record: Record | None) -> None:
-    path = tree / FOLDER / f"{memory_id}.json"
-    if record is None:
+def _review(report: Report, memory_id: str, mine: dict[str, Any] | None, now: Record | None) -> None:
+    """What the store took from the remote that the user should see (see the module's doc)."""
+    was_pinned = mine is not None and mine.get("pinned_ms") is not None
+    if now is None:  # the remote deleted it: it went to the trash here
+        if mine is not None and not mine.get("trashed"):
+            what = "deleted on the remote: moved to the trash here (`memevo restore ID` brings it back)"
+            report.review.append({"id": memory_id, "what": what, "text": str(mine["text"])})
+        return
+    content = now.content
+    if content.get("trashed"):
+        return
+    whats = []
+    if mine is None and content["category"] == "rule" and not report.first:
+        whats.append("a new rule from the remote")
+    if content.get("pinned_ms") is not None and not was_pinned:
+        whats.append("pinned on the remote")
+    if whats:
+        report.review.append({"id": memory_id, "what": ", ".join(whats), "text": str(content["text"])})
+
+
+def _write_file(tree: Path, memory_id: str, data: bytes | None) -> None:
+    """memories/ID.json holds data (None: removed), written without following a link."""
+    if not syncstore.valid_id(memory_id):  # never: ids are checked before they get here
+        raise SyncFailed(f"refused to write a record for the id {shown(memory_id)}")
+    folder = tree / FOLDER
+    if not _real_folder(folder, create=True):
+        raise SyncFailed(_folder_refused(tree)["why"])
+    path = folder / f"{memory_id}.json"
+    if data is None or os.path.islink(path):  # replaced, never written through
         path.unlink(missing_ok=True)
-    else:
-        atomic.write_text(path, record.to_text())
+    if data is not None:
+        atomic.write_bytes(path, data)
+
+
+def _drop_strays(tree: Path) -> None:
+    """Files no sync writes (a stray `"memories` folder an older memevo made from a quoted
+    name) leave the tree, so they are not committed or pushed again; a record's own file,
+    however broken, stays: it is its memory's conflict until repaired."""
+    for name in os.listdir(tree):
+        if name in (".git", README, FOLDER):
+            continue
+        path = tree / name
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    folder = tree / FOLDER
+    if not _real_folder(folder):
+        return
+    for name in os.listdir(folder):
+        path = folder / name
+        if _RECORD_NAME.fullmatch(name) is None:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                path.unlink()
 
 
 def _commit(store: Store, tree: Path, message: str, later: dict[str, tuple[str, int] | None]) -> None:
-    git(tree, "add", "-A")  # the tree holds only memevo's records (and its README)
+    _drop_strays(tree)
+    git(tree, "add", "-A")  # the tree now holds only memevo's records (and its README)
     if git(tree, "status", "--porcelain").strip() or (tree / ".git" / "MERGE_HEAD").exists():
-        git(tree, "commit", "-q", "--no-verify", "-m", message)
+        git(tree, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", message)
     syncstore.set_bases(store, later)  # only now: the tree that holds them is committed
 
 
-def _blobs(tree: Path, rev: str | None) -> dict[str, str]:
+# -- the remote's tree ------------------------------------------------------------------------
+
+
+@dataclass
+class Listing:
+    """The records of one commit's tree, by memory id (their blob ids), and what was refused."""
+
+    records: dict[str, str] = field(default_factory=dict)
+    refused: list[dict[str, str]] = field(default_factory=list)
+    refused_ids: set[str] = field(default_factory=set)  # a record's name, but no plain file
+    readable: bool = True  # memories is a folder, or absent
+
+    @property
+    def clean(self) -> bool:
+        return not self.refused
+
+
+def _ls_tree(tree: Path, treeish: str) -> Iterator[tuple[str, str, str, int, bytes]]:
+    """(mode, type, object, size or -1, name) of each entry: -z, so names come as stored."""
+    out = _run(tree, ["ls-tree", "-z", "-l", treeish])
+    if out.returncode != 0:
+        raise SyncFailed(f"git ls-tree failed: {_said(out)}")
+    for entry in out.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition(b"\t")
+        mode, kind, sha, size = meta.decode("ascii").split()
+        yield mode, kind, sha, int(size) if size.isdigit() else -1, name
+
+
+def _listing(tree: Path, rev: str | None) -> Listing:
+    found = Listing()
     if rev is None:
-        return {}
-    out = git(tree, "ls-tree", "-r", rev, "--", FOLDER)
-    blobs: dict[str, str] = {}
-    for line in out.splitlines():
-        meta, _, path = line.partition("\t")
-        blobs[path] = meta.split()[2]
-    return blobs
-
-
-def _cat(tree: Path, shas: list[str]) -> dict[str, str]:
-    """Blob contents by sha, all in one `git cat-file --batch`."""
-    if not shas:
-        return {}
-    out = subprocess.run(
-        ["git", "-C", str(tree), "cat-file", "--batch"],
-        input=("\n".join(shas) + "\n").encode(),
-        capture_output=True,
-        timeout=LOCAL_TIMEOUT_S,
-        env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | _ENV,
-        check=True,
-    ).stdout
-    found: dict[str, str] = {}
-    pos = 0
-    while pos < len(out):
-        header_end = out.index(b"\n", pos)
-        sha, _kind, size = out[pos:header_end].decode().split()
-        start = header_end + 1
-        found[sha] = out[start : start + int(size)].decode("utf-8", "replace")
-        pos = start + int(size) + 1
+        return found
+    folder: str | None = None
+    for mode, kind, sha, _size, name in _ls_tree(tree, rev):
+        what = _MODES.get(mode, f"an entry of mode {mode}")
+        if name == README.encode() and mode == "100644" and kind == "blob":
+            continue
+        if name == FOLDER.encode() and mode == "040000" and kind == "tree":
+            folder = sha
+        elif name == FOLDER.encode():
+            found.readable = False
+            found.refused.append(_folder_refused(tree, what))
+        else:
+            why = f"{what} memevo does not write (only README.md and memories/ID.json): ignored"
+            found.refused.append({"id": "", "file": shown(name), "why": why})
+    if folder is None:
+        return found
+    for mode, kind, sha, size, name in _ls_tree(tree, folder):
+        what = _MODES.get(mode, f"an entry of mode {mode}")
+        file = f"{FOLDER}/{shown(name)}"
+        match = _RECORD_NAME.fullmatch(name.decode("utf-8", "replace"))
+        if match is None:
+            why = f"{what} whose name is not a memory's (memories/ID.json): ignored"
+            found.refused.append({"id": "", "file": file, "why": why})
+            continue
+        memory_id = match.group(1)
+        if mode != "100644" or kind != "blob":
+            why = f"{what}, not a plain file: not read"
+        elif size > syncstore.MAX_RECORD_BYTES:
+            why = f"larger than {syncstore.MAX_RECORD_BYTES} bytes: not read"
+        else:
+            found.records[memory_id] = sha
+            continue
+        found.refused_ids.add(memory_id)
+        found.refused.append({"id": memory_id, "file": file, "why": why})
     return found
 
 
-def _merge_remote(store: Store, tree: Path, clock: Clock, report: Report) -> bool:
-    """Fetch and merge the remote branch by memory; False when the remote has no branch yet."""
-    git(tree, "fetch", "-q", "origin", timeout=NETWORK_TIMEOUT_S)
-    remote_ref = f"origin/{BRANCH}"
+def _cat(tree: Path, shas: list[str]) -> dict[str, bytes]:
+    """Blob contents by id, all in one `git cat-file --batch` (a missing one is left out)."""
+    if not shas:
+        return {}
+    done = _run(tree, ["cat-file", "--batch"], data=("\n".join(shas) + "\n").encode())
+    if done.returncode != 0:
+        raise SyncFailed(f"git cat-file failed: {_said(done)}")
+    out = done.stdout
+    found: dict[str, bytes] = {}
+    pos = 0
+    while pos < len(out):
+        header_end = out.index(b"\n", pos)
+        header = out[pos:header_end].decode("ascii", "replace").split()
+        pos = header_end + 1
+        if len(header) != 3 or not header[2].isdigit():  # "<id> missing"
+            continue
+        size = int(header[2])
+        found[header[0]] = out[pos : pos + size]
+        pos += size + 1
+    return found
+
+
+def _merge_remote(store: Store, tree: Path, clock: Clock, report: Report) -> bool | None:
+    """Fetch and merge the remote branch by memory; False when there is nothing new there, None
+    when its memories/ cannot be read at all (nothing is taken from it)."""
+    fetched = _run(tree, ["fetch", "-q", "origin"], NETWORK_TIMEOUT_S, network=True)
+    if fetched.returncode != 0:
+        if b"fsck" in fetched.stderr:  # a `..` or `.git` entry, a malformed object
+            raise SyncFailed(
+                f"the remote holds what git refuses to fetch ({_said(fetched)}): nothing was taken "
+                f"from it; {REPAIR_HISTORY}"
+            )
+        raise SyncFailed(f"git fetch failed: {_said(fetched)}")
+    remote_ref = f"refs/remotes/origin/{BRANCH}"
     if not git(tree, "rev-parse", "--verify", "-q", remote_ref, check=False).strip():
         return False
     if _is_ancestor(tree, remote_ref, "HEAD"):
         return False  # nothing new there
-    base_rev = git(tree, "merge-base", "HEAD", remote_ref, check=False).strip() or None
-    ours, theirs, base = _blobs(tree, "HEAD"), _blobs(tree, remote_ref), _blobs(tree, base_rev)
-    if _is_ancestor(tree, "HEAD", remote_ref):
+    theirs = _listing(tree, remote_ref)
+    report.from_remote += theirs.refused
+    if not theirs.readable:
+        return None
+    if theirs.clean and _is_ancestor(tree, "HEAD", remote_ref):
+        # only plain files at README.md and memories/ID.json: git may check them out itself
         git(tree, "merge", "-q", "--ff-only", remote_ref)
         return True
-    git(tree, "merge", "-q", "-s", "ours", "--no-commit", "--allow-unrelated-histories", remote_ref)
+    base_rev = git(tree, "merge-base", "HEAD", remote_ref, check=False).strip() or None
+    ours, base = _listing(tree, "HEAD"), _listing(tree, base_rev)
+    # this tree stays as it is (nothing of the remote's is checked out); the accepted files
+    # are written into it below, and the remote's other entries stay out of the merge
+    git(
+        tree, "merge", "-q", "-s", "ours", "--no-ff", "--no-commit", "--allow-unrelated-histories", remote_ref
+    )
+    now = clock.now_ms()
     both: list[str] = []
-    for path in sorted(set(ours) | set(theirs)):
-        mine, other, was = ours.get(path), theirs.get(path), base.get(path)
+    for memory_id in sorted(set(ours.records) | set(theirs.records)):
+        if memory_id in theirs.refused_ids:
+            continue  # the remote's entry is not read: this side's file stays
+        mine, other, was = (
+            ours.records.get(memory_id),
+            theirs.records.get(memory_id),
+            base.records.get(memory_id),
+        )
         if mine == other or other == was:
             continue
-        if mine == was:  # only the remote changed it
-            if other is None:
-                (tree / path).unlink(missing_ok=True)
-            else:
-                both.append(path)  # written from its blob below
+        if mine == was and other is None:  # only the remote changed it: deleted there
+            _write_file(tree, memory_id, None)
             continue
-        both.append(path)
-    contents = _cat(tree, sorted({s for p in both for s in (ours.get(p), theirs.get(p)) if s}))
-    for path in both:
-        mine_sha, other_sha, was = ours.get(path), theirs.get(path), base.get(path)
-        if mine_sha == was:
-            atomic.write_text(tree / path, contents[str(other_sha)])
+        both.append(memory_id)
+    shas = {s for i in both for s in (ours.records.get(i), theirs.records.get(i)) if s}
+    contents = _cat(tree, sorted(shas))
+    for memory_id in both:
+        mine, other, was = (
+            ours.records.get(memory_id),
+            theirs.records.get(memory_id),
+            base.records.get(memory_id),
+        )
+        file = f"{FOLDER}/{memory_id}.json"
+        if any(s is not None and s not in contents for s in (mine, other)):
+            report.from_remote.append({"id": memory_id, "file": file, "why": "its blob is missing: not read"})
+            continue
+        if mine == was and other is not None:  # only the remote changed it: its file, as it is
+            _write_file(tree, memory_id, contents[other])
             continue
         try:
-            mine_record = syncstore.parse(contents[mine_sha]) if mine_sha else None
-            other_record = syncstore.parse(contents[other_sha]) if other_sha else None
-        except syncstore.BrokenRecord as exc:  # kept as it is here; listed, never lost
-            report.conflicts.append({"id": Path(path).stem, "file": path, "why": f"cannot merge: {exc}"})
+            mine_record = syncstore.parse(contents[mine].decode("utf-8"), now) if mine else None
+            other_record = syncstore.parse(contents[other].decode("utf-8"), now) if other else None
+        except (UnicodeDecodeError, syncstore.BrokenRecord) as exc:  # kept as it is here; listed, never lost
+            report.from_remote.append(
+                {"id": memory_id, "file": file, "why": f"cannot merge: {shown(str(exc))}"}
+            )
             continue
         merged = syncstore.merge(mine_record, other_record)
-        _write_file(tree, Path(path).stem, merged)
-        report.merged.append(Path(path).stem)
+        _write_file(tree, memory_id, merged.to_text().encode("utf-8") if merged else None)
+        report.merged.append(memory_id)
     _commit(store, tree, "memevo sync: merge", {})
     return True
 
 
 def _is_ancestor(tree: Path, older: str, newer: str) -> bool:
-    done = subprocess.run(
-        ["git", "-C", str(tree), "merge-base", "--is-ancestor", older, newer],
-        capture_output=True,
-        timeout=LOCAL_TIMEOUT_S,
-        env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | _ENV,
-    )
-    return done.returncode == 0
+    return _run(tree, ["merge-base", "--is-ancestor", older, newer]).returncode == 0
 
 
 def sync(store: Store, clock: Clock, remote: str | None = None) -> Report:
     tree = work_tree()
     report = Report()
-    if remote is not None and (not remote.strip() or remote.startswith("-") or "\x00" in remote):
-        raise InvalidInput("REMOTE must be a git URL or path")
+    if remote is not None:
+        check_remote(remote)
     with _locked(tree):
         _init(tree, remote)
         _tidy(tree)
+        report.first = not syncstore.bases(store)
         report.remote = git(tree, "remote", "get-url", "origin", check=False).strip() or None
         if report.remote is None:
             raise InvalidInput(
                 "no sync remote yet: run `memevo sync REMOTE` once (a git URL or path you own)"
             )
+        check_remote(report.remote)  # one an older memevo stored is held to the same rule
         _commit(store, tree, "memevo sync: this machine's changes", _reconcile(store, tree, clock, report))
         for _ in range(PUSH_TRIES):
-            if _merge_remote(store, tree, clock, report):
+            merged = _merge_remote(store, tree, clock, report)
+            if merged is None:  # nothing read from the remote, so nothing pushed over it either
+                break
+            if merged:
                 _commit(store, tree, "memevo sync: merged", _reconcile(store, tree, clock, report))
-            pushed = subprocess.run(
-                ["git", "-C", str(tree), "push", "-q", "origin", f"HEAD:{BRANCH}"],
-                capture_output=True,
-                text=True,
-                timeout=NETWORK_TIMEOUT_S,
-                env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | _ENV,
-                stdin=subprocess.DEVNULL,
+            pushed = _run(
+                tree, ["push", "-q", "origin", f"HEAD:refs/heads/{BRANCH}"], NETWORK_TIMEOUT_S, network=True
             )
             if pushed.returncode == 0:
                 report.pushed = True
                 break
-            if "rejected" not in pushed.stderr and "fetch first" not in pushed.stderr:
-                raise SyncFailed(f"git push failed: {pushed.stderr.strip()[-600:]}")
+            said = pushed.stderr.decode("utf-8", "replace")
+            if "rejected" not in said and "fetch first" not in said:
+                raise SyncFailed(f"git push failed: {_said(pushed)}")
             time.sleep(0.2)
-        report.conflicts = _dedupe(report.conflicts)
+        report.conflicts = _dedupe(report.conflicts + report.from_remote)
         atomic.write_text(conflicts_path(), json.dumps(report.conflicts, ensure_ascii=False, indent=1) + "\n")
     return report
 

@@ -14,20 +14,48 @@ again and nothing twice.
 merge(a, b) of two changed records: a record the other side purged or trashed loses to an
 edit (the edit survives); else the later change wins; the loser's text is kept in history.
 The result depends only on the two records, so merging again with either side gives it back.
+
+A record from the remote is text a stranger may have written (anyone who can push to it): it
+passes the checks a memory written here passes (check_content) or it is a conflict and the
+memory here stays as it was. Its id must be one memevo gives (it names the file), its text
+passes memories.check_text, its confidence and award lie within the confidence rules' range,
+its history holds at most MAX_HISTORY texts, and no date lies further ahead than CLOCK_SKEW_MS:
+a later-than-possible date would win every later merge and never decay. Such a record is
+refused, not clamped: a clamped copy would differ from its file, so the base would never
+settle, and no honest memevo writes one (a machine whose clock runs ahead has its records
+taken once the others' clocks catch up). The same checks hold a local memory back from the
+remote (`unsendable`), so no machine exports what every other one would refuse.
+
+A memory whose file the remote deleted moves to the trash here (recoverable, `memevo
+restore`), never out of the store: a deletion can come from a forged commit. Its trash entry
+stays on this machine; only a restore (a change here) sends it back.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from . import confidence as conf
 from . import redaction
+from .errors import InvalidInput
 from .store import Store
 
 SCHEMA = 1
 LOSER_REASON = "sync: the other machine's text"
+DELETED_REASON = "deleted on another machine (memevo sync)"
+# The ids memevo gives (secrets.token_hex in core/memories.py) and the Node tool's ("m_rule1",
+# kept by import-legacy): letters, digits, '_' and '-', so an id is always one plain file name.
+ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+MAX_HISTORY = 200  # superseded texts a record carries; merge keeps the newest
+MAX_REASON = 200
+# A whole record at its largest: MAX_HISTORY texts and reasons at their limits in UTF-8.
+MAX_RECORD_BYTES = 1 << 20
+CLOCK_SKEW_MS = conf.DAY_MS  # how far ahead of this machine's clock a date may lie
 
 
 @dataclass(frozen=True)
@@ -68,35 +96,141 @@ _FIELDS = {
 }
 
 
-def parse(text: str) -> Record:
-    """A record from its file, or BrokenRecord saying what is wrong."""
+_KINDS = {str: "a text", int: "a whole number", bool: "true or false"}
+
+
+def valid_id(memory_id: str) -> bool:
+    return ID.fullmatch(memory_id) is not None
+
+
+def parse(text: str, now_ms: int) -> Record:
+    """A record from its file, checked (check_content), or BrokenRecord saying what is wrong."""
     try:
         body = json.loads(text)
     except ValueError as exc:
         raise BrokenRecord(f"not JSON: {exc}") from None
     if not isinstance(body, dict) or body.get("schema") != SCHEMA or not isinstance(body.get("memory"), dict):
         raise BrokenRecord(f"not a memevo record of schema {SCHEMA}")
-    content, changed = body["memory"], body.get("changed_ms")
+    changed = body.get("changed_ms")
+    if not isinstance(changed, int) or isinstance(changed, bool):
+        raise BrokenRecord("changed_ms is not a whole number")
+    _check_date("changed_ms", changed, now_ms)
+    return Record(check_content(body["memory"], now_ms), changed)
+
+
+def check_content(content: dict[str, Any], now_ms: int) -> dict[str, Any]:
+    """The record's content as memevo would have written it (only its own fields), or
+    BrokenRecord naming the first field that a memory written here could not hold."""
     for key, kind in _FIELDS.items():
         if not isinstance(content.get(key), kind) or (kind is int and isinstance(content.get(key), bool)):
-            raise BrokenRecord(f"{key} missing or not a {kind.__name__}")
-    if content["category"] not in ("rule", "project") or not isinstance(changed, int):
-        raise BrokenRecord("category or changed_ms is wrong")
+            raise BrokenRecord(f"{key} missing or not {_KINDS[kind]}")
+    if not valid_id(content["id"]):
+        raise BrokenRecord("id is not a memevo memory id")
+    if content["category"] not in ("rule", "project"):
+        raise BrokenRecord("category is neither rule nor project")
+    _check_text("text", content["text"], whole=True)
+    if not 0 <= content["confidence"] <= conf.CAP:
+        raise BrokenRecord(f"confidence is outside 0–{conf.CAP} hundredths")
+    if not 0 <= content["award_pts"] <= int(conf.Tier.REINFORCE):
+        raise BrokenRecord("award_pts is outside the day's awards")
+    for key in ("created_ms", "last_seen_ms"):
+        _check_date(key, content[key], now_ms)
+    day = content.get("award_day")
+    if day is not None and not _is_day(day):
+        raise BrokenRecord("award_day is not a YYYY-MM-DD day")
+    pinned = content.get("pinned_ms")
+    if pinned is not None:
+        if not _is_int(pinned):
+            raise BrokenRecord("pinned_ms is not a number")
+        _check_date("pinned_ms", pinned, now_ms)
+    scope = content.get("scope")
+    if scope is not None and (not isinstance(scope, str) or _unsafe(scope) or len(scope) > 4096):
+        raise BrokenRecord("scope is not a repository's name")
+    trashed = content.get("trashed")
+    if trashed is not None:
+        if not isinstance(trashed, dict) or not _is_int(trashed.get("deleted_ms")):
+            raise BrokenRecord("trashed is not {deleted_ms, reason}")
+        _check_date("trashed.deleted_ms", trashed["deleted_ms"], now_ms)
+        _check_reason(trashed.get("reason"))
+        trashed = {"deleted_ms": trashed["deleted_ms"], "reason": trashed["reason"]}
     history = content.get("history")
-    if not isinstance(history, list) or not all(
-        isinstance(h, list) and len(h) == 4 and isinstance(h[0], int) and isinstance(h[1], int)
-        for h in history
-    ):
-        raise BrokenRecord("history is not a list of [from_ms, to_ms, reason, text]")
+    if not isinstance(history, list) or len(history) > MAX_HISTORY:
+        raise BrokenRecord(f"history is not a list of at most {MAX_HISTORY} earlier texts")
+    for h in history:
+        if not (isinstance(h, list) and len(h) == 4 and _is_int(h[0]) and _is_int(h[1])):
+            raise BrokenRecord("history is not a list of [from_ms, to_ms, reason, text]")
+        _check_date("a history date", h[0], now_ms)
+        _check_date("a history date", h[1], now_ms)
+        _check_reason(h[2])
+        _check_text("an earlier text", h[3], whole=False)
+    return {
+        **{key: content[key] for key in _FIELDS},
+        "award_day": day,
+        "pinned_ms": pinned,
+        "scope": scope,
+        "trashed": trashed,
+        "history": [list(h) for h in history],
+    }
+
+
+def unsendable(found: dict[str, dict[str, Any]], now_ms: int) -> dict[str, str]:
+    """The local memories every other machine would refuse (see check_content), and why:
+    they stay on this machine (a text imported long ago beyond today's limits, a date ahead)."""
+    kept: dict[str, str] = {}
+    for memory_id, content in found.items():
+        try:
+            check_content(content, now_ms)
+        except BrokenRecord as exc:
+            kept[memory_id] = str(exc)
+    return kept
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_date(name: str, value: int, now_ms: int) -> None:
+    if not 0 <= value <= now_ms + CLOCK_SKEW_MS:
+        raise BrokenRecord(f"{name} lies in the future (or before 1970)")
+
+
+def _is_day(value: Any) -> bool:
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return False
+    try:
+        datetime.strptime(value, "%Y-%m-%d")
+    except ValueError:
+        return False
+    return True
+
+
+def _unsafe(text: str) -> bool:
     from .memories import first_unsafe
 
-    texts = [content["text"], *(h[3] for h in history)]
-    if not all(isinstance(t, str) and t.strip() and not first_unsafe(t) for t in texts):
-        raise BrokenRecord("a text is empty or holds characters memevo does not store")
-    scope = content.get("scope")
-    if scope is not None and (not isinstance(scope, str) or first_unsafe(scope) or len(scope) > 4096):
-        raise BrokenRecord("scope is not a repository's name")
-    return Record(content, changed)
+    return first_unsafe(text) is not None
+
+
+def _check_text(name: str, text: Any, whole: bool) -> None:
+    """A current text passes memories.check_text unchanged (as a memory written here); an
+    earlier text is kept whatever its length then was, within MAX_TEXT and without controls."""
+    from .memories import MAX_TEXT, check_text
+
+    if not isinstance(text, str):
+        raise BrokenRecord(f"{name} is not a text")
+    if whole:
+        try:
+            cleaned = check_text(text)
+        except InvalidInput as exc:
+            raise BrokenRecord(f"{name}: {str(exc).removesuffix('; nothing written')}") from None
+        if cleaned != text:
+            raise BrokenRecord(f"{name} is not as memevo stores it (spaces around it)")
+    elif not text.strip() or len(text) > MAX_TEXT or _unsafe(text):
+        raise BrokenRecord(f"{name} is empty, longer than {MAX_TEXT} or holds control characters")
+
+
+def _check_reason(reason: Any) -> None:
+    if not isinstance(reason, str) or len(reason) > MAX_REASON or _unsafe(reason):
+        raise BrokenRecord(f"a reason is not a text of at most {MAX_REASON} characters")
 
 
 # -- the store's side ------------------------------------------------------------------------
@@ -108,28 +242,42 @@ def export_all(store: Store) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Every memory (live and trashed) as record content; and the ids held back because their
     text holds what looks like a secret (they stay on this machine)."""
     with store.reading() as con:
-        rows: list[tuple[Any, tuple[int, str] | None]] = [
-            (r, None) for r in con.execute(f"SELECT {_ROW} FROM memories").fetchall()
-        ]
-        rows += [
-            (r[:9], (int(r[9]), str(r[10])))
-            for r in con.execute(f"SELECT {_ROW}, deleted_ms, reason FROM trash").fetchall()
-        ]
-        pins = dict(con.execute("SELECT memory_id, pinned_ms FROM pins").fetchall())
-        scopes = dict(con.execute("SELECT memory_id, repo FROM scopes").fetchall())
-        history: dict[str, list[list[Any]]] = {}
-        for memory_id, start, end, reason, text in con.execute(
-            "SELECT memory_id, valid_from_ms, valid_to_ms, reason, text FROM versions ORDER BY memory_id, seq"
-        ).fetchall():
-            history.setdefault(str(memory_id), []).append([int(start), int(end), str(reason), str(text)])
+        every = _contents(con)
     found: dict[str, dict[str, Any]] = {}
     held: list[str] = []
-    for row, trashed in rows:
-        memory_id = str(row[0])
-        texts = [str(row[2]), *(h[3] for h in history.get(memory_id, []))]
+    for memory_id, content in every.items():
+        texts = [content["text"], *(h[3] for h in content["history"])]
         if any(redaction.redact_secrets(t) != t for t in texts):
             held.append(memory_id)
             continue
+        found[memory_id] = content
+    return found, sorted(held)
+
+
+def _contents(con: Any, only: str | None = None) -> dict[str, dict[str, Any]]:
+    """Record content of every memory, or of the one memory `only`, read in `con`."""
+    by_id, by_memory, params = (
+        ("", "", []) if only is None else (" WHERE id = ?", " WHERE memory_id = ?", [only])
+    )
+    rows: list[tuple[Any, tuple[int, str] | None]] = [
+        (r, None) for r in con.execute(f"SELECT {_ROW} FROM memories{by_id}", params).fetchall()
+    ]
+    rows += [
+        (r[:9], (int(r[9]), str(r[10])))
+        for r in con.execute(f"SELECT {_ROW}, deleted_ms, reason FROM trash{by_id}", params).fetchall()
+    ]
+    pins = dict(con.execute(f"SELECT memory_id, pinned_ms FROM pins{by_memory}", params).fetchall())
+    scopes = dict(con.execute(f"SELECT memory_id, repo FROM scopes{by_memory}", params).fetchall())
+    history: dict[str, list[list[Any]]] = {}
+    for memory_id, start, end, reason, text in con.execute(
+        f"SELECT memory_id, valid_from_ms, valid_to_ms, reason, text FROM versions{by_memory} "
+        "ORDER BY memory_id, seq",
+        params,
+    ).fetchall():
+        history.setdefault(str(memory_id), []).append([int(start), int(end), str(reason), str(text)])
+    found: dict[str, dict[str, Any]] = {}
+    for row, trashed in rows:
+        memory_id = str(row[0])
         found[memory_id] = {
             "id": memory_id,
             "category": str(row[1]),
@@ -145,7 +293,7 @@ def export_all(store: Store) -> tuple[dict[str, dict[str, Any]], list[str]]:
             "trashed": {"deleted_ms": trashed[0], "reason": trashed[1]} if trashed else None,
             "history": sorted(history.get(memory_id, [])),
         }
-    return found, sorted(held)
+    return found
 
 
 def bases(store: Store) -> dict[str, tuple[str, int]]:
@@ -170,18 +318,26 @@ def _set_base(con: Any, memory_id: str, base: tuple[str, int] | None) -> None:
 _MEMORY_TABLES = ("pins", "scopes", "versions")
 
 
-def write(store: Store, memory_id: str, record: Record | None, base: bool) -> None:
-    """Make the store hold `record` for memory_id (None: the memory is gone everywhere: its
-    rows go), in one transaction; with base, the record is also the new base."""
+def write(store: Store, memory_id: str, record: Record | None, base: bool, now_ms: int) -> bool:
+    """Make the store hold `record` for memory_id, in one transaction; with base, what it then
+    holds is also the new base. None (the file is gone from the tree): a live memory moves to
+    the trash (DELETED_REASON), a trashed one stays there, and the base becomes that trash
+    entry, so it is neither sent back nor trashed again. True when the store changed."""
     with store.transaction() as con:
-        if record is None:
-            from .purge import remove_rows
-
-            remove_rows(con, memory_id)
-        else:
+        if record is not None:
             _replace(con, record.content)
+            settled: tuple[str, int] | None = (record.sha, record.changed_ms)
+            changed = True
+        else:
+            content = _contents(con, memory_id).get(memory_id)
+            changed = content is not None and content["trashed"] is None
+            if content is not None and changed:
+                content["trashed"] = {"deleted_ms": now_ms, "reason": DELETED_REASON}
+                _replace(con, content)
+            settled = (content_sha(content), now_ms) if content is not None else None
         if base:
-            _set_base(con, memory_id, (record.sha, record.changed_ms) if record else None)
+            _set_base(con, memory_id, settled)
+    return changed
 
 
 def _replace(con: Any, c: dict[str, Any]) -> None:
@@ -246,5 +402,6 @@ def merge(a: Record | None, b: Record | None) -> Record | None:
         start = min(loser.content["created_ms"], loser.changed_ms)
         history.add((start, max(a.changed_ms, b.changed_ms), LOSER_REASON, loser.content["text"]))
     content = dict(winner.content)
-    content["history"] = sorted(list(h) for h in history)
+    # bounded as every record is (check_content): the oldest superseded texts give way
+    content["history"] = sorted(list(h) for h in history)[-MAX_HISTORY:]
     return Record(content, max(a.changed_ms, b.changed_ms))

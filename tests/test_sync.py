@@ -3,7 +3,7 @@ temporary folder and two data dirs playing two machines. They converge with noth
 duplicated: edits, pins, scopes, trash and history both ways; concurrent edits (the later one
 wins, the other kept in history); a delete against an edit (the edit survives); syncs killed
 with SIGKILL at many points; a broken record in the remote (a conflict shown and kept); a
-secret never leaves."""
+secret never leaves; a remote URL git could run a program through is refused. A hostile remote's tree: tests/test_sync_hostile.py."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from memevo.core.store import Store
 A_RULE = "回答问题时请一律使用中文"
 A_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 B_RULE = "提交前先跑 make check，再推送"
+B_FACT = "测试环境的数据库是 db.staging.internal"
 SECRET = "部署用的 token 是 ghp_Zq8xN3vR5tY7uW1pK4mL6sD9fG2hJ0cB3nV5"
 
 
@@ -266,3 +267,41 @@ def test_a_first_sync_killed_after_git_init_is_finished_by_the_next(
     assert laptop.sync(first=True)["exported"] == 1
     desktop.sync(first=True)
     assert made in _converged(laptop, desktop)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ext::sh -c touch% {marker}",
+        "fd::0",
+        "--upload-pack=touch {marker}",
+        " --upload-pack=touch {marker}",
+        "ssh://-oProxyCommand=touch% {marker}/x",
+        "ssh://-oProxyCommand=x@host/x",
+        "user@-oProxyCommand=reboot:x",  # scp-like: a colon before any slash
+        "{remote}\n[core]\n\tsshCommand = touch {marker}",
+        "gopher://example.com/x",
+    ],
+)
+def test_a_remote_git_could_run_something_through_is_refused(
+    url: str, machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    laptop, _ = machines
+    marker = tmp_path / "ran"
+    laptop.add("rule", A_RULE)
+    done = laptop.memevo("sync", url.format(marker=marker, remote=laptop.remote), ok=False)
+    assert done.returncode == 1 and "REMOTE must be a git URL" in done.stderr
+    assert not marker.exists() and not (laptop.home / "sync" / ".git").exists()
+
+
+def test_ordinary_remotes_are_taken() -> None:
+    for url in [
+        "git@github.com:org/shop.git",
+        "https://github.com/org/shop",
+        "ssh://git@github.com:22/org/shop.git",
+        "ssh://[::1]/srv/memories.git",
+        "file:///srv/memories.git",
+        "/srv/memories.git",
+        "../memories.git",
+    ]:
+        syncgit.check_remote(url)
