@@ -645,6 +645,8 @@ def sync(store: Store, clock: Clock, remote: str | None = None) -> Report:
     if remote is not None:
         check_remote(remote)
     with _locked(tree):
+        if not (tree / ".git").is_dir() and remote is not None:
+            syncstore.forget_bases(store)  # before `git init`: a kill between repeats both
         _init(tree, remote)
         _tidy(tree)
         report.first = not syncstore.bases(store)

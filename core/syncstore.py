@@ -301,6 +301,14 @@ def bases(store: Store) -> dict[str, tuple[str, int]]:
     return {str(r[0]): (str(r[1]), int(r[2])) for r in rows}
 
 
+def forget_bases(store: Store) -> None:
+    """A new sync clone: the bases named the files of one that is gone. Kept, they would make
+    every memory look deleted in the new (empty) tree; without them both sides are new and
+    merge, nothing lost."""
+    with store.transaction() as con:
+        con.execute("DELETE FROM sync_state")
+
+
 def set_bases(store: Store, items: dict[str, tuple[str, int] | None]) -> None:
     if not items:
         return

@@ -3,12 +3,14 @@ temporary folder and two data dirs playing two machines. They converge with noth
 duplicated: edits, pins, scopes, trash and history both ways; concurrent edits (the later one
 wins, the other kept in history); a delete against an edit (the edit survives); syncs killed
 with SIGKILL at many points; a broken record in the remote (a conflict shown and kept); a
-secret never leaves; a remote URL git could run a program through is refused. A hostile remote's tree: tests/test_sync_hostile.py."""
+secret never leaves; a sync folder set up again loses nothing; a remote URL git could run a
+program through is refused. A hostile remote's tree: tests/test_sync_hostile.py."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -267,6 +269,25 @@ def test_a_first_sync_killed_after_git_init_is_finished_by_the_next(
     assert laptop.sync(first=True)["exported"] == 1
     desktop.sync(first=True)
     assert made in _converged(laptop, desktop)
+
+
+def test_a_sync_folder_set_up_again_loses_nothing(machines: tuple[Machine, Machine]) -> None:
+    """The sync folder moved away (as a conflict's advice says) and `memevo sync REMOTE` again:
+    the bases of the old clone go with it, so no memory looks deleted in the new, empty tree
+    (the old bases had every synced memory purged here and taken in again from the remote);
+    both sides are new and merge."""
+    laptop, desktop = machines
+    rule = laptop.add("rule", A_RULE)
+    fact = laptop.add("project", A_FACT)
+    laptop.sync(first=True)
+    desktop.sync(first=True)
+    shutil.rmtree(laptop.home / "sync")
+    mine = laptop.add("project", B_FACT)
+    again = laptop.sync(first=True)
+    assert again["imported"] == 0 and again["review"] == []  # nothing looked deleted, or came back
+    desktop.sync()
+    state = _converged(laptop, desktop)
+    assert {rule, fact, mine} <= set(state) and not any(m["trashed"] for m in state.values())
 
 
 @pytest.mark.parametrize(
