@@ -234,8 +234,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     for item in result.get("review", []):
         print(f"review: {shown(item['id'])} {shown(item['what'])}: {shown(item['text'])}")
     for conflict in result["conflicts"]:
-        memory = (
-            f"memory {shown(conflict['id'])} left as it is here" if conflict["id"] else "nothing read from it"
-        )
-        print(f"conflict: {shown(conflict['file'])}: {shown(conflict['why'])} ({memory})")
+        # an entry that is no memory's file says in its reason that it was ignored
+        memory = f" (memory {shown(conflict['id'])} left as it is here)" if conflict["id"] else ""
+        print(f"conflict: {shown(conflict['file'])}: {shown(conflict['why'])}{memory}")
     return 1 if result["conflicts"] else 0
