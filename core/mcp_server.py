@@ -103,11 +103,7 @@ def build(client: str) -> MCPServer:
         ]
         return "\n".join(rows) or "没有找到相关的记忆"
 
-    @server.tool(
-        structured_output=False,
-        description="只在用户明确要求时删除、合并或改写已有记忆（不能新增）。delete 用 id 或 ids；"
-        "merge 用 id、id2、text（保留 id，id2 进回收站，置信度取较高者）；replace 用 id、text（置信度不变）。改写和合并前的旧正文留在历史里（memevo history）。正文 6 到 400 个字。",
-    )
+    @server.tool(structured_output=False, description=UPDATE_DESCRIPTION)
     def memory_update(
         action: Literal["delete", "merge", "replace"],
         id: str | None = None,
@@ -115,22 +111,25 @@ def build(client: str) -> MCPServer:
         id2: str | None = None,
         text: str | None = None,
     ) -> str:
+        # Nothing here changes a memory: a rewrite is a proposal the user confirms, a delete or a
+        # merge is the user's own command (a prompt-injected model must not silently erase or
+        # rewrite the rules it is held to).
+        if action == "replace":
+            if not id or not text:
+                raise ToolError("replace needs id and text")
+            params = {"client": client, "instance": INSTANCE, "cwd": _cwd(), "id": id, "text": text}
+            return str(_call("propose_edit", params, service_only=True).get("message", ""))
         if action == "delete":
-            targets = ids or ([id] if id else [])
-            if not targets:
-                raise ToolError("delete needs id or ids")
-            result = _call("delete", {"ids": targets})
-            skipped = f"；不存在而跳过：{', '.join(result['missing'])}" if result["missing"] else ""
-            return f"已删除（进回收站，30 天内可恢复）：{', '.join(result['deleted'])}{skipped}"
-        if not id or not text:
-            raise ToolError(f"{action} needs id and text")
-        if action == "merge":
-            if not id2:
-                raise ToolError("merge needs id2")
-            memory = _call("merge", {"id": id, "id2": id2, "text": text})["memory"]
-            return f"已合并：#{memory['id']}（置信度 {memory['confidence']:g}）{memory['text']}；#{id2} 进了回收站"
-        memory = _call("replace", {"id": id, "text": text})["memory"]
-        return f"已改写：#{memory['id']}（置信度 {memory['confidence']:g}）{memory['text']}"
+            named = " ".join(_shown_id(i) for i in (ids or ([id] if id else []))) or "ID"
+            raise ToolError(
+                "删除记忆只能由用户自己做，这次没有删除任何记忆。请把命令告诉用户，由用户在终端运行："
+                f"`memevo delete {named}`（进回收站，30 天内可用 memevo restore 恢复），或在 memevo 面板里删除。"
+            )
+        raise ToolError(
+            '合并记忆只能由用户确认，这次没有改动任何记忆。可以先用 memory_update(action="replace", '
+            f'id="{_shown_id(id)}", text=合并后的正文) 提交改写提案由用户确认，再请用户在终端运行 '
+            f"`memevo delete {_shown_id(id2)}` 删除另一条；或请用户在 memevo 面板里合并。"
+        )
 
     @server.tool(
         structured_output=False,
@@ -147,8 +146,9 @@ def build(client: str) -> MCPServer:
 
     @server.tool(
         structured_output=False,
-        description="处理插件弹窗确认过的提案：decision 为 create_rule、create_project、reinforce、merge、replace 或 discard；"
-        "整理记忆的提案还可以是 keep:<id>（保留这一条，其余进回收站）。",
+        description="记忆提案只由用户确认：用户在对话里回复了插件的确认问题后，插件已直接处理并告诉你结果，"
+        "通常不需要调用本工具。只有插件明确让你重试时才调用，且 decision 必须是用户自己选的那一项；"
+        "不能替用户回答，也不能确认你自己提交的提案。",
     )
     def memory_resolve(sessionID: str, decision: str) -> str:
         result = _call(
@@ -185,7 +185,8 @@ def build(client: str) -> MCPServer:
 
     @server.tool(
         structured_output=False,
-        description="查看全部配置，或修改一项（key 和 value）。只改这一项，读到的总是当前值。",
+        description="查看全部配置（读到的总是当前值）。只有 showRecall 可以由你修改（key 和 value）；"
+        "其余设置由用户自己用 `memevo config KEY VALUE` 或面板修改，把命令告诉用户即可。",
     )
     def memory_config(key: str | None = None, value: Any = None) -> str:
         if key is None:
@@ -193,15 +194,13 @@ def build(client: str) -> MCPServer:
             return json.dumps(
                 {k: v["value"] for k, v in shown["config"].items()}, ensure_ascii=False, indent=2
             )
+        if key not in MODEL_SETTABLE:
+            raise ToolError(
+                f"{_echo_key(key)} can't be changed by the assistant: it is the user's to change, with "
+                f"`memevo config {_echo_key(key)} …` or the panel; tell the user the command"
+            )
         if value is None:
             raise ToolError("give a value to change it, or no key to see everything")
-        if key in MODEL_READ_ONLY:
-            # Where the user's prompts and key go, and which model memevo downloads and loads,
-            # are the user's choice, never a model's: a prompt-injected model could otherwise
-            # send them to any server or point recall at any folder.
-            raise ToolError(
-                f"{key} can't be changed from here: change it with `memevo config {key} …` or the panel"
-            )
         from .config import parse_cli_value
 
         parsed = parse_cli_value(value) if isinstance(value, str) else value
@@ -225,19 +224,31 @@ def _scope_label(memory: dict[str, Any]) -> str:
     return "global" if scope == "global" else f"repo:{name(scope)}"
 
 
-# Where the user's prompts go and which model loads, and what guards learning (who proposes,
-# whether the user confirms, how many proposals a model may make): never a model's to change.
-MODEL_READ_ONLY = (
-    "sideApiBase",
-    "sideApiModel",
-    "sideContext",
-    "model",
-    "learning",
-    "confirm",
-    "proposalsPerSession",
-    "proposalsPerDay",
-    "sideDailyLimit",
+# The only settings a model may change: what the user is shown, never what is recalled,
+# learned, sent or kept. Everything else — whether memevo runs, recall, learning and its
+# confirmation, where prompts and keys go, which model loads, decay — is the user's: a
+# prompt-injected model could otherwise switch memevo off, silence the rules it is held to,
+# confirm its own proposals or send the user's words to any server.
+MODEL_SETTABLE = ("showRecall",)
+UPDATE_DESCRIPTION = (
+    "只在用户明确要求时使用，本身不会改动任何记忆。replace（id、text，正文 6 到 400 个字）：提交一条改写提案，"
+    "用户确认后才写入（插件的确认弹窗、`memevo pending`，或按返回的说明在对话里问用户），旧正文留在历史里；"
+    "delete（id 或 ids）与 merge（id、id2、text）只能由用户自己做：工具会返回给用户运行的命令。"
 )
+
+
+def _shown_id(value: Any) -> str:
+    """A memory id as a command for the user shows it: only an id's own characters (a model's
+    value is never pasted into a shell command the user may copy)."""
+    text = str(value or "").strip().lstrip("#")
+    return text if text and len(text) <= 64 and all(ch.isalnum() or ch in "-_" for ch in text) else "ID"
+
+
+def _echo_key(key: Any) -> str:
+    text = str(key)
+    return text if len(text) <= 40 and text.replace("_", "").isalnum() else "KEY"
+
+
 # This server process, as the service tells one client's sessions apart when no hook has
 # named the session (core/service/proposeops.py).
 INSTANCE = f"{os.getpid()}-{int(time.time())}"

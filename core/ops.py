@@ -211,8 +211,9 @@ def op_award_recall(ctx: Context, ids: list[str]) -> dict[str, Any]:
 @operation("pending.resolve", writes=True)
 def op_pending_resolve(ctx: Context, sessionID: str, decision: str = "") -> dict[str, Any]:
     """`memevo pending accept|discard`: the user answers a waiting proposal from a terminal,
-    whichever client's session it came from (the tray's dialog and the chat's memory_resolve
-    answer it there). A unique prefix of the sessionID is enough; no decision: the proposal's own."""
+    whichever client's session it came from (the tray's dialog and the user's own reply in the
+    chat answer it there; a model's memory_resolve never does). A unique prefix of the sessionID
+    is enough; no decision: the proposal's own. Exactly once (resolve.resolve claims the job)."""
     from .learning import jobs, resolve
 
     store = ctx.writer()

@@ -18,6 +18,7 @@ from memevo.core.clock import FakeClock
 from memevo.core.consolidation import calibrate, find, proposals, signals
 from memevo.core.consolidation import run as consolidation
 from memevo.core.consolidation.thresholds import for_model
+from memevo.core.errors import InvalidInput
 from memevo.core.learning import jobs, resolve, stop
 from memevo.core.recall.engine import RecallEngine
 from memevo.core.store import Store
@@ -302,8 +303,9 @@ def test_with_a_side_api_the_side_model_writes_the_merged_text(side_host: Any) -
     assert job is not None and job.proposal is not None
     assert job.proposal["merged_text"] == "API 服务器监听 8080 端口" and job.proposal["options"][0] == "merge"
     assert _texts(store)[first.id] == first.text  # nothing yet
-    result = side_host.handle(
-        "side.resolve", {"client": proposals.CLIENT, "sessionID": job.id, "decision": "merge"}
+    result = side_host.handle(  # the tray's dialog: the user's click
+        "side.resolve",
+        {"client": proposals.CLIENT, "sessionID": job.id, "decision": "merge", "from_dialog": True},
     )
     keep = job.proposal["target"]
     gone = ({first.id, second.id} - {keep}).pop()
@@ -314,8 +316,8 @@ def test_with_a_side_api_the_side_model_writes_the_merged_text(side_host: Any) -
 
 def test_headless_the_next_chat_that_stops_asks_once_and_its_answer_applies(model_host: Any) -> None:
     """No desktop: a consolidation waits for the next Stop of any client's session, whose
-    continuation asks the user (memory_resolve with a keep:ID), once; the client's answer is
-    accepted though the proposal is no client's own."""
+    continuation asks the user, once; the model cannot answer it (memory_resolve is refused),
+    the user's reply in that chat does, though the proposal is no client's own."""
     store, clock = model_host.store, model_host.clock
     zh = memories.create(store, "rule", "回答用中文", clock)
     clock.advance(minutes=1)
@@ -326,12 +328,17 @@ def test_headless_the_next_chat_that_stops_asks_once_and_its_answer_applies(mode
     stop_params = {"client": "claude", "flavor": "claude", "session": "sess-1"}
     text = model_host.handle("hook.stop", stop_params)["context"]
     assert text.startswith("MEMORY_CONFIRM_V1") and report["proposed"][0] in text
-    assert f"decision=keep:{en.id}" in text and "回答用中文" in text and "都保留，不再提议" in text
+    assert f"1. 保留 #{en.id}，其余移到回收站（keep:{en.id}）" in text
+    assert "回答用中文" in text and "都保留，不再提议" in text
     assert not model_host.handle("hook.stop", stop_params | {"session": "sess-2"}).get("context")  # once
-    result = model_host.handle(
-        "side.resolve", {"client": "claude", "sessionID": report["proposed"][0], "decision": f"keep:{en.id}"}
-    )
-    assert result["action"] == "keep" and zh.id not in _texts(store) and _texts(store)[en.id] == "回答用英文"
+    with pytest.raises(InvalidInput, match="只能由用户自己确认"):
+        model_host.handle(
+            "side.resolve",
+            {"client": "claude", "sessionID": report["proposed"][0], "decision": f"keep:{en.id}"},
+        )
+    reply = model_host.handle("hook.prompt", stop_params | {"prompt": "1", "kind": "user"})  # the user
+    assert f"保留记忆 #{en.id}" in reply["context"]
+    assert zh.id not in _texts(store) and _texts(store)[en.id] == "回答用英文"
 
 
 def test_the_panels_tidy_up_button_proposes_and_changes_nothing(qtbot: Any, model_host: Any) -> None:

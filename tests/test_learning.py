@@ -364,7 +364,12 @@ def _stop(host: ServiceHost, **params: object) -> dict:
     return host.handle("hook.stop", {"client": "claude", "flavor": "claude", "session": "sess-1"} | params)
 
 
-def test_stop_asks_for_confirmation_and_resolve_writes(side_host: ServiceHost) -> None:
+def _reply(host: ServiceHost, prompt: str, prompt_id: str = "reply", **ask: str) -> dict:
+    """The user's next prompt, through the prompt hook's operation."""
+    return host.handle("hook.prompt", ASK | ask | {"prompt_id": prompt_id, "prompt": prompt, "kind": "user"})
+
+
+def test_stop_asks_in_words_and_only_the_users_reply_writes(side_host: ServiceHost) -> None:
     server = FakeOpenAI([("json", {"remember": True, "text": "回答问题时一律使用中文", "category": "rule"})])
     try:
         _configure(server, confirm=True)
@@ -376,16 +381,26 @@ def test_stop_asks_for_confirmation_and_resolve_writes(side_host: ServiceHost) -
     reply = _stop(side_host)
     text = reply["context"]
     assert text.startswith("MEMORY_CONFIRM_V1") and job.id in text
-    assert "AskUserQuestion" in text and "「记忆确认·插件」" in text and "decision=create_rule" in text
-    assert "Skipped" in text and "重启客户端" in text
+    assert "「记忆确认·插件」" in text and "1. 保存为规则（create_rule）" in text and "编号" in text
+    assert "不要用 AskUserQuestion" in text and "不要调用 memory_resolve" in text
     assert jobs.get(side_host.store, job.id).status == "shown"  # type: ignore[union-attr]
     assert _stop(side_host) == {"context": None}  # shown once
     with pytest.raises(InvalidInput, match="another client"):
         side_host.handle("side.resolve", {"client": "cursor", "sessionID": job.id, "decision": "create_rule"})
-    result = side_host.handle(
+    with pytest.raises(InvalidInput, match="只能由用户自己确认"):  # the model answering for the user
+        side_host.handle("side.resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"})
+    assert memories.ranked(side_host.store, "rule") == []
+    answered = _reply(side_host, "1")["context"]
+    assert "选了「保存为规则」" in answered and answered.count("新增记忆") == 1
+    assert "归类：rule（规则与偏好）" in answered
+    assert [m.text for m in memories.ranked(side_host.store, "rule")] == ["回答问题时一律使用中文"]
+    # the model's memory_resolve after it: the user's own choice reported, nothing written twice
+    again = side_host.handle(
         "side.resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"}
     )
-    assert result["message"].endswith("归类：rule（规则与偏好）")
+    assert "已经在对话里回答过" in again["message"]
+    with pytest.raises(InvalidInput, match="用户选的是 create_rule"):
+        side_host.handle("side.resolve", {"client": "claude", "sessionID": job.id, "decision": "discard"})
     assert [m.text for m in memories.ranked(side_host.store, "rule")] == ["回答问题时一律使用中文"]
 
 
@@ -413,14 +428,17 @@ def test_a_new_question_voids_the_unanswered_one(side_host: ServiceHost) -> None
         _configure(server, confirm=True)
         first = _learn(side_host, "以后回答我都用中文", prompt_id="a")
         _stop(side_host)
-        second = _learn(side_host, "以后都用中文回答", prompt_id="b")
+        _prompt(side_host, "以后都用中文回答", "b")  # the user moved on: no answer to the first
         _stop(side_host)
     finally:
         server.close()
+    second = sessionid.session_id(ASK["client"], ASK["session"], "b", "以后都用中文回答")
     assert jobs.get(side_host.store, first.id).status == "voided"  # type: ignore[union-attr]
-    assert jobs.get(side_host.store, second.id).status == "shown"  # type: ignore[union-attr]
+    assert jobs.get(side_host.store, second).status == "shown"  # type: ignore[union-attr]
     with pytest.raises(InvalidInput, match="already handled"):
         side_host.handle("side.resolve", {"client": "claude", "sessionID": first.id, "decision": "discard"})
+    assert "选了「不落成」" in _reply(side_host, "不落成")["context"]  # the second is answerable
+    assert jobs.get(side_host.store, second).status == "done"  # type: ignore[union-attr]
 
 
 def test_stop_shows_results_written_without_confirmation(side_host: ServiceHost) -> None:

@@ -134,7 +134,10 @@ def test_bad_input_comes_back_as_tool_errors(mcp_home: Path) -> None:
     assert "unknown sessionID" in _text(results[4])
 
 
-def test_update_replace_merge_delete_and_config(mcp_home: Path) -> None:
+def test_update_and_config_change_nothing_the_user_did_not_confirm(mcp_home: Path) -> None:
+    """memory_update proposes a rewrite (the user confirms it) and hands deletes and merges to the
+    user as commands; memory_config changes only showRecall (tests/test_only_user_confirms.py
+    covers each in detail)."""
     _, (read,) = _run(mcp_home, [("memory_read", {"category": "rule"})])
     ids = [line.split()[0].lstrip("#") for line in _text(read).splitlines() if line.startswith("#")]
     first, second = ids[0], ids[1]
@@ -157,15 +160,18 @@ def test_update_replace_merge_delete_and_config(mcp_home: Path) -> None:
             ("memory_config", {}),
         ],
     )
-    assert results[0].is_error  # out of range: nothing written
-    assert "已改写" in _text(results[1]) and "已合并" in _text(results[2])
-    assert "missing-id" in _text(results[3]) and first in _text(results[3])
-    assert _text(results[4]) == "recallTopK = 4"
-    assert json.loads(_text(results[5]))["recallTopK"] == 4
-    config = json.loads((mcp_home / "config.json").read_text(encoding="utf-8"))
-    assert config == {"recallTopK": 4}  # only that key, never a stale copy of the rest
-    page = (mcp_home / "memories.html").read_text(encoding="utf-8")
-    assert "回答问题一律使用简体中文" not in page  # deleted memories disappear from the page
+    assert results[0].is_error  # out of range: nothing proposed
+    assert "MEMORY_CONFIRM_V1" in _text(results[1]) and not results[1].is_error  # a proposal
+    assert results[2].is_error and "没有改动任何记忆" in _text(results[2])
+    assert results[3].is_error and f"memevo delete {first} missing-id" in _text(results[3])
+    assert results[4].is_error and "memevo config recallTopK" in _text(results[4])
+    assert json.loads(_text(results[5]))["recallTopK"] == 3
+    assert (
+        not (mcp_home / "config.json").exists()
+        or json.loads((mcp_home / "config.json").read_text(encoding="utf-8")) == {}
+    )
+    _, (after,) = _run(mcp_home, [("memory_read", {"category": "rule"})])
+    assert _text(after) == _text(read)  # nothing deleted, merged or rewritten
 
 
 def test_snapshot_escapes_memory_text(data_dir: Path, clock) -> None:  # type: ignore[no-untyped-def]
@@ -217,9 +223,10 @@ PROPOSAL = {
 }
 
 
-def test_a_proposal_waits_for_the_user_and_memory_resolve_lands_it(mcp_home: Path) -> None:
+def test_a_proposal_waits_for_the_user_and_the_model_cannot_answer_it(mcp_home: Path) -> None:
     """Headless, confirm on: the answer is the in-chat question, nothing is written until the
-    user's choice comes back through memory_resolve; a model cannot switch confirmation off."""
+    user answers it; the model can neither answer it with memory_resolve nor switch confirmation
+    off (tests/test_only_user_confirms.py has the user's reply landing it)."""
     _, (asked, refused) = _run(
         mcp_home, [("memory_propose", PROPOSAL), ("memory_config", {"key": "confirm", "value": False})]
     )
@@ -236,8 +243,8 @@ def test_a_proposal_waits_for_the_user_and_memory_resolve_lands_it(mcp_home: Pat
         ],
     )
     assert "MEMORY_CONFIRM_V1" in _text(again)
-    assert "新增记忆" in _text(resolved), _text(resolved)
-    assert _text(read).count(PROPOSAL["text"]) == 1
+    assert resolved.is_error and "只能由用户自己确认" in _text(resolved), _text(resolved)
+    assert PROPOSAL["text"] not in _text(read)
 
 
 def test_a_flood_from_several_mcp_servers_stays_within_the_caps(mcp_home: Path) -> None:

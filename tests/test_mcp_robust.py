@@ -170,7 +170,8 @@ def test_a_hung_service_costs_a_tool_30_s_and_one_clear_sentence(data_dir: Path)
         assert f"the memevo service (PID {pid}) took " in text, text
         assert f"within {CALL_WAIT_S:g} s" in text and "seems stuck" in text and f"end process {pid}" in text
         assert text.count("within") == 1 and text.count(".") == 0, text  # one sentence, one reason
-    assert "may or may not have been applied" in _text(results[2][0])  # a write: it cannot know
+    # memory_update writes nothing itself (a rewrite is a proposal the user confirms): no write to doubt
+    assert "propose_edit" in _text(results[2][0]) and "may or may not" not in _text(results[2][0])
 
 
 @pytest.mark.usefixtures("provisioned_model")

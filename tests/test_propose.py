@@ -74,12 +74,12 @@ def test_confirm_off_writes_once_keeps_its_origin_and_cues(model_host: ServiceHo
     assert history["origins"][0]["proposer"] == "client"
 
 
-def test_confirm_on_headless_asks_in_chat_and_resolve_lands_it(model_host: ServiceHost) -> None:
+def test_confirm_on_headless_asks_in_chat_and_the_users_reply_lands_it(model_host: ServiceHost) -> None:
     _say(model_host, WORDS)
     reply = _propose(model_host)
     assert reply["status"] == "ask"
     assert texts.CONFIRM_MARKER in reply["message"] and reply["sessionID"] in reply["message"]
-    assert "AskUserQuestion" in reply["message"]
+    assert "直接用文字问用户" in reply["message"] and "不要调用 memory_resolve" in reply["message"]
     assert _rules(model_host) == []
     [waiting] = model_host.handle("pending", {})["pending"]
     assert (waiting["client"], waiting["words"], waiting["text"]) == ("claude", WORDS, TEXT)
@@ -87,10 +87,15 @@ def test_confirm_on_headless_asks_in_chat_and_resolve_lands_it(model_host: Servi
         model_host.handle(
             "side.resolve", {"client": "cursor", "sessionID": reply["sessionID"], "decision": "create_rule"}
         )
-    done = model_host.handle(
-        "side.resolve", {"client": "claude", "sessionID": reply["sessionID"], "decision": "create_rule"}
+    with pytest.raises(InvalidInput, match="只能由用户自己确认"):  # the model cannot answer for the user
+        model_host.handle(
+            "side.resolve", {"client": "claude", "sessionID": reply["sessionID"], "decision": "create_rule"}
+        )
+    assert _rules(model_host) == []
+    answered = model_host.handle(
+        "hook.prompt", {"client": "claude", "flavor": "claude", "session": "s1", "prompt": "1", "cwd": None}
     )
-    assert TEXT in done["message"]
+    assert TEXT in answered["context"] and "新增记忆" in answered["context"]
     assert _rules(model_host) == [TEXT]
 
 
@@ -192,12 +197,13 @@ def test_a_flood_cannot_pass_the_caps(model_host: ServiceHost) -> None:
         thread.start()
     for thread in threads:
         thread.join(60)
-    assert sorted(set(outcomes)) == ["ask", "capped"], outcomes
-    assert outcomes.count("ask") == 5
+    assert sorted(set(outcomes)) == ["ask", "capped", "queued"], outcomes
+    assert outcomes.count("ask") == 1  # one question at a time in a chat; the others wait their turn
+    assert outcomes.count("queued") == 4
     assert _rules(model_host) == []
     _say(model_host, WORDS, session="s2")
     made = [_propose(model_host, text=f"另一个会话的第 {i} 条规则：部署前先跑冒烟测试 {i}") for i in range(2)]
-    assert [m["status"] for m in made] == ["ask", "ask"]
+    assert [m["status"] for m in made] == ["ask", "queued"]
     with pytest.raises(InvalidInput, match="今天"):
         _propose(model_host, text="另一个会话的第三条规则：部署前先通知值班同学")
     assert model_host.status()["learning"]["proposals_today"] == 7

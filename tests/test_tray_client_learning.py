@@ -76,6 +76,8 @@ def test_a_proposal_from_the_clients_model_reaches_the_dialog_and_the_store(
     [waiting] = pending(data_dir)
     assert (waiting["client"], waiting["session"], waiting["words"]) == ("claude", "s-client", WORDS)
     assert rules(data_dir) == []  # nothing before the user answers
+    refused = test_tray_learning._resolve_over_mcp(data_dir, dialog["job"], "create_rule")  # the model
+    assert refused.is_error and rules(data_dir) == [], refused
     again = propose(data_dir)  # the model proposes it again: no second question, no second memory
     assert "已经提交过" in again, again
     tray(action="answer", job=dialog["job"], decision="create_rule", text=TEXT)

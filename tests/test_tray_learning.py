@@ -6,8 +6,9 @@ UserPromptSubmit command carries the prompt. The tray's test hook (desktop/testh
 reached over the service socket) reads what the tray shows and answers its confirmation
 dialog the way a user does: by editing the text and clicking a button.
 
-Then the headless in-chat flow under `memevo serve`: the Stop hook asks in the chat and
-the MCP tool's `memory_resolve` writes the answer.
+Then the headless in-chat flow under `memevo serve`: the Stop hook asks in the chat, the
+model's own `memory_resolve` is refused, and the user's next prompt (through the registered
+UserPromptSubmit command) answers it.
 """
 
 from __future__ import annotations
@@ -287,8 +288,8 @@ def test_a_dialog_closed_unanswered_stays_pending(
     assert rules(data_dir) == []  # discard writes nothing
 
 
-# -- headless: the in-chat flow under `memevo serve`, unchanged ----------------------------------------
-def test_headless_the_stop_hook_asks_in_the_chat_and_memory_resolve_writes(
+# -- headless: the in-chat flow under `memevo serve` ---------------------------------------------------
+def test_headless_the_stop_hook_asks_in_the_chat_and_the_users_reply_writes(
     data_dir: Path, side_judge: Judge
 ) -> None:
     _set_up_claude(data_dir, side_judge.server.base, confirm=True)
@@ -305,19 +306,25 @@ def test_headless_the_stop_hook_asks_in_the_chat_and_memory_resolve_writes(
         answer = json.loads(stop.stdout)
         assert answer["decision"] == "block"
         assert "MEMORY_CONFIRM_V1" in answer["reason"] and waiting["sessionID"] in answer["reason"]
-        _resolve_over_mcp(data_dir, waiting["sessionID"], "create_rule")
+        assert "直接用文字问用户" in answer["reason"]
+        refused = _resolve_over_mcp(data_dir, waiting["sessionID"], "create_rule")  # the model, at once
+        assert refused.is_error, refused
+        assert rules(data_dir) == [] and len(pending(data_dir)) == 1
+        reply = run_registered(data_dir, "UserPromptSubmit", prompt_payload("s-chat", "1"))  # the user
+        context = json.loads(reply.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "选了「保存为规则」" in context and "以后回答问题都用中文" in context, context
         assert [r["text"] for r in rules(data_dir)] == ["以后回答问题都用中文"]
         assert pending(data_dir) == []
 
 
-def _resolve_over_mcp(data_dir: Path, session_id: str, decision: str) -> None:
-    """The model's answer arrives through our MCP server, as Claude Code would send it."""
+def _resolve_over_mcp(data_dir: Path, session_id: str, decision: str) -> Any:
+    """The model's memory_resolve, through our MCP server, as Claude Code would send it."""
     import asyncio
 
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    async def go() -> None:
+    async def go() -> Any:
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "memevo.core.cli", "mcp", "--client", "claude"],
@@ -325,9 +332,6 @@ def _resolve_over_mcp(data_dir: Path, session_id: str, decision: str) -> None:
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            result = await session.call_tool(
-                "memory_resolve", {"sessionID": session_id, "decision": decision}
-            )
-            assert not result.is_error, result
+            return await session.call_tool("memory_resolve", {"sessionID": session_id, "decision": decision})
 
-    asyncio.run(go())
+    return asyncio.run(go())

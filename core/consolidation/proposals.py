@@ -3,7 +3,8 @@
 Each finding becomes a side job (core/learning/jobs.py) of the pseudo-client CLIENT, its id
 the finding's key (its members and their texts), waiting as `ready`: the tray's confirmation
 dialog shows it, `memevo pending` lists it and `memevo pending accept|discard` answers it,
-and a client's chat can answer it with memory_resolve. Nothing changes until the user
+and a headless client's chat puts it to the user, whose own reply answers it (as for a
+learned proposal, a model never answers it for the user). Nothing changes until the user
 chooses. The choices: `merge` (the side model's merged text, or the user's own edit in the
 dialog, into the first member; the others go to the trash) when a merged text exists,
 `keep:<id>` for each member (that memory stays as it is, the others go to the trash) and
@@ -21,7 +22,7 @@ from .. import memories
 from ..clock import Clock
 from ..errors import InvalidInput
 from ..learning import jobs
-from ..store import Store, one
+from ..store import Store
 from .find import Finding, Member
 
 ORIGIN = "consolidate"
@@ -140,19 +141,7 @@ def _create(
     return jobs.create(store, key, CLIENT, key, None, None, now_ms, repo, proposal=made)
 
 
-# -- the user's answer ------------------------------------------------------------------------------
-def claim(store: Store, job_id: str) -> bool:
-    """Exactly once: the proposal turns `applying` only from waiting, in one transaction, so of
-    two answers arriving together (the dialog and a terminal) the second finds it taken."""
-    with store.transaction() as con:
-        row = one(con.execute("SELECT status FROM side_jobs WHERE id = ?", [job_id]))
-        if row is None or row[0] not in ("ready", "shown"):
-            return False
-        con.execute("UPDATE side_jobs SET status = 'applying' WHERE id = ?", [job_id])
-    store.changed(jobs.TOPIC)
-    return True
-
-
+# -- the user's answer (claimed exactly once by learning/resolve.py) ---------------------------------
 def apply(
     store: Store, clock: Clock, made: dict[str, Any], decision: str, edited_text: str | None = None
 ) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Side jobs: one per sessionID, created exclusively, kept 24 h after they end (tombstones).
 
 Statuses: running -> nothing (not worth remembering) | ready (a proposal awaits the user) |
-applied (written without confirmation) | failed; ready -> shown -> done | voided | zombie.
+applied (written without confirmation) | failed; ready -> shown -> applying -> done | voided |
+zombie. `applying` is held by the one answer being written (claim), so two answers arriving
+together (the dialog, a terminal, the user's reply in the chat) write once.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def create_proposed(
             return "day"
         con.execute(
             "INSERT INTO side_jobs (id, client, session, prompt_id, created_ms, updated_ms, status, words, "
-            "proposal, repo) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)",
+            "proposal, repo, shown_ms) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)",
             [
                 job_id,
                 client,
@@ -127,6 +129,7 @@ def create_proposed(
                 words,
                 json.dumps(proposal, ensure_ascii=False),
                 repo,
+                now_ms if status == "shown" else None,  # asked in the tool's answer, now
             ],
         )
     store.changed(TOPIC)
@@ -156,6 +159,43 @@ def update(store: Store, job_id: str, now_ms: int, **fields: Any) -> None:
     with store.transaction() as con:
         con.execute(f"UPDATE side_jobs SET {', '.join(sets)} WHERE id = ?", [*values, job_id])
     store.changed(TOPIC)
+
+
+def claim(store: Store, job_id: str) -> str | None:
+    """Exactly once: the job turns `applying` only from waiting (ready or shown), in one
+    transaction, so of two answers arriving together the second finds it taken. Returns the
+    status it had (for `release`), or None when it was not waiting."""
+    with store.transaction() as con:
+        row = one(con.execute("SELECT status FROM side_jobs WHERE id = ?", [job_id]))
+        if row is None or row[0] not in ("ready", "shown"):
+            return None
+        con.execute("UPDATE side_jobs SET status = 'applying' WHERE id = ?", [job_id])
+    store.changed(TOPIC)
+    return str(row[0])
+
+
+def release(store: Store, job_id: str, status: str) -> None:
+    """A claimed job whose answer could not be written waits again as it was."""
+    with store.transaction() as con:
+        con.execute("UPDATE side_jobs SET status = ? WHERE id = ? AND status = 'applying'", [status, job_id])
+    store.changed(TOPIC)
+
+
+def record_answer(store: Store, job_id: str, now_ms: int, answer: dict[str, Any]) -> bool:
+    """The user's own answer to an in-chat question, kept on the waiting job's proposal
+    (`answered`): what memory_resolve from the model may then carry out. False when the job no
+    longer waits."""
+    with store.transaction() as con:
+        row = one(con.execute("SELECT status, proposal FROM side_jobs WHERE id = ?", [job_id]))
+        if row is None or row[0] not in ("ready", "shown") or not row[1]:
+            return False
+        proposal = json.loads(row[1]) | {"answered": answer}
+        con.execute(
+            "UPDATE side_jobs SET proposal = ?, updated_ms = ? WHERE id = ?",
+            [json.dumps(proposal, ensure_ascii=False), now_ms, job_id],
+        )
+    store.changed(TOPIC)
+    return True
 
 
 def of_session(store: Store, client: str, session: str, statuses: tuple[str, ...]) -> list[Job]:

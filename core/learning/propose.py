@@ -11,6 +11,7 @@ and text (the same proposal twice is one) and within the per-session and per-day
 from __future__ import annotations
 
 import hashlib
+import math
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,16 @@ ID_CHARS = 64
 # best unrelated neighbour (tests/test_propose.py::SIMILAR_PAIRS holds the measured pairs).
 SIMILAR_MIN = 0.65
 CANDIDATES = 3
+# With confirmation off a proposal is written without asking only when its quote can stand for
+# the user's words: at least this many meaningful characters (letters, digits, one per Chinese
+# character; spaces and punctuation aside) — two characters of a prompt prove nothing —
+QUOTE_MIN = 8
+# and at least this share of the memory's own length (a long memory from a scrap of a quote is
+# the model's words, not the user's),
+QUOTE_SHARE = 0.25
+# and about the same thing: this share of the shorter one's character pairs is in the other
+# (real words quoted beside an unrelated memory are someone else's instruction).
+RELATED_SHARE = 0.4
 
 
 def normalised(text: str) -> str:
@@ -36,6 +47,21 @@ def normalised(text: str) -> str:
     Linear in the text."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return "".join(ch for ch in folded if not unicodedata.category(ch).startswith(("P", "Z", "C")))
+
+
+def _pairs(text: str) -> set[str]:
+    return {text[i : i + 2] for i in range(len(text) - 1)}
+
+
+def quote_supports(words: str, text: str) -> bool:
+    """Whether the quoted words are substantial enough and related enough to the proposed text
+    to stand for it (QUOTE_MIN, QUOTE_SHARE, RELATED_SHARE). Linear in both; no model. Whether
+    the user really said them is the service's check (Learner.user_said)."""
+    said, made = normalised(words), normalised(text)
+    if len(said) < max(QUOTE_MIN, math.ceil(len(made) * QUOTE_SHARE)):
+        return False
+    quoted, proposed = _pairs(said), _pairs(made)
+    return len(quoted & proposed) >= RELATED_SHARE * min(len(quoted), len(proposed))
 
 
 @dataclass(frozen=True)
@@ -128,6 +154,29 @@ def proposal(
         made["scope"] = repo  # a fact of this repository: recalled only here
     if proposed.cues:
         made["cues"] = proposed.cues
+    made["options"] = resolve.options(made)
+    return made
+
+
+def edit_job_id(client: str, session: str, target: str, text: str) -> str:
+    key = "\x1f".join(["edit", client, session, target, normalised(text)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def edit_proposal(target: memories.Memory, text: str, day: str) -> dict[str, Any]:
+    """memory_update's rewrite of a memory, as a proposal the user confirms like any other (the
+    dialog shows it as a replace; the choices are that or nothing)."""
+    made: dict[str, Any] = {
+        "text": text,
+        "category": target.category,
+        "action": "replace",
+        "origin": "client",
+        "edit": True,
+        "day": day,
+        "target": target.id,
+        "target_text": target.text,
+        "replace_text": text,
+    }
     made["options"] = resolve.options(made)
     return made
 

@@ -4,6 +4,11 @@ Decisions: create_rule, create_project, reinforce, merge, replace, discard. Crea
 discard are always allowed; the others only when the proposal offered them. Text and target
 come from the proposal only (the confirmation dialog's edit is the user's own, and only the
 dialog may pass one). Invalid, cross-client, already-handled or mismatched ids are refused.
+
+Only the user answers a proposal: `resolve` is what the user's own surfaces call (the dialog,
+`memevo pending`, the user's reply in the chat, read by the prompt hook); a model's
+memory_resolve goes through `resolve_for_model`, which carries out only the answer the user
+gave in the chat and refuses anything else — a model that proposes cannot confirm.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ class ResolveRejected(InvalidInput):
 def options(proposal: dict[str, Any]) -> list[str]:
     if consolidation.is_consolidation(proposal):  # merge, keep:<id> for each member, discard
         return [str(d) for d in proposal.get("options") or ["discard"]]
+    if proposal.get("edit") and proposal.get("target"):  # memory_update's rewrite: that, or nothing
+        return [str(proposal.get("action")), "discard"]
     offered = ["create_rule", "create_project"]
     if proposal.get("action") in ("reinforce", "merge", "replace") and proposal.get("target"):
         offered.append(str(proposal["action"]))
@@ -66,18 +73,63 @@ def resolve(
         raise ResolveRejected(
             f"decision {_echo(decision)!r} was not offered for {shown} (offered: {', '.join(options(job.proposal))})"
         )
-    if ours:
-        if not consolidation.claim(store, job_id):  # answered meanwhile (the dialog and a terminal)
-            raise ResolveRejected(f"sessionID {shown} is already handled")
-        try:
+    was = jobs.claim(store, job_id)
+    if was is None:  # answered meanwhile (the dialog, a terminal, the chat)
+        raise ResolveRejected(f"sessionID {shown} is already handled")
+    try:
+        if ours:
             result = consolidation.apply(store, clock, job.proposal, decision, edited_text)
-        except InvalidInput as exc:  # a member changed meanwhile: this proposal is void
+        else:
+            result = apply(store, clock, job.proposal, decision, edited_text, origin_of(job))
+    except InvalidInput as exc:
+        if ours:  # a member changed meanwhile: this proposal is void
             jobs.update(store, job_id, clock.now_ms(), status="voided", error=str(exc))
             raise ResolveRejected(str(exc)) from exc
-    else:
-        result = apply(store, clock, job.proposal, decision, edited_text, origin_of(job))
+        jobs.release(store, job_id, was)  # e.g. an edited text out of range: the user may try again
+        raise
+    except BaseException:
+        jobs.release(store, job_id, was)
+        raise
     jobs.update(store, job_id, clock.now_ms(), status="done", result=result, resolved_ms=clock.now_ms())
     return result
+
+
+ONLY_THE_USER = (
+    "这条记忆只能由用户自己确认，不能由你代为回答，所以没有写入。请用文字把问题和编号选项给用户看，"
+    "然后结束这一轮回答、等用户回复；用户的下一句回复由插件直接处理。用户也可以在终端运行 `memevo pending`。"
+)
+
+
+def resolve_for_model(store: Store, clock: Clock, client: str, job_id: str, decision: str) -> dict[str, Any]:
+    """memory_resolve, called by a client's model: accepted only as the answer the user gave
+    in this client's chat (kept on the job by the prompt hook, `answered`). The prompt hook
+    writes that answer at once; a call after it reports it, a call without it is refused."""
+    job = jobs.get(store, job_id)
+    shown = _echo(job_id)
+    if job is None:
+        raise ResolveRejected(f"unknown sessionID {shown}")
+    if job.client != client and job.client != consolidation.CLIENT:
+        raise ResolveRejected(f"sessionID {shown} belongs to another client ({job.client})")
+    answered = (job.proposal or {}).get("answered")
+    by_user = isinstance(answered, dict) and answered.get("client") == client
+    if not by_user:
+        if job.status in ("ready", "shown"):
+            raise ResolveRejected(ONLY_THE_USER)
+        raise ResolveRejected(f"sessionID {shown} is already handled ({job.status})")
+    assert isinstance(answered, dict)
+    chosen = str(answered.get("decision"))
+    if decision != chosen:
+        raise ResolveRejected(
+            f"用户选的是 {chosen}，不是 {_echo(decision)}：只能按用户自己的回答处理，没有改动任何记忆。"
+        )
+    if job.status in ("ready", "shown"):  # the hook could not write it: the user's answer, now
+        return resolve(store, clock, client, job_id, chosen)
+    if job.status == "done" and job.result is not None:
+        message = str(job.result.get("message", ""))
+        return dict(job.result) | {
+            "message": f"用户已经在对话里回答过，插件已按用户的选择处理（没有重复处理）：\n{message}"
+        }
+    raise ResolveRejected(f"sessionID {shown} is already handled ({job.status})")
 
 
 def origin_of(job: jobs.Job) -> dict[str, Any]:

@@ -97,7 +97,10 @@ def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     if params.get("echoes") and not ctx.desktop and readiness.state(config, ctx.keys.has()).active:
         from ..learning import stop
 
-        unasked = stop.undelivered(ctx.store, ctx.clock, ask.client)  # a dropped continuation's
+        # a dropped continuation's question: the model asks it once the user has spoken
+        unasked = stop.undelivered(
+            ctx.store, ctx.clock, ask.client, ctx.learner.asker(ask.client, ask.session, 1)
+        )
         text = "\n\n".join(p for p in (text, unasked) if p)
     return _done(ctx, ask, "session_start", started, text, ids)
 
@@ -117,9 +120,15 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         restored = stop.restore(ask.client, ask.session)  # Cursor: the hidden half of a follow-up
         if restored:
             return _done(ctx, ask, "prompt", started, restored, [], asked=prompt)
-        stop.delivered(ctx.store, ctx.clock, ask.client, prompt)  # CodeBuddy: our continuation's echo
+        asker = ctx.learner.asker(ask.client, ask.session)
+        stop.delivered(ctx.store, ctx.clock, ask.client, prompt, asker)  # CodeBuddy: our continuation's echo
     if not config["enabled"] or kind == "plugin" or not prompt.strip():
         return _done(ctx, ask, "prompt", started, None, [])
+    answer = _answer(ctx, ask, prompt) if kind == "user" else None
+    if answer is not None:  # the user's reply to our question: answered, nothing else to do with it
+        ctx.learner.note_prompt(ask.client, ask.session, ask.repo, prompt)
+        parts = [answer.context, prompt_reminder(ctx, config, ask.flavor)]
+        return _done(ctx, ask, "prompt", started, "\n\n".join(p for p in parts if p), [], asked=prompt)
     block, ids, skipped, why = "", list[str](), None, None
     if kind == "user":
         block, ids, skipped, why = _recall(ctx, prompt, config, ask.repo)
@@ -229,6 +238,24 @@ def _remember_injected(ask: Ask, ids: list[str]) -> None:
             _injected.pop(next(iter(_injected)))
 
 
+def _answer(ctx: ServiceContext, ask: Ask, prompt: str) -> Any:
+    """The user's prompt read as the reply to the questions of this chat that awaited it (the
+    store is asked only when one did): stop.Answer, or None when it is not one."""
+    waiting = ctx.learner.reply_to(ask.client, ask.session)
+    if not waiting:  # the usual prompt: nothing imported, nothing read
+        return None
+    from ..learning import stop
+
+    try:
+        answer = stop.take_answer(ctx.store, ctx.clock, ask.client, ask.session, waiting, prompt)
+    except Exception:  # an ordinary prompt then; the proposal stays in `memevo pending`
+        log.exception("could not read the reply to a memory question")
+        return None
+    if answer is not None and answer.result is not None:
+        ctx.after_learning(answer.result)
+    return answer
+
+
 def _maybe_learn(ctx: ServiceContext, config: config_mod.Config, params: dict[str, Any], prompt: str) -> None:
     if not readiness.state(config, ctx.keys.has()).side:
         return
@@ -265,6 +292,8 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         ask.session or "",
         int(config["sideWaitMs"]),
         bool(params.get("echoes")),
+        asking=ctx.learner.asking(ask.client, ask.session),  # one question at a time per chat
+        on_asked=ctx.learner.asker(ask.client, ask.session),
     )
     result = _done(ctx, ask, "stop", started, found.get("continuation"), [], log_injection=bool(found))
     if found:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,6 +39,11 @@ class Learner:
         self._answers: dict[tuple[str, str], str] = {}
         self._said: dict[tuple[str, str], list[str]] = {}  # (client, session) -> recent prompts
         self._latest: dict[tuple[str, str | None], tuple[str, float]] = {}  # (client, repo) -> session
+        # (client, session) -> {job id: user prompts to let pass first}: the questions put to the
+        # user in that chat whose reply is awaited. In memory only: after a restart the chat's
+        # reply is not read as an answer, and `memevo pending` (or the dialog) answers instead.
+        self._asking: dict[tuple[str, str], dict[str, int]] = {}
+        self._spoke: dict[tuple[str, str], bool] = {}  # chats whose user has sent a prompt
 
     def start(self) -> None:
         """Start the worker now (the tray app does, so a failure shows at once rather than at
@@ -136,16 +142,81 @@ class Learner:
         return None
 
     def user_said(self, client: str, session: str | None, words: str) -> bool:
-        """Whether `words` (normalised) occur in one of the session's recent prompts: a quote
-        the user never typed (an injected instruction's) is held for confirmation."""
-        from ..learning.propose import normalised
+        """Whether `words` (normalised, at least QUOTE_MIN meaningful characters) occur in one
+        of the session's recent prompts: a quote the user never typed (an injected
+        instruction's), or a scrap too short to mean anything, is held for confirmation."""
+        from ..learning.propose import QUOTE_MIN, normalised
 
         wanted = normalised(words)
-        if not session or len(wanted) < 2:
+        if not session or len(wanted) < QUOTE_MIN:
             return False
         with self._lock:
             said = list(self._said.get((client, session), []))
         return any(wanted in normalised(p) for p in said)
+
+    # -- in-chat questions: only the user's own next reply answers one --------------------------------
+    def asked(self, client: str, session: str | None, job_id: str, let_pass: int = 0) -> None:
+        """A question was put to the user in this chat; its answer is the user's next prompt
+        (after `let_pass` prompts: a question handed over at a session start is asked by the
+        model only once the user has spoken — unless the user already has, as when a client
+        sends the first prompt's hook before the session start's)."""
+        if not session:
+            return
+        with self._lock:
+            if self._spoke.get((client, session)):
+                let_pass = 0
+            waiting = self._asking.pop((client, session), {})
+            waiting[job_id] = let_pass
+            self._asking[(client, session)] = waiting
+            _trim(self._asking, ANSWERS_KEPT)
+
+    def ask_first(self, client: str, session: str | None, job_id: str) -> bool:
+        """Mark `job_id` as asked in this chat unless another question already waits there for
+        the user's reply (one at a time); check and mark at once, so concurrent proposals
+        cannot both be asked. False: it waits its turn."""
+        if not session:
+            return False
+        with self._lock:
+            if self._asking.get((client, session)):
+                return False
+            self._asking[(client, session)] = {job_id: 0}
+            _trim(self._asking, ANSWERS_KEPT)
+            return True
+
+    def forget_asked(self, client: str, session: str | None, job_id: str) -> None:
+        """A question marked but never asked (its proposal was not queued after all)."""
+        with self._lock:
+            waiting = self._asking.get((client, str(session)))
+            if waiting is not None:
+                waiting.pop(job_id, None)
+                if not waiting:
+                    del self._asking[(client, str(session))]
+
+    def asker(self, client: str, session: str | None, let_pass: int = 0) -> Callable[[str], None]:
+        """`asked` for this chat, as the functions that put questions to the user take it."""
+        return lambda job_id: self.asked(client, session, job_id, let_pass)
+
+    def asking(self, client: str, session: str | None) -> bool:
+        """A question of this chat still waits for the user's reply (no other is asked now)."""
+        with self._lock:
+            return bool(session) and bool(self._asking.get((client, str(session))))
+
+    def reply_to(self, client: str, session: str | None) -> list[str]:
+        """The user's prompt has come: the questions it may answer. Their wait ends with it,
+        answered or not (a later reply is never read as an answer to them)."""
+        if not session:
+            return []
+        with self._lock:
+            self._spoke.pop((client, session), None)
+            self._spoke[(client, session)] = True
+            _trim(self._spoke, ANSWERS_KEPT)
+            waiting = self._asking.pop((client, session), None)
+            if not waiting:
+                return []
+            later = {job_id: left - 1 for job_id, left in waiting.items() if left > 0}
+            if later:
+                self._asking[(client, session)] = later
+            return [job_id for job_id, left in waiting.items() if left == 0]
 
     def previous_answer(self, client: str, session: Any) -> str | None:
         return self._answers.get((client, str(session))) if session else None

@@ -2,10 +2,14 @@
 
 The service decides what it can (an equal memory is reinforced), hands similar memories back
 to the model to choose, and then asks the user as configured: the tray's native dialog on a
-desktop, the in-chat question headless (the instruction comes back in the tool's answer), or
-writes at once when confirmation is off — unless the quoted words are not among what the user
-said in that session, in which case it asks all the same (an injected instruction cannot
-write by itself). Caps per session and per day bound what any model can queue.
+desktop, the in-chat question headless (the instruction comes back in the tool's answer; the
+user's own next prompt answers it, learning/stop.py), or writes at once when confirmation is
+off — unless the quote is too short, unrelated to the text, or not among what the user said in
+that session, in which case it asks all the same (an injected instruction cannot write by
+itself). Caps per session and per day bound what any model can queue.
+
+`propose_edit` is memory_update's rewrite of a memory: never written by the model's call, always
+a proposal the user confirms the same way, whatever `confirm` says.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from .. import memories, scopes
 from ..errors import InvalidInput, NotFound
 from ..learning import jobs, propose, readiness, resolve, stop
 from ..optable import operation
+from ..recall.textfilter import redact_secrets
 from .context import ServiceContext
 
 log = logging.getLogger("memevo.service")
@@ -62,11 +67,18 @@ def op_propose(
     chosen, target_memory = _decide(ctx, proposed)
     if chosen is None:  # similar memories: the model compares and calls again
         return {"status": "candidates", "message": propose.candidates_text(target_memory or [])}
-    verified = ctx.learner.user_said(who, session, proposed.words)
+    verified = propose.quote_supports(proposed.words, proposed.text) and ctx.learner.user_said(
+        who, session, proposed.words
+    )
     now = ctx.clock.now_ms()
     made = propose.proposal(proposed, chosen, target_memory, repo, ctx.clock.local_day(now), verified)
     confirm = bool(config["confirm"]) or not verified
-    status = "running" if not confirm else "ready" if ctx.desktop else "shown"
+    if not confirm:
+        status = "running"
+    else:
+        if not config["confirm"]:
+            log.info("client proposal %s held for confirmation: its words are not the user's", job_id[:8])
+        status = _waiting_status(ctx, who, session, job_id)
     created = jobs.create_proposed(
         ctx.store,
         job_id,
@@ -79,25 +91,96 @@ def op_propose(
         (int(config["proposalsPerSession"]), int(config["proposalsPerDay"])),
         repo,
     )
+    if created != "created" and status == "shown":
+        ctx.learner.forget_asked(who, session, job_id)
     if created == "exists":
         return _already(ctx, job_id)
     if created in ("session", "day"):
         raise _capped(created, config)
     job = jobs.get(ctx.store, job_id)
     assert job is not None
-    if status == "ready":
+    if status == "running":
+        return _apply_now(ctx, job)
+    unverified = (
+        ""
+        if verified
+        else "（用户原话太短、与这条记忆无关或没有在本会话的输入里找到，所以即使关闭了确认也要用户确认。）"
+    )
+    return _asked(ctx, job, unverified)
+
+
+def _waiting_status(ctx: ServiceContext, client: str, session: str, job_id: str) -> str:
+    """How a proposal waits for the user: `ready` for the tray's dialog on a desktop; headless
+    `shown` (the tool's answer asks it in the chat now: the user's next prompt answers it), or
+    `ready` while another question of this chat still waits for the user's reply (asked at a
+    later Stop: one at a time)."""
+    if not ctx.desktop and ctx.learner.ask_first(client, session, job_id):
+        return "shown"
+    return "ready"
+
+
+def _asked(ctx: ServiceContext, job: jobs.Job, note: str = "") -> dict[str, Any]:
+    """The tool's answer for a proposal that waits for the user."""
+    if job.status == "shown":
+        return {"status": "ask", "sessionID": job.id, "message": stop.confirm_instruction(job.client, job)}
+    if ctx.desktop:
         return {
             "status": "pending",
-            "sessionID": job_id,
+            "sessionID": job.id,
             "message": "已交给用户在 memevo 的确认弹窗里决定，现在还没有写入。不要再次提交这一条，"
             "也不要自己写到别处；告诉用户：请在弹出的「记忆确认」窗口里选择（也可以用 `memevo pending` 查看）。"
-            + ("" if verified else "（用户原话没有在本会话的输入里找到，所以即使关闭了确认也要用户确认。）"),
+            + note,
         }
-    if status == "shown":
-        if not config["confirm"]:
-            log.info("client proposal %s held for confirmation: its words are not the user's", job_id[:8])
-        return {"status": "ask", "sessionID": job_id, "message": stop.confirm_instruction(who, job)}
-    return _apply_now(ctx, job)
+    return {
+        "status": "queued",
+        "sessionID": job.id,
+        "message": "已记下，现在还没有写入：用户还没回答上一个记忆确认，这一条排在它后面，"
+        "插件会在之后的回合结束时再请你问用户。现在不要问这一条，也不要再次提交或自己写到别处。" + note,
+    }
+
+
+@operation("propose_edit", service=True)
+def op_propose_edit(
+    ctx: ServiceContext,
+    client: Any = "",
+    instance: Any = "",
+    cwd: Any = None,
+    id: Any = None,
+    text: Any = None,
+) -> dict[str, Any]:
+    """memory_update's rewrite (client and instance from the MCP server, never the model): a
+    proposal the user confirms — the dialog, `memevo pending`, or the chat's own reply — even
+    with confirmation off, since nothing the user said vouches for it."""
+    config = config_mod.load()
+    if not isinstance(id, str) or not id.strip() or len(id) > propose.ID_CHARS:
+        raise InvalidInput("replace needs id: the memory to rewrite")
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("replace needs text: the memory's new text, 6 to 400 characters")
+    body = memories.check_text(redact_secrets(memories.remove_unsafe(text[:4000])).strip())
+    try:
+        target = memories.get(ctx.store, id.strip().lstrip("#"))
+    except NotFound:
+        raise InvalidInput(f"no memory #{id[: propose.ID_CHARS]}") from None
+    who = str(client) or "unknown"
+    repo = scopes.repo_of(cwd if isinstance(cwd, str) else None)
+    session = ctx.learner.session_of(who, repo) or f"mcp-{str(instance)[:40] or 'unknown'}"
+    job_id = propose.edit_job_id(who, session, target.id, body)
+    if jobs.get(ctx.store, job_id) is not None:
+        return _already(ctx, job_id)
+    now = ctx.clock.now_ms()
+    made = propose.edit_proposal(target, body, ctx.clock.local_day(now))
+    status = _waiting_status(ctx, who, session, job_id)
+    caps = (int(config["proposalsPerSession"]), int(config["proposalsPerDay"]))
+    created = jobs.create_proposed(ctx.store, job_id, who, session, "", now, made, status, caps, repo)
+    if created != "created" and status == "shown":
+        ctx.learner.forget_asked(who, session, job_id)
+    if created == "exists":
+        return _already(ctx, job_id)
+    if created in ("session", "day"):
+        raise _capped(created, config)
+    job = jobs.get(ctx.store, job_id)
+    assert job is not None
+    return _asked(ctx, job)
 
 
 def _decide(ctx: ServiceContext, proposed: propose.Proposed) -> tuple[str | None, Any]:
@@ -175,6 +258,7 @@ def _already(ctx: ServiceContext, job_id: str) -> dict[str, Any]:
         "ready": "它正在等用户在确认弹窗里决定",
         "shown": "它正在等用户确认",
         "running": "它正在处理",
+        "applying": "它正在写入",
     }.get(state, f"它已经处理过了（{state}）")
     return {
         "status": "duplicate",

@@ -97,13 +97,18 @@ def resolve(
     text: Any = None,
     from_dialog: Any = False,
 ) -> dict[str, Any]:
-    """memory_resolve: the client comes from the caller's registration, never from the model;
-    an edited text only from the tray's own dialog. Exactly once by its sessionID."""
+    """The tray's dialog (from_dialog: the user's click, and an edited text only from it) and
+    MCP memory_resolve (the client comes from the caller's registration, never from the
+    model). A model's call carries out only the answer the user gave in the chat
+    (resolve_for_model): a model cannot confirm what it proposed. Exactly once by its sessionID."""
     from ..learning import resolve as resolve_mod
 
-    result = resolve_mod.resolve(
-        ctx.store, ctx.clock, str(client), str(sessionID), str(decision), text if from_dialog else None
-    )
+    if from_dialog is True:
+        result = resolve_mod.resolve(ctx.store, ctx.clock, str(client), str(sessionID), str(decision), text)
+    else:
+        result = resolve_mod.resolve_for_model(
+            ctx.store, ctx.clock, str(client), str(sessionID), str(decision)
+        )
     ctx.after_learning(result)
     return result
 
