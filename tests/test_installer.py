@@ -394,14 +394,14 @@ def test_workbuddy_hooks_get_thirty_seconds() -> None:
     }
 
 
-# -- Claude Code's permission rules: one yes, two tools ----------------------------------------------------
+# -- Claude Code's permission rules: one yes allows memory_propose, never memory_resolve -------------------
 RESOLVE_RULE = "mcp__memory-self-evolution__memory_resolve"
 PROPOSE_RULE = "mcp__memory-self-evolution__memory_propose"
 
 
 def _allow(home: Path) -> list[str]:
     settings = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
-    return list(settings["permissions"]["allow"])
+    return list(settings.get("permissions", {}).get("allow", []))
 
 
 def _setup_claude(allow: bool | None, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -418,38 +418,42 @@ def _setup_claude(allow: bool | None, monkeypatch: pytest.MonkeyPatch) -> list[s
     return lines
 
 
-def test_one_yes_allows_both_tools_once_and_uninstall_only_claude_removes_both(
+def test_one_yes_allows_memory_propose_only_and_uninstall_only_claude_removes_it(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """memory_resolve is never allowed without asking: only the user confirms a memory."""
     from memevo.installer.clients.claude import PERMISSIONS
 
-    assert PERMISSIONS == (RESOLVE_RULE, PROPOSE_RULE)
+    assert PERMISSIONS == (PROPOSE_RULE,)
     lines = _setup_claude(True, monkeypatch)
-    assert _allow(home) == ["Bash(ls:*)", RESOLVE_RULE, PROPOSE_RULE]  # after the user's own
+    assert _allow(home) == ["Bash(ls:*)", PROPOSE_RULE]  # after the user's own
     assert "Claude Code: the memory_resolve and memory_propose permissions: ~/.claude/settings.json" in lines
     written = raw_bytes(home)
     _setup_claude(True, monkeypatch)  # a second yes: no byte changes, no rule twice
     assert raw_bytes(home) == written
     _setup_claude(None, monkeypatch)  # no question asked (--repair, the watcher): kept as they are
-    assert _allow(home) == ["Bash(ls:*)", RESOLVE_RULE, PROPOSE_RULE]
+    assert _allow(home) == ["Bash(ls:*)", PROPOSE_RULE]
     gone = run_memevo("uninstall", "--only", "claude", home=home)
     assert gone.returncode == 0, gone.stderr
     assert _allow(home) == ["Bash(ls:*)"]
     assert "Claude Code: the memory_resolve and memory_propose permissions" in gone.stdout
 
 
-def test_an_older_yes_gets_the_second_rule_and_a_no_removes_both(
+def test_an_older_allowed_memory_resolve_is_taken_out_by_a_yes_or_a_no(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An install from before memory_propose holds only memory_resolve's rule: a yes now appends
-    the other without repeating it; a no takes out both and leaves everyone else's rules, even
-    one for our whole server."""
+    """An install from before holds memory_resolve's rule (it let a model answer its own
+    proposal without asking): a yes now takes it out and appends memory_propose's; a no takes
+    out both and leaves everyone else's rules, even one for our whole server."""
     settings = home / ".claude" / "settings.json"
     data = json.loads(settings.read_text(encoding="utf-8"))
     data["permissions"]["allow"] = [RESOLVE_RULE, "Bash(ls:*)", "mcp__memory-self-evolution"]
     settings.write_text(json.dumps(data), encoding="utf-8")
     _setup_claude(True, monkeypatch)
-    assert _allow(home) == [RESOLVE_RULE, "Bash(ls:*)", "mcp__memory-self-evolution", PROPOSE_RULE]
+    assert _allow(home) == ["Bash(ls:*)", "mcp__memory-self-evolution", PROPOSE_RULE]
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["permissions"]["allow"].append(RESOLVE_RULE)
+    settings.write_text(json.dumps(data), encoding="utf-8")
     _setup_claude(False, monkeypatch)
     assert _allow(home) == ["Bash(ls:*)", "mcp__memory-self-evolution"]
 

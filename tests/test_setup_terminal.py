@@ -91,7 +91,7 @@ def test_questions_answers_and_a_hidden_key(env: dict[str, str]) -> None:
             if path.is_file():
                 assert key.encode() not in path.read_bytes(), path
     claude = json.loads((Path(env["HOME"]) / ".claude" / "settings.json").read_text(encoding="utf-8"))
-    assert claude["permissions"]["allow"] == ["Bash(ls:*)", RESOLVE_RULE, PROPOSE_RULE]  # one yes, both
+    assert claude["permissions"]["allow"] == ["Bash(ls:*)", PROPOSE_RULE]  # never memory_resolve
     # "in the OS keyring" only when the key reads back from it (setup had said so for a keyring
     # that kept nothing); under tests/setup-and-test.sh the test keyring must be the one used,
     # not the else branch passing quietly.
@@ -162,7 +162,7 @@ def test_client_mode_asks_no_side_api(env: dict[str, str]) -> None:
         "confirm": True,
     }
     allow = _settings(env)["permissions"]["allow"]  # type: ignore[index]
-    assert allow == ["Bash(ls:*)", RESOLVE_RULE, PROPOSE_RULE]
+    assert allow == ["Bash(ls:*)", PROPOSE_RULE]
 
 
 def test_off_asks_neither_the_confirmation_nor_the_side_api(env: dict[str, str]) -> None:

@@ -28,7 +28,8 @@ from memevo.desktop.wizard import (
 )
 from memevo.installer import autostart
 from memevo.installer.clients import claude as claude_mcp
-from memevo.installer.clients.claude import PERMISSION
+from memevo.installer.clients.claude import PROPOSE_PERMISSION as PERMISSION
+from memevo.installer.clients.claude import RESOLVE_PERMISSION
 from memevo.installer.setup_engine import Choices
 from test_installer import raw_bytes
 
@@ -334,7 +335,8 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     assert config_file() == {"learning": "auto", "confirm": False, "sideApiBase": BASE, "sideApiModel": MODEL}
     for relative in CLIENT_FILES:
         assert "memevo_hook.py" in (home / relative).read_text(encoding="utf-8"), relative
-    assert PERMISSION == "mcp__memory-self-evolution__memory_resolve" and PERMISSION in claude_allow(home)
+    assert PERMISSION == "mcp__memory-self-evolution__memory_propose" and PERMISSION in claude_allow(home)
+    assert RESOLVE_PERMISSION not in claude_allow(home)  # only the user confirms a memory
     assert autostart.entry_path().is_file() and autostart.status()["ours"]
     # the key: in the keyring or said why not, never shown and never in a file
     key_lines = [line for line in wizard.lines if "key" in line.lower()]

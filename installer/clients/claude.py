@@ -1,6 +1,6 @@
 """Claude Code: ~/.claude/settings.json (CLAUDE_CONFIG_DIR moves it), SessionStart /
-UserPromptSubmit / PreToolUse / Stop, permission rules for memory_resolve and memory_propose,
-and the skill in ~/.claude/skills.
+UserPromptSubmit / PreToolUse / Stop, the permission rule for memory_propose, and the skill in
+~/.claude/skills.
 
 Its MCP registration goes through its own CLI (`claude mcp add --scope user`): its user-scope
 servers live in ~/.claude.json, which Claude Code rewrites for itself, so we never edit that
@@ -19,13 +19,19 @@ from ..entries import MCP_MARKER, SERVER_NAME, named_home
 from ..hook_command import home_env, module_command, moved_home
 from .base import Client, ClientFiles, ClientResult, edit, home, override
 
-# The rules one yes adds to permissions.allow: memory_resolve writes the user's answer to an
-# in-chat memory question, memory_propose is the client's own model proposing a memory (client
-# learning). Each is recognised as ours by its exact text (our MCP server's name in it); any
-# other rule — one for our whole server included — is left as it is.
-PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
+# The rule one yes adds to permissions.allow: memory_propose, the client's own model proposing
+# a memory (client learning) — it writes nothing the user has not confirmed or said. Nothing
+# that changes memories by the model's call is ever allowed without asking: memory_resolve,
+# allowed by earlier versions, is taken out by any answer to the question (and by uninstall).
+# Each is recognised as ours by its exact text (our MCP server's name in it); any other rule —
+# one for our whole server included — is left as it is.
 PROPOSE_PERMISSION = f"mcp__{SERVER_NAME}__memory_propose"
-PERMISSIONS = (PERMISSION, PROPOSE_PERMISSION)
+RESOLVE_PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
+PERMISSIONS = (PROPOSE_PERMISSION,)
+RETIRED = (RESOLVE_PERMISSION,)
+OURS = (*PERMISSIONS, *RETIRED)
+# The setup step's name in its output (desktop/setup_lines.py translates it): the step edits
+# both rules, adding one and taking out the retired one.
 PERMISSION_WHAT = "the memory_resolve and memory_propose permissions"
 
 
@@ -50,8 +56,8 @@ class Claude(Client):
         "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).",
     )
     permission_question: ClassVar[str | None] = (
-        "Claude Code: let memevo's memory_resolve (records your answer to a memory question) and"
-        " memory_propose (your assistant proposes a memory) run without asking each time? [y/N]: "
+        "Claude Code: let memevo's memory_propose (your assistant proposes a memory) run without asking"
+        " each time (you still confirm each memory)? [y/N]: "
     )
 
     def config_dir(self) -> Path:
@@ -129,16 +135,18 @@ CLIENT = Claude()
 
 # -- the permission rule in settings.json --------------------------------------------------------------
 def set_permission(data: dict[str, Any]) -> bool:
-    """Each of our rules that is missing is appended after the user's own; True if any was."""
+    """Each of our rules that is missing is appended after the user's own, and a retired one
+    taken out; True if anything changed."""
+    retired = _remove(data, RETIRED)
     permissions = data.setdefault("permissions", {})
     allow = permissions.setdefault("allow", [])
     missing = [rule for rule in PERMISSIONS if rule not in allow]
     allow.extend(missing)
-    return bool(missing)
+    return bool(missing) or retired
 
 
 def has_permission() -> bool:
-    """Our rules are in Claude Code's settings now (the wizard starts from what is there)."""
+    """Our rule is in Claude Code's settings now (the wizard starts from what is there)."""
     try:
         data = jsonfile.load(CLIENT.files().hooks_file)
     except jsonfile.ClientFileError:
@@ -149,14 +157,19 @@ def has_permission() -> bool:
 
 
 def remove_permission(data: dict[str, Any]) -> bool:
-    """Our rules out of permissions.allow (every copy); the user's own stay in their order."""
+    """Our rules, current and retired, out of permissions.allow (every copy); the user's own
+    stay in their order."""
+    return _remove(data, OURS)
+
+
+def _remove(data: dict[str, Any], rules: tuple[str, ...]) -> bool:
     permissions = data.get("permissions")
     if not isinstance(permissions, dict):
         return False
     allow = permissions.get("allow")
-    if not isinstance(allow, list) or not any(rule in allow for rule in PERMISSIONS):
+    if not isinstance(allow, list) or not any(rule in allow for rule in rules):
         return False
-    permissions["allow"] = [p for p in allow if p not in PERMISSIONS]
+    permissions["allow"] = [p for p in allow if p not in rules]
     if not permissions["allow"]:
         del permissions["allow"]
     if not permissions:
