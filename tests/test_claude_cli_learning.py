@@ -2,7 +2,9 @@
 no side API is configured, so the client's own model proposes memories through the MCP tool
 memory_propose. A local fake Messages API plays the model: it loads the deferred tool with the
 built-in ToolSearch, calls it, and reads the tool_result the CLI sends back; a real `memevo serve`
-checks, compares and writes (or holds) the proposal."""
+checks, compares and writes (or holds) the proposal. With confirmation on, the model asks in
+words and the user's next prompt (the same session, resumed) answers; the model's own
+memory_resolve is refused even where an older install allowed it without asking."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,7 @@ pytestmark = [
 
 SERVER = "memory-self-evolution"
 PROPOSE_TOOL = f"mcp__{SERVER}__memory_propose"
+RESOLVE_TOOL = f"mcp__{SERVER}__memory_resolve"
 MCP_COMMAND = [sys.executable, "-m", "memevo.core.cli", "mcp", "--client", "claude"]
 
 COMMIT_WORDS = "以后提交信息都用英文写"
@@ -103,7 +106,9 @@ class PlayedModel:
     When memory_propose answers with similar memories (here they are about other things), it
     calls again as that answer says, with action=create, before going on."""
 
-    calls: list[dict[str, Any]]
+    calls: list[
+        dict[str, Any] | Callable[[PlayedModel], dict[str, Any]]
+    ]  # a callable: made from what came back
     closing: str = "好的，已处理。"
     issued: list[dict[str, Any]] = field(default_factory=list)
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -133,8 +138,10 @@ class PlayedModel:
         self.closed = True
         return [{"type": "text", "text": self.closing}]
 
-    def _send(self, call: dict[str, Any], action: str | None = None) -> dict[str, Any]:
-        sent = dict(call, type="tool_use")
+    def _send(
+        self, call: dict[str, Any] | Callable[[PlayedModel], dict[str, Any]], action: str | None = None
+    ) -> dict[str, Any]:
+        sent = dict(call(self) if callable(call) else call, type="tool_use")
         if action is not None:
             sent |= {"id": f"{call['id']}_{action}", "input": call["input"] | {"action": action}}
         self.issued.append(sent)
@@ -149,8 +156,24 @@ class PlayedModel:
         return self.result(f"{tool_use_id}_create" if tool_use_id in self.compared else tool_use_id)
 
 
-def _search(tool_use_id: str) -> dict[str, Any]:
-    return {"id": tool_use_id, "name": "ToolSearch", "input": {"query": f"select:{PROPOSE_TOOL}"}}
+def _search(tool_use_id: str, tool: str = PROPOSE_TOOL) -> dict[str, Any]:
+    return {"id": tool_use_id, "name": "ToolSearch", "input": {"query": f"select:{tool}"}}
+
+
+def _resolve_own(tool_use_id: str, proposed: str) -> Callable[[PlayedModel], dict[str, Any]]:
+    """The model answering its own proposal at once: memory_resolve with the sessionID the
+    proposal's answer just gave it, the first option."""
+
+    def made(model: PlayedModel) -> dict[str, Any]:
+        said = model.final(proposed)["text"]
+        session_id = said.split("sessionID: ")[1].split()[0]
+        return {
+            "id": tool_use_id,
+            "name": RESOLVE_TOOL,
+            "input": {"sessionID": session_id, "decision": "create_rule"},
+        }
+
+    return made
 
 
 def _propose(tool_use_id: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -226,22 +249,32 @@ class Run:
         return f"stderr: {self.result.stderr[-1500:]}\nresults: {self.model.results}\nbodies: {self.sent[-3000:]}"
 
 
-def run_claude(memevo: Memevo, name: str, prompt: str, model: PlayedModel) -> Run:
-    """One `claude -p` session in a fresh HOME with memevo's hooks, its MCP server and the allow rule."""
+def run_claude(
+    memevo: Memevo,
+    name: str,
+    prompt: str,
+    model: PlayedModel,
+    allow: tuple[str, ...] = (PROPOSE_TOOL,),
+    session: tuple[str, str] | None = None,
+) -> Run:
+    """One `claude -p` session in a fresh HOME with memevo's hooks, its MCP server and the allow
+    rules. session: (flag, uuid) — `--session-id` to start a session of that id, `--resume` to
+    go on with it (the same HOME and project: the user's next prompt in that conversation)."""
     home = memevo.root / name / "home"
-    (home / ".claude").mkdir(parents=True)
+    project = memevo.root / name / "project"
+    if not (session and session[0] == "--resume"):
+        (home / ".claude").mkdir(parents=True)
+        project.mkdir()
     saved = os.environ.get("MEMEVO_HOME")
     os.environ["MEMEVO_HOME"] = str(memevo.home)  # setup for this data folder, as its user runs it
     try:
-        settings = snippet("claude") | {"permissions": {"allow": [PROPOSE_TOOL]}}
+        settings = snippet("claude") | {"permissions": {"allow": list(allow)}}
     finally:
         if saved is None:
             os.environ.pop("MEMEVO_HOME", None)
         else:
             os.environ["MEMEVO_HOME"] = saved
     (home / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    project = memevo.root / name / "project"
-    project.mkdir()
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(home),
@@ -250,19 +283,25 @@ def run_claude(memevo: Memevo, name: str, prompt: str, model: PlayedModel) -> Ru
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "MEMEVO_HEADLESS": "1",
     }
-    added = subprocess.run(
-        [str(CLAUDE), "mcp", "add", "--scope", "user", SERVER, "--", *MCP_COMMAND],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=HANG_S,
-    )
-    assert added.returncode == 0, added.stdout + added.stderr
+    if not (session and session[0] == "--resume"):
+        added = subprocess.run(
+            [str(CLAUDE), "mcp", "add", "--scope", "user", SERVER, "--", *MCP_COMMAND],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=HANG_S,
+        )
+        assert added.returncode == 0, added.stdout + added.stderr
     api = FakeAnthropic(script=model)
     env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key"}
     try:
         result = subprocess.run(
-            [str(CLAUDE), "-p", prompt], cwd=project, env=env, capture_output=True, text=True, timeout=HANG_S
+            [str(CLAUDE), "-p", *(session or ()), prompt],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=HANG_S,
         )
     finally:
         api.close()
@@ -368,26 +407,53 @@ def test_the_per_prompt_reminder_names_the_tool_and_learning_is_on(confirm_off: 
     assert json.dumps(texts.client_duties("claude"), ensure_ascii=False)[1:-1] in confirm_off.once.sent
 
 
-# -- confirmation on (the default), headless: asked in the chat ----------------------------------
+# -- confirmation on (the default), headless: asked in the chat, answered by the user -----------------
+SESSION = "6f1c2a4e-0b7d-4c39-9a55-3e2d1f0a8b71"
+ASKED = "「记忆确认·插件」我想记下一条规则：提交信息（commit message）一律用英文写。请回复编号：1. 保存为规则；2. 保存为项目事实；3. 不落成"
+
+
 @dataclass
 class OnRun:
     memevo: Memevo
     run: Run
     rules: list[dict[str, Any]]
     pending: list[dict[str, Any]]
+    answer: Run
+    rules_after_answer: list[dict[str, Any]]
+    pending_after_answer: list[dict[str, Any]]
 
 
 @pytest.fixture(scope="module")
 def confirm_on(tmp_path_factory: pytest.TempPathFactory, provisioned_model: Any) -> Iterator[OnRun]:
+    """The model proposes, then answers its own proposal at once with memory_resolve (allowed
+    without asking, as an install from before allowed it), then asks the user in words and ends
+    its turn; the user's next prompt in that session is "1"."""
     root = tmp_path_factory.mktemp("claude-learning-on")
     with _memevo(root, {}) as memevo:
+        allow = (PROPOSE_TOOL, RESOLVE_TOOL)
         run = run_claude(
             memevo,
             "on",
             COMMIT_WORDS,
-            PlayedModel([_search("toolu_search"), _propose("toolu_propose", COMMIT_ARGS)]),
+            PlayedModel(
+                [
+                    _search("toolu_search"),
+                    _propose("toolu_propose", COMMIT_ARGS),
+                    _search("toolu_search_resolve", RESOLVE_TOOL),
+                    _resolve_own("toolu_resolve", "toolu_propose"),
+                ],
+                closing=ASKED,
+            ),
+            allow,
+            ("--session-id", SESSION),
         )
-        yield OnRun(memevo, run, memevo.rules(), list(memevo.cli("pending")["pending"]))
+        rules, pending = memevo.rules(), list(memevo.cli("pending")["pending"])
+        answer = run_claude(
+            memevo, "on", "1", PlayedModel([], closing="已保存为规则。"), allow, ("--resume", SESSION)
+        )
+        yield OnRun(
+            memevo, run, rules, pending, answer, memevo.rules(), list(memevo.cli("pending")["pending"])
+        )
 
 
 def test_confirm_on_the_proposal_waits_and_the_model_is_told_to_ask(confirm_on: OnRun) -> None:
@@ -397,9 +463,28 @@ def test_confirm_on_the_proposal_waits_and_the_model_is_told_to_ask(confirm_on: 
     assert not answer["is_error"], answer
     assert texts.CONFIRM_MARKER in answer["text"], answer["text"]
     assert "sessionID: " in answer["text"] and COMMIT_WORDS in answer["text"], answer["text"]
+    assert "直接用文字问用户" in answer["text"] and "不要调用 memory_resolve" in answer["text"]
     assert COMMIT_RULE not in [m["text"] for m in confirm_on.rules]
     waiting = [p for p in confirm_on.pending if p["text"] == COMMIT_RULE]
     assert len(waiting) == 1, (confirm_on.pending, confirm_on.memevo.log())
     assert waiting[0]["client"] == "claude" and waiting[0]["words"] == COMMIT_WORDS, waiting
     assert waiting[0]["action"] == "create" and waiting[0]["category"] == "rule", waiting
+    assert waiting[0]["session"] == SESSION, waiting
     assert f"sessionID: {waiting[0]['sessionID']}" in answer["text"]
+
+
+def test_the_model_cannot_confirm_its_own_proposal_even_where_it_was_allowed(confirm_on: OnRun) -> None:
+    run = confirm_on.run
+    assert run.model.closed, run.evidence()
+    refused = run.model.result("toolu_resolve")
+    assert refused["is_error"] and "只能由用户自己确认" in refused["text"], refused
+    assert COMMIT_RULE not in [m["text"] for m in confirm_on.rules]  # still only waiting
+
+
+def test_the_users_next_prompt_answers_it_and_the_model_is_told_the_result(confirm_on: OnRun) -> None:
+    answer = confirm_on.answer
+    assert answer.result.returncode == 0, answer.evidence()
+    sent = answer.sent
+    assert "选了「保存为规则」" in sent and "新增记忆" in sent and COMMIT_RULE in sent, sent[-3000:]
+    assert [m["text"] for m in confirm_on.rules_after_answer].count(COMMIT_RULE) == 1, confirm_on.memevo.log()
+    assert [p for p in confirm_on.pending_after_answer if p["text"] == COMMIT_RULE] == []

@@ -667,19 +667,22 @@ def test_a_hung_service_never_makes_the_cli_loop_on_our_stop_hook(tmp_path: Path
     assert stop_hook["timeout"] >= 30
 
 
-# -- in-chat confirmation where the CLI has no question tool (issue 30, item 4) -------------------------
+# -- in-chat confirmation: asked in words, answered by the user's next message --------------------------
 RESOLVE = "mcp__memory-self-evolution__memory_resolve"
 ANSWER = "1"  # the user's reply: the first option
 
 
 class AsksInWords:
-    """Plays a model that follows memevo's in-chat confirmation without a question tool: with an
-    instruction carrying MEMORY_CONFIRM_V1 in front of it, it asks in words and ends its turn;
-    when the user's next message picks option 1, it loads memory_resolve and calls it with the
-    instruction's sessionID and that option's decision."""
+    """Plays a model given memevo's in-chat confirmation (an instruction carrying
+    MEMORY_CONFIRM_V1 in front of it): it first tries to answer the question itself, loading
+    memory_resolve and calling it with the instruction's sessionID (the CLI runs with -y: every
+    tool allowed), then asks in words and ends its turn; when the user's next message picks
+    option 1, it tells the user the result the plugin put in that prompt's context."""
 
     def __init__(self) -> None:
         self.asked_in: list[str] = []  # the user turn each question answered
+        self.refused: list[str] = []  # what its own memory_resolve got back
+        self.told: list[str] = []  # the plugin's word on the user's answer, as the model read it
 
     def __call__(self, body: dict[str, Any]) -> Any:
         if not has_tool(body, "DeferExecuteTool"):
@@ -689,30 +692,28 @@ class AsksInWords:
         if not named:  # (the duties name the marker in every request; the instruction is this)
             return None
         queries = queries_of(body)
-        session_id = named[-1]
-        decision = re.findall(r"（decision=([a-z_]+)）", said.split(f"sessionID: {session_id}")[-1])[0]
         results = tool_results(body)
         if queries[-1] == ANSWER:
-            if "call_resolve_schema" not in results:
-                return [
-                    {
-                        "id": "call_resolve_schema",
-                        "name": "ToolSearch",
-                        "arguments": {"tool_names": [RESOLVE]},
-                    }
-                ]
-            if "call_resolve" not in results:
-                params = {"sessionID": session_id, "decision": decision}
-                return [
-                    {
-                        "id": "call_resolve",
-                        "name": "DeferExecuteTool",
-                        "arguments": {"toolName": RESOLVE, "params": params},
-                    }
-                ]
-            return "已按你的选择处理：" + results["call_resolve"]
+            self.told = [t for t in hook_texts(body) if "选了「" in t]
+            return "已按你的选择处理：" + (self.told[-1] if self.told else "（插件没有告诉我结果）")
+        if "call_resolve_schema" not in results:
+            return [
+                {"id": "call_resolve_schema", "name": "ToolSearch", "arguments": {"tool_names": [RESOLVE]}}
+            ]
+        if "call_resolve" not in results:
+            params = {"sessionID": named[-1], "decision": "create_rule"}
+            return [
+                {
+                    "id": "call_resolve",
+                    "name": "DeferExecuteTool",
+                    "arguments": {"toolName": RESOLVE, "params": params},
+                }
+            ]
+        self.refused.append(results["call_resolve"])
         self.asked_in.append(queries[-1])
-        return f"「{stop_texts.TITLE}」我想记下一条记忆，请回复编号：1. 保存为规则；2. 不落成"
+        return (
+            f"「{stop_texts.TITLE}」我想记下一条记忆，请回复编号：1. 保存为规则；2. 保存为项目事实；3. 不落成"
+        )
 
 
 def waiting_jobs(memevo_home: Path, home: Path) -> list[dict[str, Any]]:
@@ -720,12 +721,13 @@ def waiting_jobs(memevo_home: Path, home: Path) -> list[dict[str, Any]]:
 
 
 @pytest.mark.usefixtures("no_side_key")
-def test_a_question_the_cli_delivered_is_asked_in_words_and_resolved_on_the_next_answer(
+def test_a_question_the_cli_delivered_is_asked_in_words_and_answered_by_the_users_next_message(
     tmp_path: Path,
 ) -> None:
     """A session driven over stream-json: the Stop continuation reaches the model (the CLI echoes
-    it as `Stop hook: …`, so the question counts as asked), the model asks in words, the user
-    answers with the option's number, the model resolves it: the memory is written."""
+    it as `Stop hook: …`, so the question counts as asked); the model's own memory_resolve is
+    refused, it asks in words, the user answers with the option's number: the memory is
+    written and the model told so."""
     with side_judge() as judge:
         config = {"sideApiBase": judge.base, "sideApiModel": "judge", "confirm": True, "sideWaitMs": 15000}
         with learning_home(tmp_path, config, side_key=SIDE_KEY) as (home, memevo_home):
@@ -737,10 +739,10 @@ def test_a_question_the_cli_delivered_is_asked_in_words_and_resolved_on_the_next
     queries = user_queries(session.api)
     asked = [q for q in queries if q.startswith("Stop hook: ")]
     assert len(asked) == 1 and texts.CONFIRM_MARKER in asked[0], queries
-    assert "如果没有提问工具，就直接用文字问用户" in asked[0]
+    assert "直接用文字问用户" in asked[0] and "不要调用 memory_resolve" in asked[0]
     assert [q for q in model.asked_in] == [asked[0]], model.asked_in  # asked once, in the continuation
-    resolved = tool_results(session.api.bodies[-1])["call_resolve"]
-    assert JUDGED_RULE in resolved, resolved
+    assert len(model.refused) == 1 and "只能由用户自己确认" in model.refused[0], model.refused
+    assert model.told and JUDGED_RULE in model.told[-1] and "新增记忆" in model.told[-1], model.told
     assert rules.count(JUDGED_RULE) == 1 and left == [], (rules, left)
     assert "请你向用户确认一条记忆" not in later.texts()  # delivered once: never asked again
 
@@ -748,7 +750,8 @@ def test_a_question_the_cli_delivered_is_asked_in_words_and_resolved_on_the_next
 @pytest.mark.usefixtures("no_side_key")
 def test_a_question_one_shot_dropped_is_asked_at_the_next_session_start(tmp_path: Path) -> None:
     """One-shot `-p` drops the Stop continuation unseen: the question stays waiting (not
-    "shown" forever) and the next session's start asks it; the user's answer resolves it."""
+    "shown" forever) and the next session's start hands it over; the model asks it after the
+    user's first message, and the user's answer to that writes it."""
     with side_judge() as judge:
         config = {"sideApiBase": judge.base, "sideApiModel": "judge", "confirm": True, "sideWaitMs": 15000}
         with learning_home(tmp_path, config, side_key=SIDE_KEY) as (home, memevo_home):
@@ -763,7 +766,8 @@ def test_a_question_one_shot_dropped_is_asked_at_the_next_session_start(tmp_path
     start = session_start(session.api)
     assert texts.CONFIRM_MARKER in start and f"sessionID: {offered['sessionID']}" in start, start
     assert model.asked_in == ["你好"], model.asked_in
-    assert JUDGED_RULE in tool_results(session.api.bodies[-1])["call_resolve"]
+    assert len(model.refused) == 1 and "只能由用户自己确认" in model.refused[0], model.refused
+    assert model.told and JUDGED_RULE in model.told[-1], model.told
     assert rules.count(JUDGED_RULE) == 1 and left == [], (rules, left)
 
 
