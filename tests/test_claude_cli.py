@@ -156,8 +156,14 @@ def _session_id(text: str) -> str:
     return match.group(1)
 
 
-def _confirm_run(tmp_path: Path, script, memevo_home: Path):  # type: ignore[no-untyped-def]
-    """A learning-enabled service (a local judge), hooks + MCP + the allow rule, and claude -p."""
+SESSION = "0b9e7d2c-4f1a-4e8b-9c3d-5a6f7e8d9c0b"
+
+
+def _confirm_run(tmp_path: Path, script, memevo_home: Path, reply: str | None = None):  # type: ignore[no-untyped-def]
+    """A learning-enabled service (a local judge), hooks + MCP + the allow rule (memory_resolve's,
+    as an install from before allowed it), and claude -p; reply: the user's next prompt in that
+    session (resumed), after which the rules are read. Returns (first run, api, rules, rules
+    before the reply, the reply's api)."""
     import sys
 
     from fake_openai import FakeOpenAI
@@ -196,30 +202,52 @@ def _confirm_run(tmp_path: Path, script, memevo_home: Path):  # type: ignore[no-
     )
     api = FakeAnthropic(script=script)
     env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key"}
+    answer = FakeAnthropic()
+
+    def rules() -> list[dict]:
+        read = subprocess.run(
+            [sys.executable, "-m", "memevo.core.cli", "read", "rule", "--json"],
+            env=os.environ | {"MEMEVO_HOME": str(memevo_home)},
+            capture_output=True,
+            text=True,
+            timeout=HANG_S,
+        )
+        return list(json.loads(read.stdout)["memories"])
+
     try:
         with servicerun.service(memevo_home, env=key):
             result = subprocess.run(
-                [str(CLAUDE), "-p", "记住：以后回答问题一律用中文"],
+                [str(CLAUDE), "-p", "--session-id", SESSION, "记住：以后回答问题一律用中文"],
                 cwd=project,
                 env=env,
                 capture_output=True,
                 text=True,
                 timeout=HANG_S,
             )
-            read = subprocess.run(
-                [sys.executable, "-m", "memevo.core.cli", "read", "rule", "--json"],
-                env=os.environ | {"MEMEVO_HOME": str(memevo_home)},
-                capture_output=True,
-                text=True,
-                timeout=HANG_S,
-            )
+            before = rules()
+            if reply is not None:
+                resumed = env | {"ANTHROPIC_BASE_URL": answer.url}
+                subprocess.run(
+                    [str(CLAUDE), "-p", "--resume", SESSION, reply],
+                    cwd=project,
+                    env=resumed,
+                    capture_output=True,
+                    text=True,
+                    timeout=HANG_S,
+                    check=True,
+                )
+            after = rules()
     finally:
         api.close()
+        answer.close()
         judge.close()
-    return result, api, json.loads(read.stdout)["memories"]
+    return result, api, after, before, answer
 
 
-def test_in_chat_confirmation_lands_the_memory_through_memory_resolve(tmp_path: Path) -> None:
+def test_in_chat_confirmation_is_the_users_reply_never_the_models_memory_resolve(tmp_path: Path) -> None:
+    """The Stop continuation reaches the model; its own memory_resolve (allowed without asking,
+    as by an older install) is refused; the user's next prompt in the session, "1", writes it
+    and the model is told the result."""
     from test_service import _populate
 
     memevo_home = tmp_path / "memevo"
@@ -228,7 +256,9 @@ def test_in_chat_confirmation_lands_the_memory_through_memory_resolve(tmp_path: 
 
     def model(body: dict) -> list | None:
         recent = _last_user_text(body)
-        if "sessionID: " in recent and "tool_use_id" not in recent:  # the Stop continuation
+        if (
+            "sessionID: " in recent and "tool_use_id" not in recent and "session" not in state
+        ):  # the Stop continuation
             state["session"] = _session_id(recent)
             return [
                 {
@@ -244,14 +274,22 @@ def test_in_chat_confirmation_lands_the_memory_through_memory_resolve(tmp_path: 
             return [{"type": "tool_use", "id": "toolu_resolve", "name": RESOLVE_TOOL, "input": args}]
         if '"toolu_resolve"' in recent:
             state["tool_result"] = recent
-            return [{"type": "text", "text": "已记下。"}]
+            return [
+                {
+                    "type": "text",
+                    "text": "「记忆确认·插件」保存这条规则吗？请回复编号：1. 保存为规则；2. 保存为项目事实；3. 不落成",
+                }
+            ]
         return None
 
-    result, _api, rules = _confirm_run(tmp_path, model, memevo_home)
+    result, _api, rules, before, answer = _confirm_run(tmp_path, model, memevo_home, reply="1")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "session" in state, "the Stop continuation never reached the model"
-    assert "归类：rule（规则与偏好）" in state.get("tool_result", ""), state.get("tool_result", "")[:800]
-    assert "回答问题时一律使用中文" in [m["text"] for m in rules]
+    assert "只能由用户自己确认" in state.get("tool_result", ""), state.get("tool_result", "")[:800]
+    assert "回答问题时一律使用中文" not in [m["text"] for m in before]
+    told = answer.texts()
+    assert "选了「保存为规则」" in told and "归类：rule（规则与偏好）" in told, told[-2000:]
+    assert [m["text"] for m in rules].count("回答问题时一律使用中文") == 1
 
 
 def test_a_skipped_question_leads_to_no_resolve(tmp_path: Path) -> None:
@@ -283,7 +321,7 @@ def test_a_skipped_question_leads_to_no_resolve(tmp_path: Path) -> None:
             return [{"type": "text", "text": "好的，不保存。"}]  # Skipped: per the instruction, no resolve
         return None
 
-    result, api, rules = _confirm_run(tmp_path, model, memevo_home)
+    result, api, rules, _, _ = _confirm_run(tmp_path, model, memevo_home)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "answer" in state
     assert "回答问题时一律使用中文" not in [m["text"] for m in rules]
