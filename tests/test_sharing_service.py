@@ -116,3 +116,43 @@ def test_a_shared_fact_is_recalled_in_the_teammates_clone(tmp_path: Path, data_d
         until(lambda: changed in prompt("pulled"))
         seen = prompt("pulled")
         assert changed in seen and FACT not in seen
+
+
+def test_a_trusted_file_pulled_while_no_service_ran_is_seen_when_the_service_comes_up(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """The session start that starts the service is answered from the cache and never reaches
+    it: a trusted repository's file that a pull changed while no service ran is looked at when
+    the service's model is up — with no session, prompt or command in that repository — so the
+    change is waiting for the user's review (the tray says so) before they work there."""
+    import os
+
+    from memevo.core.service import client
+
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    git(shop, "init", "-q")
+    (shop / ".memevo").mkdir()
+    facts = shop / sharing.FILE
+    facts.write_text(
+        "# Project facts\n\n- 部署前先跑 make check-release <!-- memevo:a1 -->\n", encoding="utf-8"
+    )
+    assert in_process("share", "--trust", env={"MEMEVO_NO_SERVICE": "1"}, cwd=shop).returncode == 0
+    facts.write_text(facts.read_text(encoding="utf-8") + f"- {FACT} <!-- memevo:a2 -->\n", encoding="utf-8")
+
+    def waiting() -> list[str]:
+        previous = os.environ.get("MEMEVO_HOME")
+        os.environ["MEMEVO_HOME"] = str(data_dir)
+        try:
+            return [w["folder"] for w in client.call("share_waiting", {}, timeout_s=5)["waiting"]]
+        finally:
+            if previous is None:
+                os.environ.pop("MEMEVO_HOME", None)
+            else:
+                os.environ["MEMEVO_HOME"] = previous
+
+    with servicerun.service(data_dir):
+        deadline = time.monotonic() + HANG_S
+        while str(shop) not in waiting() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert waiting() == [str(shop)]

@@ -17,7 +17,7 @@ from ..encoder.loading import ModelLoad
 from ..errors import StoreDamaged
 from ..recall.engine import RecallEngine
 from ..store import Store
-from . import relay, routes
+from . import relay, routes, sharework
 from .context import ServiceContext
 
 log = logging.getLogger("memevo.service")
@@ -103,6 +103,9 @@ class ServiceHost:
             ctx.ready_after_s = time.monotonic() - ctx.started
             log.info("recall ready after %.1f s (%d memories)", ctx.ready_after_s, len(ctx.engine.index))
             ctx.learner.want_cues()  # memories from before cues, or written while it was down
+            # the trusted facts files that changed while no service ran (a pull), read now: the
+            # session start that started us was answered from the cache and never reached them
+            sharework.want(ctx, None)
         except Exception as exc:  # the service keeps serving session starts and the CLI
             damage = damage_in(exc, self.store.path)
             if damage is not None:
