@@ -114,6 +114,10 @@ DRIVER_KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"diff\..+\.(?:textconv|command)", re.S), ""),
     (re.compile(r"merge\..+\.driver", re.S), "false"),
 )
+# How the user reaches their own sync remote — their ssh, their credential helper for an
+# HTTPS remote (never asked at a terminal: GIT_TERMINAL_PROMPT=0) — comes from their global
+# config and environment, and the sync clone's config is memevo's: kept when network=True.
+USERS_OWN = ("core.sshCommand=", "credential.helper=", "core.askPass=")
 GITFILE_MAX_BYTES = 4096  # a `.git` file is one line, "gitdir: PATH"
 
 
@@ -145,8 +149,8 @@ def command(folder: str | Path, args: Sequence[str], network: bool = False) -> l
     if UNDOING.intersection(args):
         raise ValueError(f"{sorted(UNDOING.intersection(args))} would undo the hardening")
     settings = (*HARDENING, *(ONLINE if network else OFFLINE))
-    if network:  # the sync clone's git uses the user's ssh, not false
-        settings = tuple(s for s in settings if not s.startswith("core.sshCommand="))
+    if network:  # the sync clone is memevo's own: the user's way to reach their remote stays
+        settings = tuple(s for s in settings if not s.startswith(USERS_OWN))
     flags = [part for setting in settings for part in ("-c", setting)]
     sub, rest = args[0], list(args[1:])
     return [

@@ -282,3 +282,23 @@ def test_maintenance_says_which_repositories_it_did_not_look_into(
     out = capsys.readouterr().out
     assert "not checked: /tmp/shared/x\\x1b[2J belongs to another user" in out, out
     assert "\x1b" not in out
+
+
+def test_the_sync_clone_keeps_the_users_own_credential_helper_and_a_repository_never_gets_it(
+    tmp_path: Path,
+) -> None:
+    """An HTTPS sync remote logs in with the credential helper the user set up (their global
+    config): network=True keeps it. A repository's git (network=False) runs no helper at all."""
+    marker = tmp_path / "helper-ran"
+    home = Path(os.environ["HOME"])  # the test's own temp home (conftest.py)
+    (home / ".gitconfig").write_text(
+        f"[credential]\n\thelper = \"!f() {{ echo ran >> '{marker}'; }}; f\"\n", encoding="utf-8"
+    )
+    tree = tmp_path / "clone"
+    tree.mkdir()
+    hostile_repos.plain_git(tree, "init", "-q")
+    ask = b"protocol=https\nhost=git.example.com\n\n"
+    safegit.run(tree, ["credential", "fill"], timeout=10, network=False, input=ask)
+    assert not marker.exists()
+    safegit.run(tree, ["credential", "fill"], timeout=10, network=True, input=ask)
+    assert marker.read_text().strip() == "ran"
