@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from clirun import in_process
 from gitrepo import git
-from memevo.core import syncgit, syncstore
+from memevo.core import syncclone, syncgit, syncstore
 from memevo.core.store import Store
 
 A_RULE = "回答问题时请一律使用中文"
@@ -170,7 +170,7 @@ def test_a_sync_killed_anywhere_loses_and_duplicates_nothing(machines: tuple[Mac
     # killpg also kills the remote's own git (a path remote's receive-pack runs here): a lock it
     # left is the server's, which a real server's client cannot kill; memevo leaves the user's
     # remote alone, so the test clears what only this setup can leave.
-    for stale in syncgit.leftover_locks(laptop.remote):  # a bare repository: the same layout
+    for stale in syncclone.leftover_locks(laptop.remote):  # a bare repository: the same layout
         stale.unlink()
     laptop.sync()
     desktop.sync()
@@ -325,4 +325,4 @@ def test_ordinary_remotes_are_taken() -> None:
         "/srv/memories.git",
         "../memories.git",
     ]:
-        syncgit.check_remote(url)
+        syncclone.check_remote(url)
