@@ -338,8 +338,8 @@ def sync(store: Store, clock: Clock, remote: str | None = None) -> Report:
             if pushed.returncode == 0:
                 report.pushed = True
                 break
-            said = pushed.stderr.decode("utf-8", "replace")
-            if "rejected" not in said and "fetch first" not in said:
+            refusal = pushed.stderr.decode("utf-8", "replace")
+            if "rejected" not in refusal and "fetch first" not in refusal:
                 raise SyncFailed(f"git push failed: {said(pushed)}")
             time.sleep(0.2)
         report.conflicts = _dedupe(report.conflicts + report.from_remote)

@@ -326,3 +326,25 @@ def test_ordinary_remotes_are_taken() -> None:
         "../memories.git",
     ]:
         syncclone.check_remote(url)
+
+
+def test_a_push_git_refuses_for_another_reason_says_what_git_said(
+    machines: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a race with another machine (which is tried again): the sync stops with git's own
+    words, escaped, and nothing is lost (the next sync pushes)."""
+    laptop, _ = machines
+    laptop.add("rule", A_RULE)
+    real = syncgit.run
+
+    def refusing(tree: Path, args: Any, *rest: Any, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+        if args[0] == "push":
+            return subprocess.CompletedProcess(args, 128, b"", b"fatal: could not read from remote\x1b[2J\n")
+        return real(tree, args, *rest, **kwargs)
+
+    monkeypatch.setattr(syncgit, "run", refusing)
+    done = laptop.memevo("sync", str(laptop.remote), ok=False)
+    assert done.returncode != 0
+    assert "git push failed: fatal: could not read from remote\\x1b[2J" in done.stderr, done.stderr
+    monkeypatch.setattr(syncgit, "run", real)
+    assert laptop.sync()["pushed"]
