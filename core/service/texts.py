@@ -14,44 +14,50 @@ from ..memories import remove_unsafe
 PLUGIN = "memory-self-evolution"
 CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
 
+# The in-chat question (MEMORY_CONFIRM_V1, core/learning/stop.py) is asked in words and answered
+# by the user's own next prompt, which the prompt hook reads: the model never answers it, with a
+# question tool or with memory_resolve (docs/learning.md, "Only you confirm a memory").
+_ASK = (
+    f"只有收到含 {CONFIRM_MARKER} 的插件指令时，才按指令用文字向用户提问（不用提问工具）并结束这一轮回答，"
+    "不重新判断或改写提案；用户的下一句回复由插件直接处理，不要调用 memory_resolve 替用户回答。"
+)
+_ASK_SHORT = (
+    f"只有收到含 {CONFIRM_MARKER} 的插件指令时，才按指令用文字向用户提问并结束这一轮；"
+    "用户的回复由插件处理，不要调用 memory_resolve 替用户回答。"
+)
+
 _DUTIES = {
     "default": (
-        f"职责边界：记忆的提取、判重和写入由 {PLUGIN} 在后台完成，包括用户明确说「记住」的情况。"
-        "你专注当前任务：不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，"
-        f"也不要主动调用 memory_resolve 或其它记忆写工具；只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令执行，"
-        "且不重新判断或改写提案。"
+        f"职责边界：记忆的提取、判重和写入由 {PLUGIN} 在后台完成，包括用户明确说「记住」的情况，记忆只由用户确认。"
+        "你专注当前任务：不要判断是否该记，不要自己发起「检测到一条记忆」确认，也不要主动调用记忆写工具；"
+        + _ASK
     ),
     "claude": (
-        f"职责边界（只针对 {PLUGIN} 插件）：本插件的记忆由后台负责提取、判重和写入，包括用户明确说「记住」的情况。"
-        "对本插件你不需要判断是否该记，不要为本插件调用提问工具发起「检测到一条记忆」确认，"
-        f"也不要主动调用本插件的 memory_resolve 或其它记忆写工具；只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令执行，"
-        "且不重新判断或改写提案。这不影响 Claude Code 自带的记忆，它照常工作。"
+        f"职责边界（只针对 {PLUGIN} 插件）：本插件的记忆由后台负责提取、判重和写入，包括用户明确说「记住」的情况，"
+        "记忆只由用户确认。对本插件你不需要判断是否该记，不要为本插件自己发起「检测到一条记忆」确认，"
+        "也不要主动调用本插件的记忆写工具；" + _ASK + "这不影响 Claude Code 自带的记忆，它照常工作。"
     ),
     "codebuddy": (
-        f"职责边界：记忆的提取、判重和写入由 {PLUGIN} 在后台完成，包括用户明确说「记住」的情况。"
-        "你专注当前任务：不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，"
-        "不要主动调用 memory_resolve 或其它记忆写工具，也不要用 update_memory 等客户端自带的记忆写入工具记录用户的偏好；"
-        f"只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令执行，且不重新判断或改写提案。"
+        f"职责边界：记忆的提取、判重和写入由 {PLUGIN} 在后台完成，包括用户明确说「记住」的情况，记忆只由用户确认。"
+        "你专注当前任务：不要判断是否该记，不要自己发起「检测到一条记忆」确认，不要主动调用本插件的记忆写工具，"
+        "也不要用 update_memory 等客户端自带的记忆写入工具记录用户的偏好；" + _ASK
     ),
 }
 
 _REMINDER = {
     "default": (
         f"记忆由 {PLUGIN} 插件在后台判断。用户陈述偏好、规范或要求记住时，你只需回应并照做："
-        "不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，也不要主动调用 memory_resolve 或其它记忆写工具。"
-        f"只有收到含 {CONFIRM_MARKER} 的插件指令时，才按指令弹窗并处理对应 sessionID。"
+        "不要判断是否该记，不要自己发起「检测到一条记忆」确认，也不要主动调用记忆写工具。" + _ASK_SHORT
     ),
     "claude": (
         f"{PLUGIN} 插件的记忆在后台判断。用户陈述偏好、规范或要求记住时，对本插件你只需回应并照做："
-        "不要为本插件判断是否该记，不要为本插件调用提问工具发起「检测到一条记忆」确认，"
-        "也不要主动调用本插件的 memory_resolve 或其它记忆写工具（Claude Code 自带的记忆不受影响）。"
-        f"只有收到含 {CONFIRM_MARKER} 的插件指令时，才按指令弹窗并处理对应 sessionID。"
+        "不要为本插件判断是否该记，不要为本插件自己发起「检测到一条记忆」确认，"
+        "也不要主动调用本插件的记忆写工具（Claude Code 自带的记忆不受影响）。" + _ASK_SHORT
     ),
     "codebuddy": (
         f"记忆由 {PLUGIN} 插件在后台判断。用户陈述偏好、规范或要求记住时，你只需回应并照做："
-        "不要判断是否该记，不要调用提问工具发起「检测到一条记忆」确认，不要主动调用 memory_resolve 或其它记忆写工具，"
-        f"也不要用 update_memory 等客户端自带的记忆写入工具记录。只有收到含 {CONFIRM_MARKER} 的插件指令时，"
-        "才按指令向用户确认并处理对应 sessionID。"
+        "不要判断是否该记，不要自己发起「检测到一条记忆」确认，不要主动调用本插件的记忆写工具，"
+        "也不要用 update_memory 等客户端自带的记忆写入工具记录。" + _ASK_SHORT
     ),
 }
 
@@ -75,17 +81,15 @@ def propose_tool(flavor: str) -> str:
 
 def client_duties(flavor: str) -> str:
     """The session start's division of duties in client mode: the model proposes, the plugin
-    compares and the user confirms."""
+    compares and the user confirms (in the chat: the user's own next prompt answers)."""
     own = "这不影响 Claude Code 自带的记忆，它照常工作。" if flavor == "claude" else ""
     other = "不要用 update_memory 等客户端自带的记忆写入工具记录用户的偏好；" if flavor == "codebuddy" else ""
-    # CodeBuddy's CLI may have no question tool: the instruction then says to ask in words
-    ask = "向用户确认" if flavor == "codebuddy" else "弹窗"
     return (
         f"职责边界：{PLUGIN} 的长期记忆由你提议、由插件判重、由用户确认。用户说出应跨会话长期保持的偏好、规范、约定，"
         f"或值得长期查阅的项目事实（名称、开关、地址、目录），或明确要求「记住」时，调用 {propose_tool(flavor)}，"
         "提交一条自包含的记忆正文和用户原话；只在当前任务里成立的内容、需求、假设、提问和单个 bug 的细节不要提交。"
         f"提交后按工具返回的说明做；{other}不要自己判断写入成功，也不要重复提交同一条。"
-        f"只有收到含 {CONFIRM_MARKER} 的插件指令时才按指令{ask}并处理对应 sessionID。{own}"
+        f"{_ASK}{own}"
     )
 
 
