@@ -3,7 +3,7 @@
 
 Pages: welcome (which clients were found) → confirmation mode → learning (who proposes
 memories; the side API, optional) → Claude Code's
-memory_resolve and memory_propose permissions (only when Claude Code is installed) → start at login → progress (the
+memory_propose permission (only when Claude Code is installed) → start at login → progress (the
 engine runs on a worker thread; its progress and lines come back through queued signals) →
 summary. A failed run names its one reason and the user goes Back and tries again.
 

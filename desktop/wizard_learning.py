@@ -90,7 +90,7 @@ class SidePage(QWizardPage):
 
     def nextId(self) -> int:
         """Claude Code's permission question only when Claude Code is there and something will
-        be proposed: with learning off, memory_resolve and memory_propose are never called."""
+        be proposed: with learning off, memory_propose is never called."""
         asks = "claude" in self.owner.present and self.mode() != "off"
         return PAGE_CLAUDE if asks else PAGE_AUTOSTART
 

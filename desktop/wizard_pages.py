@@ -181,7 +181,7 @@ class ClaudePage(QWizardPage):
         super().__init__()
         self.setTitle(tr("Claude Code"))
         layout = QVBoxLayout(self)
-        self.allow_check = QCheckBox(tr("Let memory_resolve and memory_propose run without asking each time"))
+        self.allow_check = QCheckBox(tr("Let memory_propose run without asking each time"))
         from ..installer.clients.claude import has_permission
 
         # a second run starts from what the first left: clicking through never removes the rules
@@ -190,7 +190,7 @@ class ClaudePage(QWizardPage):
         layout.addWidget(
             _help(
                 tr(
-                    "Claude Code calls memevo's memory_resolve tool to save your answer to a memory question, and memory_propose when its own model proposes a memory; ticked, permission rules in ~/.claude/settings.json stop it from asking you to allow each call."
+                    "Claude Code calls memevo's memory_propose tool when its own model proposes a memory; ticked, a permission rule in ~/.claude/settings.json stops it from asking you to allow each call. You still confirm every memory yourself: memory_resolve is never allowed this way, and either choice removes the rule earlier versions added for it."
                 ),
                 indent=24,
             )

@@ -25,7 +25,9 @@ class Choices:
     side_base: str | None = None
     side_model: str | None = None
     side_key: str | None = None
-    allow_resolve: bool | None = None  # Claude Code: memory_resolve and memory_propose without a prompt
+    # Claude Code: memory_propose without a prompt (either answer takes out the memory_resolve
+    # rule earlier versions added); the name is the one earlier versions gave it
+    allow_resolve: bool | None = None
     autostart: bool | None = None
 
 

@@ -51,7 +51,8 @@ def permission_question(present: Sequence[str]) -> str | None:
 # -- register, check and remove memevo in one client ---------------------------------------------------
 def register_client(name: str, writer: jsonfile.Writer, permission: bool | None = None) -> ClientResult:
     """permission (a client with permission rules): True adds our rules (Claude Code:
-    memory_resolve and memory_propose), False removes them, None keeps them as they are."""
+    memory_propose) and takes out retired ones (memory_resolve, which earlier versions allowed),
+    False removes them all, None keeps them as they are."""
     return get(name).register(writer, permission, REGISTRY)
 
 

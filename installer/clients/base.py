@@ -95,7 +95,8 @@ class Client:
     hooks_file_name: ClassVar[str] = "settings.json"
     flat_hooks: ClassVar[bool] = False  # handlers listed under each event, without matcher groups
     notes: ClassVar[tuple[str, ...]] = ()  # said once at the end of a setup that registered it
-    # A yes/no question for a client with permission rules (memory_resolve, memory_propose without asking).
+    # A yes/no question for a client with permission rules (Claude Code: memory_propose without
+    # asking; nothing that confirms or changes a memory is ever allowed that way).
     permission_question: ClassVar[str | None] = None
 
     # -- its files -------------------------------------------------------------------------------------
@@ -151,8 +152,9 @@ class Client:
         self, writer: jsonfile.Writer, permission: bool | None = None, peers: Sequence[Client] = ()
     ) -> ClientResult:
         """permission (a client with permission rules): True adds our rules (Claude Code:
-        memory_resolve and memory_propose), False removes them, None keeps them as they are.
-        peers: every client, told where our skill went."""
+        memory_propose) and takes out retired ones (memory_resolve, which earlier versions
+        allowed), False removes them all, None keeps them as they are. peers: every client,
+        told where our skill went."""
         where = self.files()
         result = ClientResult(self.name)
         edit(result, writer, where.hooks_file, self.set_hooks, "hooks")

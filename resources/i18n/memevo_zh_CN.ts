@@ -1538,12 +1538,12 @@
         <translation>之后可以在托盘菜单或“设置”里更改。</translation>
     </message>
     <message>
-        <source>Let memory_resolve and memory_propose run without asking each time</source>
-        <translation>允许 memory_resolve 和 memory_propose 直接运行，不再每次询问</translation>
+        <source>Let memory_propose run without asking each time</source>
+        <translation>允许 memory_propose 直接运行，不再每次询问</translation>
     </message>
     <message>
-        <source>Claude Code calls memevo&apos;s memory_resolve tool to save your answer to a memory question, and memory_propose when its own model proposes a memory; ticked, permission rules in ~/.claude/settings.json stop it from asking you to allow each call.</source>
-        <translation>Claude Code 用 memevo 的 memory_resolve 工具保存你对记忆提问的回答，它自己的模型提议记忆时调用 memory_propose；勾选后，~/.claude/settings.json 里会加上权限规则，不再每次请你批准。</translation>
+        <source>Claude Code calls memevo&apos;s memory_propose tool when its own model proposes a memory; ticked, a permission rule in ~/.claude/settings.json stops it from asking you to allow each call. You still confirm every memory yourself: memory_resolve is never allowed this way, and either choice removes the rule earlier versions added for it.</source>
+        <translation>Claude Code 自己的模型提议记忆时会调用 memevo 的 memory_propose 工具；勾选后，~/.claude/settings.json 里会加上一条权限规则，不再每次请你批准。每条记忆仍由你自己确认：memory_resolve 从不以这种方式放行，无论是否勾选，旧版本为它加的规则都会被移除。</translation>
     </message>
     <message>
         <source>e.g. gpt-4o-mini</source>
