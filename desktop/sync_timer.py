@@ -11,6 +11,7 @@ from .i18n import tr
 from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")
+REVIEW_SHOWN = 3  # a notification names this many; `memevo sync` lists them all
 
 
 class SyncSchedule:
@@ -61,6 +62,18 @@ class SyncSchedule:
                 tr("memevo sync: a conflict"),
                 tr("{file} could not be merged: {why}. The memory here is kept as it is.").format(
                     file=conflict["file"], why=conflict["why"]
+                ),
+            )
+
+        review = report.get("review") or []
+        if review:  # applied from another machine, and the user should know (core/syncgit.py)
+            shown = "; ".join(f"#{item['id']} {item['what']}" for item in review[:REVIEW_SHOWN])
+            more = len(review) - REVIEW_SHOWN
+            self.notify(
+                f"sync-review:{','.join(item['id'] for item in review)}",
+                tr("memevo sync: from your other machines"),
+                tr("{items}{more}. Undo with “memevo unpin”, “memevo delete” or “memevo restore”.").format(
+                    items=shown, more=tr(" and {n} more").format(n=more) if more > 0 else ""
                 ),
             )
 

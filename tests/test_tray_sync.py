@@ -58,3 +58,28 @@ def test_the_tray_syncs_by_hand_and_on_its_timer(qtbot: Any, host: ServiceHost, 
 def test_sync_minutes_is_bounded(minutes: int) -> None:
     with pytest.raises(Exception, match="syncMinutes"):
         config_mod.set_key("syncMinutes", minutes)
+
+
+def test_what_a_scheduled_sync_took_from_another_machine_is_said_not_only_its_conflicts(
+    qtbot: Any, host: ServiceHost
+) -> None:
+    """A new rule or a pin from the remote, or a remote deletion, is applied by the tray's own
+    sync too: the user hears of it there, named (at most a few), with how to undo it."""
+    from memevo.desktop.i18n import tr
+    from memevo.desktop.sync_timer import REVIEW_SHOWN
+
+    told: list[tuple[str, str]] = []
+    tray = Tray(host, asyncio.Event())
+    tray.sync.notify = lambda key, title, message: told.append((title, message))
+    review = [
+        {"id": f"m{n}", "what": "a new rule from the remote", "text": "…"} for n in range(REVIEW_SHOWN + 2)
+    ]
+    tray.sync._done({"conflicts": [], "review": review})
+    assert len(told) == 1
+    title, message = told[0]
+    assert title == tr("memevo sync: from your other machines")  # in the UI's language
+    assert "#m0 a new rule from the remote" in message and f"#m{REVIEW_SHOWN}" not in message
+    assert tr(" and {n} more").format(n=2) in message and "memevo restore" in message
+    told.clear()
+    tray.sync._done({"conflicts": [], "review": []})
+    assert told == []

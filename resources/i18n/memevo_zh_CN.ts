@@ -1094,6 +1094,18 @@
         <translation>{file} 无法合并：{why}。本机的这条记忆保持不变。</translation>
     </message>
     <message>
+        <source>memevo sync: from your other machines</source>
+        <translation>memevo 同步：来自你其他电脑的改动</translation>
+    </message>
+    <message>
+        <source>{items}{more}. Undo with “memevo unpin”, “memevo delete” or “memevo restore”.</source>
+        <translation>{items}{more}。可以用「memevo unpin」「memevo delete」或「memevo restore」撤销。</translation>
+    </message>
+    <message>
+        <source> and {n} more</source>
+        <translation>，另有 {n} 条</translation>
+    </message>
+    <message>
         <source>memevo sync failed</source>
         <translation>memevo 同步失败</translation>
     </message>
