@@ -12,7 +12,9 @@ rewrites and `include`d files are not followed.
 
 Scopes written before identities were keyed by folder: `rekey` moves them to the folder's
 identity when the store opens (cheap: one config read per distinct folder), and remembers the
-folder in repo_folders, where staleness and `share` find a repository on this machine.
+folder in repo_folders, where staleness and `share` find a repository on this machine. A
+remote is a claim any folder's config can make (a downloaded project can name the user's
+own): a repository's folders are all the folders that claimed it, none more trusted.
 """
 
 from __future__ import annotations
@@ -221,7 +223,9 @@ def remember(con: Any, repo: str, folder: str) -> None:
 
 def folders(con: Any, repo: str) -> list[str]:
     """Where a repository lives on this machine, the latest seen first; the key itself when it
-    is a folder (a repository without a remote, or a scope not yet moved)."""
+    is a folder (a repository without a remote, or a scope not yet moved). Only folders still
+    present. Any folder whose config claims the remote is one of them, so none of them speaks
+    for the others on its own (core/staleness.py looks in all of them)."""
     found = [
         str(row[0])
         for row in con.execute(

@@ -14,6 +14,15 @@ checked at all (the checkout moved; the code did not), and a name not looked up 
 git runs there only through core/safegit.py (a repository's config can name programs), and a
 repository another user owns is not looked into at all: its names stay unknown.
 
+A repository is named by the remote its config claims (core/repos.py), so every folder here
+whose config names that remote is one of its folders — a second clone, an old checkout, but
+also a downloaded folder whose `.git/config` claims the user's project. So no one folder
+decides: a name counts as found when any of the repository's folders still present here has
+it, and as gone only when every one of them was looked into and lacks it. A folder therefore
+can keep another's facts fresh but never make them stale. Only the MAX_FOLDERS latest seen are
+looked into; a repository with more here, or with a folder another user owns (not looked
+into), has no name judged gone — its facts can turn fresh, never stale.
+
 Names are noted in the transaction that writes a text (memories.py calls `note`); rows a
 bulk path wrote without noting are noted by the next check.
 """
@@ -37,6 +46,9 @@ REPO_BUDGET_S = 5.0  # one repository's check, all its memories together
 PASS_BUDGET_S = 30.0  # every repository's (the daily maintenance, `memevo maintenance --force`)
 MAX_REASON_NAMES = 2
 WRITE_BATCH = 100
+# The folders of one repository looked into (the latest seen first); a repository with more
+# on this machine never has a name judged gone (see the module's doc).
+MAX_FOLDERS = 8
 
 
 def text_sha(text: str) -> str:
@@ -140,22 +152,31 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
     """Look up the names of every live memory of `repo` in it, within budget_s. The store is
     read, then let go while git runs, then written in one short transaction."""
     report = Report()
-    here = _folder(store, repo)
-    if here is None:
+    present = _folders(store, repo)
+    if not present:
         return report
-    if not safegit.owned_by_user(here):
-        # Said once a repository, not once a name: every name there is unknown (the Prober
-        # would answer None for each without looking), so nothing is checked or written.
-        _say_not_owned(repo, here)
+    here = [folder for folder in present[:MAX_FOLDERS] if safegit.owned_by_user(folder)]
+    for folder in present[:MAX_FOLDERS]:
+        if folder not in here:
+            # Said once a folder, not once a name: every name there is unknown (the Prober
+            # would answer None for each without looking).
+            _say_not_owned(repo, folder)
+    if len(here) < len(present[:MAX_FOLDERS]):
         report.not_owned.append(repo)
+    if not here:  # nothing can be looked up: nothing is checked or written
         return report
+    # a name missing from every folder looked into is gone only when those are all the
+    # folders the repository has here: one left out (another user's, past MAX_FOLDERS) may
+    # still hold it
+    everywhere = len(here) == len(present)
     rows = store.query(
         "SELECT m.id, m.text, a.text_sha, a.anchors, a.stale_ms, a.stale_reason FROM memories m "
         "JOIN scopes s ON s.memory_id = m.id LEFT JOIN anchors a ON a.memory_id = m.id "
         "WHERE s.repo = ? AND NOT m.deprecated ORDER BY m.id",
         [repo],
     )
-    prober = anchors.Prober(here, time.monotonic() + budget_s)
+    deadline = time.monotonic() + budget_s
+    probers = [anchors.Prober(folder, deadline) for folder in here]
     results: list[tuple[str, str, Noted, bool]] = []
     for memory_id, text, sha, names_json, stale_ms, reason in rows:
         kept = _from_row((names_json, stale_ms, reason)) if names_json is not None else None
@@ -163,16 +184,16 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
         was_stale = noted.stale_ms is not None
         complete = True
         for name in noted.names:
-            found = prober.found(anchors.Anchor(name["kind"], name["value"]))
+            found = _look_up(probers, anchors.Anchor(name["kind"], name["value"]), everywhere)
             if found is None:
                 complete = False
                 continue
             name["found"] = found
             name["seen"] = bool(name.get("seen") or found)
         results.append((memory_id, text_sha(text), noted, was_stale))
-        if not complete and prober.timed_out:
+        if not complete and any(p.timed_out for p in probers):
             break
-    if prober.timed_out:
+    if any(p.timed_out for p in probers):
         report.timed_out.append(repo)
     now = clock.now_ms()
     # Written a batch a transaction: a hook waiting for the store waits for one batch at most.
@@ -185,6 +206,18 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
     if report.changed:
         log.info("anchors of %s: stale %s, fresh again %s", repo, report.stale, report.fresh)
     return report
+
+
+def _look_up(probers: list[anchors.Prober], anchor: anchors.Anchor, everywhere: bool) -> bool | None:
+    """Found in any of the repository's folders: True; looked up in every one of them (and
+    they are all it has here) and missing from each: False; else unknown (None)."""
+    missing = everywhere
+    for prober in probers:  # the latest seen first: where a name is found most likely
+        found = prober.found(anchor)
+        if found:
+            return True
+        missing = missing and found is False
+    return False if missing else None
 
 
 _SAID_NOT_OWNED: set[tuple[str, str]] = set()  # (repository, folder) this process has logged
@@ -248,11 +281,10 @@ def _reason(names: list[dict[str, Any]], repo: str, clock: Clock, now_ms: int) -
     return f"{shown} not found in {scopes.name(repo)} since {clock.local_day(now_ms)}"
 
 
-def _folder(store: Store, repo: str) -> str | None:
-    """Where the repository lives on this machine (core/repos.py), None when nowhere here."""
+def _folders(store: Store, repo: str) -> list[str]:
+    """Every folder the repository lives in on this machine (core/repos.py), latest first."""
     with store.reading() as con:
-        found = repos_mod.folders(con, repo)
-    return found[0] if found else None
+        return repos_mod.folders(con, repo)
 
 
 def repos(store: Store) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, git, make_repo
-from memevo.core import anchors, config, maintenance, memories, purge, staleness
+from memevo.core import anchors, config, maintenance, memories, purge, repos, safegit, staleness
 from memevo.core.anchors import Anchor
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
@@ -317,3 +317,91 @@ def test_a_session_starts_check_never_waits_for_git(
         assert checks.last is not None and checks.last.checked == 1 and not changed
     finally:
         checks.close()
+
+
+# -- one repository, several folders: none decides alone -------------------------------------------
+PAYMENTS = "git@github.com:acme/payments.git"
+
+
+def claiming(root: Path, files: dict[str, str]) -> Path:
+    """A folder whose config names the payments remote: a clone, or a download that claims it."""
+    folder = make_repo(root, files)
+    git(folder, "remote", "add", "origin", PAYMENTS)
+    return folder
+
+
+def seen_in(store: Store, ident: str, *folders: Path) -> None:
+    """Sessions started in these folders, the last one latest (as the service remembers them)."""
+    for folder in folders:
+        with store.transaction() as con:
+            repos.remember(con, ident, str(folder))
+        time.sleep(0.002)  # each its own millisecond: the order is the order seen
+
+
+def test_a_folder_claiming_the_remote_cannot_make_the_real_checkouts_facts_stale(
+    store: Store, clock: FakeClock, tmp_path: Path
+) -> None:
+    """(F5) A downloaded folder whose .git/config claims the user's project's remote has the same
+    identity, and a session there makes it the latest folder of that repository. A name it lacks
+    is still in the real checkout: the fact stays fresh. Gone from both: stale, and fresh again
+    once one folder has it back."""
+    real = claiming(tmp_path / "payments", {"src/billing/charge.py": "def charge_card(): pass\n"})
+    fake = claiming(tmp_path / "downloaded-sample", {"README.md": "hello\n"})
+    ident = repos.identity(str(real))
+    assert ident == repos.identity(str(fake)) == "github.com/acme/payments"
+    fact = memories.create(
+        store, "project", "扣款逻辑在 src/billing/charge.py 的 charge_card 里", clock, ident
+    )
+    seen_in(store, ident, real)
+    assert staleness.check_repo(store, ident, clock).checked == 1
+    assert all(n["seen"] for n in staleness.state(store, [fact.id])[fact.id]["anchors"])
+
+    seen_in(store, ident, fake)  # the impostor is now the latest folder seen
+    with store.reading() as con:
+        assert repos.folders(con, ident) == [str(fake), str(real)]
+    clock.advance(days=1)
+    report = staleness.check_repo(store, ident, clock)
+    assert report.checked == 1 and report.stale == [] and stale_of(store, fact.id) is None
+
+    # gone from the real checkout too: now every folder lacks the names
+    git(real, "rm", "-q", "src/billing/charge.py")
+    commit(real, "billing moved out")
+    assert staleness.check_repo(store, ident, clock).stale == [fact.id]
+    assert stale_of(store, fact.id) == (
+        f"src/billing/charge.py, charge_card not found in payments since {clock.local_day(clock.now_ms())}"
+    )
+    # any one folder having them back makes it fresh
+    (fake / "charge.py").write_text("def charge_card(): pass\n")
+    commit(fake, "a copy")
+    assert staleness.check_repo(store, ident, clock).fresh == [fact.id]
+
+
+def test_a_folder_not_looked_into_leaves_names_unknown_never_gone(
+    store: Store, clock: FakeClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only every folder of the repository can say a name is gone: with one left out — past
+    MAX_FOLDERS, or another user's — a name missing from the others is unknown, and nothing
+    turns stale."""
+    first = claiming(tmp_path / "one", {"src/billing/charge.py": "def charge_card(): pass\n"})
+    second = claiming(tmp_path / "two", {"src/billing/charge.py": "def charge_card(): pass\n"})
+    ident = repos.identity(str(first))
+    fact = memories.create(store, "project", "扣款逻辑在 src/billing/charge.py 里", clock, ident)
+    seen_in(store, ident, second, first)
+    staleness.check_repo(store, ident, clock)
+    for folder in (first, second):
+        git(folder, "rm", "-q", "src/billing/charge.py")
+        commit(folder)
+
+    monkeypatch.setattr(staleness, "MAX_FOLDERS", 1)  # `second` is not looked into
+    report = staleness.check_repo(store, ident, clock)
+    assert report.checked == 1 and report.stale == [] and stale_of(store, fact.id) is None
+    assert staleness.state(store, [fact.id])[fact.id]["anchors"][0]["found"] is True  # unknown: kept
+
+    monkeypatch.setattr(staleness, "MAX_FOLDERS", 8)
+    monkeypatch.setattr(safegit, "owned_by_user", lambda folder: Path(folder) != second)
+    monkeypatch.setattr(anchors.safegit, "owned_by_user", lambda folder: Path(folder) != second)
+    report = staleness.check_repo(store, ident, clock)
+    assert report.stale == [] and report.not_owned == [ident] and stale_of(store, fact.id) is None
+
+    monkeypatch.undo()
+    assert staleness.check_repo(store, ident, clock).stale == [fact.id]  # both looked into: gone

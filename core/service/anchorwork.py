@@ -5,6 +5,10 @@ never in a request. A repository is checked at its session start at most every M
 a write to one of its memories, and every repository after the day's maintenance. When a
 check turns a memory stale or fresh the session-start texts and the fallback files are
 rendered again, so the next injection says it.
+
+A session start remembers its folder as one of the repository's folders (core/repos.py); the
+check looks in every one of them, so a session in a folder that merely claims the repository's
+remote cannot make the facts of the real checkout stale (core/staleness.py says how).
 """
 
 from __future__ import annotations
