@@ -12,6 +12,13 @@ no pager, no external diff or textconv, no lazy fetch, no replace objects, and n
 inherited from the caller's GIT_* environment. memevo's own sync clone (`network=True`) may reach the one
 remote the user named, with the same overrides and fsck on every object it receives.
 
+A fetch or push to a remote on this machine (a path, file://) makes git run upload-pack or
+receive-pack here, as the user, in the remote's folder with the remote's config — and a local
+transport drops every `-c` on the way. That other end is given its own hardened command
+(`remote_side_command`, for `--upload-pack` / `--receive-pack`): no hook, no program its config
+names, no housekeeping, no checkout into a work tree, no transport. Only for local remotes: an
+ssh server runs its own side (a forge accepts nothing but the bare program name).
+
 Repositories not owned by the user are skipped before git runs, as git's own
 `safe.directory` rule would: another local user can plant a `.git` in a shared folder.
 
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import time
 from collections.abc import Sequence
@@ -118,6 +126,33 @@ DRIVER_KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
 # HTTPS remote (never asked at a terminal: GIT_TERMINAL_PROMPT=0) — comes from their global
 # config and environment, and the sync clone's config is memevo's: kept when network=True.
 USERS_OWN = ("core.sshCommand=", "credential.helper=", "core.askPass=")
+# The other end of a fetch or push to a repository on this machine (a path, file://): git runs
+# `git-upload-pack` / `git-receive-pack` there itself, as the user, in the remote's folder and
+# with the remote's config — and a local transport clears GIT_CONFIG_PARAMETERS and the rest of
+# git's local environment for it, so no `-c` given to the fetch or push reaches it. These go in
+# the command itself (`remote_side_command`): HARDENING, no transport, and what else a fetch or
+# push makes git run there.
+REMOTE_SIDE_PROGRAMS = frozenset(["upload-pack", "receive-pack"])
+REMOTE_SIDE: tuple[str, ...] = (
+    *(s for s in HARDENING if not s.startswith("core.alternateRefsCommand=")),
+    # receive-pack lists an alternate's refs through this command: `true` lists none, and
+    # quietly (an empty command fails with an error on every push)
+    "core.alternateRefsCommand=true",
+    # a push runs no housekeeping there: `gc --auto` runs the pre-auto-gc hook and, in newer
+    # git, programs the remote's config names in a list (gc.recentObjectsHook) that no `-c`
+    # can take back; the remote's own `git gc` stays its owner's to run
+    "receive.autogc=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    # updateInstead checks the pushed tree out into the remote's work tree (or the one its
+    # core.worktree names), running the filters and fsmonitor its config names
+    "receive.denyCurrentBranch=refuse",
+    *OFFLINE,
+)
+# Not overridden, and why it need not be: uploadpack.packObjectsHook is read only from protected
+# config (system, global, the command line), never from the remote's own; receive.procReceiveRefs
+# (a list) hands refs to the proc-receive hook, and with hooks pointing nowhere git refuses those
+# refs instead of running anything.
 GITFILE_MAX_BYTES = 4096  # a `.git` file is one line, "gitdir: PATH"
 
 
@@ -139,6 +174,20 @@ def environment(network: bool = False, overrides: Sequence[tuple[str, str]] = ()
             env[f"GIT_CONFIG_KEY_{i}"] = key
             env[f"GIT_CONFIG_VALUE_{i}"] = value
     return env
+
+
+def remote_side_command(program: str) -> str:
+    """The command a fetch (`--upload-pack=`) or push (`--receive-pack=`) runs at the other end
+    when that end is a repository on this machine: `git -c … upload-pack`, hardened like every
+    git memevo runs (REMOTE_SIDE), with no transport (GIT_ALLOW_PROTOCOL, which beats any config,
+    empty: the other end only answers on its pipe). git runs it through /bin/sh with the
+    remote's path appended. Only for local remotes: over ssh it would be the command the server
+    runs, which a forge (GitHub, GitLab) refuses unless it is the bare program name — there the
+    other end is the server's own."""
+    if program not in REMOTE_SIDE_PROGRAMS:
+        raise ValueError(f"no remote-side command for {program!r}")
+    flags = " ".join(f"-c {shlex.quote(setting)}" for setting in REMOTE_SIDE)
+    return f"GIT_ALLOW_PROTOCOL= git --no-replace-objects {flags} {program}"
 
 
 def command(folder: str | Path, args: Sequence[str], network: bool = False) -> list[str]:

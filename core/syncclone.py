@@ -1,6 +1,7 @@
 """memevo's sync clone, on disk and in git, trusting no name or link the remote sends.
 
-git is run in it only through core/safegit.py (network only for fetch and push) with memevo's
+git is run in it only through core/safegit.py (network only for fetch and push, the other end
+hardened too when it is a repository on this machine: `remote_side`) with memevo's
 own identity; the remote's URL is checked before git sees it; the clone is set up and, after a
 kill, tidied; its record files are read and written without following a link; and the remote's
 tree is listed with `ls-tree -z` and only `memories/ID.json` plain files are taken from it.
@@ -142,6 +143,34 @@ def check_remote(remote: str) -> None:
         raise InvalidInput(
             f"REMOTE must be a git URL (ssh, https, git, file) or a path: {problem}; nothing was changed"
         )
+
+
+def is_local(url: str) -> bool:
+    """Whether git reaches this remote by running its upload-pack or receive-pack here, itself:
+    a file:// URL or a path. git's own rule (connect.c): `scheme://` is that scheme, and
+    otherwise a colon before any slash makes `host:path` (ssh), anything else a path."""
+    url_match = _URL.match(url)
+    if url_match is not None:
+        return url.startswith("file://")  # git compares the scheme case-sensitively too
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or 0 <= slash < colon
+
+
+def remote_side(tree: Path, push: bool) -> list[str]:
+    """The option that hardens the other end of a fetch or push (safegit.remote_side_command)
+    when origin is a repository on this machine, else none: an ssh, git or https server runs its
+    own. The URL is the one the fetch or push will use — git's answer, after the `insteadOf`
+    and `pushInsteadOf` rewrites of the user's config (and every push URL). When git cannot
+    say, the option is given: hardening an ssh push costs a refusal at worst, missing a local
+    one runs the remote's hooks."""
+    args = ["remote", "get-url", *(["--push"] if push else []), "origin"]
+    done = run(tree, args, network=True)
+    urls = done.stdout.decode("utf-8", "surrogateescape").split("\n")
+    urls = [u.strip() for u in urls if u.strip()]
+    if done.returncode == 0 and urls and not any(is_local(u) for u in urls):
+        return []
+    program = "receive-pack" if push else "upload-pack"
+    return [f"--{program}={safegit.remote_side_command(program)}"]
 
 
 @contextmanager

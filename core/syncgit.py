@@ -23,6 +23,12 @@ Whoever can push to the remote writes what a sync reads, so nothing from it is t
 
 * the remote URL is a plain git URL or path (`check_remote`): no option, no remote helper
   (`ext::`, `fd::`), no ssh host that ssh would take for an option, no control character;
+* a remote on this machine (a path, file://, or a URL the user's `insteadOf` makes one) is
+  fetched from and pushed to through a hardened upload-pack / receive-pack
+  (syncclone.remote_side): git runs that end here, in the remote's folder, and would run its
+  hooks, the programs its config names and its housekeeping as the user. A push the remote
+  itself refuses ("[remote rejected]": a checked-out branch) fails with git's words, not
+  retried;
 * every object fetched is checked by git (fsck: a tree entry `..` or `.git` fails the fetch);
 * the remote's tree is listed with `ls-tree -z` (names exactly as stored, never quoted), and
   only `memories/ID.json` entries that are plain files, with an id memevo gives and at most
@@ -37,12 +43,15 @@ Whoever can push to the remote writes what a sync reads, so nothing from it is t
 * every record passes the checks a memory written here passes (syncstore.check_content), or it
   is a conflict and the memory here stays as it was;
 * a memory the remote deleted moves to the trash here, never out of the store;
-* what the remote changed that the user should see is listed under `review`: a rule new to
-  this machine, a pin set on the remote, a memory moved to the trash because the remote
-  deleted it. Rules and pins from the remote are applied, not held: holding them would leave
-  the machines apart (the next sync would take them again); a listed item is undone with
-  `memevo unpin`, `memevo delete` or `memevo restore`. A text changed on the remote is not
-  listed: that is every ordinary sync.
+* what the remote changed that the user should see is listed under `review`: what changes
+  whether, how or where a memory reaches the assistant — a rule new to this machine, a memory
+  moved between the rules and the project facts, its scope changed (to another repository,
+  or to everywhere), a memory this machine deleted that the remote brought back, a pin set on
+  the remote — and a memory moved to the trash because the remote deleted it. These are
+  applied, not held: holding them would leave the machines apart (the next sync would take
+  them again); a listed item is undone with `memevo move`, `memevo scope`, `memevo unpin`,
+  `memevo delete` or `memevo restore`. A text changed on the remote is not listed: that is
+  every ordinary sync.
 """
 
 from __future__ import annotations
@@ -77,6 +86,7 @@ from .syncclone import (
     locked,
     read_record,
     real_folder,
+    remote_side,
     run,
     said,
     shown,
@@ -88,6 +98,7 @@ from .syncstore import Record
 
 log = logging.getLogger(__name__)
 PUSH_TRIES = 3
+SCOPE_SHOWN = 80  # characters of a scope in a review line
 
 
 @dataclass
@@ -217,10 +228,28 @@ def _review(report: Report, memory_id: str, mine: dict[str, Any] | None, now: Re
     whats = []
     if mine is None and content["category"] == "rule" and not report.first:
         whats.append("a new rule from the remote")
+    if mine is not None and mine.get("trashed"):  # the user deleted it here
+        whats.append("brought back from the trash on the remote (`memevo delete ID` deletes it again)")
+    if mine is not None and mine["category"] != content["category"]:  # a fact made a rule, or back
+        was = mine["category"]
+        whats.append(f"moved from {was} to {content['category']} on the remote (`memevo move ID {was}`)")
+    if mine is not None and mine.get("scope") != content.get("scope"):  # applies elsewhere now
+        whats.append(
+            f"scope changed on the remote: {_scope(mine.get('scope'))} → {_scope(content.get('scope'))}"
+        )
     if content.get("pinned_ms") is not None and not was_pinned:
         whats.append("pinned on the remote")
     if whats:
         report.review.append({"id": memory_id, "what": ", ".join(whats), "text": str(content["text"])})
+
+
+def _scope(scope: str | None) -> str:
+    """A scope as the review list names it: the repository's name (from the remote: escaped,
+    and cut short, as a record's scope may be long), or everywhere."""
+    if not scope:
+        return "everywhere"
+    name = shown(scope)
+    return name if len(name) <= SCOPE_SHOWN else name[: SCOPE_SHOWN - 1] + "…"
 
 
 def _commit(store: Store, tree: Path, message: str, later: dict[str, tuple[str, int] | None]) -> None:
@@ -234,7 +263,9 @@ def _commit(store: Store, tree: Path, message: str, later: dict[str, tuple[str, 
 def _merge_remote(store: Store, tree: Path, clock: Clock, report: Report) -> bool | None:
     """Fetch and merge the remote branch by memory; False when there is nothing new there, None
     when its memories/ cannot be read at all (nothing is taken from it)."""
-    fetched = run(tree, ["fetch", "-q", "origin"], NETWORK_TIMEOUT_S, network=True)
+    fetched = run(
+        tree, ["fetch", "-q", *remote_side(tree, push=False), "origin"], NETWORK_TIMEOUT_S, network=True
+    )
     if fetched.returncode != 0:
         if b"fsck" in fetched.stderr:  # a `..` or `.git` entry, a malformed object
             raise SyncFailed(
@@ -333,13 +364,19 @@ def sync(store: Store, clock: Clock, remote: str | None = None) -> Report:
             if merged:
                 _commit(store, tree, "memevo sync: merged", _reconcile(store, tree, clock, report))
             pushed = run(
-                tree, ["push", "-q", "origin", f"HEAD:refs/heads/{BRANCH}"], NETWORK_TIMEOUT_S, network=True
+                tree,
+                ["push", "-q", *remote_side(tree, push=True), "origin", f"HEAD:refs/heads/{BRANCH}"],
+                NETWORK_TIMEOUT_S,
+                network=True,
             )
             if pushed.returncode == 0:
                 report.pushed = True
                 break
             refusal = pushed.stderr.decode("utf-8", "replace")
-            if "rejected" not in refusal and "fetch first" not in refusal:
+            # "[rejected] (fetch first)": the remote moved meanwhile, so fetch and merge again;
+            # "[remote rejected]": the remote refused the push itself (a checked-out branch, a
+            # ref it hands to a hook), which no retry changes
+            if "[remote rejected]" in refusal or ("rejected" not in refusal and "fetch first" not in refusal):
                 raise SyncFailed(f"git push failed: {said(pushed)}")
             time.sleep(0.2)
         report.conflicts = _dedupe(report.conflicts + report.from_remote)

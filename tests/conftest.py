@@ -528,6 +528,7 @@ MODULE_LANES: dict[str, str] = {
     "test_sharing_service.py": PROCESSES,  # git, a real `memevo serve` and hooks
     "test_sync.py": PROCESSES,  # git, two data dirs, SIGKILL
     "test_sync_hostile.py": PROCESSES,  # git, hostile remotes crafted object by object
+    "test_sync_remote_side.py": PROCESSES,  # git, local remotes whose hooks and config run payloads
     "test_safegit.py": PROCESSES,  # git in hostile repositories, a real `memevo serve`
     "test_repo_trust.py": PROCESSES,  # git, a real `memevo serve` and hooks
     "test_only_user_confirms.py": PROCESSES,  # a real `memevo serve`, the MCP server and hooks

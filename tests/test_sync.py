@@ -4,7 +4,9 @@ duplicated: edits, pins, scopes, trash and history both ways; concurrent edits (
 wins, the other kept in history); a delete against an edit (the edit survives); syncs killed
 with SIGKILL at many points; a broken record in the remote (a conflict shown and kept); a
 secret never leaves; a sync folder set up again loses nothing; a remote URL git could run a
-program through is refused. A hostile remote's tree: tests/test_sync_hostile.py."""
+program through is refused; what changes whether or where a memory reaches the assistant is
+listed for review. A hostile remote's tree: tests/test_sync_hostile.py; a remote on this
+machine whose own hooks and config name programs: tests/test_sync_remote_side.py."""
 
 from __future__ import annotations
 
@@ -348,3 +350,52 @@ def test_a_push_git_refuses_for_another_reason_says_what_git_said(
     assert "git push failed: fatal: could not read from remote\\x1b[2J" in done.stderr, done.stderr
     monkeypatch.setattr(syncgit, "run", real)
     assert laptop.sync()["pushed"]
+
+
+def test_a_fact_made_a_rule_a_new_scope_and_a_revived_memory_are_listed_for_review(
+    machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    """What changes where or whether a memory reaches the assistant is applied and listed under
+    review, with the command that undoes it: a project fact the remote made a rule, a memory
+    the remote scoped to another repository, one this machine deleted that the remote brought
+    back (restored there, or edited there while it was deleted here). An ordinary edit is not
+    listed."""
+    laptop, desktop = machines
+    shop = tmp_path / "desktop" / "shop"
+    shop.mkdir(parents=True)
+    git(shop, "init", "-q")
+    git(shop, "remote", "add", "origin", "git@github.com:org/shop.git")
+    fact = laptop.add("project", A_FACT)
+    scoped = laptop.add("project", B_FACT)
+    restored = laptop.add("rule", B_RULE)
+    raced = laptop.add("rule", "代码评审意见要逐条回复")
+    edited = laptop.add("rule", A_RULE)
+    laptop.sync(first=True)
+    desktop.sync(first=True)
+    laptop.json("delete", restored)
+    laptop.sync()
+    desktop.sync()
+
+    desktop.json("move", fact, "rule")
+    assert desktop.memevo("scope", scoped, "here", cwd=shop).returncode == 0
+    desktop.json("restore", restored)
+    desktop.json("edit", raced, "代码评审意见要逐条回复，改完再请求复审")
+    desktop.json("edit", edited, A_RULE + "，代码注释也一样")
+    laptop.json("delete", raced)  # deleted here while the desktop edited it: the edit survives
+    desktop.sync()
+    review = {item["id"]: item["what"] for item in laptop.sync()["review"]}
+    back = "brought back from the trash on the remote (`memevo delete ID` deletes it again)"
+    assert review == {
+        fact: "moved from project to rule on the remote (`memevo move ID project`)",
+        scoped: "scope changed on the remote: everywhere → github.com/org/shop",
+        restored: back,
+        raced: back,
+    }
+    state = laptop.state()
+    assert state[fact]["category"] == "rule" and state[scoped]["scope"] == "github.com/org/shop"
+    assert not state[restored]["trashed"] and not state[raced]["trashed"]
+    desktop.sync()
+    _converged(laptop, desktop)
+    # a scope from the remote is named escaped and cut short
+    named = syncgit._scope("github.com/\x1b[2J" + "x" * 200)
+    assert "\x1b" not in named and "\\x1b" in named and len(named) == syncgit.SCOPE_SHOWN
