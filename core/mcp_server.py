@@ -118,6 +118,7 @@ def build(client: str) -> MCPServer:
             if not id or not text:
                 raise ToolError("replace needs id and text")
             params = {"client": client, "instance": INSTANCE, "cwd": _cwd(), "id": id, "text": text}
+            params["chat"] = _chat(client)
             return str(_call("propose_edit", params, service_only=True).get("message", ""))
         if action == "delete":
             named = " ".join(_shown_id(i) for i in (ids or ([id] if id else []))) or "ID"
@@ -171,6 +172,7 @@ def build(client: str) -> MCPServer:
         params: dict[str, Any] = {
             "client": client,
             "instance": INSTANCE,
+            "chat": _chat(client),
             "cwd": _cwd(),
             "text": text,
             "category": category,
@@ -252,6 +254,19 @@ def _echo_key(key: Any) -> str:
 # This server process, as the service tells one client's sessions apart when no hook has
 # named the session (core/service/proposeops.py).
 INSTANCE = f"{os.getpid()}-{int(time.time())}"
+
+
+# Where a client names, in its MCP server's environment, the session (chat) it started the
+# server for: a proposal is then asked in that chat and no other. Claude Code sets
+# CLAUDE_CODE_SESSION_ID (the hooks' session_id); the CodeBuddy CLI names none
+# (client-protocols.md), and the service then binds a chat only when just one is active.
+CHAT_ENV = {"claude": "CLAUDE_CODE_SESSION_ID"}
+
+
+def _chat(client: str) -> str | None:
+    name = CHAT_ENV.get(client)
+    value = os.environ.get(name, "").strip() if name else ""
+    return value or None
 
 
 def _cwd() -> str | None:

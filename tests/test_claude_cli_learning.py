@@ -3,8 +3,11 @@ no side API is configured, so the client's own model proposes memories through t
 memory_propose. A local fake Messages API plays the model: it loads the deferred tool with the
 built-in ToolSearch, calls it, and reads the tool_result the CLI sends back; a real `memevo serve`
 checks, compares and writes (or holds) the proposal. With confirmation on, the model asks in
-words and the user's next prompt (the same session, resumed) answers; the model's own
-memory_resolve is refused even where an older install allowed it without asking."""
+words and the user's next prompt (the same session, resumed) answers by the option's name, and
+the user is shown what memevo wrote in its own words; the model's own memory_resolve is refused
+even where an older install allowed it without asking. Another chat of Claude Code in the same
+project does not make the proposal's chat ambiguous: Claude Code names its MCP server's session
+(CLAUDE_CODE_SESSION_ID)."""
 
 from __future__ import annotations
 
@@ -255,14 +258,16 @@ def run_claude(
     prompt: str,
     model: PlayedModel,
     allow: tuple[str, ...] = (PROPOSE_TOOL,),
-    session: tuple[str, str] | None = None,
+    session: tuple[str, ...] | None = None,
 ) -> Run:
     """One `claude -p` session in a fresh HOME with memevo's hooks, its MCP server and the allow
-    rules. session: (flag, uuid) — `--session-id` to start a session of that id, `--resume` to
-    go on with it (the same HOME and project: the user's next prompt in that conversation)."""
+    rules. session: (flag, uuid, more flags…) — `--session-id` to start a session of that id,
+    `--resume` to go on with it (the same HOME and project: the user's next prompt in that
+    conversation). Runs of one name share its HOME and project (another chat there)."""
     home = memevo.root / name / "home"
     project = memevo.root / name / "project"
-    if not (session and session[0] == "--resume"):
+    fresh = not (home / ".claude").exists()
+    if fresh:
         (home / ".claude").mkdir(parents=True)
         project.mkdir()
     saved = os.environ.get("MEMEVO_HOME")
@@ -283,7 +288,7 @@ def run_claude(
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "MEMEVO_HEADLESS": "1",
     }
-    if not (session and session[0] == "--resume"):
+    if fresh:
         added = subprocess.run(
             [str(CLAUDE), "mcp", "add", "--scope", "user", SERVER, "--", *MCP_COMMAND],
             env=env,
@@ -409,12 +414,18 @@ def test_the_per_prompt_reminder_names_the_tool_and_learning_is_on(confirm_off: 
 
 # -- confirmation on (the default), headless: asked in the chat, answered by the user -----------------
 SESSION = "6f1c2a4e-0b7d-4c39-9a55-3e2d1f0a8b71"
-ASKED = "「记忆确认·插件」我想记下一条规则：提交信息（commit message）一律用英文写。请回复编号：1. 保存为规则；2. 保存为项目事实；3. 不落成"
+OTHER_SESSION = "0c9e7d21-5a43-4b6f-8e12-7f3a9b2c4d55"
+ASKED = (
+    "「记忆确认·插件」我想记下一条规则：提交信息（commit message）一律用英文写。"
+    "请回复选项名称（只回编号不会保存）：1. 保存为规则；2. 保存为项目事实；3. 不落成"
+)
+ANSWER = "保存为规则"  # the user's reply: option 1, by its name
 
 
 @dataclass
 class OnRun:
     memevo: Memevo
+    other: Run
     run: Run
     rules: list[dict[str, Any]]
     pending: list[dict[str, Any]]
@@ -425,12 +436,22 @@ class OnRun:
 
 @pytest.fixture(scope="module")
 def confirm_on(tmp_path_factory: pytest.TempPathFactory, provisioned_model: Any) -> Iterator[OnRun]:
-    """The model proposes, then answers its own proposal at once with memory_resolve (allowed
-    without asking, as an install from before allowed it), then asks the user in words and ends
-    its turn; the user's next prompt in that session is "1"."""
+    """Another chat of Claude Code in the project first; then, in its own chat, the model
+    proposes, answers its own proposal at once with memory_resolve (allowed without asking, as
+    an install from before allowed it), then asks the user in words and ends its turn; the
+    user's next prompt in that session is the first option's name (its output as stream-json,
+    where Claude Code prints what a hook shows the user)."""
     root = tmp_path_factory.mktemp("claude-learning-on")
     with _memevo(root, {}) as memevo:
         allow = (PROPOSE_TOOL, RESOLVE_TOOL)
+        other = run_claude(
+            memevo,
+            "on",
+            "帮我看看这个仓库的测试怎么跑",
+            PlayedModel([]),
+            allow,
+            ("--session-id", OTHER_SESSION),
+        )
         run = run_claude(
             memevo,
             "on",
@@ -449,14 +470,22 @@ def confirm_on(tmp_path_factory: pytest.TempPathFactory, provisioned_model: Any)
         )
         rules, pending = memevo.rules(), list(memevo.cli("pending")["pending"])
         answer = run_claude(
-            memevo, "on", "1", PlayedModel([], closing="已保存为规则。"), allow, ("--resume", SESSION)
+            memevo,
+            "on",
+            ANSWER,
+            PlayedModel([], closing="已保存为规则。"),
+            allow,
+            ("--resume", SESSION, "--output-format", "stream-json", "--verbose"),
         )
         yield OnRun(
-            memevo, run, rules, pending, answer, memevo.rules(), list(memevo.cli("pending")["pending"])
+            memevo, other, run, rules, pending, answer, memevo.rules(), list(memevo.cli("pending")["pending"])
         )
 
 
 def test_confirm_on_the_proposal_waits_and_the_model_is_told_to_ask(confirm_on: OnRun) -> None:
+    """Asked in its own chat although another chat of Claude Code is active in the project: the
+    MCP server Claude Code started for it names its session."""
+    assert confirm_on.other.result.returncode == 0, confirm_on.other.evidence()
     run = confirm_on.run
     assert run.result.returncode == 0, run.evidence()
     answer = run.model.final("toolu_propose")
@@ -488,3 +517,20 @@ def test_the_users_next_prompt_answers_it_and_the_model_is_told_the_result(confi
     assert "选了「保存为规则」" in sent and "新增记忆" in sent and COMMIT_RULE in sent, sent[-3000:]
     assert [m["text"] for m in confirm_on.rules_after_answer].count(COMMIT_RULE) == 1, confirm_on.memevo.log()
     assert [p for p in confirm_on.pending_after_answer if p["text"] == COMMIT_RULE] == []
+
+
+def test_the_user_is_shown_what_memevo_wrote_in_its_own_words(confirm_on: OnRun) -> None:
+    """Claude Code prints a prompt hook's systemMessage for the user (never for the model): the
+    memory memevo wrote, the reply it read, and how to undo it."""
+    answer = confirm_on.answer
+    events = [json.loads(line) for line in answer.result.stdout.splitlines() if line.startswith("{")]
+    shown = [
+        str(e.get("content"))
+        for e in events
+        if e.get("type") == "system" and "memevo" in str(e.get("content"))
+    ]
+    [stored] = [m for m in confirm_on.rules_after_answer if m["text"] == COMMIT_RULE]
+    assert len(shown) == 1, (events, answer.evidence())
+    assert f"「{ANSWER}」" in shown[0] and COMMIT_RULE in shown[0], shown
+    assert f"memevo delete {stored['id']}" in shown[0], shown
+    assert "memevo（记忆插件）" not in answer.sent  # the user's to read, not the model's

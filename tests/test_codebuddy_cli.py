@@ -669,7 +669,7 @@ def test_a_hung_service_never_makes_the_cli_loop_on_our_stop_hook(tmp_path: Path
 
 # -- in-chat confirmation: asked in words, answered by the user's next message --------------------------
 RESOLVE = "mcp__memory-self-evolution__memory_resolve"
-ANSWER = "1"  # the user's reply: the first option
+ANSWER = "保存为规则"  # the user's reply: the first option, by its name (a bare number saves nothing)
 
 
 class AsksInWords:
@@ -677,7 +677,7 @@ class AsksInWords:
     MEMORY_CONFIRM_V1 in front of it): it first tries to answer the question itself, loading
     memory_resolve and calling it with the instruction's sessionID (the CLI runs with -y: every
     tool allowed), then asks in words and ends its turn; when the user's next message picks
-    option 1, it tells the user the result the plugin put in that prompt's context."""
+    option 1 by its name, it tells the user the result the plugin put in that prompt's context."""
 
     def __init__(self) -> None:
         self.asked_in: list[str] = []  # the user turn each question answered
@@ -712,7 +712,8 @@ class AsksInWords:
         self.refused.append(results["call_resolve"])
         self.asked_in.append(queries[-1])
         return (
-            f"「{stop_texts.TITLE}」我想记下一条记忆，请回复编号：1. 保存为规则；2. 保存为项目事实；3. 不落成"
+            f"「{stop_texts.TITLE}」我想记下一条记忆，请回复选项名称（只回编号不会保存）："
+            "1. 保存为规则；2. 保存为项目事实；3. 不落成"
         )
 
 
@@ -726,8 +727,9 @@ def test_a_question_the_cli_delivered_is_asked_in_words_and_answered_by_the_user
 ) -> None:
     """A session driven over stream-json: the Stop continuation reaches the model (the CLI echoes
     it as `Stop hook: …`, so the question counts as asked); the model's own memory_resolve is
-    refused, it asks in words, the user answers with the option's number: the memory is
-    written and the model told so."""
+    refused, it asks in words, the user answers with the option's name: the memory is written,
+    the model told so, and the user shown memevo's own words on it (the CLI's hook message,
+    which skips the model)."""
     with side_judge() as judge:
         config = {"sideApiBase": judge.base, "sideApiModel": "judge", "confirm": True, "sideWaitMs": 15000}
         with learning_home(tmp_path, config, side_key=SIDE_KEY) as (home, memevo_home):
@@ -745,6 +747,13 @@ def test_a_question_the_cli_delivered_is_asked_in_words_and_answered_by_the_user
     assert model.told and JUDGED_RULE in model.told[-1] and "新增记忆" in model.told[-1], model.told
     assert rules.count(JUDGED_RULE) == 1 and left == [], (rules, left)
     assert "请你向用户确认一条记忆" not in later.texts()  # delivered once: never asked again
+    shown = [
+        line
+        for line in session.api.client_log.splitlines()
+        if "UserPromptSubmit hook message: memevo" in line
+    ]
+    assert len(shown) == 1 and JUDGED_RULE in shown[0], session.api.client_log
+    assert "memevo（记忆插件）" not in session.api.texts()  # the user's to read, not the model's
 
 
 @pytest.mark.usefixtures("no_side_key")

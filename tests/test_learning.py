@@ -219,6 +219,31 @@ def test_decisions_against_a_near_memory(side_host: ServiceHost, clock: FakeCloc
     assert old.id in server.requests[1]["messages"][1]["content"]  # the nearest memories were sent as is
 
 
+@pytest.mark.parametrize("action", ["merge", "replace"])
+def test_confirm_off_a_pinned_memorys_text_waits_for_the_user(
+    side_host: ServiceHost, clock: FakeClock, action: str
+) -> None:
+    """The side judge's merge or replace of a pinned memory is held for the user even with
+    confirmation off; the memory keeps its text until the user answers."""
+    old = memories.create(side_host.store, "rule", "提交信息用英文写", clock)
+    memories.set_pinned(side_host.store, old.id, True, clock)
+    side_host.engine.sync_ids([old.id])
+    new_text = "提交信息改用中文写"
+    server = FakeOpenAI(
+        [
+            ("json", {"remember": True, "text": "提交信息要用中文", "category": "rule"}),
+            ("json", {"action": action, "target": old.id, "text": new_text}),
+        ]
+    )
+    try:
+        _configure(server, confirm=False)
+        job = _learn(side_host, "提交信息要用中文")
+    finally:
+        server.close()
+    assert job.status == "ready" and job.proposal is not None and job.proposal["action"] == action
+    assert memories.get(side_host.store, old.id).text == "提交信息用英文写"
+
+
 @pytest.mark.parametrize(
     ("step", "status"),
     [
@@ -390,7 +415,7 @@ def test_stop_asks_in_words_and_only_the_users_reply_writes(side_host: ServiceHo
     with pytest.raises(InvalidInput, match="只能由用户自己确认"):  # the model answering for the user
         side_host.handle("side.resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"})
     assert memories.ranked(side_host.store, "rule") == []
-    answered = _reply(side_host, "1")["context"]
+    answered = _reply(side_host, "保存为规则")["context"]
     assert "选了「保存为规则」" in answered and answered.count("新增记忆") == 1
     assert "归类：rule（规则与偏好）" in answered
     assert [m.text for m in memories.ranked(side_host.store, "rule")] == ["回答问题时一律使用中文"]

@@ -35,7 +35,9 @@ async def _session_calls(
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memevo.core.cli", "mcp", "--client", client],
-        env=os.environ | {"MEMEVO_HOME": str(home), "BROWSER": browser},
+        # no CLAUDE_CODE_SESSION_ID: a server no client named a chat to (as when run by hand)
+        env={k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_SESSION_ID"}
+        | {"MEMEVO_HOME": str(home), "BROWSER": browser},
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -161,7 +163,10 @@ def test_update_and_config_change_nothing_the_user_did_not_confirm(mcp_home: Pat
         ],
     )
     assert results[0].is_error  # out of range: nothing proposed
-    assert "MEMORY_CONFIRM_V1" in _text(results[1]) and not results[1].is_error  # a proposal
+    # a proposal; no prompt of this client was seen, so its chat is not known: it waits for
+    # `memevo pending`, never asked in a chat no reply could answer
+    assert "memevo pending accept" in _text(results[1]) and not results[1].is_error, _text(results[1])
+    assert "MEMORY_CONFIRM_V1" not in _text(results[1])
     assert results[2].is_error and "没有改动任何记忆" in _text(results[2])
     assert results[3].is_error and f"memevo delete {first} missing-id" in _text(results[3])
     assert results[4].is_error and "memevo config recallTopK" in _text(results[4])
@@ -216,6 +221,21 @@ def _config(home: Path, *args: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def _pending(home: Path) -> list[dict[str, Any]]:
+    """`memevo pending --json`: what waits for the user."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", "pending", "--json"],
+        env=os.environ | {"MEMEVO_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout)["pending"])
+
+
 PROPOSAL = {
     "text": "提交信息（commit message）一律用英文写",
     "category": "rule",
@@ -224,16 +244,18 @@ PROPOSAL = {
 
 
 def test_a_proposal_waits_for_the_user_and_the_model_cannot_answer_it(mcp_home: Path) -> None:
-    """Headless, confirm on: the answer is the in-chat question, nothing is written until the
-    user answers it; the model can neither answer it with memory_resolve nor switch confirmation
-    off (tests/test_only_user_confirms.py has the user's reply landing it)."""
+    """Headless, confirm on: nothing is written until the user answers; with no chat of this
+    client seen (no prompt hook ran) it is not asked in a chat but left for `memevo pending`,
+    and the model can neither answer it with memory_resolve nor switch confirmation off
+    (tests/test_only_user_confirms.py has the user's reply in the chat landing it)."""
     _, (asked, refused) = _run(
         mcp_home, [("memory_propose", PROPOSAL), ("memory_config", {"key": "confirm", "value": False})]
     )
     text = _text(asked)
-    assert "MEMORY_CONFIRM_V1" in text and not asked.is_error, text
+    assert "memevo pending accept" in text and not asked.is_error, text
+    assert "MEMORY_CONFIRM_V1" not in text
     assert refused.is_error and "memevo config confirm" in _text(refused)
-    session = text.split("sessionID: ")[1].split()[0]
+    [session] = [p["sessionID"] for p in _pending(mcp_home) if p["text"] == PROPOSAL["text"]]
     _, (again, resolved, read) = _run(
         mcp_home,
         [
@@ -242,7 +264,7 @@ def test_a_proposal_waits_for_the_user_and_the_model_cannot_answer_it(mcp_home: 
             ("memory_read", {"category": "rule"}),
         ],
     )
-    assert "MEMORY_CONFIRM_V1" in _text(again)
+    assert "memevo pending accept" in _text(again)
     assert resolved.is_error and "只能由用户自己确认" in _text(resolved), _text(resolved)
     assert PROPOSAL["text"] not in _text(read)
 

@@ -93,7 +93,8 @@ def test_confirm_on_headless_asks_in_chat_and_the_users_reply_lands_it(model_hos
         )
     assert _rules(model_host) == []
     answered = model_host.handle(
-        "hook.prompt", {"client": "claude", "flavor": "claude", "session": "s1", "prompt": "1", "cwd": None}
+        "hook.prompt",
+        {"client": "claude", "flavor": "claude", "session": "s1", "prompt": "保存为规则", "cwd": None},
     )
     assert TEXT in answered["context"] and "新增记忆" in answered["context"]
     assert _rules(model_host) == [TEXT]
@@ -134,7 +135,9 @@ def test_an_equal_text_reinforces_and_a_similar_one_goes_back_to_the_model(model
     assert f"#{existing.id}" in similar["message"] and "action=replace" in similar["message"]
     assert _rules(model_host) == ["提交信息一律用中文写"]
     replaced = _propose(model_host, action="replace", target=existing.id)
-    assert replaced["status"] == "applied", replaced
+    assert replaced["status"] == "ask", replaced  # a change to a memory the user has: always asked
+    assert _rules(model_host) == ["提交信息一律用中文写"]
+    _say(model_host, "替换已有记忆")
     assert _rules(model_host) == [TEXT]
     assert model_host.handle("history", {"id": existing.id})["versions"][0]["text"] == "提交信息一律用中文写"
     with pytest.raises(InvalidInput, match="no memory"):
@@ -202,10 +205,13 @@ def test_a_flood_cannot_pass_the_caps(model_host: ServiceHost) -> None:
     assert outcomes.count("queued") == 4
     assert _rules(model_host) == []
     _say(model_host, WORDS, session="s2")
-    made = [_propose(model_host, text=f"另一个会话的第 {i} 条规则：部署前先跑冒烟测试 {i}") for i in range(2)]
+    made = [  # two chats now: the client names the one its MCP server is for
+        _propose(model_host, text=f"另一个会话的第 {i} 条规则：部署前先跑冒烟测试 {i}", chat="s2")
+        for i in range(2)
+    ]
     assert [m["status"] for m in made] == ["ask", "queued"]
     with pytest.raises(InvalidInput, match="今天"):
-        _propose(model_host, text="另一个会话的第三条规则：部署前先通知值班同学")
+        _propose(model_host, text="另一个会话的第三条规则：部署前先通知值班同学", chat="s2")
     assert model_host.status()["learning"]["proposals_today"] == 7
 
 

@@ -150,7 +150,7 @@ class LearningRunner:
             proposal = _proposal(verdict, decision, dict(nearest))
             if repo and verdict.category == "project" and verdict.scope != "global":
                 proposal["scope"] = repo  # a fact of this repository: recalled only here
-            if config["confirm"]:
+            if config["confirm"] or _rewrites_pinned(store, proposal):
                 jobs.update(store, job_id, clock.now_ms(), status="ready", proposal=proposal)
                 return
             job = jobs.get(store, job_id)
@@ -288,3 +288,14 @@ def _proposal(verdict: judge.Verdict, decision: judge.Decision, nearest: dict[st
             proposal["replace_text"] = memories.check_text(memories.remove_unsafe(decision.text or ""))
     proposal["options"] = resolve.options(proposal)
     return proposal
+
+
+def _rewrites_pinned(store: Store, proposal: dict[str, Any]) -> bool:
+    """A merge or replace of a memory the user pinned: its text changes only when the user
+    says so, so it waits for them even with confirmation off (the side judge reads only the
+    user's words, but may misread them)."""
+    target = proposal.get("target")
+    if proposal.get("action") not in ("merge", "replace") or not isinstance(target, str):
+        return False
+    found = memories.find(store, [target])
+    return target in found and found[target].pinned

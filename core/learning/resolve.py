@@ -19,6 +19,7 @@ from .. import cues, memories, origins
 from ..clock import Clock
 from ..consolidation import proposals as consolidation
 from ..errors import InvalidInput, NotFound
+from ..printable import printable
 from ..store import Store
 from . import jobs
 
@@ -52,8 +53,10 @@ ECHO_CHARS = 80  # what a refusal repeats of the caller's words (a model may sen
 
 
 def _echo(value: str) -> str:
-    """The caller's value as a refusal quotes it: whole when short, else its start and length."""
-    return value if len(value) <= ECHO_CHARS else f"{value[:ECHO_CHARS]}… ({len(value)} characters)"
+    """The caller's value as a refusal quotes it: whole when short, else its start and length;
+    its control characters as escapes (a client may print the error on a terminal)."""
+    shown = printable(value[:ECHO_CHARS])
+    return shown if len(value) <= ECHO_CHARS else f"{shown}… ({len(value)} characters)"
 
 
 def resolve(
@@ -95,8 +98,9 @@ def resolve(
 
 
 ONLY_THE_USER = (
-    "这条记忆只能由用户自己确认，不能由你代为回答，所以没有写入。请用文字把问题和编号选项给用户看，"
-    "然后结束这一轮回答、等用户回复；用户的下一句回复由插件直接处理。用户也可以在终端运行 `memevo pending`。"
+    "这条记忆只能由用户自己确认，不能由你代为回答，所以没有写入。请按插件给的顺序用文字把问题和选项给用户看"
+    "（要保存，用户须回复选项名称），然后结束这一轮回答、等用户回复；用户的下一句回复由插件直接处理。"
+    "用户也可以在终端运行 `memevo pending`。"
 )
 
 

@@ -5,15 +5,13 @@ sessions' jobs stay for their own Stop. Headless (no tray to raise a native dial
 is put to the user in the chat: a continuation carrying MEMORY_CONFIRM_V1 asks the model to
 show it in words, with numbered options, and end its turn.
 
-Only the user answers it. Their next prompt reaches the service through the prompt hook, and
-`take_answer` reads it: a reply that is essentially one of the choices (its number, its label
-or its decision name) is the answer, written at once and reported to the model in that
-prompt's context. The model calls no tool for it: a question tool's answer never passes a
-hook, and a model that could answer could confirm its own proposal (memory_resolve from a
-model carries out only an answer the user gave this way: resolve.resolve_for_model). One
-question at a time per session: while one waits for the user's reply the next waits its turn,
-so a bare "1" can only mean one thing; a reply that is not an answer ends the wait, and the
-proposal stays in `memevo pending`.
+Only the user answers it: their next prompt, read by the prompt hook (learning/reply.py). The
+model words the question, so the options it must show are memevo's, in memevo's order, and a
+choice that saves counts only by its own words (reply.chosen). The model calls no tool for it:
+a question tool's answer never passes a hook, and a model that could answer could confirm its
+own proposal (memory_resolve from a model carries out only an answer the user gave this way:
+resolve.resolve_for_model). One question at a time per session: while one waits for the
+user's reply the next waits its turn.
 
 A continuation can be dropped: the CodeBuddy CLI ignores it in one-shot `-p`. Where the client
 echoes a continuation that did reach its model as the next prompt (`Stop hook: …`, the
@@ -27,17 +25,14 @@ import json
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from .. import atomic, paths
 from ..clock import Clock
 from ..consolidation.proposals import CLIENT as CONSOLIDATION
-from ..errors import InvalidInput
 from ..service.texts import CONFIRM_MARKER
 from ..store import Store
 from . import jobs, resolve
-from .propose import normalised
 
 TITLE = "记忆确认·插件"
 NOTICE = "memory-self-evolution 捕捉到了新的记忆"
@@ -58,6 +53,9 @@ LABELS = {
     "replace": "替换已有记忆",
     "discard": "不落成",
 }
+# The choices that write nothing (a consolidation's discard keeps every memory as it is): the
+# only ones a bare number may answer, since the model decides how the options are numbered.
+WRITES_NOTHING = ("discard",)
 Asked = Callable[[str], None]  # told each job id put to the user in the chat (its reply is awaited)
 
 
@@ -134,19 +132,25 @@ def _next_consolidation(store: Store) -> jobs.Job | None:
 
 def confirm_instruction(client: str, job: jobs.Job) -> str:
     """The in-chat question, for every client: in words, numbered, then the turn ends; the
-    user's reply is read by the prompt hook (take_answer), never by a tool call of the model."""
+    user's reply is read by the prompt hook (reply.take_answer), never by a tool call of the model."""
     proposal = job.proposal or {}
     offered = resolve.options(proposal)
     numbered = "；".join(f"{n}. {label(d, proposal)}（{d}）" for n, d in enumerate(offered, 1))
+    saving = next((label(d, proposal) for d in offered if d not in WRITES_NOTHING), None)
     tool = ASK_TOOL.get(client, "AskUserQuestion")
+    how = (
+        f"请用户回复选项的名称（例如「{saving}」），并告诉用户：要保存或改动记忆必须写出选项名称，只回编号只能表示放弃，"
+        if saving
+        else "请用户回复选项名称或编号，"
+    )
     return (
         f"{CONFIRM_MARKER}\n"
         f"memory-self-evolution 请你向用户确认一条记忆（不要自己判断，也不要改写任何内容）。\n"
         f"sessionID: {job.id}\n"
         + (f"用户原话：{job.words}\n" if job.words else "")  # a consolidation has none
         + f"提议：{describe(proposal)}\n"
-        f"请直接用文字问用户：以「{TITLE}」开头，把上面的提议原样给用户看，列出编号选项（{numbered}），"
-        "请用户回复编号或选项名称，然后结束这一轮回答。\n"
+        f"请直接用文字问用户：以「{TITLE}」开头，把上面的提议原样给用户看，按这个顺序原样列出选项（{numbered}），"
+        f"{how}然后结束这一轮回答。\n"
         f"不要用 {tool} 之类的提问工具（它的回答插件收不到），不要替用户选择，也不要调用 memory_resolve："
         "只有用户自己的下一句回复算数，插件会直接处理它，并在那一轮的上下文里告诉你结果。\n"
         "用户的回复没有选任何一项时，照常回应用户说的话；这条记忆留着，用户可以在终端运行 `memevo pending` 处理。"
@@ -183,92 +187,6 @@ def undelivered(store: Store, clock: Clock, client: str, on_asked: Asked = _none
     intro = "memory-self-evolution：上一次会话结束时有记忆等用户确认，但那条确认没有送到你这里。"
     note = "在回应用户的第一句话时顺便问这个问题。"
     return "\n\n".join([intro + note, confirm_instruction(client, job)])
-
-
-# -- the user's reply ----------------------------------------------------------------------------------
-ANSWER_CHARS = 40  # a reply with more than this (spaces and punctuation aside) is not just a choice
-_PREFIXES = ("我选择", "我选", "选择", "选", "option", "choose")
-_CHINESE_DIGITS = dict(zip("一二三四五六七八九", "123456789", strict=True))
-
-
-def chosen(prompt: str, proposal: dict[str, Any]) -> str | None:
-    """The decision a reply picks when it is essentially one of the offered choices — its
-    number, its label, its decision name, or number and label together (case, width, spaces
-    and punctuation aside; 「选」 or 「第…个」 around it) — else None. Linear in the reply."""
-    if len(prompt) > ANSWER_CHARS * 4:
-        return None
-    said = normalised(prompt)
-    if not said or len(said) > ANSWER_CHARS:
-        return None
-    for prefix in _PREFIXES:
-        if said.startswith(prefix) and len(said) > len(prefix):
-            said = said[len(prefix) :]
-            break
-    ordinal = re.fullmatch(r"第?([0-9一二三四五六七八九]{1,2})(?:个|项|条|号)?", said)
-    if ordinal:
-        said = "".join(_CHINESE_DIGITS.get(ch, ch) for ch in ordinal[1])
-    for number, decision in enumerate(resolve.options(proposal), 1):
-        names = {normalised(label(decision, proposal)), normalised(decision)}
-        forms = {str(number), *names, *(f"{number}{name}" for name in names)}
-        if said in forms:
-            return decision
-    return None
-
-
-@dataclass
-class Answer:
-    """What the prompt hook tells the model about the user's reply, and the result written."""
-
-    context: str
-    result: dict[str, Any] | None = None
-
-
-def take_answer(
-    store: Store, clock: Clock, client: str, session: str | None, job_ids: list[str], prompt: str
-) -> Answer | None:
-    """The user's prompt, as an answer to the questions of this session that waited for it
-    (job_ids): None when it is not one. Otherwise it is kept on the job (`answered`) and
-    written at once, exactly once (resolve.resolve claims the job); the model is told the
-    result, or why it could not be written."""
-    if not job_ids or not session:
-        return None
-    waiting = [
-        j for j in (jobs.get(store, i) for i in job_ids) if j is not None and j.status in ("ready", "shown")
-    ]
-    picked = [(j, d) for j in waiting for d in [chosen(prompt, j.proposal or {})] if d is not None]
-    if not picked:
-        return None
-    if len(picked) > 1:  # one question at a time should prevent it; never guess
-        return Answer(
-            "memory-self-evolution：用户这句回复对应不止一条等确认的记忆，插件没有替用户决定，什么也没有写入。"
-            "请告诉用户：可以在终端运行 `memevo pending` 逐条处理。"
-        )
-    job, decision = picked[0]
-    now = clock.now_ms()
-    named = label(decision, job.proposal)
-    head = (
-        f"memory-self-evolution：用户这句话是在回答刚才的记忆确认（sessionID: {job.id}），选了「{named}」。"
-    )
-    if not jobs.record_answer(
-        store, job.id, now, {"decision": decision, "client": client, "session": session, "at": now}
-    ):
-        return None  # answered meanwhile elsewhere (the dialog, a terminal)
-    try:
-        result = resolve.resolve(store, clock, job.client, job.id, decision)
-    except InvalidInput as exc:
-        return Answer(f"{head}但这条记忆没有写入：{exc}\n请把这句话告诉用户。")
-    except Exception as exc:  # the answer is kept: memory_resolve may carry it out
-        return Answer(
-            f"{head}用户的选择已记下，但插件这次没能写入（{exc}）。请调用 memory_resolve"
-            f'(sessionID="{job.id}", decision="{decision}") 再试一次（只接受用户选的这一项），'
-            f"或告诉用户运行 `memevo pending accept {job.id[:8]} --as {decision}`。"
-        )
-    message = str(result.get("message", ""))
-    return Answer(
-        f"{head}插件已经按用户的选择处理好了，请把下面的结果原样告诉用户，不要改写；"
-        f"不要调用 memory_resolve，也不要再提交这一条：\n{message}",
-        result,
-    )
 
 
 def label(decision: str, proposal: dict[str, Any] | None = None) -> str:

@@ -127,8 +127,13 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     answer = _answer(ctx, ask, prompt) if kind == "user" else None
     if answer is not None:  # the user's reply to our question: answered, nothing else to do with it
         ctx.learner.note_prompt(ask.client, ask.session, ask.repo, prompt)
+        if answer.waits:  # a bare number that did not count: the next reply may answer it
+            ctx.learner.asked(ask.client, ask.session, answer.waits)
         parts = [answer.context, prompt_reminder(ctx, config, ask.flavor)]
-        return _done(ctx, ask, "prompt", started, "\n\n".join(p for p in parts if p), [], asked=prompt)
+        done = _done(ctx, ask, "prompt", started, "\n\n".join(p for p in parts if p), [], asked=prompt)
+        if answer.notice:  # what memevo did, in its own words, where the user sees it (not the model's)
+            done["user_notice"] = answer.notice
+        return done
     block, ids, skipped, why = "", list[str](), None, None
     if kind == "user":
         block, ids, skipped, why = _recall(ctx, prompt, config, ask.repo)
@@ -240,14 +245,14 @@ def _remember_injected(ask: Ask, ids: list[str]) -> None:
 
 def _answer(ctx: ServiceContext, ask: Ask, prompt: str) -> Any:
     """The user's prompt read as the reply to the questions of this chat that awaited it (the
-    store is asked only when one did): stop.Answer, or None when it is not one."""
+    store is asked only when one did): reply.Answer, or None when it is not one."""
     waiting = ctx.learner.reply_to(ask.client, ask.session)
     if not waiting:  # the usual prompt: nothing imported, nothing read
         return None
-    from ..learning import stop
+    from ..learning import reply
 
     try:
-        answer = stop.take_answer(ctx.store, ctx.clock, ask.client, ask.session, waiting, prompt)
+        answer = reply.take_answer(ctx.store, ctx.clock, ask.client, ask.session, waiting, prompt)
     except Exception:  # an ordinary prompt then; the proposal stays in `memevo pending`
         log.exception("could not read the reply to a memory question")
         return None

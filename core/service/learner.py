@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,6 +31,17 @@ def _trim(kept: dict[Any, Any], size: int) -> None:
         kept.pop(next(iter(kept)))
 
 
+@dataclass(frozen=True)
+class Chat:
+    """The chat a proposal from a client's MCP server belongs to. `session`: that chat, only
+    when it is certain — its question may be asked there and answered by its user's next
+    prompt; None: not known, so the proposal is answered outside the chat. `sessions`: the
+    chats its quoted words may come from (the one, or this client's recent ones here)."""
+
+    session: str | None
+    sessions: tuple[str, ...] = ()
+
+
 class Learner:
     def __init__(self, host: LearningHost) -> None:
         self._host = host
@@ -38,7 +50,8 @@ class Learner:
         self._lock = threading.Lock()
         self._answers: dict[tuple[str, str], str] = {}
         self._said: dict[tuple[str, str], list[str]] = {}  # (client, session) -> recent prompts
-        self._latest: dict[tuple[str, str | None], tuple[str, float]] = {}  # (client, repo) -> session
+        # (client, session) -> (repository, when its user last spoke), most recent last
+        self._recent: dict[tuple[str, str], tuple[str | None, float]] = {}
         # (client, session) -> {job id: user prompts to let pass first}: the questions put to the
         # user in that chat whose reply is awaited. In memory only: after a restart the chat's
         # reply is not read as an answer, and `memevo pending` (or the dialog) answers instead.
@@ -125,33 +138,47 @@ class Learner:
             said = prompts_of_session(self._said, (client, session))
             said.append(kept)
             del said[:-PROMPTS_KEPT]
-            self._latest.pop((client, repo), None)
-            self._latest[(client, repo)] = (session, time.monotonic())
-            _trim(self._latest, ANSWERS_KEPT)
+            self._recent.pop((client, session), None)
+            self._recent[(client, session)] = (repo, time.monotonic())
+            _trim(self._recent, ANSWERS_KEPT)
             _trim(self._said, ANSWERS_KEPT)
 
-    def session_of(self, client: str, repo: str | None) -> str | None:
-        """The session of this client's latest user prompt in this repository (or, failing
-        that, anywhere), within SESSION_FRESH_S: the conversation a proposal comes from."""
+    def chat_of(self, client: str, repo: str | None, named: str | None = None) -> Chat:
+        """The chat a proposal from this client's MCP server (started in `repo`) comes from,
+        only when that is unambiguous: a question tied to the wrong chat would be answered by
+        a "1" its user typed for something else.
+
+        named: the session the client gave its MCP server (Claude Code's
+        CLAUDE_CODE_SESSION_ID): that chat when its user spoke within SESSION_FRESH_S, else
+        none (another chat is never guessed in its place). Without one: the one chat of this
+        client whose user spoke within SESSION_FRESH_S in this repository (or, with none
+        here, anywhere); with two or more the chat is not known."""
         now = time.monotonic()
         with self._lock:
-            for key in ((client, repo), *[k for k in reversed(self._latest) if k[0] == client]):
-                found = self._latest.get(key)
-                if found and now - found[1] <= SESSION_FRESH_S:
-                    return found[0]
-        return None
+            fresh = [
+                (session, where)
+                for (who, session), (where, when) in reversed(self._recent.items())
+                if who == client and now - when <= SESSION_FRESH_S
+            ]
+        if named:
+            known = any(session == named for session, _ in fresh)
+            return Chat(named, (named,)) if known else Chat(None)
+        here = [session for session, where in fresh if where == repo] or [s for s, _ in fresh]
+        if len(here) == 1:
+            return Chat(here[0], (here[0],))
+        return Chat(None, tuple(here))
 
-    def user_said(self, client: str, session: str | None, words: str) -> bool:
+    def user_said(self, client: str, sessions: Iterable[str], words: str) -> bool:
         """Whether `words` (normalised, at least QUOTE_MIN meaningful characters) occur in one
-        of the session's recent prompts: a quote the user never typed (an injected
+        of these sessions' recent prompts: a quote the user never typed (an injected
         instruction's), or a scrap too short to mean anything, is held for confirmation."""
         from ..learning.propose import QUOTE_MIN, normalised
 
         wanted = normalised(words)
-        if not session or len(wanted) < QUOTE_MIN:
+        if len(wanted) < QUOTE_MIN:
             return False
         with self._lock:
-            said = list(self._said.get((client, session), []))
+            said = [p for session in sessions for p in self._said.get((client, session), [])]
         return any(wanted in normalised(p) for p in said)
 
     # -- in-chat questions: only the user's own next reply answers one --------------------------------

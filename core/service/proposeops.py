@@ -3,10 +3,17 @@
 The service decides what it can (an equal memory is reinforced), hands similar memories back
 to the model to choose, and then asks the user as configured: the tray's native dialog on a
 desktop, the in-chat question headless (the instruction comes back in the tool's answer; the
-user's own next prompt answers it, learning/stop.py), or writes at once when confirmation is
+user's own next prompt answers it, learning/reply.py), or writes at once when confirmation is
 off — unless the quote is too short, unrelated to the text, or not among what the user said in
 that session, in which case it asks all the same (an injected instruction cannot write by
-itself). Caps per session and per day bound what any model can queue.
+itself). A proposal that changes a memory the user has (replace, merge) always waits for the
+user, whatever `confirm` says, and its target must be a live memory about the same thing (one
+this tool would name as a candidate for the text). Caps per session and per day bound what any
+model can queue.
+
+A proposal is asked in the chat only when the service knows which chat it comes from
+(Learner.chat_of): otherwise a "1" typed in another chat of the same client could answer it,
+and it waits for the dialog or `memevo pending` instead.
 
 `propose_edit` is memory_update's rewrite of a memory: never written by the model's call, always
 a proposal the user confirms the same way, whatever `confirm` says.
@@ -15,15 +22,20 @@ a proposal the user confirms the same way, whatever `confirm` says.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import config as config_mod
 from .. import memories, scopes
 from ..errors import InvalidInput, NotFound
 from ..learning import jobs, propose, readiness, resolve, stop
 from ..optable import operation
+from ..printable import printable
 from ..recall.textfilter import redact_secrets
 from .context import ServiceContext
+from .learner import Chat
+
+if TYPE_CHECKING:
+    from ..recall.engine import RecallEngine
 
 log = logging.getLogger("memevo.service")
 MODE_WORDS = {
@@ -32,6 +44,15 @@ MODE_WORDS = {
     readiness.OFF: "learning is off (learning=off, paused, or the side API it was set to use is not "
     "configured): tell the user this will not be remembered",
 }
+# Actions that change a memory the user already has: never written on a model's word alone (a
+# prompt-injected model would rewrite the rules it is held to). Reinforce only raises the
+# confidence of a memory about the same thing, so with confirmation off it may stay automatic.
+CHANGES = ("replace", "merge")
+CHANGES_NOTE = "（这条提议会改动一条已有记忆，所以即使关闭了确认也要用户确认。）"
+UNVERIFIED_NOTE = (
+    "（用户原话太短、与这条记忆无关或没有在本会话的输入里找到，所以即使关闭了确认也要用户确认。）"
+)
+NAMED_CHARS = 200  # a session id as a client names it (Claude Code: a UUID)
 
 
 @operation("propose", service=True)
@@ -47,10 +68,12 @@ def op_propose(
     cues: Any = None,
     action: Any = None,
     target: Any = None,
+    chat: Any = None,
 ) -> dict[str, Any]:
-    """client and instance come from the MCP server's registration and process, never from the
-    model. Returns {"status", "message"} (and "sessionID" once a proposal exists):
-    candidates | pending | ask | applied | duplicate."""
+    """client, instance and chat (the session the client named to its MCP server, if any) come
+    from the MCP server's registration, process and environment, never from the model. Returns
+    {"status", "message"} (and "sessionID" once a proposal exists):
+    candidates | pending | ask | queued | applied | duplicate."""
     config = config_mod.load()
     state = readiness.state(config, ctx.keys.has())
     if not config["enabled"]:
@@ -60,7 +83,8 @@ def op_propose(
     proposed = propose.check(text, category, words, scope, cues, action, target)
     who = str(client) or "unknown"
     repo = scopes.repo_of(cwd if isinstance(cwd, str) else None)
-    session = ctx.learner.session_of(who, repo) or f"mcp-{str(instance)[:40] or 'unknown'}"
+    found = ctx.learner.chat_of(who, repo, _named(chat))
+    session = _session(found, instance)
     job_id = propose.job_id(who, session, proposed)
     if jobs.get(ctx.store, job_id) is not None:  # asked again: never a second job or award
         return _already(ctx, job_id)
@@ -68,17 +92,18 @@ def op_propose(
     if chosen is None:  # similar memories: the model compares and calls again
         return {"status": "candidates", "message": propose.candidates_text(target_memory or [])}
     verified = propose.quote_supports(proposed.words, proposed.text) and ctx.learner.user_said(
-        who, session, proposed.words
+        who, found.sessions, proposed.words
     )
     now = ctx.clock.now_ms()
     made = propose.proposal(proposed, chosen, target_memory, repo, ctx.clock.local_day(now), verified)
-    confirm = bool(config["confirm"]) or not verified
-    if not confirm:
+    changes = chosen in CHANGES
+    if not (config["confirm"] or changes or not verified):
         status = "running"
     else:
         if not config["confirm"]:
-            log.info("client proposal %s held for confirmation: its words are not the user's", job_id[:8])
-        status = _waiting_status(ctx, who, session, job_id)
+            why = "it changes a memory" if changes else "its words are not the user's"
+            log.info("client proposal %s held for confirmation: %s", job_id[:8], why)
+        status = _waiting_status(ctx, who, found.session, job_id)
     created = jobs.create_proposed(
         ctx.store,
         job_id,
@@ -101,28 +126,40 @@ def op_propose(
     assert job is not None
     if status == "running":
         return _apply_now(ctx, job)
-    unverified = (
-        ""
-        if verified
-        else "（用户原话太短、与这条记忆无关或没有在本会话的输入里找到，所以即使关闭了确认也要用户确认。）"
-    )
-    return _asked(ctx, job, unverified)
+    note = CHANGES_NOTE if changes and not config["confirm"] else ""
+    if not verified and not config["confirm"]:
+        note += UNVERIFIED_NOTE
+    return _asked(ctx, job, note, in_chat=found.session is not None)
 
 
-def _waiting_status(ctx: ServiceContext, client: str, session: str, job_id: str) -> str:
+def _named(chat: Any) -> str | None:
+    """The session the client named to its MCP server, if it is one."""
+    if isinstance(chat, str) and chat.strip() and len(chat) <= NAMED_CHARS:
+        return chat.strip()
+    return None
+
+
+def _session(found: Chat, instance: Any) -> str:
+    """The session a proposal is kept under: its chat, else this MCP server process (no chat
+    ever answers that one: the dialog or `memevo pending` does)."""
+    return found.session or f"mcp-{str(instance)[:40] or 'unknown'}"
+
+
+def _waiting_status(ctx: ServiceContext, client: str, session: str | None, job_id: str) -> str:
     """How a proposal waits for the user: `ready` for the tray's dialog on a desktop; headless
     `shown` (the tool's answer asks it in the chat now: the user's next prompt answers it), or
     `ready` while another question of this chat still waits for the user's reply (asked at a
-    later Stop: one at a time)."""
-    if not ctx.desktop and ctx.learner.ask_first(client, session, job_id):
+    later Stop: one at a time), or when its chat is not known (never asked in a chat)."""
+    if not ctx.desktop and session and ctx.learner.ask_first(client, session, job_id):
         return "shown"
     return "ready"
 
 
-def _asked(ctx: ServiceContext, job: jobs.Job, note: str = "") -> dict[str, Any]:
+def _asked(ctx: ServiceContext, job: jobs.Job, note: str = "", in_chat: bool = True) -> dict[str, Any]:
     """The tool's answer for a proposal that waits for the user."""
     if job.status == "shown":
-        return {"status": "ask", "sessionID": job.id, "message": stop.confirm_instruction(job.client, job)}
+        asked = stop.confirm_instruction(job.client, job)
+        return {"status": "ask", "sessionID": job.id, "message": f"{asked}\n{note}" if note else asked}
     if ctx.desktop:
         return {
             "status": "pending",
@@ -130,6 +167,17 @@ def _asked(ctx: ServiceContext, job: jobs.Job, note: str = "") -> dict[str, Any]
             "message": "已交给用户在 memevo 的确认弹窗里决定，现在还没有写入。不要再次提交这一条，"
             "也不要自己写到别处；告诉用户：请在弹出的「记忆确认」窗口里选择（也可以用 `memevo pending` 查看）。"
             + note,
+        }
+    if not in_chat:
+        short = job.id[:8]
+        return {
+            "status": "pending",
+            "sessionID": job.id,
+            "message": "已记下，现在还没有写入。插件不能确定这条提议来自用户的哪个对话（这个客户端最近有不止一个对话，"
+            "或这个对话最近没有经过插件的输入），所以这条记忆不在对话里确认：不要在对话里问用户选哪一项，"
+            "用户在对话里的回复也不会被当作回答。不要再次提交这一条，也不要自己写到别处；请告诉用户：有一条记忆在等他确认，"
+            f"可以在终端运行 `memevo pending` 查看，`memevo pending accept {short}` 保存，"
+            f"`memevo pending discard {short}` 放弃。" + note,
         }
     return {
         "status": "queued",
@@ -147,10 +195,11 @@ def op_propose_edit(
     cwd: Any = None,
     id: Any = None,
     text: Any = None,
+    chat: Any = None,
 ) -> dict[str, Any]:
-    """memory_update's rewrite (client and instance from the MCP server, never the model): a
-    proposal the user confirms — the dialog, `memevo pending`, or the chat's own reply — even
-    with confirmation off, since nothing the user said vouches for it."""
+    """memory_update's rewrite (client, instance and chat from the MCP server, never the model):
+    a proposal the user confirms — the dialog, `memevo pending`, or the chat's own reply when
+    its chat is known — even with confirmation off, since nothing the user said vouches for it."""
     config = config_mod.load()
     if not isinstance(id, str) or not id.strip() or len(id) > propose.ID_CHARS:
         raise InvalidInput("replace needs id: the memory to rewrite")
@@ -160,16 +209,17 @@ def op_propose_edit(
     try:
         target = memories.get(ctx.store, id.strip().lstrip("#"))
     except NotFound:
-        raise InvalidInput(f"no memory #{id[: propose.ID_CHARS]}") from None
+        raise InvalidInput(f"no memory #{printable(id[: propose.ID_CHARS])}") from None
     who = str(client) or "unknown"
     repo = scopes.repo_of(cwd if isinstance(cwd, str) else None)
-    session = ctx.learner.session_of(who, repo) or f"mcp-{str(instance)[:40] or 'unknown'}"
+    found = ctx.learner.chat_of(who, repo, _named(chat))
+    session = _session(found, instance)
     job_id = propose.edit_job_id(who, session, target.id, body)
     if jobs.get(ctx.store, job_id) is not None:
         return _already(ctx, job_id)
     now = ctx.clock.now_ms()
     made = propose.edit_proposal(target, body, ctx.clock.local_day(now))
-    status = _waiting_status(ctx, who, session, job_id)
+    status = _waiting_status(ctx, who, found.session, job_id)
     caps = (int(config["proposalsPerSession"]), int(config["proposalsPerDay"]))
     created = jobs.create_proposed(ctx.store, job_id, who, session, "", now, made, status, caps, repo)
     if created != "created" and status == "shown":
@@ -180,34 +230,56 @@ def op_propose_edit(
         raise _capped(created, config)
     job = jobs.get(ctx.store, job_id)
     assert job is not None
-    return _asked(ctx, job)
+    return _asked(ctx, job, in_chat=found.session is not None)
 
 
 def _decide(ctx: ServiceContext, proposed: propose.Proposed) -> tuple[str | None, Any]:
-    """(action, target memory) when decided; (None, candidates) when the model must choose."""
+    """(action, target memory) when decided; (None, candidates) when the model must choose.
+    A target the model names must be one this tool would name for the text: live, not
+    deprecated, and as close to it as a candidate (SIMILAR_MIN) — so a quote about one thing
+    cannot reinforce, merge into or replace an unrelated memory (a pinned rule, one the user
+    let decay)."""
     if proposed.action in ("reinforce", "merge", "replace"):
+        named = printable(str(proposed.target)[: propose.ID_CHARS])
         try:
             target = memories.get(ctx.store, str(proposed.target))
         except NotFound:
+            raise InvalidInput(f"no memory #{named}: use an id this tool named as a candidate") from None
+        if target.deprecated or not _close(ctx, proposed.text, target.id):
             raise InvalidInput(
-                f"no memory #{str(proposed.target)[: propose.ID_CHARS]}: use an id this tool named as a candidate"
-            ) from None
+                f"#{named} is not one of the memories this tool names for this text (a live memory about "
+                "the same thing); nothing was kept. Call memory_propose again without action and target "
+                "to see the candidates, or with action=create"
+            )
         return proposed.action, target
     same = _same(ctx, proposed)
     if same is not None:
         return "reinforce", same
     if proposed.action == "create":
         return "create", None
-    engine = ctx.engine
-    if engine is None:
-        raise InvalidInput(ctx.engine_error or "the model is still loading; try again in a few seconds")
-    near = engine.nearest(proposed.text, propose.CANDIDATES)
+    near = _engine(ctx).nearest(proposed.text, propose.CANDIDATES)
     close = [(i, s) for i, s in near if s >= propose.SIMILAR_MIN]
     found = memories.find(ctx.store, [i for i, _ in close]) if close else {}
     candidates = [(found[i], s) for i, s in close if i in found and not found[i].deprecated]
     if candidates:
         return None, candidates
     return "create", None
+
+
+def _engine(ctx: ServiceContext) -> RecallEngine:
+    engine = ctx.engine
+    if engine is None:
+        raise InvalidInput(ctx.engine_error or "the model is still loading; try again in a few seconds")
+    return engine
+
+
+def _close(ctx: ServiceContext, text: str, memory_id: str) -> bool:
+    """Whether a live memory is as close to `text` as a candidate must be (the candidates'
+    measure: cosine of the centred vectors)."""
+    engine = _engine(ctx)
+    index = engine.index
+    score = index.scores_of(index.centre_query(engine.encoder.encode_one(text)), [memory_id]).get(memory_id)
+    return score is not None and score >= propose.SIMILAR_MIN
 
 
 def _same(ctx: ServiceContext, proposed: propose.Proposed) -> memories.Memory | None:

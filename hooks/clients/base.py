@@ -27,6 +27,10 @@ class Adapter:
     # (30 s in CodeBuddy and WorkBuddy, where a Stop hook that times out makes the agent loop).
     # A tool call waits for us: the rules before it are worth 1.5 s at most, then it runs.
     timeouts = {"session_start": 6.0, "prompt": 6.0, "stop": 18.0, "action": 1.5}
+    # The client shows a prompt hook's `systemMessage` to the user and not to the model: memevo's
+    # own word on what it did with the user's answer to a memory question goes there (the
+    # model words the question, so only this tells the user what was really written).
+    user_message = False
 
     # -- reading the payload --------------------------------------------------------------------
     def event_kind(self, event, payload):
@@ -109,7 +113,10 @@ class Adapter:
         event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit", "action": self.action_event}[
             kind
         ]
-        return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+        body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+        if kind == "prompt" and self.user_message and result.get("user_notice"):
+            body["systemMessage"] = result["user_notice"]
+        return _json(body)
 
     def render_stop(self, context, payload):
         """One more turn for the model, with all of the instruction in `reason`."""

@@ -17,6 +17,7 @@ class Claude(Adapter):
         "Stop": "stop",
     }
     max_chars = 10_000  # Claude Code swaps a longer injection for a file path and a preview
+    user_message = True  # shown as "UserPromptSubmit says: …", never sent to the model
 
     def prompt_id(self, payload):
         return _text(payload.get("prompt_id"))
@@ -36,8 +37,10 @@ class Claude(Adapter):
             return self.render_stop(context, payload or {})
         event = {"session_start": "SessionStart", "prompt": "UserPromptSubmit", "action": "PreToolUse"}[kind]
         body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
-        if kind == "prompt" and result.get("system_message"):
-            body["systemMessage"] = result["system_message"]  # showRecall: the user sees it too
+        # showRecall's block, and memevo's word on an answer it carried out: the user sees them
+        shown = [result.get(key) for key in ("system_message", "user_notice")] if kind == "prompt" else []
+        if any(shown):
+            body["systemMessage"] = "\n\n".join(text for text in shown if text)
         return _json(body)
 
 

@@ -25,6 +25,9 @@ class CodeBuddy(Adapter):
         "Stop": "stop",
     }
     action_event = "PostToolUse"
+    # The CLI turns a prompt hook's systemMessage into a hook message in the conversation that
+    # skips the model (observed on 2.117.0: logged as "UserPromptSubmit hook message: …").
+    user_message = True
     # The CLI fires UserPromptSubmit with `Stop hook: <reason>` when our continuation reaches its
     # model, and drops it unseen in one-shot `-p`: the service counts a question as asked on
     # that echo (and asks again at the next session start when none came).
