@@ -59,9 +59,8 @@ def _echo(value: str) -> str:
     return shown if len(value) <= ECHO_CHARS else f"{shown}… ({len(value)} characters)"
 
 
-def resolve(
-    store: Store, clock: Clock, client: str, job_id: str, decision: str, edited_text: str | None = None
-) -> dict[str, Any]:
+def _client_job(store: Store, client: str, job_id: str) -> tuple[jobs.Job, str]:
+    """The job a client may answer, and its id as a refusal quotes it."""
     job = jobs.get(store, job_id)
     shown = _echo(job_id)
     if job is None:
@@ -69,6 +68,13 @@ def resolve(
     # a consolidation proposal is no client's own: any client's chat may put it to the user
     if job.client != client and job.client != consolidation.CLIENT:
         raise ResolveRejected(f"sessionID {shown} belongs to another client ({job.client})")
+    return job, shown
+
+
+def resolve(
+    store: Store, clock: Clock, client: str, job_id: str, decision: str, edited_text: str | None = None
+) -> dict[str, Any]:
+    job, shown = _client_job(store, client, job_id)
     if job.status not in ("ready", "shown") or job.proposal is None:
         raise ResolveRejected(f"sessionID {shown} is already handled ({job.status})")
     ours = consolidation.is_consolidation(job.proposal)
@@ -108,12 +114,7 @@ def resolve_for_model(store: Store, clock: Clock, client: str, job_id: str, deci
     """memory_resolve, called by a client's model: accepted only as the answer the user gave
     in this client's chat (kept on the job by the prompt hook, `answered`). The prompt hook
     writes that answer at once; a call after it reports it, a call without it is refused."""
-    job = jobs.get(store, job_id)
-    shown = _echo(job_id)
-    if job is None:
-        raise ResolveRejected(f"unknown sessionID {shown}")
-    if job.client != client and job.client != consolidation.CLIENT:
-        raise ResolveRejected(f"sessionID {shown} belongs to another client ({job.client})")
+    job, shown = _client_job(store, client, job_id)
     answered = (job.proposal or {}).get("answered")
     by_user = isinstance(answered, dict) and answered.get("client") == client
     if not by_user:
