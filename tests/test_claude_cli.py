@@ -277,12 +277,13 @@ def test_in_chat_confirmation_is_the_users_reply_never_the_models_memory_resolve
             return [
                 {
                     "type": "text",
-                    "text": "「记忆确认·插件」保存这条规则吗？请回复编号：1. 保存为规则；2. 保存为项目事实；3. 不落成",
+                    "text": "「记忆确认·插件」保存这条规则吗？请回复选项名称：1. 保存为规则；2. 保存为项目事实；3. 不落成",
                 }
             ]
         return None
 
-    result, _api, rules, before, answer = _confirm_run(tmp_path, model, memevo_home, reply="1")
+    # the user names the option: a bare number only discards (the model words the list)
+    result, _api, rules, before, answer = _confirm_run(tmp_path, model, memevo_home, reply="保存为规则")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "session" in state, "the Stop continuation never reached the model"
     assert "只能由用户自己确认" in state.get("tool_result", ""), state.get("tool_result", "")[:800]

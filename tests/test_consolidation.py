@@ -336,7 +336,10 @@ def test_headless_the_next_chat_that_stops_asks_once_and_its_answer_applies(mode
             "side.resolve",
             {"client": "claude", "sessionID": report["proposed"][0], "decision": f"keep:{en.id}"},
         )
-    reply = model_host.handle("hook.prompt", stop_params | {"prompt": "1", "kind": "user"})  # the user
+    bare = model_host.handle("hook.prompt", stop_params | {"prompt": "1", "kind": "user"})  # a number only
+    assert "只回编号" in bare["context"] and zh.id in _texts(store)  # a save needs the option's words
+    answer = {"prompt": f"保留 #{en.id}，其余移到回收站", "kind": "user"}  # the user, naming it
+    reply = model_host.handle("hook.prompt", stop_params | answer)
     assert f"保留记忆 #{en.id}" in reply["context"]
     assert zh.id not in _texts(store) and _texts(store)[en.id] == "回答用英文"
 

@@ -242,7 +242,8 @@ PROMPT = json.dumps({"session_id": "s", "prompt_id": "p", "prompt": "帮我看�
 EXPECTED = json.dumps(
     {
         "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": REPLY["context"]},
-        "systemMessage": "SHOWN",
+        # showRecall's block and memevo's word on an answer it carried out, both for the user
+        "systemMessage": f"{REPLY['system_message']}\n\n{REPLY['user_notice']}",
     },
     ensure_ascii=False,
 ).encode()

@@ -310,7 +310,8 @@ def test_headless_the_stop_hook_asks_in_the_chat_and_the_users_reply_writes(
         refused = _resolve_over_mcp(data_dir, waiting["sessionID"], "create_rule")  # the model, at once
         assert refused.is_error, refused
         assert rules(data_dir) == [] and len(pending(data_dir)) == 1
-        reply = run_registered(data_dir, "UserPromptSubmit", prompt_payload("s-chat", "1"))  # the user
+        # the user, naming the option (a bare number only discards: the model words the list)
+        reply = run_registered(data_dir, "UserPromptSubmit", prompt_payload("s-chat", "保存为规则"))
         context = json.loads(reply.stdout)["hookSpecificOutput"]["additionalContext"]
         assert "选了「保存为规则」" in context and "以后回答问题都用中文" in context, context
         assert [r["text"] for r in rules(data_dir)] == ["以后回答问题都用中文"]
