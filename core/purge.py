@@ -89,19 +89,6 @@ def _all_texts(con: Any, memory_id: str, text: str) -> list[str]:
     return list(dict.fromkeys([text, *(str(r[0]) for r in rows)]))
 
 
-def remove_rows(con: Any, memory_id: str) -> int:
-    """A memory purged on another machine (core/syncstore.py): its rows here go, in the
-    caller's transaction (the backups are this machine's own business: `memevo purge`)."""
-    found = one(
-        con.execute(
-            "SELECT text FROM memories WHERE id = ? UNION ALL SELECT text FROM trash WHERE id = ?",
-            [memory_id, memory_id],
-        )
-    )
-    texts = _all_texts(con, memory_id, str(found[0])) if found else []
-    return _remove(con, memory_id, texts)
-
-
 def _remove(con: Any, memory_id: str, texts: list[str]) -> int:
     """Every row of this store that holds the memory or one of its texts goes (in a transaction)."""
     removed = 0
