@@ -140,8 +140,11 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         _remember_injected(ask, ids)  # a tool call of this turn does not repeat them
         ctx.learner.note_prompt(ask.client, ask.session, ask.repo, prompt)  # client mode's proposals
         _maybe_learn(ctx, config, params, prompt)
-    parts = [p for p in (block, prompt_reminder(ctx, config, ask.flavor)) if p]
+    waiting = sharework.waiting_note(ask.folder) if kind == "user" else None
+    parts = [p for p in (block, waiting, prompt_reminder(ctx, config, ask.flavor)) if p]
     result = _done(ctx, ask, "prompt", started, "\n\n".join(parts), ids, asked=prompt, why=why)
+    if waiting:  # said to the user too, where the client shows memevo's own words
+        result["user_notice"] = waiting
     if kind == "user":  # a stat: the facts file changed mid-session (a pull) is read for the next prompts
         sharework.want(ctx, ask.folder)
     if block and config["showRecall"]:

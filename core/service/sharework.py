@@ -31,6 +31,16 @@ _seen: dict[str, tuple[int, int]] = {}  # folder -> the facts file's (mtime_ns, 
 _lock = threading.Lock()
 _swept: dict[int, weakref.ref[Any]] = {}  # the contexts whose trusted folders were read (by id)
 MAX_FOLDERS = 512
+# folder -> the content of its file that waits for review, not yet said in a chat there: the
+# next prompt there says it, once per content (a user with no tray, or who missed its
+# notification, hears it where they work); a content the user declined is not said
+_unsaid: dict[str, str] = {}
+_said: set[tuple[str, str]] = set()
+WAITING_NOTE = (
+    "memory-self-evolution：这个仓库的共享事实文件 .memevo/facts.md 有还没审阅的内容，插件没有读入它"
+    "（仓库里的文件要用户看过并信任后才会当作记忆）。请告诉用户：在这个仓库里运行 `memevo share --review`，"
+    "看过内容后再决定是否信任；不要替用户运行。"
+)
 
 
 def want(ctx: ServiceContext, folder: str | None) -> threading.Thread | None:
@@ -90,6 +100,7 @@ def _read(ctx: ServiceContext, folder: str) -> None:
         elif report.get("review"):
             if report["review"].get("new"):  # once per content: the store remembers it waits
                 log.warning("%s", sharetrust.review_note(folder))
+            _to_say(ctx, folder, str(report["review"].get("sha")))
         elif not report.get("unchanged"):
             log.info(
                 "read %s: %d new, %d changed, %d retired",
@@ -102,3 +113,31 @@ def _read(ctx: ServiceContext, folder: str) -> None:
         with _lock:
             _seen.pop(folder, None)  # tried again at the next session start
         log.warning("could not read the shared facts of %s", folder, exc_info=True)
+
+
+def _to_say(ctx: ServiceContext, folder: str, sha: str) -> None:
+    store = ctx.reader()
+    waiting = sharetrust.waiting(store) if store is not None else []
+    if not any(w["folder"] == folder and w["sha"] == sha for w in waiting):
+        return  # declined, or trusted meanwhile
+    with _lock:
+        if (folder, sha) in _said:
+            return
+        if len(_unsaid) >= MAX_FOLDERS:
+            _unsaid.clear()
+        _unsaid[folder] = sha
+
+
+def waiting_note(folder: str | None) -> str | None:
+    """Once per waiting content: the note for the chat's model and its user that this folder's
+    facts file waits for review (never its facts: they are not trusted), then None."""
+    if not folder:
+        return None
+    with _lock:
+        sha = _unsaid.pop(folder, None)
+        if sha is None:
+            return None
+        if len(_said) >= MAX_FOLDERS:
+            _said.clear()
+        _said.add((folder, sha))
+    return WAITING_NOTE
