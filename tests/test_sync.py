@@ -10,7 +10,6 @@ machine whose own hooks and config name programs: tests/test_sync_remote_side.py
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -21,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import in_process
+import syncmachines
 from gitrepo import git
-from memevo.core import syncclone, syncgit, syncstore
-from memevo.core.store import Store
+from memevo.core import syncclone, syncgit
 
 A_RULE = "回答问题时请一律使用中文"
 A_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
@@ -33,37 +31,9 @@ B_FACT = "测试环境的数据库是 db.staging.internal"
 SECRET = "部署用的 token 是 ghp_Zq8xN3vR5tY7uW1pK4mL6sD9fG2hJ0cB3nV5"
 
 
-class Machine:
-    def __init__(self, home: Path, remote: Path) -> None:
-        self.home, self.remote = home, remote
-        home.mkdir(parents=True)
-        self.env = {"MEMEVO_HOME": str(home), "MEMEVO_NO_SERVICE": "1"}
-
-    def memevo(
-        self, *args: str, ok: bool = True, cwd: Path | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        done = in_process(*args, env=self.env, cwd=cwd or self.home.parent)
-        if ok:
-            assert done.returncode == 0, done.stderr
-        return done
-
-    def json(self, *args: str, ok: bool = True) -> dict[str, Any]:
-        done = self.memevo(*args, "--json", ok=ok)
-        return dict(json.loads(done.stdout))
-
-    def add(self, category: str, text: str) -> str:
-        return str(self.json(category, "add", text)["memory"]["id"])
-
+class Machine(syncmachines.Machine):
     def sync(self, first: bool = False) -> dict[str, Any]:
         return self.json("sync", str(self.remote)) if first else self.json("sync")
-
-    def state(self) -> dict[str, dict[str, Any]]:
-        """Every memory as its record: what must be the same on both machines."""
-        with Store.open(self.home / "memevo.duckdb", read_only=True) as store:
-            return syncstore.export_all(store)[0]
-
-    def texts(self) -> list[str]:
-        return sorted(m["text"] for m in self.state().values() if not m["trashed"])
 
 
 @pytest.fixture

@@ -9,52 +9,25 @@ names without their control characters."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from clirun import in_process
+import syncmachines
 from deadlines import HANG_S
 from gitrepo import git
 from hostile_remotes import attack, blob, conflict_files, dotdot_entry, file_entry, record, remote_files
-from memevo.core import syncstore
-from memevo.core.store import Store
 
 A_RULE = "回答问题时请一律使用中文"
 A_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 B_FACT = "测试环境的数据库是 db.staging.internal"
 
 
-class Machine:
-    def __init__(self, home: Path, remote: Path) -> None:
-        self.home, self.remote = home, remote
-        home.mkdir(parents=True)
-        self.env = {"MEMEVO_HOME": str(home), "MEMEVO_NO_SERVICE": "1"}
-        self.tree = home / "sync"
-
-    def memevo(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return in_process(*args, env=self.env, cwd=self.home.parent)
-
-    def json(self, *args: str) -> dict[str, Any]:
-        done = self.memevo(*args, "--json")
-        assert done.returncode == 0, done.stderr
-        return dict(json.loads(done.stdout))
-
-    def add(self, category: str, text: str) -> str:
-        return str(self.json(category, "add", text)["memory"]["id"])
-
+class Machine(syncmachines.Machine):
     def sync(self, first: bool = False) -> subprocess.CompletedProcess[str]:
         """`memevo sync` as a person runs it: its words and exit code (1: conflicts listed)."""
-        done = self.memevo("sync", str(self.remote)) if first else self.memevo("sync")
-        assert "internal error" not in done.stderr, done.stderr
-        return done
-
-    def state(self) -> dict[str, dict[str, Any]]:
-        with Store.open(self.home / "memevo.duckdb", read_only=True) as store:
-            return syncstore.export_all(store)[0]
+        return self.memevo("sync", str(self.remote)) if first else self.memevo("sync")
 
 
 @pytest.fixture

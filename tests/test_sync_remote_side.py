@@ -11,17 +11,13 @@ runs none of it and still fetches and pushes."""
 
 from __future__ import annotations
 
-import json
 import stat
-import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from clirun import in_process
 from gitrepo import commit, git
-from memevo.core import safegit, syncclone, syncstore
-from memevo.core.store import Store
+from memevo.core import safegit, syncclone
+from syncmachines import Machine
 
 A_RULE = "回答问题时请一律使用中文"
 B_FACT = "测试环境的数据库是 db.staging.internal"
@@ -37,30 +33,6 @@ REMOTE_HOOKS = (
     "pre-auto-gc",
     "post-checkout",
 )
-
-
-class Machine:
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        home.mkdir(parents=True)
-        self.env = {"MEMEVO_HOME": str(home), "MEMEVO_NO_SERVICE": "1"}
-
-    def memevo(self, *args: str) -> subprocess.CompletedProcess[str]:
-        done = in_process(*args, env=self.env, cwd=self.home.parent)
-        assert "internal error" not in done.stderr, done.stderr
-        return done
-
-    def json(self, *args: str) -> dict[str, Any]:
-        done = self.memevo(*args, "--json")
-        assert done.returncode == 0, done.stderr
-        return dict(json.loads(done.stdout))
-
-    def add(self, category: str, text: str) -> str:
-        return str(self.json(category, "add", text)["memory"]["id"])
-
-    def texts(self) -> list[str]:
-        with Store.open(self.home / "memevo.duckdb", read_only=True) as store:
-            return sorted(m["text"] for m in syncstore.export_all(store)[0].values() if not m["trashed"])
 
 
 # The hooks git feeds on their input; any other payload leaves its input alone (the alternates'
