@@ -22,6 +22,7 @@ a proposal the user confirms the same way, whatever `confirm` says.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import TYPE_CHECKING, Any
 
 from .. import config as config_mod
@@ -53,6 +54,10 @@ UNVERIFIED_NOTE = (
     "（用户原话太短、与这条记忆无关或没有在本会话的输入里找到，所以即使关闭了确认也要用户确认。）"
 )
 NAMED_CHARS = 200  # a session id as a client names it (Claude Code: a UUID)
+# Taking a chat's one question and keeping the proposal that took it are one step: in a flood of
+# concurrent proposals the question went to one the caps then refused while the others had been
+# told to wait, and no question was asked at all.
+_ASKING = threading.Lock()
 
 
 @operation("propose", service=True)
@@ -97,27 +102,19 @@ def op_propose(
     now = ctx.clock.now_ms()
     made = propose.proposal(proposed, chosen, target_memory, repo, ctx.clock.local_day(now), verified)
     changes = chosen in CHANGES
-    if not (config["confirm"] or changes or not verified):
-        status = "running"
-    else:
-        if not config["confirm"]:
-            why = "it changes a memory" if changes else "its words are not the user's"
-            log.info("client proposal %s held for confirmation: %s", job_id[:8], why)
-        status = _waiting_status(ctx, who, found.session, job_id)
-    created = jobs.create_proposed(
-        ctx.store,
-        job_id,
-        who,
-        session,
-        proposed.words,
-        now,
-        made,
-        status,
-        (int(config["proposalsPerSession"]), int(config["proposalsPerDay"])),
-        repo,
-    )
-    if created != "created" and status == "shown":
-        ctx.learner.forget_asked(who, session, job_id)
+    status = "running" if not (config["confirm"] or changes or not verified) else "ready"
+    if status != "running" and not config["confirm"]:
+        why = "it changes a memory" if changes else "its words are not the user's"
+        log.info("client proposal %s held for confirmation: %s", job_id[:8], why)
+    caps = (int(config["proposalsPerSession"]), int(config["proposalsPerDay"]))
+    with _ASKING:  # the chat's one question goes to a proposal that is then kept, not one capped
+        if status != "running":
+            status = _waiting_status(ctx, who, found.session, job_id)
+        created = jobs.create_proposed(
+            ctx.store, job_id, who, session, proposed.words, now, made, status, caps, repo
+        )
+        if created != "created" and status == "shown":
+            ctx.learner.forget_asked(who, session, job_id)
     if created == "exists":
         return _already(ctx, job_id)
     if created in ("session", "day"):
@@ -219,11 +216,12 @@ def op_propose_edit(
         return _already(ctx, job_id)
     now = ctx.clock.now_ms()
     made = propose.edit_proposal(target, body, ctx.clock.local_day(now))
-    status = _waiting_status(ctx, who, found.session, job_id)
     caps = (int(config["proposalsPerSession"]), int(config["proposalsPerDay"]))
-    created = jobs.create_proposed(ctx.store, job_id, who, session, "", now, made, status, caps, repo)
-    if created != "created" and status == "shown":
-        ctx.learner.forget_asked(who, session, job_id)
+    with _ASKING:
+        status = _waiting_status(ctx, who, found.session, job_id)
+        created = jobs.create_proposed(ctx.store, job_id, who, session, "", now, made, status, caps, repo)
+        if created != "created" and status == "shown":
+            ctx.learner.forget_asked(who, session, job_id)
     if created == "exists":
         return _already(ctx, job_id)
     if created in ("session", "day"):
