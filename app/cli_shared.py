@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import envvars
 from ..core.errors import InvalidInput, MemevoError
+from ..core.printable import printable
 
 if TYPE_CHECKING:
     import argparse  # annotations only: `memevo serve` and `memevo tray` run without argparse
@@ -118,10 +119,7 @@ def memory_line(memory: dict[str, Any]) -> str:
 def shown(text: Any) -> str:
     """Text for a terminal: anything non-printable (ESC sequences, bidi overrides, NUL, a
     newline inside a one-line listing) is written as an escape instead of acting on the screen."""
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-        for ch in str(text)
-    )
+    return printable(text)
 
 
 def plain(value: Any) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from . import atomic, paths, safegit, syncstore
 from .errors import InvalidInput
+from .printable import printable
 
 BRANCH = "main"
 FOLDER = "memories"
@@ -61,11 +62,7 @@ def work_tree() -> Path:
 def shown(name: bytes | str) -> str:
     """A name or message from the remote as plain text: undecodable bytes and control or
     direction characters written as escapes, so no terminal or notification acts on them."""
-    text = name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else name
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-        for ch in text
-    )
+    return printable(name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else name)
 
 
 def run(
