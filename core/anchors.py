@@ -247,6 +247,7 @@ class Prober:
         self._known: dict[Anchor, bool | None] = {}
         self._scripts: set[str] | None = None  # package.json's, read once
         self._targets: set[str] | None = None  # the Makefile's, read once
+        self._drivers: list[tuple[str, str]] | None = None  # its config's drivers, listed once
 
     def found(self, anchor: Anchor) -> bool | None:
         if anchor not in self._known:
@@ -307,7 +308,14 @@ class Prober:
             # hardened: the repository is text a stranger may have written, and its config can
             # name programs (a lazy fetch's transport, fsmonitor, a textconv driver …)
             # capture=False: -q and --error-unmatch, the exit code is the answer
-            done = safegit.run(self.root, args, timeout=left, network=False, capture=False)
+            if args[0] not in safegit.NO_DRIVERS and self._drivers is None:
+                self._drivers = safegit.drivers(self.root, left)  # once per repository and check
+                if self._drivers is None:
+                    return None  # its config cannot be listed: as safegit.run would answer
+                left = max(self.deadline - time.monotonic(), 0.001)
+            done = safegit.run(
+                self.root, args, timeout=left, network=False, capture=False, known_drivers=self._drivers
+            )
         except subprocess.TimeoutExpired:
             self.timed_out = True
             return None

@@ -245,14 +245,17 @@ def run(
     network: bool = False,
     input: bytes | None = None,
     capture: bool = True,
+    known_drivers: Sequence[tuple[str, str]] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """git ARGS in folder, hardened; raises OSError (no git) and subprocess.TimeoutExpired.
-    A repository whose config cannot be listed (for its drivers) answers that failure."""
+    A repository whose config cannot be listed (for its drivers) answers that failure.
+    known_drivers: what `drivers` gave for this repository moments ago (a caller running several
+    commands there lists its config once)."""
     argv = command(folder, args, network)
-    overrides: list[tuple[str, str]] = []
+    overrides: Sequence[tuple[str, str]] = []
     deadline = time.monotonic() + timeout
     if args[0] not in NO_DRIVERS:
-        found = drivers(folder, timeout, network)
+        found = known_drivers if known_drivers is not None else drivers(folder, timeout, network)
         if found is None:
             return subprocess.CompletedProcess(
                 argv, 128, b"", b"memevo: could not list the repository's config\n"
