@@ -263,7 +263,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("model", model_commands.cmd_model, "show the embedding model, or provision it")
     p.add_argument("action", nargs="?", choices=["status", "provision"], default="status")
     p = command("verify", model_commands.cmd_verify, "check the recall gate on your cases (never awards)")
-    p.add_argument("--cases", help="cases file (default: recall-cases.json in the data dir)")
+    p.add_argument(
+        "--cases",
+        nargs="+",
+        metavar="FILE",
+        help="cases file (default: recall-cases.json in the data dir); several files only in the "
+        "public form (memories with ids, related and unrelated prompts), summed by family and language",
+    )
+    p.add_argument(
+        "--field",
+        default="prompt",
+        choices=["prompt", "question", "prompt_last"],
+        help="the public form: which text of each prompt item to send (the item's prompt where it has none)",
+    )
     p.add_argument(
         "--explain", action="store_true", help="also show each case's best candidates and their signals"
     )

@@ -130,9 +130,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..core import paths
-    from ..core.recall import verify
+    from ..core.recall import public_sets, verify
 
-    path = Path(args.cases) if args.cases else paths.data_dir() / "recall-cases.json"
+    given = [Path(p) for p in args.cases or []]
+    if len(given) > 1 or (given and public_sets.is_public_file(given[0])):
+        return _verify_public(given, args)
+    if getattr(args, "field", "prompt") != "prompt":
+        raise InvalidInput("--field applies to files in the public form (memories with ids)")
+    path = given[0] if given else paths.data_dir() / "recall-cases.json"
     case_file = verify.load_file(path)  # errors in the file are the user's to see at once
     written: dict[str, list[str]] | None = None
     if getattr(args, "write_cues", False):
@@ -154,6 +159,90 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return emit_json(report)
     _print_verify(report, args.explain)
     return 0
+
+
+def _verify_public(given: list[Any], args: argparse.Namespace) -> int:
+    """Files of the public form (core/recall/public_sets.py), each in a throwaway store through
+    the production gate, then summed by family and prompt language. The service runs them with
+    its loaded model when it holds the store; otherwise the model is loaded here (the user's store
+    is never opened)."""
+    from ..core.recall import public_sets
+
+    if getattr(args, "write_cues", False) or getattr(args, "explain", False):
+        raise InvalidInput(
+            "--write-cues and --explain take one cases file in verify's own form, not the public form"
+        )
+    field = public_sets.check_field(args.field)
+    raws = [public_sets.read(path) for path in given]
+    not_public = [str(path) for path, raw in zip(given, raws, strict=True) if not public_sets.is_public(raw)]
+    if not_public:
+        raise InvalidInput(f"several files are taken only in the public form: {', '.join(not_public)}")
+    # every file parsed first: a malformed one is named before any work
+    sets = [public_sets.parse(raw, str(path), field) for path, raw in zip(given, raws, strict=True)]
+
+    def step(number: int, public: Any) -> None:
+        prompts = len(public.related) + len(public.unrelated)
+        print(
+            f"public set {number}/{len(sets)}: {public.name} ({len(public.memories)} memories, {prompts} prompts)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    reports = []
+    if service_holds_store():
+        from ..core.service.client import call_service
+
+        print("memevo: verify runs in the memevo service (it holds the store)…", file=sys.stderr)
+        for number, (path, raw, public) in enumerate(zip(given, raws, sets, strict=True), 1):
+            step(number, public)
+            reports.append(
+                call_service("verify", {"file": raw, "where": str(path), "field": field}, timeout_s=3600)
+            )
+    else:
+        from ..core.runtime import load_encoder
+
+        encoder = load_encoder(progress())
+        for number, public in enumerate(sets, 1):
+            step(number, public)
+            reports.append(public_sets.run(encoder, public))
+    result = public_sets.combined(reports, field)
+    if args.json:
+        return emit_json(result)
+    _print_public(result)
+    return 0
+
+
+def _print_public(result: dict[str, Any]) -> None:
+    from ..core.recall.public_sets import percent
+
+    def line(label: str, f: dict[str, int]) -> str:
+        return (
+            f"{label:<44} recall {percent(f['recall'], f['related']):<18}"
+            f" all-expected {percent(f['all_expected'], f['related']):<18}"
+            f" R@5 {percent(f['recall_at_5'], f['related']):<18}"
+            f" false-inj {percent(f['false_injections'], f['unrelated'])}"
+            f" (rule {f['false_rule']}, project {f['false_project']})"
+        )
+
+    for report in result["sets"]:
+        print(line(f"{report['name']} ({report['memories']} memories)", report["figures"]))
+        if len(report["languages"]) > 1:
+            for lang, figures in report["languages"].items():
+                print(line(f"  prompts in {lang}", figures))
+    print("by family:")
+    for family, figures in result["families"].items():
+        print(line(f"  {family}", figures))
+    print("by prompt language:")
+    for lang, figures in result["languages"].items():
+        print(line(f"  {lang}", figures))
+    print(line("all", result["all"]))
+    if result["sets"]:
+        first = result["sets"][0]
+        s = first["settings"]
+        print(
+            f"model {first['model']}  minimums rule {s['recallMinScore']} project {s['recallMinScoreProject']}"
+            f"  field {result['field']}  (R@5: `memevo search`'s first five, no gate)"
+        )
 
 
 def _write_cues(case_file: Any) -> tuple[Any, dict[str, list[str]]]:

@@ -27,9 +27,15 @@ def _engine(ctx: ServiceContext) -> RecallEngine:
 
 
 @operation("verify", service=True)
-def verify(ctx: ServiceContext, file: Any = None, where: Any = None) -> dict[str, Any]:
+def verify(ctx: ServiceContext, file: Any = None, where: Any = None, field: Any = None) -> dict[str, Any]:
+    """A cases file (its own memories in a throwaway store, or the user's pool), or one file of
+    the public form (core/recall/public_sets.py; `field`: which text of each item to send)."""
+    from ..recall import public_sets
     from ..recall import verify as verify_mod
 
+    if public_sets.is_public(file):
+        public = public_sets.parse(file, str(where or "the public set"), str(field or "prompt"))
+        return public_sets.run(_engine(ctx).encoder, public)
     case_file = verify_mod.parse(file, str(where or "the cases"))
     engine = _engine(ctx)
     if case_file.pool is not None:
