@@ -512,6 +512,7 @@ MODULE_LANES: dict[str, str] = {
     "test_purge.py": PROCESSES,
     "test_recall_calibrate.py": UNITS,
     "test_recall_cli.py": PROCESSES,
+    "test_recall_public.py": PROCESSES,  # `memevo verify` in a real process, and a real `memevo serve`
     "test_recall_generic.py": UNITS,
     "test_recall_language.py": UNITS,
     "test_recall_model.py": UNITS,
