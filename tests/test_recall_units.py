@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from memevo.core.encoder.models import DEFAULT_MODEL, KNOWN, entry_for
-from memevo.core.recall import lexical
+from memevo.core.recall import crossing, lexical, sentences
 from memevo.core.recall.actions import describe
 from memevo.core.recall.concepts import textbook_question
 from memevo.core.recall.gate import GateSettings, gate_category
@@ -351,3 +351,82 @@ def test_concurrent_writers_lose_no_vector() -> None:
         thread.join()
     assert len(index) == 4000 and index.live_count() == 4000
     assert all(index.text(f"t{n}-{i}") == f"text t{n}-{i}" for n in range(8) for i in range(500))
+
+
+# -- a prompt's sentences (sentences.py) and cross-language pairs (crossing.py) --------------------
+def test_a_prompt_of_one_sentence_is_searched_whole() -> None:
+    assert sentences.split("帮我把登录页的按钮改成蓝色") == []
+    assert sentences.split("Fix the flaky test in test_orders.py, please.") == []
+    # a second sentence too short to say anything does not count either
+    assert sentences.split("嗯。帮我把登录页的按钮改成蓝色") == []
+
+
+def test_a_chat_turn_is_cut_at_sentence_ends_in_both_languages() -> None:
+    turn = "昨天老师在班上表扬我了！我感觉好开心。You know what? I love maths and science.\n第二行也算一句"
+    assert sentences.split(turn) == [
+        "昨天老师在班上表扬我了！",
+        "我感觉好开心。",
+        "You know what?",
+        "I love maths and science.",
+        "第二行也算一句",
+    ]
+    # a dot inside a name or a number is not a sentence end
+    assert sentences.split("Bump requests to 2.32 in setup.py now. Then run the tests again.") == [
+        "Bump requests to 2.32 in setup.py now.",
+        "Then run the tests again.",
+    ]
+
+
+def test_a_long_chat_keeps_how_it_opens_and_what_it_ends_asking() -> None:
+    turn = "".join(f"这是第{n}句话，内容不同。" for n in range(1, 11))
+    kept = sentences.split(turn)
+    assert len(kept) == sentences.MAX_SENTENCES
+    assert kept[0].startswith("这是第1句") and kept[-1].startswith("这是第10句")
+    # linear in the text: a 500-character prompt of dots is cut once, not re-scanned
+    assert sentences.split("。" * 500) == []
+
+
+def test_shares_of_chinese_tell_mixed_texts_by_words_not_letters() -> None:
+    assert crossing.chinese_share("Production runs on the Kubernetes cluster prod-sh-1") < 0.1
+    assert crossing.chinese_share("生产环境跑在哪个集群上") == 1.0
+    # an identifier in a Chinese sentence keeps it Chinese
+    assert crossing.chinese_share("改完代码不要自动 commit") > 0.8
+    assert crossing.chinese_share("12345 !!!") == 0.5
+    gains = crossing.bonus(1.0, np.asarray([1.0, 0.0, 0.5], dtype=np.float32), 0.1)
+    assert gains.tolist() == pytest.approx([0.0, 0.1, 0.05])
+
+
+def test_a_cross_language_bonus_lifts_only_pairs_of_two_languages() -> None:
+    rng = np.random.default_rng(7)
+    index = MemoryIndex(8, np.zeros(8, dtype=np.float32))
+    raw = rng.normal(size=(3, 8)).astype(np.float32)
+    index.upsert(
+        ["zh", "en", "mixed"],
+        ["project"] * 3,
+        ["支付页新流程的灰度开关", "the payment page rollout flag", "灰度开关叫 pay_new_flow_v2"],
+        np.zeros(3, dtype=bool),
+        raw,
+    )
+    query = index.centre_query(rng.normal(size=8).astype(np.float32))
+    plain = index.scores_of(query, ["zh", "en", "mixed"])
+    lifted = index.scores_of(query, ["zh", "en", "mixed"], crossed=(0.0, 0.1))  # an English prompt
+    assert lifted["zh"] == pytest.approx(plain["zh"] + 0.1)
+    assert lifted["en"] == pytest.approx(plain["en"])
+    assert plain["mixed"] < lifted["mixed"] < plain["mixed"] + 0.1
+    ranked = dict(index.ranked_centred(query, 3, crossed=(0.0, 0.1))["project"])
+    assert ranked == pytest.approx(lifted)
+
+
+def test_several_query_rows_score_the_best_of_them() -> None:
+    rng = np.random.default_rng(11)
+    index = MemoryIndex(8, np.zeros(8, dtype=np.float32))
+    raw = rng.normal(size=(4, 8)).astype(np.float32)
+    index.upsert(
+        ["a", "b", "c", "d"], ["rule", "rule", "project", "project"], list("abcd"), np.zeros(4, bool), raw
+    )
+    rows = index.centre_queries(rng.normal(size=(3, 8)).astype(np.float32))
+    each = [index.scores_of(row, list("abcd")) for row in rows]
+    best = index.scores_of(rows, list("abcd"))
+    assert best == pytest.approx({i: max(e[i] for e in each) for i in "abcd"})
+    ranked = index.ranked_centred(rows, 2)
+    assert dict(ranked["rule"]) == pytest.approx({i: best[i] for i in "ab"})

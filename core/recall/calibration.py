@@ -30,6 +30,11 @@ class Hybrid:
     # generic_weight x the excess from every fused score; weight 0: no generic damping.
     generic_from: float = 1.0
     generic_weight: float = 0.0
+    # A cross-language pair's cosine gains this x the difference of the two texts' shares of
+    # Chinese (crossing.py), as the model leaves such pairs lower than one language's.
+    cross_language: float = 0.0
+    # a prompt's sentences searched beside it, the best cosine counting (sentences.py)
+    sentences: bool = False
 
 
 CALIBRATED: dict[str, Hybrid] = {
@@ -43,6 +48,8 @@ CALIBRATED: dict[str, Hybrid] = {
         cues=True,
         generic_from=0.55,
         generic_weight=1.5,
+        cross_language=0.05,
+        sentences=True,
     ),
 }
 

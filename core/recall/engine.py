@@ -32,7 +32,7 @@ from ..encoder.encoder import Encoder
 from ..encoder.loading import ModelLoad, OnThread
 from ..errors import StoreBusy
 from ..store import Store
-from . import actions, generic, lexical_file
+from . import actions, crossing, generic, lexical_file, sentences
 from .calibration import for_model
 from .concepts import textbook_question
 from .gate import GateSettings, gate_category
@@ -70,6 +70,11 @@ def _fused(
     memory whose cues counted, its category's cue offset."""
     offset = settings.cue_offset(category) if cued else 0.0
     return Scored(memory_id, cos + settings.lexical_weight * lex - damping - offset, cos, lex, cued, damping)
+
+
+def _crossed(text: str, settings: GateSettings) -> tuple[float, float] | None:
+    """The prompt's share of Chinese and the cross-language bonus, when there is one."""
+    return (crossing.chinese_share(text), settings.cross_language) if settings.cross_language else None
 
 
 def _signals(row: Scored, minimum: float) -> dict[str, Any]:
@@ -305,14 +310,30 @@ class RecallEngine:
             )
         return damped
 
+    def queries(self, text: str, settings: GateSettings, *, prompt: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The text's centred vector, and what the index is searched with: that vector, or for
+        a user's prompt of several sentences it and each sentence's, as rows (sentences.py)."""
+        parts = sentences.split(text) if prompt and settings.sentences else []
+        if not parts:
+            centred = self.index.centre_query(self.encoder.encode_one(text))
+            return centred, centred
+        # the whole prompt alone and its sentences together: a batch is padded to its longest
+        # text, and the sentences are of a length
+        whole = self.encoder.encode_one(text)
+        rows = self.index.centre_queries(np.vstack([whole, self.encoder.encode(parts)]))
+        return rows[0], rows
+
     def signals(
         self, text: str, limit: int, settings: GateSettings, *, prompt: bool = False
     ) -> dict[str, list[Scored]]:
         """Per category, the best `limit` candidates by fused score, best first. `prompt`: the
         text is a user's prompt (damped as one), not a tool call's description."""
-        centred = self.index.centre_query(self.encoder.encode_one(text))
+        centred, queries = self.queries(text, settings, prompt=prompt)
         cued = self.cued if settings.use_cues else frozenset()
-        semantic = self.index.ranked_centred(centred, max(limit, CANDIDATES), cues=bool(cued))
+        crossed = _crossed(text, settings)
+        semantic = self.index.ranked_centred(
+            queries, max(limit, CANDIDATES), cues=bool(cued), crossed=crossed
+        )
         weight = settings.lexical_weight
         lexical = self.lexical.scores(text) if weight > 0 else None
         cue_lexical = self.cue_lexical.scores(text) if weight > 0 and cued else None
@@ -325,7 +346,11 @@ class RecallEngine:
                 if signal is not None:
                     extra += [i for i, _ in signal.top(category, CANDIDATES) if i not in cosine]
             if extra:
-                cosine.update(self.index.scores_of(centred, list(dict.fromkeys(extra)), cues=bool(cued)))
+                cosine.update(
+                    self.index.scores_of(
+                        queries, list(dict.fromkeys(extra)), cues=bool(cued), crossed=crossed
+                    )
+                )
             ids = list(cosine)
             words = lexical.of_many(ids) if lexical is not None else [0.0] * len(ids)
             by_cues = cue_lexical.of_many(ids) if cue_lexical is not None else words
@@ -347,8 +372,10 @@ class RecallEngine:
         if memory_text is None:
             return None
         cued = settings.use_cues and memory_id in self.cued
-        centred = self.index.centre_query(self.encoder.encode_one(text))
-        cos = self.index.scores_of(centred, [memory_id], cues=cued).get(memory_id)
+        centred, queries = self.queries(text, settings, prompt=prompt)
+        cos = self.index.scores_of(queries, [memory_id], cues=cued, crossed=_crossed(text, settings)).get(
+            memory_id
+        )
         if cos is None:
             return None
         lex = 0.0

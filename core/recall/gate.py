@@ -41,6 +41,12 @@ class GateSettings:
     # generic_weight x the excess; 0: off (cosine only, or a model without a hybrid calibration).
     generic_from: float = 1.0
     generic_weight: float = 0.0
+    # A cross-language pair's cosine gains this x the difference of the two texts' shares of
+    # Chinese (crossing.py); 0: off.
+    cross_language: float = 0.0
+    # A prompt of several sentences is also searched with each sentence's vector, the best
+    # cosine counting (sentences.py).
+    sentences: bool = False
 
     def minimum(self, category: str) -> float:
         return self.min_rule if category == "rule" else self.min_project
@@ -74,6 +80,8 @@ class GateSettings:
             cue_offset_project=hybrid.cue_offset_project if use_cues and hybrid else 0.0,
             generic_from=hybrid.generic_from if weight > 0 and hybrid else 1.0,
             generic_weight=hybrid.generic_weight if weight > 0 and hybrid else 0.0,
+            cross_language=hybrid.cross_language if weight > 0 and hybrid else 0.0,
+            sentences=bool(hybrid and weight > 0 and hybrid.sentences),
         )
 
 

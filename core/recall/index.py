@@ -21,10 +21,18 @@ import numpy as np
 
 from ..encoder.background import Background, center
 from ..vectors import Pool
+from . import crossing
 
 CATEGORY_CODES = {"rule": 0, "project": 1}
+Crossed = tuple[float, float]  # a prompt's share of Chinese, and the cross-language bonus
 SPLIT_AT = 40_000
 _POOL = ThreadPoolExecutor(1, thread_name_prefix="memevo-search")
+
+
+def _best(products: np.ndarray) -> np.ndarray:
+    """Per memory, the best of the query's rows (a prompt and its sentences, sentences.py);
+    a query of one row as it is."""
+    return np.asarray(products if products.ndim == 1 else products.max(axis=0))
 
 
 class MemoryIndex:
@@ -43,6 +51,8 @@ class MemoryIndex:
         # without cues (every bench pool) costs nothing more.
         self._cue: np.ndarray | None = None
         self._has_cue = np.zeros(capacity, dtype=bool)
+        # each memory's share of Chinese (crossing.py): a cross-language pair's cosine gains
+        self._share = np.zeros(capacity, dtype=np.float32)
         self._ids: list[str | None] = [None] * capacity
         self._texts: list[str | None] = [None] * capacity
         self._row: dict[str, int] = {}
@@ -81,6 +91,7 @@ class MemoryIndex:
             self._category[index] = [CATEGORY_CODES[c] for c in categories]
             self._live[index] = ~np.asarray(deprecated, dtype=bool)
             self._has_cue[index] = False  # a changed text's cues are stale; set_cues follows
+            self._share[index] = crossing.shares(texts)
             for row, text in zip(rows, texts, strict=True):
                 self._texts[row] = text
 
@@ -110,6 +121,21 @@ class MemoryIndex:
                 self._cue[:, row] = self.centre_query(np.asarray(raw, dtype=np.float32))
                 self._has_cue[row] = True
 
+    def cue_scores_of(self, centred_query: np.ndarray, ids: list[str]) -> dict[str, float]:
+        """The cosine of each cued live memory's cues among `ids` (calibrate.py keeps it apart
+        from the memory's own)."""
+        with self._lock:
+            rows = [
+                (i, self._row[i])
+                for i in ids
+                if i in self._row and self._live[self._row[i]] and self._has_cue[self._row[i]]
+            ]
+            if not rows or self._cue is None:
+                return {}
+            index = np.asarray([r for _, r in rows], dtype=np.int64)
+            found = _best(centred_query @ self._cue[:, index])
+            return {i: float(v) for (i, _), v in zip(rows, found.tolist(), strict=True)}
+
     def has_cue(self, memory_id: str) -> bool:
         with self._lock:
             row = self._row.get(memory_id)
@@ -125,7 +151,7 @@ class MemoryIndex:
         if cued.size:
             scores = scores.copy()
             slots = cued if rows is None else rows[cued]
-            scores[cued] = np.maximum(scores[cued], query @ self._cue[:, slots])
+            scores[cued] = np.maximum(scores[cued], _best(query @ self._cue[:, slots]))
         return scores
 
     def set_deprecated(self, ids: list[str], deprecated: bool) -> None:
@@ -164,6 +190,7 @@ class MemoryIndex:
         self._category = np.concatenate([self._category, np.zeros(capacity - len(self._ids), dtype=np.int8)])
         self._live = np.concatenate([self._live, np.zeros(capacity - len(self._ids), dtype=bool)])
         self._has_cue = np.concatenate([self._has_cue, np.zeros(capacity - len(self._ids), dtype=bool)])
+        self._share = np.concatenate([self._share, np.zeros(capacity - len(self._ids), dtype=np.float32)])
         if self._cue is not None:
             cue = np.zeros((self.dim, capacity), dtype=np.float32)
             cue[:, : self._used] = self._cue[:, : self._used]
@@ -193,15 +220,27 @@ class MemoryIndex:
             row = self._row.get(memory_id)
             return None if row is None else float(self.centre_query(raw_query) @ self._matrix[:, row])
 
-    def scores_of(self, centred_query: np.ndarray, ids: list[str], *, cues: bool = False) -> dict[str, float]:
-        """The cosine of each live memory among `ids` (a centred query; others left out);
-        with `cues`, the better of the memory's and its cues' cosine."""
+    def scores_of(
+        self,
+        centred_query: np.ndarray,
+        ids: list[str],
+        *,
+        cues: bool = False,
+        crossed: Crossed | None = None,
+    ) -> dict[str, float]:
+        """The cosine of each live memory among `ids` (others left out) for a centred query —
+        one vector, or several rows (a prompt and its sentences) of which the best counts;
+        with `crossed` (the prompt's share of Chinese, the bonus), a cross-language pair's gain
+        added to the memory's own cosine; with `cues`, the better of that and its cues' cosine
+        (cues are written in both languages: theirs needs no bonus)."""
         with self._lock:
             rows = [(i, self._row[i]) for i in ids if i in self._row and self._live[self._row[i]]]
             if not rows:
                 return {}
             index = np.asarray([r for _, r in rows], dtype=np.int64)
-            found = centred_query @ self._matrix[:, index]
+            found = _best(centred_query @ self._matrix[:, index])
+            if crossed is not None and crossed[1]:
+                found = found + crossing.bonus(crossed[0], self._share[index], crossed[1])
             if cues:
                 found = self._with_cues(index, found, centred_query)
             return {i: float(s) for (i, _), s in zip(rows, found.tolist(), strict=True)}
@@ -211,27 +250,33 @@ class MemoryIndex:
     def centre_query(self, raw_query: np.ndarray) -> np.ndarray:
         return np.asarray(center(raw_query.reshape(1, -1), self.background)[0], dtype=np.float32)
 
+    def centre_queries(self, raw_queries: np.ndarray) -> np.ndarray:
+        """Several raw vectors (rows) centred at once: a prompt and its sentences."""
+        return np.asarray(center(raw_queries, self.background), dtype=np.float32)
+
     def _scores(self, query: np.ndarray, used: int) -> np.ndarray:
         """Large pools are split across two threads of our own: the service runs BLAS on one
         thread (its spinning workers would fight torch for the cores), and numpy releases the
         GIL inside the product, so two halves run in parallel."""
         if used < SPLIT_AT:
-            return np.asarray(query @ self._matrix[:, :used])
+            return _best(query @ self._matrix[:, :used])
         half = used // 2
         first = _POOL.submit(np.matmul, query, self._matrix[:, :half])
         second = query @ self._matrix[:, half:used]
-        return np.concatenate([first.result(), second])
+        return _best(np.concatenate([first.result(), second], axis=-1))
 
     def ranked(self, raw_query: np.ndarray, limit: int) -> dict[str, list[tuple[str, float]]]:
         """Per category, the best `limit` live memories as (id, score), best first."""
         return self.ranked_centred(self.centre_query(raw_query), limit)
 
     def ranked_centred(
-        self, query: np.ndarray, limit: int, *, cues: bool = False
+        self, query: np.ndarray, limit: int, *, cues: bool = False, crossed: Crossed | None = None
     ) -> dict[str, list[tuple[str, float]]]:
         with self._lock:
             used = self._used
             scores = self._scores(query, used)
+            if crossed is not None and crossed[1]:
+                scores = scores + crossing.bonus(crossed[0], self._share[:used], crossed[1])
             if cues:
                 scores = self._with_cues(None, scores, query)
             result: dict[str, list[tuple[str, float]]] = {}
