@@ -22,6 +22,10 @@ def _table(seed: int, cases: int, memories: int) -> calibrate.Table:
         expect=expect,
         rule=np.arange(memories) % 2 == 0,
         cued=rng.uniform(size=memories) < 0.5,
+        # a third of the pairs in one language, the others apart by some share of Chinese
+        crossing=np.where(
+            rng.uniform(size=(cases, memories)) < 0.3, 0.0, rng.uniform(0.0, 1.0, (cases, memories))
+        ).astype(np.float32),
     )
 
 
@@ -32,9 +36,9 @@ def test_stacked_figures_are_the_sum_of_each_file_s() -> None:
     both = calibrate.stack([first, second])
     assert both.cosine.shape == (70, 21)
     for params in [
-        (0.4, 0.1, 0.46, 0.5, 0.55, 1.0),
-        (0.0, 0.0, 0.35, 0.4, 1.0, 0.0),
-        (1.0, 0.3, 0.6, 0.3, 0.6, 1.5),
+        (0.4, 0.1, 0.46, 0.5, 0.55, 1.0, 0.0),
+        (0.0, 0.0, 0.35, 0.4, 1.0, 0.0, 0.1),
+        (1.0, 0.3, 0.6, 0.3, 0.6, 1.5, 0.15),
     ]:
         for offsets in [calibrate.NO_OFFSETS, (0.06, -0.04)]:
             alone = [
@@ -66,7 +70,14 @@ def test_a_memory_of_another_file_never_passes_the_gate() -> None:
 def _fused_one(t: calibrate.Table, q: int, p: calibrate.Params, offsets: calibrate.Offsets) -> np.ndarray:
     """As RecallEngine fuses one prompt's scores (and calibrate did, case by case, before)."""
     off = np.where(t.rule, offsets[0], offsets[1]) * t.cued
-    return np.asarray(t.cosine[q] + p[0] * t.lexical[q] - calibrate._damping(t, q, p) - off)
+    return np.asarray(_cosine_one(t, q, p) + p[0] * t.lexical[q] - calibrate._damping(t, q, p) - off)
+
+
+def _cosine_one(t: calibrate.Table, q: int, p: calibrate.Params) -> np.ndarray:
+    """As the index gives a prompt's cosines: the cross-language bonus added to the memory's own
+    (crossing.bonus), then the better of that and its cues' cosine."""
+    own = np.asarray(t.cosine[q] + (np.float32(p[6]) * t.crossing[q]).astype(np.float32))
+    return own if t.cue_cosine is None else np.maximum(own, t.cue_cosine[q])
 
 
 def _gate_one(scores: np.ndarray, minimum: float) -> set[int]:
@@ -94,7 +105,8 @@ def _figures_one(
             out["hit"] += bool((rules | projects) & set(expected))
             for m in expected:
                 off = (offsets[0] if t.rule[m] else offsets[1]) * t.cued[m]
-                alone = t.cosine[q, m] + weight * t.alone.get((q, m), 0.0) - calibrate._damping(t, q, p) - off
+                cos = _cosine_one(t, q, p)[m]
+                alone = cos + weight * t.alone.get((q, m), 0.0) - calibrate._damping(t, q, p) - off
                 out["single"] += bool(alone >= (min_rule if t.rule[m] else min_project))
         else:
             out["rule_leaks"] += bool(rules)
@@ -112,6 +124,9 @@ def _tied_table(seed: int) -> calibrate.Table:
     t.valid[rng.choice(60, 6, replace=False)] = False
     t.expect[0], t.expect[2] = [1, 2], [3, 3]
     t.alone |= {(0, 1): 0.2, (0, 2): 0.1, (2, 3): 0.3}
+    if seed % 2:  # a cued table: its cues' cosine kept apart from the memories' own
+        cue = (np.round(rng.uniform(0.2, 0.8, t.cosine.shape) * 20) / 20).astype(np.float32)
+        t.cue_cosine = np.where(t.cued[None, :], cue, calibrate.NO_CUE).astype(np.float32)
     return t
 
 
@@ -120,10 +135,10 @@ def test_the_search_a_fold_at_once_gives_what_one_case_at_a_time_gives() -> None
         t = _tied_table(seed)
         folds = [list(range(60)), list(range(0, 60, 3)), list(range(1, 60, 2))]
         for params in [
-            (0.4, 0.1, 0.45, 0.5, 0.55, 1.0),
-            (0.0, 0.0, 0.35, 0.4, 1.0, 0.0),
-            (1.5, 0.3, 0.6, 0.3, 0.6, 1.5),
-            (0.2, 0.2, 0.5, 0.5, 0.7, 0.5),
+            (0.4, 0.1, 0.45, 0.5, 0.55, 1.0, 0.0),
+            (0.0, 0.0, 0.35, 0.4, 1.0, 0.0, 0.1),
+            (1.5, 0.3, 0.6, 0.3, 0.6, 1.5, 0.05),
+            (0.2, 0.2, 0.5, 0.5, 0.7, 0.5, 0.15),
         ]:
             for offsets in [calibrate.NO_OFFSETS, (0.06, -0.04), (-0.05, 0.05)]:
                 for cases in folds:

@@ -30,20 +30,27 @@ from typing import Any
 import numpy as np
 
 from ..encoder.models import entry_for
-from . import generic, lexical
+from . import crossing, generic, lexical
+from .calibration import for_model
 from .concepts import textbook_question
 from .engine import RecallEngine
 from .gate import RELATIVE_KEEP
-from .verify import Case, _input_of, load_file, pool_engine
+from .verify import Case, CaseFile, _input_of, load_file, pool_engine
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5)
-DAMPINGS = (0.0, 0.1, 0.2, 0.3)
+DAMPINGS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3)
 # (from, weight) of the generic damping (generic.py); the first: none.
-GENERIC = ((1.0, 0.0), *itertools.product((0.55, 0.6, 0.65, 0.7), (0.5, 1.0, 1.5)))
+NO_GENERIC = (1.0, 0.0)
+GENERIC: tuple[tuple[float, float], ...] = (
+    NO_GENERIC,
+    *itertools.product((0.55, 0.6, 0.65, 0.7), (0.5, 1.0, 1.5)),
+)
 MINIMUMS = tuple(round(0.30 + 0.01 * i, 2) for i in range(91))
+# the cross-language bonus (crossing.py)
+CROSSINGS = (0.0, 0.05, 0.1, 0.15)
 TOP_K = 3
-# weight, question damping, min rule, min project, generic from, generic weight
-Params = tuple[float, float, float, float, float, float]
+# weight, question damping, min rule, min project, generic from, generic weight, cross-language bonus
+Params = tuple[float, float, float, float, float, float, float]
 
 
 @dataclass
@@ -59,6 +66,11 @@ class Table:
     expect: list[list[int]]
     rule: np.ndarray  # memories: True for a rule
     cued: np.ndarray  # memories: True when recall cues counted in both signals
+    # cases x memories: how far apart the two texts' shares of Chinese are (crossing.py)
+    crossing: np.ndarray
+    # cases x memories: the cues' cosine of a cued memory (NO_CUE elsewhere); `cosine` is then
+    # the memory's own, which the cross-language bonus lifts before the better of the two counts
+    cue_cosine: np.ndarray | None = None
     # what the search derives from the table once (_derived): a table is not changed once used
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -83,16 +95,25 @@ def tabulate(
         else generic.Closeness.of_model(engine.encoder, engine.background)
     )
     valid = np.zeros(n, dtype=bool)
+    settings = engine.settings({})  # the model's defaults: what the search does not choose
+    memory_shares = crossing.shares(texts)
+    apart = np.zeros_like(cosine)
+    cue_cosine = np.full_like(cosine, NO_CUE)
     for q, case in enumerate(cases):
         text, prompt = _input_of(case)
         if text is None:
             continue
         valid[q] = True
+        apart[q] = np.abs(memory_shares - np.float32(crossing.chinese_share(text)))
         question[q] = float(prompt and textbook_question(text))
-        centred = engine.index.centre_query(engine.encoder.encode_one(text))
+        # searched as recall searches it: with its sentences when the model's gate does
+        centred, queries = engine.queries(text, settings, prompt=prompt)
         closeness[q] = generic_prompts.of(centred) if prompt else 0.0
-        found = engine.index.scores_of(centred, ids, cues=cues)
+        found = engine.index.scores_of(queries, ids)
         cosine[q] = [found[i] for i in ids]
+        if cues:
+            by_cue = engine.index.cue_scores_of(queries, [i for i, c in zip(ids, cued, strict=True) if c])
+            cue_cosine[q] = [by_cue.get(i, NO_CUE) for i in ids]
         scores = engine.lexical.scores(text)
         lex[q] = [scores.of(i) for i in ids]
         if cues:
@@ -106,11 +127,24 @@ def tabulate(
                 alone[(q, m)] = max(alone[(q, m)], lexical.alone(text, cue_text))
     rule = np.asarray([engine.index.category_of(i) == "rule" for i in ids])
     expect = [[position[e] for e in case.expect] for case in cases]
-    return Table(cosine, lex, alone, question, closeness, valid, expect, rule, cued)
+    return Table(
+        cosine,
+        lex,
+        alone,
+        question,
+        closeness,
+        valid,
+        expect,
+        rule,
+        cued,
+        apart,
+        cue_cosine if cues else None,
+    )
 
 
 # A memory of another file's pool, for a case: never a candidate, never above a minimum.
 ELSEWHERE = -10.0
+NO_CUE = -10.0  # the cue cosine of a memory without cues: never the better one
 
 
 def stack(tables: list[Table]) -> Table:
@@ -122,6 +156,8 @@ def stack(tables: list[Table]) -> Table:
     rows, cols = sum(len(t.valid) for t in tables), sum(len(t.rule) for t in tables)
     cosine = np.full((rows, cols), ELSEWHERE, dtype=np.float32)
     lex = np.zeros((rows, cols), dtype=np.float32)
+    apart = np.zeros((rows, cols), dtype=np.float32)
+    by_cues = np.full((rows, cols), NO_CUE, dtype=np.float32)
     alone: dict[tuple[int, int], float] = {}
     expect: list[list[int]] = []
     q0 = m0 = 0
@@ -129,6 +165,9 @@ def stack(tables: list[Table]) -> Table:
         n, m = t.cosine.shape
         cosine[q0 : q0 + n, m0 : m0 + m] = t.cosine
         lex[q0 : q0 + n, m0 : m0 + m] = t.lexical
+        apart[q0 : q0 + n, m0 : m0 + m] = t.crossing
+        if t.cue_cosine is not None:
+            by_cues[q0 : q0 + n, m0 : m0 + m] = t.cue_cosine
         alone.update({(q + q0, k + m0): v for (q, k), v in t.alone.items()})
         expect += [[k + m0 for k in e] for e in t.expect]
         q0, m0 = q0 + n, m0 + m
@@ -145,6 +184,8 @@ def stack(tables: list[Table]) -> Table:
         expect,
         np.concatenate([t.rule for t in tables]),
         np.concatenate([t.cued for t in tables]),
+        apart,
+        by_cues if any(t.cue_cosine is not None for t in tables) else None,
     )
 
 
@@ -180,13 +221,26 @@ def _offsets(t: Table, offsets: Offsets) -> np.ndarray:
 
 def _fused(t: Table, rows: np.ndarray, p: Params, offsets: Offsets) -> np.ndarray:
     """The fused scores of the cases `rows` (rows x memories)."""
-    signals = t.cosine[rows] + p[0] * t.lexical[rows]
+    signals = _cosine(t, rows, p) + p[0] * t.lexical[rows]
     return np.asarray(signals - _dampings(t, p)[rows][:, None] - _offsets(t, offsets)[None, :])
+
+
+def _cosine(t: Table, rows: np.ndarray, p: Params) -> np.ndarray:
+    """The cosines of the cases `rows` as the index gives them: the memory's own with the
+    cross-language bonus, then the better of that and its cues'."""
+    own = t.cosine[rows]
+    if p[6]:
+        own = own + (np.float32(p[6]) * t.crossing[rows]).astype(t.cosine.dtype)
+    if t.cue_cosine is not None:
+        own = np.maximum(own, t.cue_cosine[rows])
+    return np.asarray(own)
 
 
 def _gate(scores: np.ndarray, minimum: float) -> np.ndarray:
     """Per row, which columns the gate keeps: of the top TOP_K, those within RELATIVE_KEEP of
     the first and at least `minimum`."""
+    if scores.shape[1] == 0:  # a file with no memory of this category
+        return np.zeros(scores.shape, dtype=bool)
     order = np.argsort(-scores, axis=1, kind="stable")[:, :TOP_K]
     top = np.take_along_axis(scores, order, axis=1)
     floor = np.maximum(top[:, 0] * RELATIVE_KEEP, minimum)
@@ -242,7 +296,14 @@ def figures(t: Table, cases: list[int], p: Params, offsets: Offsets = NO_OFFSETS
     # each expected memory alone: its own one-memory lexical instead of the prompt's
     counted = times[e.pair_case] * t.valid[e.pair_case]
     q, m = e.pair_case, e.pair_memory
-    alone = t.cosine[q, m] + (weight * e.pair_alone).astype(t.cosine.dtype)
+    cos = (
+        t.cosine[q, m] + (np.float32(p[6]) * t.crossing[q, m]).astype(t.cosine.dtype)
+        if p[6]
+        else t.cosine[q, m]
+    )
+    if t.cue_cosine is not None:
+        cos = np.maximum(cos, t.cue_cosine[q, m])
+    alone = cos + (weight * e.pair_alone).astype(t.cosine.dtype)
     alone = alone - _dampings(t, p)[q] - _offsets(t, offsets)[m]
     passed = alone >= np.where(t.rule[m], min_rule, min_project)
     out["single"] = int((counted * passed).sum())
@@ -274,22 +335,30 @@ def choose_offsets(t: Table, cases: list[int], p: Params, rule_leak: float, proj
 
 
 def choose(
-    t: Table, cases: list[int], rule_leak: float, project_leak: float, weights: tuple[float, ...] = WEIGHTS
+    t: Table,
+    cases: list[int],
+    rule_leak: float,
+    project_leak: float,
+    weights: tuple[float, ...] = WEIGHTS,
+    crossings: tuple[float, ...] = CROSSINGS,
 ) -> Params:
     unrelated = [q for q in cases if not t.expect[q]]
     best: tuple[tuple[int, int, int], Params] | None = None
     hybrid = weights != (0.0,)
-    for weight, damping, (start, lift) in itertools.product(
-        weights, DAMPINGS if hybrid else (0.0,), GENERIC if hybrid else GENERIC[:1]
+    for weight, damping, (start, lift), bonus in itertools.product(
+        weights,
+        DAMPINGS if hybrid else (0.0,),
+        GENERIC if hybrid else (NO_GENERIC,),
+        crossings if hybrid else (0.0,),
     ):
         chosen = []
         for mask, bound in ((t.rule, rule_leak), (~t.rule, project_leak)):
-            probe: Params = (weight, damping, 0.0, 0.0, start, lift)
+            probe: Params = (weight, damping, 0.0, 0.0, start, lift, bonus)
             tops = sorted(_top_unrelated(t, cases, probe, mask, NO_OFFSETS).tolist(), reverse=True)
             allowed = int(np.floor(bound * len(unrelated) + 1e-9))
             above = tops[allowed] if allowed < len(tops) else -1.0
             chosen.append(next((m for m in MINIMUMS if m > above), MINIMUMS[-1]))
-        params = (weight, damping, chosen[0], chosen[1], start, lift)
+        params = (weight, damping, chosen[0], chosen[1], start, lift, bonus)
         f = figures(t, cases, params)
         key = (f["hit"], f["single"], -f["rule_leaks"] - f["project_leaks"])
         if best is None or key > best[0]:
@@ -327,13 +396,20 @@ def cross_validate(
 
 
 def cross_validate_cues(
-    plain: Table, cued: Table, cases: list[int], folds: int, seed: int, rule_leak: float, project_leak: float
+    plain: Table,
+    cued: Table,
+    cases: list[int],
+    folds: int,
+    seed: int,
+    rule_leak: float,
+    project_leak: float,
+    crossings: tuple[float, ...] = CROSSINGS,
 ) -> dict[str, int]:
     """The same folds as cross_validate: the prompt gate chosen on the plain figures of the other
     folds, the cue offsets on their cued figures, measured with cues on the fold left out."""
     total: dict[str, int] = {}
     for train, test in _splits(plain, cases, folds, seed):
-        params = choose(plain, train, rule_leak, project_leak)
+        params = choose(plain, train, rule_leak, project_leak, crossings=crossings)
         offsets = choose_offsets(cued, train, params, rule_leak, project_leak)
         _add(total, figures(cued, test, params, offsets))
     return total
@@ -349,27 +425,24 @@ def line(name: str, f: dict[str, int]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m memevo.core.recall.calibrate", description=__doc__)
-    parser.add_argument("cases", nargs="+", help="cases files, each with its own memories")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--rule-leak", type=float, default=0.04)
-    parser.add_argument("--project-leak", type=float, default=0.0)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    from ..runtime import load_encoder
+def _case_file(path: Path) -> CaseFile:
+    """A cases file with its own memories, or a public set (public_sets.py) as one."""
+    from . import public_sets
 
-    case_files = [load_file(Path(name)) for name in args.cases]
-    for name, case_file in zip(args.cases, case_files, strict=True):
-        if case_file.pool is None:
-            raise SystemExit(
-                f"{name}: calibrate needs a cases file with its own memories (`memories` or `pool`)"
-            )
-    encoder = load_encoder()
-    entry = entry_for(encoder.model_id)
+    if public_sets.is_public_file(path):
+        return public_sets.case_file(public_sets.load(path))
+    case_file = load_file(path)
+    if case_file.pool is None:
+        raise SystemExit(f"{path}: calibrate needs a cases file with its own memories (`memories` or `pool`)")
+    return case_file
+
+
+def _tables(
+    encoder: Any, case_files: list[CaseFile]
+) -> list[tuple[Table, Table, Table | None, Table | None]]:
+    """Per file: its prompts' table, the same with cues (the same table when it has none), and
+    its tool calls' two tables (None: it has none)."""
     parts: list[tuple[Table, Table, Table | None, Table | None]] = []
-    any_cues = False
     for case_file in case_files:
         with pool_engine(encoder, case_file) as (engine, made):
             texts = [m.text for m in made]
@@ -382,8 +455,75 @@ def main(argv: list[str] | None = None) -> int:
                 acts_cued = (
                     tabulate(engine, case_file.actions, texts, ids, cues=True) if engine.cued else acts
                 )
-            any_cues = any_cues or bool(engine.cued)
             parts.append((plain, cued, acts, acts_cued))
+    return parts
+
+
+def _params_of(hybrid: Any) -> tuple[Params, Offsets]:
+    """A calibration.Hybrid as the search's parameters and cue offsets."""
+    params: Params = (
+        hybrid.lexical_weight,
+        hybrid.question_damping,
+        hybrid.min_rule,
+        hybrid.min_project,
+        hybrid.generic_from,
+        hybrid.generic_weight,
+        hybrid.cross_language,
+    )
+    return params, (hybrid.cue_offset_rule, hybrid.cue_offset_project)
+
+
+def _keep_shipped_dampings(model_id: str) -> None:
+    """Search the weight, the bonus and the minimums only, the dampings as shipped."""
+    global DAMPINGS, GENERIC
+    shipped = for_model(model_id)
+    if shipped is not None:
+        DAMPINGS = (shipped.question_damping,)
+        GENERIC = ((shipped.generic_from, shipped.generic_weight),)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m memevo.core.recall.calibrate", description=__doc__)
+    parser.add_argument("cases", nargs="+", help="cases files, each with its own memories")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--rule-leak", type=float, default=0.04)
+    parser.add_argument("--project-leak", type=float, default=0.0)
+    parser.add_argument(
+        "--hold-out",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="files never chosen on: the values chosen on CASES are measured on each of them",
+    )
+    parser.add_argument(
+        "--shipped-dampings",
+        action="store_true",
+        help="keep the question and generic damping as shipped (a smaller search, for large sets)",
+    )
+    parser.add_argument(
+        "--cross-language",
+        type=float,
+        nargs="+",
+        metavar="BONUS",
+        help="the cross-language bonus (or several to choose from); default: the shipped one, which "
+        "is chosen across sets, not on one (docs/recall.md)",
+    )
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    from ..runtime import load_encoder
+
+    case_files = [_case_file(Path(name)) for name in args.cases]
+    held_files = [_case_file(Path(name)) for name in args.hold_out]
+    encoder = load_encoder()
+    entry = entry_for(encoder.model_id)
+    if args.shipped_dampings:
+        _keep_shipped_dampings(encoder.model_id)
+    shipped_model = for_model(encoder.model_id)
+    crossings = tuple(args.cross_language or [shipped_model.cross_language if shipped_model else 0.0])
+    parts = _tables(encoder, case_files)
+    held = _tables(encoder, held_files)
+    any_cues = any(part[1] is not part[0] for part in parts)
     prompts = stack([part[0] for part in parts])
     with_cues = stack([part[1] for part in parts]) if any_cues else None
     action_parts = [part for part in parts if part[2] is not None]
@@ -396,16 +536,16 @@ def main(argv: list[str] | None = None) -> int:
     everything = list(range(len(prompts.valid)))
     bounds = (args.rule_leak, args.project_leak)
     report: dict[str, Any] = {"model": encoder.model_id, "folds": args.folds, "seeds": args.seeds}
-    old: Params = (0.0, 0.0, entry.recall_min_rule, entry.recall_min_project, *GENERIC[0])
+    old: Params = (0.0, 0.0, entry.recall_min_rule, entry.recall_min_project, *NO_GENERIC, 0.0)
     rows = [("before: cosine, shipped minimums", figures(prompts, everything, old))]
     for seed in range(args.seeds):
         cos, _ = cross_validate(prompts, everything, args.folds, seed, *bounds, weights=(0.0,))
         rows.append((f"cosine only, cross-validated (seed {seed})", cos))
     for seed in range(args.seeds):
-        hyb, chosen = cross_validate(prompts, everything, args.folds, seed, *bounds)
+        hyb, chosen = cross_validate(prompts, everything, args.folds, seed, *bounds, crossings=crossings)
         rows.append((f"hybrid, cross-validated (seed {seed})", hyb))
         report.setdefault("fold_choices", []).append(chosen)
-    shipped = choose(prompts, everything, *bounds)
+    shipped = choose(prompts, everything, *bounds, crossings=crossings)
     report["chosen"] = dict(
         zip(
             (
@@ -415,6 +555,7 @@ def main(argv: list[str] | None = None) -> int:
                 "min_project",
                 "generic_from",
                 "generic_weight",
+                "cross_language",
             ),
             shipped,
             strict=True,
@@ -426,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(
                 (
                     f"hybrid + cues, cross-validated (seed {seed})",
-                    cross_validate_cues(prompts, with_cues, everything, args.folds, seed, *bounds),
+                    cross_validate_cues(prompts, with_cues, everything, args.folds, seed, *bounds, crossings),
                 )
             )
         offsets = choose_offsets(with_cues, everything, shipped, *bounds)
@@ -444,6 +585,35 @@ def main(argv: list[str] | None = None) -> int:
                         figures(with_cues, own, shipped, offsets),
                     )
                 )
+    held_total: dict[str, int] = {}
+    held_cued: dict[str, int] = {}
+    for name, part in zip(args.hold_out, held, strict=True):  # never chosen on
+        every = list(range(len(part[0].valid)))
+        mine = figures(part[0], every, shipped)
+        _add(held_total, mine)
+        rows.append((f"as chosen, held out: {Path(name).name}", mine))
+        if part[1] is not part[0]:
+            rows.append(
+                (f"as chosen + cues, held out: {Path(name).name}", figures(part[1], every, shipped, offsets))
+            )
+        _add(held_cued, figures(part[1], every, shipped, offsets))
+    if len(held) > 1:
+        rows.append(("as chosen, all held-out files", held_total))
+        rows.append(("as chosen + cues where they have them, all held-out files", held_cued))
+    if shipped_model is not None:  # what ships beside what was chosen, on the same cases
+        ours, ours_offsets = _params_of(shipped_model)
+        rows.append(("as shipped, in-sample", figures(prompts, everything, ours)))
+        if with_cues is not None:
+            rows.append(("as shipped + cues, in-sample", figures(with_cues, everything, ours, ours_offsets)))
+        if held:
+            plain_sum: dict[str, int] = {}
+            cued_sum: dict[str, int] = {}
+            for part in held:
+                every = list(range(len(part[0].valid)))
+                _add(plain_sum, figures(part[0], every, ours))
+                _add(cued_sum, figures(part[1], every, ours, ours_offsets))
+            rows.append(("as shipped, all held-out files", plain_sum))
+            rows.append(("as shipped + cues where they have them, all held-out files", cued_sum))
     every_action = list(range(len(acts.valid))) if acts is not None else []
     if acts is not None:
         rows.append(("actions, before (cosine, shipped minimums)", figures(acts, every_action, old)))
@@ -460,7 +630,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line(name, f))
     print(
         "chosen on all cases (ships): lexical weight {}, question damping {}, rule minimum {}, "
-        "project minimum {}, generic damping from {} weight {}".format(*shipped)
+        "project minimum {}, generic damping from {} weight {}, cross-language bonus {}".format(*shipped)
         + (", cue offsets {} (rule) / {} (project)".format(*offsets) if with_cues is not None else "")
     )
     return 0
