@@ -222,6 +222,11 @@ def _print_public(result: dict[str, Any]) -> None:
             f" R@5 {percent(f['recall_at_5'], f['related']):<18}"
             f" false-inj {percent(f['false_injections'], f['unrelated'])}"
             f" (rule {f['false_rule']}, project {f['false_project']})"
+            + (
+                f"  rules at session start {percent(f['at_start'], f['rule_related'])}"
+                if f.get("rule_related")
+                else ""
+            )
         )
 
     for report in result["sets"]:

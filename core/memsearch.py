@@ -8,6 +8,7 @@ replace the cosine there without touching the callers.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from . import confidence as conf
@@ -20,9 +21,17 @@ MAX_QUERY = 2000
 
 
 def scored(engine: Any, text: str, limit: int) -> list[tuple[float, str, str]]:
-    """(score, id, category), best first, over both groups: the engine's ranking, no gate."""
-    ranked = engine.ranked(text, limit)
-    return sorted(((s, i, c) for c, found in ranked.items() for i, s in found), reverse=True)
+    """(score, id, category), best first, over both groups: recall's own hybrid ranking
+    (meaning, words and cues, engine.signals) with nothing taken off — no damping, as a search
+    is not a prompt, and no cue offset, which only moves cued memories to one minimum — and
+    no gate. Cosine alone where recall is configured to use it (lexical weight 0)."""
+    settings = engine.settings()
+    if settings.lexical_weight <= 0:
+        ranked = engine.ranked(text, limit)
+        return sorted(((s, i, c) for c, found in ranked.items() for i, s in found), reverse=True)
+    plain = dataclasses.replace(settings, cue_offset_rule=0.0, cue_offset_project=0.0)
+    signals = engine.signals(text, limit, plain, prompt=False)
+    return sorted(((row.score, row.id, c) for c, rows in signals.items() for row in rows), reverse=True)
 
 
 def search(

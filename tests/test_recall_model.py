@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -81,9 +82,10 @@ def test_verify_set_regression_with_shipped_thresholds(
     """Our own verify set (tests/data/recall-set.json) through the production hybrid gate.
 
     Measured with the shipped defaults (vectors language-neutral, lexical weight 0.4, question
-    damping 0.1, generic damping 1.5 past 0.55, minimums rule 0.43 / project 0.44): 121/163
-    relevant, 4/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool
-    123/174; tool calls 42/48, 1/30 quiet calls bring a rule and 1/30 a fact.
+    damping 0.1, generic damping 1.5 past 0.55, minimums rule 0.43 / project 0.44, a prompt's
+    sentences searched beside it, cross-language bonus 0.05): 132/163 relevant, 5/109
+    unrelated prompts bring a rule, 1/109 a project fact, one-memory pool 139/174; tool calls
+    42/48, 1/30 quiet calls bring a rule and 1/30 a fact.
     These are in-sample (the defaults were chosen on these cases); the cross-validated figures
     are in docs/recall.md. The bounds leave a little room for float noise, not for a worse gate.
     """
@@ -93,10 +95,10 @@ def test_verify_set_regression_with_shipped_thresholds(
     before = {m.id: m.confidence for c in ("rule", "project") for m in memories.ranked(store, c, limit=None)}
     report = verify.run(engine, cases, actions_=actions)
     assert report["relevant_total"] == 163 and report["unrelated_total"] == 109
-    assert report["relevant_hit"] >= 118
+    assert report["relevant_hit"] >= 129
     assert report["unrelated_project_leaks"] <= 1
     assert report["unrelated_rule_leaks"] <= 6
-    assert report["single_memory_hit"] >= 120
+    assert report["single_memory_hit"] >= 135
     assert report["expected_not_in_pool"] == []
     acted = report["actions"]
     assert acted["relevant_total"] == 48 and acted["unrelated_total"] == 30
@@ -117,7 +119,7 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     core/learning/cue_writer.py's request by a model that saw only the memory (core/cues.py).
 
     Measured with the shipped defaults (cue offsets 0.09 rule / 0.08 project): 153/163 relevant,
-    2/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 157/174; tool
+    2/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 159/174; tool
     calls 44/48, 1/30 quiet calls bring a rule and 1/30 a fact. In-sample like the test above;
     cross-validated figures in docs/recall.md."""
     from memevo.core import cues
@@ -130,7 +132,7 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     actions = verify.parse(data).actions
     report = verify.run(engine, cases, actions_=actions)
     assert report["settings"]["recallCues"] is True and report["settings"]["memoriesWithCues"] == 89
-    assert report["relevant_hit"] >= 150  # without cues: 121
+    assert report["relevant_hit"] >= 150  # without cues: 132
     assert report["unrelated_rule_leaks"] <= 4 and report["unrelated_project_leaks"] <= 1
     assert report["single_memory_hit"] >= 154
     acted = report["actions"]
@@ -145,7 +147,7 @@ def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine:
     paths.config_path().write_text('{"recallCues": false}', encoding="utf-8")
     plain = verify.run(engine, cases)
     assert plain["settings"]["recallCues"] is False
-    assert 118 <= plain["relevant_hit"] < report["relevant_hit"]
+    assert 129 <= plain["relevant_hit"] < report["relevant_hit"]
 
 
 def test_cosine_only_is_the_gate_before_hybrid_recall(
@@ -178,6 +180,60 @@ def test_an_identifier_alone_recalls_its_fact(store: Store, clock: FakeClock, en
     engine.sync_all()
     result = engine.recall("pg-staging-02 能写吗", award=False)
     assert [h.id for h in result.projects] == [host.id]
+
+
+def test_a_chat_turn_recalls_what_one_of_its_sentences_is_about(
+    store: Store, clock: FakeClock, engine: RecallEngine
+) -> None:
+    """A prompt that chats before and after its question: its one vector is the mean of the
+    lot and misses the fact; its sentences searched beside it (sentences.py) find it."""
+    staging = memories.create(
+        store, "project", "The staging database is pg-staging-02, read-only for developers", clock
+    )
+    memories.create(
+        store, "project", "订单服务部署在 prod-sh-1 集群，发版走 Jenkins 的 order-deploy 任务", clock
+    )
+    engine.sync_all()
+    turn = (
+        "Morning! The retro ran late yesterday and everyone was tired. The coffee machine broke "
+        "again, facilities say Friday. Can I write to the staging DB? I want something light for lunch today."
+    )
+    settings = engine.settings({})
+    assert settings.sentences
+    assert [h.id for h in engine.recall(turn, award=False, settings=settings).projects] == [staging.id]
+    whole_only = dataclasses.replace(settings, sentences=False)
+    assert engine.recall(turn, award=False, settings=whole_only).projects == []
+
+
+def test_search_ranks_by_recall_s_own_signals_without_its_gate(
+    store: Store, clock: FakeClock, engine: RecallEngine
+) -> None:
+    """`memevo search` (memsearch.scored) ranks by meaning and words together, as recall does,
+    undamped and ungated: an identifier the words match comes first, and each score is the
+    fused one (cosine + weight x lexical)."""
+    from memevo.core import memsearch
+
+    flag = memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
+    memories.create(store, "project", "The payment page's new checkout flow is rolled out gradually", clock)
+    memories.create(store, "rule", "改完代码不要自动 commit，等我确认后再提交", clock)
+    engine.sync_all()
+    found = memsearch.scored(engine, "what is pay_new_flow_v2", 3)
+    assert found[0][1] == flag.id
+    settings = engine.settings({})
+    fused = {
+        row.id: row.cosine + settings.lexical_weight * row.lexical
+        for rows in engine.signals("what is pay_new_flow_v2", 3, settings).values()
+        for row in rows
+    }
+    assert [(i, pytest.approx(score, abs=1e-6)) for score, i, _c in found] == [
+        (i, fused[i]) for _s, i, _c in found
+    ]
+    assert (
+        fused[flag.id]
+        > engine.index.scores_of(
+            engine.index.centre_query(engine.encoder.encode_one("what is pay_new_flow_v2")), [flag.id]
+        )[flag.id]
+    )
 
 
 def test_a_tool_call_recalls_the_rule_about_it(store: Store, clock: FakeClock, engine: RecallEngine) -> None:
@@ -356,13 +412,16 @@ def test_hub_probe_gives_up_quickly_on_a_silent_endpoint(monkeypatch) -> None:
 
 
 @pytest.mark.slow  # a whole recall set through the model: the full lane only
-def test_calibrate_chooses_what_ships_and_cues_beat_the_plain_hybrid(
+def test_calibrate_measures_what_ships_and_cues_beat_the_plain_hybrid(
     encoder, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`python -m memevo.core.recall.calibrate` on the verify set: the values it chooses on all
-    cases are the shipped ones (core/recall/calibration.py), and cross-validated, the cues
-    recall more related prompts than the plain hybrid without leaking more than the bound
-    allows on the folds left out (a little slack: 4% chosen on 4/5 of the cases)."""
+    """`python -m memevo.core.recall.calibrate` on the verify set: it reports what the shipped
+    gate (core/recall/calibration.py) gives on it — every in-sample target met with cues — beside
+    its own choice, with the cross-language bonus held at the shipped value (chosen across sets,
+    not on this one); and cross-validated, the cues recall more related prompts than the plain
+    hybrid without leaking more than the bound allows on the folds left out (a little slack: 4%
+    chosen on 4/5 of the cases). The search's own choice on this set alone is not what ships: on
+    the held-out sets it did worse (docs/recall.md, "On public data")."""
     from memevo.core import runtime
     from memevo.core.recall import calibrate, calibration
 
@@ -372,21 +431,16 @@ def test_calibrate_chooses_what_ships_and_cues_beat_the_plain_hybrid(
     assert calibrate.main([str(RECALL_SET), "--seeds", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     shipped = calibration.for_model(report["model"])
-    assert shipped is not None and shipped.cues
-    assert report["chosen"] == {
-        "lexical_weight": shipped.lexical_weight,
-        "question_damping": shipped.question_damping,
-        "min_rule": shipped.min_rule,
-        "min_project": shipped.min_project,
-        "cue_offset_rule": shipped.cue_offset_rule,
-        "cue_offset_project": shipped.cue_offset_project,
-        "generic_from": shipped.generic_from,
-        "generic_weight": shipped.generic_weight,
-    }
+    assert shipped is not None and shipped.cues and shipped.sentences
+    assert report["chosen"]["cross_language"] == shipped.cross_language > 0
+    assert set(report["chosen"]) >= {"lexical_weight", "min_rule", "min_project", "cue_offset_rule"}
     rows = {row["name"]: row for row in report["rows"]}
+    ours = rows["as shipped + cues, in-sample"]
+    assert ours["hit"] >= 0.9 * ours["related"]
+    assert ours["rule_leaks"] <= 0.04 * ours["unrelated"] and ours["project_leaks"] == 0
     plain, cued = rows["hybrid, cross-validated (seed 0)"], rows["hybrid + cues, cross-validated (seed 0)"]
     assert cued["hit"] >= plain["hit"] + 20
-    assert cued["rule_leaks"] <= 8 and cued["project_leaks"] <= 2
+    assert cued["rule_leaks"] <= 8 and cued["project_leaks"] <= 3
     acted = rows["actions, hybrid + cues as chosen"]
     assert acted["hit"] > rows["actions, hybrid gate as chosen (never tuned on them)"]["hit"]
 
@@ -400,7 +454,8 @@ def test_out_of_sample_sets_recall_more_than_the_cosine_gate(encoder) -> None:
     other teams, 146 related and 159 unrelated prompts, by helpers that never saw the verify
     set or the code; never tuned on). Measured with the shipped defaults, summed over the
     three: cosine gate 44/146 related, 9/159 unrelated bring a rule, 4/159 a project fact;
-    hybrid 90/146, 10/159, 8/159; hybrid with the files' cues 129/146, 9/159, 9/159 (before the
+    hybrid 97/146, 11/159, 9/159; hybrid with the files' cues 129/146, 9/159, 9/159 (before a
+    prompt's sentences and the cross-language bonus: hybrid 90, 10, 8; cues the same; before the
     vectors were language-neutral: cosine 58, 16, 6; hybrid 75, 8, 6; cues 119, 9, 8). The
     bounds hold the hybrid to those figures (float noise aside) and to beating the cosine gate."""
     from memevo.core import paths
@@ -429,9 +484,9 @@ def test_out_of_sample_sets_recall_more_than_the_cosine_gate(encoder) -> None:
                     total[key] = total.get(key, 0) + report[key]
     cosine, hybrid, cued = totals["cosine"], totals["hybrid"], totals["cues"]
     assert cosine["relevant_total"] == hybrid["relevant_total"] == 146
-    assert hybrid["relevant_hit"] >= 87 and hybrid["relevant_hit"] > cosine["relevant_hit"] + 40
-    assert hybrid["unrelated_rule_leaks"] <= 11
-    assert hybrid["unrelated_project_leaks"] <= 9
+    assert hybrid["relevant_hit"] >= 94 and hybrid["relevant_hit"] > cosine["relevant_hit"] + 40
+    assert hybrid["unrelated_rule_leaks"] <= 12
+    assert hybrid["unrelated_project_leaks"] <= 10
     assert (
         cued["relevant_hit"] >= 125
         and cued["unrelated_rule_leaks"] <= 11

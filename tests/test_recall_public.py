@@ -133,13 +133,17 @@ def test_duplicate_texts_are_stored_once_under_their_first_id() -> None:
 
 
 # -- a run --------------------------------------------------------------------------------------------
-def _independent(records: list[dict[str, Any]]) -> dict[str, int]:
-    """The figures recomputed from the records, without public_sets.tally."""
+def _independent(records: list[dict[str, Any]], rules: frozenset[str] = frozenset()) -> dict[str, int]:
+    """The figures recomputed from the records, without public_sets.tally; `rules`: the ids of
+    the file's rules."""
     out = dict.fromkeys(public_sets.COUNTS, 0)
     for r in records:
         got = [row["id"] for row in r["injected"]]
         if r["kind"] == "related":
             out["related"] += 1
+            governed = all(e in rules for e in r["expect"])
+            out["rule_related"] += governed
+            out["at_start"] += governed and r["at_start"]
             out["recall"] += any(e in got for e in r["expect"])
             out["all_expected"] += all(e in got for e in r["expect"])
             out["recall_at_5"] += any(e in r["top5"][:5] for e in r["expect"])
@@ -252,3 +256,33 @@ def test_the_cli_refuses_a_malformed_file_and_mixed_forms(run_cli, data_dir: Pat
     assert mixed.returncode == 1 and f"only in the public form: {own}" in mixed.stderr
     field = run_cli("verify", "--cases", str(own), "--field", "question")
     assert field.returncode == 1 and "--field applies to files in the public form" in field.stderr
+
+
+def test_rules_at_session_start_are_counted_for_the_prompts_they_govern(encoder, data_dir: Path) -> None:
+    """A prompt governed by rules alone counts as covered at session start when every one of its
+    rules is in the list the session starts with; past the list's length, a rule is not."""
+    from memevo.core.service.caches import SESSION_START_RULES
+
+    count = SESSION_START_RULES + 5
+    data = {
+        "name": "rules-made-here",
+        "memories": [
+            {"id": f"r{n}", "kind": "rule", "text": f"第 {n} 条规则：变量 var_{n} 的命名必须以 rule{n}_ 开头"}
+            for n in range(count)
+        ]
+        + [{"id": "f0", "kind": "project", "text": "订单服务部署在 prod-sh-1 集群"}],
+        "related": [
+            {"prompt": "变量 var_0 该怎么命名", "expect": ["r0"]},
+            {"prompt": f"变量 var_{count - 1} 该怎么命名", "expect": [f"r{count - 1}"]},
+            {"prompt": "订单服务部署在哪个集群", "expect": ["f0"]},
+        ],
+        "unrelated": [{"prompt": "帮我写一个快速排序"}],
+    }
+    report = public_sets.run(encoder, public_sets.parse(data, "rules.json"))
+    records, figures = report["records"], report["figures"]
+    rules = frozenset(f"r{n}" for n in range(count))
+    assert figures == _independent(records, rules)
+    assert figures["rule_related"] == 2  # the fact's prompt is not governed by a rule
+    listed = [r["at_start"] for r in records[:2]]
+    assert sorted(listed) == [False, True]  # fifty listed: one of the two is past the list
+    assert not (data_dir / "memevo.duckdb").exists()  # a throwaway store, never the user's

@@ -51,6 +51,11 @@ COUNTS = (
     "false_injections",
     "false_rule",
     "false_project",
+    # related prompts governed by rules alone, and of those, the ones whose every rule is in the
+    # list the session starts with (rules are injected at every session start; recall per
+    # prompt is the reminder)
+    "rule_related",
+    "at_start",
 )
 SHAPE = (
     'expected {"name", "memories": [{"id", "kind", "text"}, …], "related": [{"prompt", '
@@ -284,10 +289,12 @@ def run(encoder: Any, public: PublicSet) -> dict[str, Any]:
     with verify.pool_engine(encoder, cases) as (engine, made):
         ours = {stored.id: public.memories[n].id for n, stored in enumerate(made)}
         report = verify.run(engine, cases.cases)
+        at_start = {ours.get(i, i) for i in _session_start_rules(engine.store)}
         top = [
             [ours.get(i, i) for _score, i, _c in memsearch.scored(engine, _query(item.prompt), TOP)][:TOP]
             for _kind, item in items
         ]
+    kinds = {m.id: m.category for m in public.memories}
     records = []
     for (kind, item), case, top5 in zip(items, report["cases"], top, strict=True):
         injected = [
@@ -303,6 +310,9 @@ def run(encoder: Any, public: PublicSet) -> dict[str, Any]:
                 "injected": injected,
                 "top5": top5,
                 "hit": case["hit"],
+                # every expected memory a rule, each listed at session start
+                "rules_only": bool(item.expect) and all(kinds.get(e) == "rule" for e in item.expect),
+                "at_start": bool(item.expect) and set(item.expect) <= at_start,
             }
         )
     by_lang: dict[str, list[dict[str, Any]]] = {}
@@ -337,6 +347,16 @@ def run(encoder: Any, public: PublicSet) -> dict[str, Any]:
     }
 
 
+def _session_start_rules(store: Any) -> list[str]:
+    """The ids of the rules a session of this store starts with, under the configured budget
+    (what the SessionStart hook injects)."""
+    from .. import config as config_mod
+    from ..service import caches
+
+    _text, ids = caches.session_start_text(store, config_mod.load(), False, "claude", 1 << 30)
+    return ids
+
+
 def _query(prompt: str) -> str:
     """What `memevo search` would take: stripped, at most its longest query."""
     return prompt.strip()[: memsearch.MAX_QUERY]
@@ -361,6 +381,8 @@ def tally(records: list[dict[str, Any]]) -> dict[str, int]:
         "false_injections": sum(1 for r in unrelated if r["injected"]),
         "false_rule": sum(1 for r in unrelated if injected(r, "rule")),
         "false_project": sum(1 for r in unrelated if injected(r, "project")),
+        "rule_related": sum(1 for r in related if r.get("rules_only")),
+        "at_start": sum(1 for r in related if r.get("rules_only") and r.get("at_start")),
     }
 
 
