@@ -12,9 +12,13 @@ indexes; then, for each fold, the lexical weight, the question damping, the gene
 and a project fact within `--project-leak` (0), then the weight and dampings with the most
 related hits — and the fold's figures are measured with them. The reported figures are the
 folds' sums: never measured on the cases they were chosen on. The values chosen on all cases
-are printed last: those are what ships (core/recall/calibration.py). Action cases are
-measured with the prompt gate as chosen on all prompt cases; they are never used to choose
-anything.
+are printed last, and beside them what ships (core/recall/calibration.py) on the same cases:
+chosen on our own set alone, the values did worse on every set held out from it (the blind
+sets, the public development split: `--hold-out`), so what ships is the earlier choice with the
+changes that held on all of them (docs/recall.md, "On public data"). The cross-language bonus
+is held at the shipped value unless `--cross-language` lists values to choose from. Public
+sets (core/recall/public_sets.py) are read as cases files. Action cases are measured with the
+prompt gate as chosen on all prompt cases; they are never used to choose anything.
 """
 
 from __future__ import annotations
@@ -629,7 +633,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, f in rows:
         print(line(name, f))
     print(
-        "chosen on all cases (ships): lexical weight {}, question damping {}, rule minimum {}, "
+        "chosen on all cases (what ships is core/recall/calibration.py, measured above as shipped): lexical weight {}, question damping {}, rule minimum {}, "
         "project minimum {}, generic damping from {} weight {}, cross-language bonus {}".format(*shipped)
         + (", cue offsets {} (rule) / {} (project)".format(*offsets) if with_cues is not None else "")
     )
