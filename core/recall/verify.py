@@ -31,6 +31,16 @@ Ranked = dict[str, list[Scored]]
 SCAN = [round(0.05 * i, 2) for i in range(1, 17)]
 EXPLAIN_TOP = 3
 CATEGORIES: tuple[memories.Category, ...] = ("rule", "project")
+# a report's counts (beside its cases, settings and scan)
+COUNTS = (
+    "relevant_hit",
+    "relevant_total",
+    "unrelated_total",
+    "unrelated_rule_leaks",
+    "unrelated_project_leaks",
+    "single_memory_hit",
+    "single_memory_total",
+)
 
 
 @dataclass(frozen=True)
@@ -175,20 +185,7 @@ def run(
     if actions_:
         action_rows, action_single, action_single_total = _measure(engine, actions_, settings, texts)
         part = _report(engine, action_rows, settings, action_single, action_single_total, texts)
-        report["actions"] = {
-            key: part[key]
-            for key in (
-                "relevant_hit",
-                "relevant_total",
-                "unrelated_total",
-                "unrelated_rule_leaks",
-                "unrelated_project_leaks",
-                "single_memory_hit",
-                "single_memory_total",
-                "expected_not_in_pool",
-                "cases",
-            )
-        }
+        report["actions"] = {key: part[key] for key in (*COUNTS, "expected_not_in_pool", "cases")}
         report["actions"]["scan"] = _scan(action_rows, settings, category_of)
     return report
 
