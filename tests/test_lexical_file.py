@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from memevo.core import memories
 from memevo.core.clock import FakeClock
-from memevo.core.recall import lexical, lexical_file
+from memevo.core.recall import lexical_file, lexical_snapshot, terms
 from memevo.core.recall.lexical import LexicalIndex
 from memevo.core.store import Store
 
@@ -183,7 +183,7 @@ def answers(index: LexicalIndex, queries: list[str]) -> list[Any]:
     for query in queries:
         found = index.scores(query)
         out.append((found._docs.tobytes(), found._scores.tobytes(), found._codes.tobytes()))
-        out.append([index.idf(term) for term in lexical.terms(query)])
+        out.append([index.idf(term) for term in terms.terms(query)])
     return out
 
 
@@ -259,7 +259,7 @@ def test_terms_whose_hashes_collide_are_told_apart_by_name(monkeypatch: pytest.M
     lookup a collision), the restored index still answers as the built one."""
     pairs = varied(120)
     fresh = built(pairs)
-    monkeypatch.setattr(lexical, "hash", lambda text: builtins.hash(text) % 3, raising=False)
+    monkeypatch.setattr(lexical_snapshot, "hash", lambda text: builtins.hash(text) % 3, raising=False)
     kept = LexicalIndex.restore(fresh.snapshot())
     queries = QUERIES + [p[2] for p in pairs[::5]] + ["absent_term 不在"]
     assert answers(kept, queries) == answers(fresh, queries)

@@ -10,7 +10,8 @@ from memevo.core.recall.actions import describe
 from memevo.core.recall.concepts import textbook_question
 from memevo.core.recall.gate import GateSettings, gate_category
 from memevo.core.recall.index import MemoryIndex
-from memevo.core.recall.lexical import LexicalIndex, terms
+from memevo.core.recall.lexical import LexicalIndex
+from memevo.core.recall.terms import terms
 from memevo.core.recall.textfilter import (
     REDACTED,
     judge_input,

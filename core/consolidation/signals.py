@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..recall.lexical import terms
+from ..recall.terms import terms
 
 MAX_CHARS = 1000  # memories hold at most 400 characters; anything longer is cut here
 

@@ -1,15 +1,8 @@
-"""The lexical half of recall: terms, and a small BM25 index kept beside the vector index.
+"""The lexical half of recall: a small BM25 index kept beside the vector index.
 
 A small multilingual model blurs exact names — a switch `pay_new_flow_v2`, a host
-`pg-staging-02`, a tool name — that a word match sees at once. Terms:
-
-- identifiers, paths and hosts stay whole (`git.internal.com/platform/auth-service`), and
-  their parts count too (`auth`, `service`; camelCase `ImageLoader` gives `image`, `loader`);
-- English words are lower-cased and lightly stemmed (`commits`, `committed` → `commit`), common
-  words dropped;
-- Chinese is cut at function characters (的, 了, 是, 我, 这 …) and each piece gives its
-  character bigrams (a lone character between them is too vague to count): no dictionary, no model, the same
-  terms on every machine; a few generic bigrams (可以, 怎么, 直接 …) are dropped.
+`pg-staging-02`, a tool name — that a word match sees at once. What a text is cut into is
+terms.py's.
 
 BM25 (k1 1.2, b 0.75) over the live memories, each document scored against the query and
 normalised by what the query could score at most: 0 (nothing in common) to 1 (every term of
@@ -22,27 +15,24 @@ removed memory's old document is masked dead, its postings skipped, and the whol
 rebuilt from the live texts once dead documents outnumber live ones.
 
 An index restored from its file (lexical_file.py) keeps the file's postings as they were read:
-flat arrays, each term a slice of them found through the terms' hashes (`_Frozen`), no Python
+flat arrays, each term a slice of them found through the terms' hashes (`FrozenPostings`), no Python
 object per term (a dict of per-term views held ~170k objects, 13 MB, at 10k memories). A
 restored term copies its slice into the dict of arrays when a document is added to it.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import re
 import threading
-import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TypeAlias
 
 import numpy as np
 
-from .concepts import concept_terms
+from .lexical_snapshot import FrozenPostings, Snapshot
+from .terms import terms
 
 K1 = 1.2
 B = 0.75
@@ -50,410 +40,9 @@ PRIOR_DOCS = 100
 CATEGORY_CODES = {"rule": 0, "project": 1}
 MAX_QUERY_TERMS = 160
 
-# -- terms ------------------------------------------------------------------------------------------
-_TOKEN = re.compile(
-    r"[A-Za-z0-9_]+(?:[.\-/:@+#][A-Za-z0-9_]+)*"  # words, identifiers, paths, hosts, versions
-    r"|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"  # a run of Chinese characters
-)
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_PARTS = re.compile(r"[A-Za-z0-9]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-# Characters that carry grammar rather than topic: a Chinese run is cut at each of them.
-_FUNCTION_CHARS = frozenset(
-    "的了是在和与及或把被给吗呢吧啊呀哦嗯也都就还又再我你您他她它这那哪么个们之其而且但则请让对向从于着过得地很太更最一不没有要该怎什啥帮"
-)
-_STOP_BIGRAMS = frozenset(
-    [
-        "可以",
-        "如何",
-        "为何",
-        "现在",
-        "然后",
-        "时候",
-        "这样",
-        "那样",
-        "请问",
-        "帮忙",
-        "问题",
-        "知道",
-        "觉得",
-        "应该",
-        "需要",
-        "直接",
-        "可能",
-        "情况",
-        "东西",
-        "里面",
-        "之前",
-        "之后",
-        "以后",
-        "已经",
-        "看看",
-        "一起",
-        "比较",
-        "非常",
-        "特别",
-        "一般",
-        "其实",
-        "所以",
-        "因为",
-        "如果",
-        "虽然",
-        "还是",
-        "就是",
-        "为什",
-        "干嘛",
-        "多少",
-        "几个",
-        "哪个",
-        "哪些",
-        "怎样",
-        "方便",
-        "随便",
-        "顺便",
-        "先帮",
-        "帮我",
-        "给我",
-        "一下",
-        "行不",
-        "能不",
-        "是否",
-        "统一",
-        "所有",
-        "一律",
-        "必须",
-        "禁止",
-        "不能",
-        "不要",
-        "尽量",
-        "记得",
-        "注意",
-        "使用",
-    ]
-)
-_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "else",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "about",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "doing",
-        "done",
-        "have",
-        "has",
-        "had",
-        "having",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "us",
-        "you",
-        "your",
-        "he",
-        "she",
-        "it",
-        "its",
-        "they",
-        "them",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "shall",
-        "may",
-        "might",
-        "must",
-        "not",
-        "no",
-        "nor",
-        "so",
-        "too",
-        "very",
-        "just",
-        "only",
-        "also",
-        "than",
-        "such",
-        "some",
-        "any",
-        "all",
-        "each",
-        "every",
-        "both",
-        "either",
-        "neither",
-        "more",
-        "most",
-        "other",
-        "another",
-        "same",
-        "own",
-        "again",
-        "ever",
-        "once",
-        "up",
-        "down",
-        "out",
-        "off",
-        "above",
-        "below",
-        "between",
-        "through",
-        "during",
-        "before",
-        "after",
-        "while",
-        "until",
-        "because",
-        "since",
-        "yet",
-        "still",
-        "even",
-        "much",
-        "many",
-        "few",
-        "lot",
-        "lots",
-        "please",
-        "thanks",
-        "thank",
-        "ok",
-        "okay",
-        "yes",
-        "hey",
-        "hi",
-        "hello",
-        "let",
-        "lets",
-        "get",
-        "got",
-        "go",
-        "going",
-        "want",
-        "need",
-        "make",
-        "made",
-        "like",
-        "way",
-        "thing",
-        "things",
-        "something",
-        "anything",
-        "one",
-        "two",
-        "new",
-        "use",
-        "using",
-        "used",
-        "via",
-        "per",
-        "etc",
-        "vs",
-        "don",
-        "t",
-        "s",
-        "re",
-        "ll",
-        "ve",
-        "d",
-        "m",
-    ]
-)
-
-
-def _stem(word: str) -> str:
-    """A light English stemmer: plural, -ing, -ed, doubled final consonant, final e."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("es", ""), ("s", ""), ("ing", ""), ("ed", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "es" and not word[:-2].endswith(("s", "x", "z", "ch", "sh")):
-                continue
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                continue
-            word = word[: len(word) - len(suffix)] + keep
-            break
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouslz":
-        word = word[:-1]
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
-
-
-def _word_terms(token: str) -> list[str]:
-    """An identifier or word: whole (lower-cased), and its parts when it has several."""
-    whole = token.lower()
-    parts = [p for chunk in _PARTS.findall(token) for p in _CAMEL.findall(chunk)]
-    if len(parts) <= 1:
-        if whole in _STOP_WORDS or (len(whole) < 2 and not whole.isdigit()):
-            return []
-        return [_stem(whole)]
-    out = [whole]
-    for part in parts:
-        lowered = part.lower()
-        if len(lowered) >= 2 and lowered not in _STOP_WORDS:
-            out.append(_stem(lowered))
-    return out
-
-
-def _han_terms(run: str) -> list[str]:
-    out: list[str] = []
-    piece: list[str] = []
-    for char in [*run, "的"]:  # a trailing function character flushes the last piece
-        if char not in _FUNCTION_CHARS:
-            piece.append(char)
-            continue
-        for first, second in itertools.pairwise(piece):
-            bigram = first + second
-            if bigram not in _STOP_BIGRAMS:
-                out.append(bigram)
-        piece = []
-    return out
-
-
-def terms(text: str) -> list[str]:
-    """The lexical terms of a text, in order, with repeats."""
-    text = unicodedata.normalize("NFKC", text)
-    out: list[str] = []
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        out.extend(_han_terms(token) if _HAN.match(token) else _word_terms(token))
-    return out + concept_terms(text)
-
-
 Postings: TypeAlias = "array[int]"
 
 
-class _Frozen:
-    """A restored index's postings, read-only, as flat arrays: term `slot`'s documents and
-    counts are `docs[bounds[slot]:bounds[slot + 1]]` (and `tfs`'s), its live document count
-    `df[slot]`, its UTF-8 name `names[name_ends[slot]:name_ends[slot + 1]]`. A term is found
-    by its `hash()` (this process's: the table is built at restore and never written) in
-    `hashes`, sorted, whose `order` gives the slot; the name settles a collision. A term
-    given a document after the restore lives in the index's dict from then on (`moved`)."""
-
-    def __init__(
-        self, terms: list[str], term_end: np.ndarray, docs: np.ndarray, tfs: np.ndarray, live: np.ndarray
-    ):
-        count = len(terms)
-        self.docs, self.tfs = docs, tfs
-        self.bounds = array("q", [0])
-        self.bounds.frombytes(np.asarray(term_end, dtype=np.int64).tobytes())
-        starts = np.frombuffer(self.bounds, dtype=np.int64)[:-1]
-        per_posting = live[docs].astype(np.int64) if len(docs) else np.zeros(0, np.int64)
-        df = np.add.reduceat(per_posting, starts) if len(per_posting) else np.zeros(0, np.int64)
-        self.df = array("I", df.astype(np.uint32).tobytes())
-        encoded = [term.encode() for term in terms]
-        self.names = b"".join(encoded)
-        self.name_ends = array("q", itertools.accumulate(map(len, encoded), initial=0))
-        hashes = np.fromiter(map(hash, terms), dtype=np.int64, count=count)
-        order = np.argsort(hashes, kind="stable")
-        self.hashes = array("q", hashes[order].tobytes())
-        self.order = array("I", order.astype(np.uint32).tobytes())
-        # the hashes' top bits index `buckets`, where each bucket's run of `hashes` starts:
-        # a lookup reads about one hash (a binary search over 24k terms read 15: ~8% of a
-        # query's time at 10k memories, against ~4% this way)
-        bits = max(1, (count - 1).bit_length())
-        self.shift, self.half = 64 - bits, 1 << (bits - 1)
-        bucket_of = (hashes[order] >> self.shift) + self.half
-        first_of = np.searchsorted(bucket_of, np.arange((1 << bits) + 1))
-        self.buckets = array("I", first_of.astype(np.uint32).tobytes())
-        self.moved = np.zeros(count, dtype=bool)
-
-    @classmethod
-    def empty(cls) -> _Frozen:
-        none = np.zeros(0, dtype=np.int64)
-        return cls([], none, none.astype(np.uint32), none.astype(np.uint16), np.zeros(0, dtype=bool))
-
-    def __len__(self) -> int:
-        return len(self.order)
-
-    def find(self, term: str) -> int:
-        """The term's slot, or -1."""
-        key = hash(term)
-        bucket = (key >> self.shift) + self.half
-        buckets, hashes = self.buckets, self.hashes
-        for at in range(buckets[bucket], buckets[bucket + 1]):
-            if hashes[at] == key:
-                slot = self.order[at]
-                name = term.encode()
-                start = self.name_ends[slot]
-                if self.name_ends[slot + 1] - start == len(name) and self.names.startswith(name, start):
-                    return slot
-        return -1
-
-    def name(self, slot: int) -> bytes:
-        return self.names[self.name_ends[slot] : self.name_ends[slot + 1]]
-
-    def postings(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
-        start, end = self.bounds[slot], self.bounds[slot + 1]
-        return self.docs[start:end], self.tfs[start:end]
-
-    def sizes(self) -> np.ndarray:
-        """Each slot's posting count, 0 for a moved one."""
-        return np.diff(np.frombuffer(self.bounds, dtype=np.int64)) * ~self.moved
-
-    def kept(self) -> list[tuple[str, bytes, bytes]]:
-        """(term, documents, counts) of the slots not moved, in slot order: what snapshot()
-        writes of them."""
-        out = []
-        for slot in np.flatnonzero(~self.moved).tolist():
-            docs, tfs = self.postings(slot)
-            out.append((self.name(slot).decode(), docs.tobytes(), tfs.tobytes()))
-        return out
-
-
-# -- the index ----------------------------------------------------------------------------------------
 class LexicalIndex:
     """BM25 over live memories, in step with the vector index (same ids, same liveness)."""
 
@@ -462,7 +51,7 @@ class LexicalIndex:
         # until a new document copies one here. `_df`: the live documents of a term, less
         # (or more) than `_frozen.df` says for a restored one
         self._postings: dict[str, tuple[Postings, Postings]] = {}
-        self._frozen = _Frozen.empty()
+        self._frozen = FrozenPostings.empty()
         self._df: Counter[str] = Counter()
         self._doc_of: dict[str, int] = {}  # memory id -> its current document number
         self._ids: list[str | None] = []  # document number -> memory id (None: dead)
@@ -748,26 +337,12 @@ class LexicalIndex:
         index._live[:n] = snap.live
         docs, tfs = snap.docs.astype(np.uint32), snap.tfs.astype(np.uint16)
         docs.flags.writeable = tfs.flags.writeable = False
-        index._frozen = _Frozen(snap.terms, snap.term_end, docs, tfs, np.asarray(snap.live, dtype=bool))
+        index._frozen = FrozenPostings(
+            snap.terms, snap.term_end, docs, tfs, np.asarray(snap.live, dtype=bool)
+        )
         index._total_length = float(snap.length[snap.live].astype(np.float64).sum())
         index._live_count = int(snap.live.sum())
         return index
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """A lexical index as flat arrays: documents 0..n-1 (ids, texts, lengths, categories,
-    liveness) and each term's postings, the term's slice of `docs`/`tfs` ending at `term_end`."""
-
-    ids: list[str]
-    texts: list[str]
-    length: np.ndarray
-    category: np.ndarray
-    live: np.ndarray
-    terms: list[str]
-    term_end: np.ndarray
-    docs: np.ndarray
-    tfs: np.ndarray
 
 
 class LexicalScores:

@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic
-from .lexical import LexicalIndex, Snapshot
+from .lexical import LexicalIndex
+from .lexical_snapshot import Snapshot
 
 log = logging.getLogger("memevo.recall")
 FORMAT = 1
@@ -41,13 +42,16 @@ def path_beside(store_path: Path) -> Path:
 
 @cache
 def rules_version() -> str:
-    """What a term depends on: the code that cuts terms and names concepts, the Unicode tables
-    (NFKC) and the file format. Another release, another version: its files are not read."""
-    from . import concepts, lexical
+    """What a term depends on: the code that cuts terms and names concepts, the stop lists, the
+    Unicode tables (NFKC) and the file format. Another release, another version: its files are
+    not read."""
+    from .. import resources_access
+    from . import concepts, lexical, terms
 
     digest = hashlib.sha256(f"{FORMAT}\0{unicodedata.unidata_version}\0{sys.version_info[:2]}".encode())
-    for module in (lexical, concepts):
+    for module in (lexical, concepts, terms):
         digest.update(b"\0" + Path(str(module.__file__)).read_bytes())
+    digest.update(b"\0" + resources_access.read_text(terms.STOP_LISTS).encode())
     return digest.hexdigest()[:24]
 
 
