@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from memevo.core.recall import calibrate
+from memevo.core.recall import calibrate, calibrate_tables
 
 
-def _table(seed: int, cases: int, memories: int) -> calibrate.Table:
+def _table(seed: int, cases: int, memories: int) -> calibrate_tables.Table:
     rng = np.random.default_rng(seed)
     cosine = rng.uniform(0.2, 0.7, (cases, memories)).astype(np.float32)
     lexical = rng.uniform(0.0, 0.4, (cases, memories)).astype(np.float32)
     expect = [[int(rng.integers(memories))] if q % 2 == 0 else [] for q in range(cases)]
     alone = {(q, m): float(lexical[q, m]) + 0.05 for q, ms in enumerate(expect) for m in ms}
-    return calibrate.Table(
+    return calibrate_tables.Table(
         cosine=cosine,
         lexical=lexical,
         alone=alone,
@@ -33,7 +33,7 @@ def test_stacked_figures_are_the_sum_of_each_file_s() -> None:
     """Whatever the values, a stacked table's figures are each file's own added up: no case
     ever sees another file's memories (they would change its top 3 and its leaks)."""
     first, second = _table(1, 40, 12), _table(2, 30, 9)
-    both = calibrate.stack([first, second])
+    both = calibrate_tables.stack([first, second])
     assert both.cosine.shape == (70, 21)
     for params in [
         (0.4, 0.1, 0.46, 0.5, 0.55, 1.0, 0.0),
@@ -57,23 +57,25 @@ def test_a_memory_of_another_file_never_passes_the_gate() -> None:
     strong.alone = {(q, 0): 0.5 for q in range(10)}
     weak = _table(4, 10, 4)
     weak.expect = [[] for _ in range(10)]
-    both = calibrate.stack([strong, weak])
+    both = calibrate_tables.stack([strong, weak])
     chosen = calibrate.choose(both, list(range(20)), 0.0, 0.0)
     figures = calibrate.figures(both, list(range(20)), chosen)
     assert figures["hit"] == 10 and figures["rule_leaks"] == 0 and figures["project_leaks"] == 0
-    assert (both.cosine[10:, :4] == calibrate.ELSEWHERE).all() and (
-        both.cosine[:10, 4:] == calibrate.ELSEWHERE
+    assert (both.cosine[10:, :4] == calibrate_tables.ELSEWHERE).all() and (
+        both.cosine[:10, 4:] == calibrate_tables.ELSEWHERE
     ).all()
 
 
 # -- the search, a fold at once, against the engine's arithmetic one case at a time ---------------
-def _fused_one(t: calibrate.Table, q: int, p: calibrate.Params, offsets: calibrate.Offsets) -> np.ndarray:
+def _fused_one(
+    t: calibrate_tables.Table, q: int, p: calibrate.Params, offsets: calibrate.Offsets
+) -> np.ndarray:
     """As RecallEngine fuses one prompt's scores (and calibrate did, case by case, before)."""
     off = np.where(t.rule, offsets[0], offsets[1]) * t.cued
     return np.asarray(_cosine_one(t, q, p) + p[0] * t.lexical[q] - calibrate._damping(t, q, p) - off)
 
 
-def _cosine_one(t: calibrate.Table, q: int, p: calibrate.Params) -> np.ndarray:
+def _cosine_one(t: calibrate_tables.Table, q: int, p: calibrate.Params) -> np.ndarray:
     """As the index gives a prompt's cosines: the cross-language bonus added to the memory's own
     (crossing.bonus), then the better of that and its cues' cosine."""
     own = np.asarray(t.cosine[q] + (np.float32(p[6]) * t.crossing[q]).astype(np.float32))
@@ -87,7 +89,7 @@ def _gate_one(scores: np.ndarray, minimum: float) -> set[int]:
 
 
 def _figures_one(
-    t: calibrate.Table, cases: list[int], p: calibrate.Params, offsets: calibrate.Offsets
+    t: calibrate_tables.Table, cases: list[int], p: calibrate.Params, offsets: calibrate.Offsets
 ) -> dict[str, int]:
     weight, min_rule, min_project = p[0], p[2], p[3]
     rule_ids, project_ids = np.flatnonzero(t.rule), np.flatnonzero(~t.rule)
@@ -114,7 +116,7 @@ def _figures_one(
     return out
 
 
-def _tied_table(seed: int) -> calibrate.Table:
+def _tied_table(seed: int) -> calibrate_tables.Table:
     """Scores on a coarse grid (ties in every top 3, scores exactly on the minimums), cases
     that are not valid, a case expecting two memories and one expecting the same one twice."""
     t = _table(seed, 60, 10)
@@ -126,7 +128,7 @@ def _tied_table(seed: int) -> calibrate.Table:
     t.alone |= {(0, 1): 0.2, (0, 2): 0.1, (2, 3): 0.3}
     if seed % 2:  # a cued table: its cues' cosine kept apart from the memories' own
         cue = (np.round(rng.uniform(0.2, 0.8, t.cosine.shape) * 20) / 20).astype(np.float32)
-        t.cue_cosine = np.where(t.cued[None, :], cue, calibrate.NO_CUE).astype(np.float32)
+        t.cue_cosine = np.where(t.cued[None, :], cue, calibrate_tables.NO_CUE).astype(np.float32)
     return t
 
 

@@ -27,19 +27,17 @@ import argparse
 import itertools
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..encoder.models import entry_for
-from . import crossing, generic, lexical
+from . import generic
+from .calibrate_tables import Table, case_file_of, stack, tables_of
 from .calibration import for_model
-from .concepts import textbook_question
-from .engine import RecallEngine
 from .gate import RELATIVE_KEEP
-from .verify import Case, CaseFile, _input_of, load_file, pool_engine
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5)
 DAMPINGS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3)
@@ -55,142 +53,6 @@ CROSSINGS = (0.0, 0.05, 0.1, 0.15)
 TOP_K = 3
 # weight, question damping, min rule, min project, generic from, generic weight, cross-language bonus
 Params = tuple[float, float, float, float, float, float, float]
-
-
-@dataclass
-class Table:
-    """Per case: cosine and lexical against every memory, and the one-memory lexical."""
-
-    cosine: np.ndarray  # cases x memories
-    lexical: np.ndarray
-    alone: dict[tuple[int, int], float]
-    question: np.ndarray
-    generic: np.ndarray  # per case: closeness to the generic prompts (tool calls: 0)
-    valid: np.ndarray
-    expect: list[list[int]]
-    rule: np.ndarray  # memories: True for a rule
-    cued: np.ndarray  # memories: True when recall cues counted in both signals
-    # cases x memories: how far apart the two texts' shares of Chinese are (crossing.py)
-    crossing: np.ndarray
-    # cases x memories: the cues' cosine of a cued memory (NO_CUE elsewhere); `cosine` is then
-    # the memory's own, which the cross-language bonus lifts before the better of the two counts
-    cue_cosine: np.ndarray | None = None
-    # what the search derives from the table once (_derived): a table is not changed once used
-    derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-
-
-def tabulate(
-    engine: RecallEngine, cases: list[Case], texts: list[str], ids: list[str], *, cues: bool = False
-) -> Table:
-    """With `cues`, each cued memory's signals are the better of its own and its cues' (as
-    recall computes them); without, the memories alone."""
-    position = {t: n for n, t in enumerate(texts)}
-    cued = np.asarray([cues and i in engine.cued for i in ids])
-    n = len(cases)
-    cosine = np.zeros((n, len(ids)), dtype=np.float32)
-    lex = np.zeros_like(cosine)
-    alone: dict[tuple[int, int], float] = {}
-    question = np.zeros(n)
-    closeness = np.zeros(n)
-    # calibrating needs the closeness even for a model whose shipped gate does not damp yet
-    generic_prompts = (
-        engine.generic
-        if len(engine.generic.matrix)
-        else generic.Closeness.of_model(engine.encoder, engine.background)
-    )
-    valid = np.zeros(n, dtype=bool)
-    settings = engine.settings({})  # the model's defaults: what the search does not choose
-    memory_shares = crossing.shares(texts)
-    apart = np.zeros_like(cosine)
-    cue_cosine = np.full_like(cosine, NO_CUE)
-    for q, case in enumerate(cases):
-        text, prompt = _input_of(case)
-        if text is None:
-            continue
-        valid[q] = True
-        apart[q] = np.abs(memory_shares - np.float32(crossing.chinese_share(text)))
-        question[q] = float(prompt and textbook_question(text))
-        # searched as recall searches it: with its sentences when the model's gate does
-        centred, queries = engine.queries(text, settings, prompt=prompt)
-        closeness[q] = generic_prompts.of(centred) if prompt else 0.0
-        found = engine.index.scores_of(queries, ids)
-        cosine[q] = [found[i] for i in ids]
-        if cues:
-            by_cue = engine.index.cue_scores_of(queries, [i for i, c in zip(ids, cued, strict=True) if c])
-            cue_cosine[q] = [by_cue.get(i, NO_CUE) for i in ids]
-        scores = engine.lexical.scores(text)
-        lex[q] = [scores.of(i) for i in ids]
-        if cues:
-            by_cues = engine.cue_lexical.scores(text)
-            lex[q] = np.where(cued, np.maximum(lex[q], [by_cues.of(i) for i in ids]), lex[q])
-        for expected in case.expect:
-            m = position[expected]
-            alone[(q, m)] = lexical.alone(text, expected)
-            if cued[m]:
-                cue_text = "\n".join(engine.cue_texts(ids[m]))
-                alone[(q, m)] = max(alone[(q, m)], lexical.alone(text, cue_text))
-    rule = np.asarray([engine.index.category_of(i) == "rule" for i in ids])
-    expect = [[position[e] for e in case.expect] for case in cases]
-    return Table(
-        cosine,
-        lex,
-        alone,
-        question,
-        closeness,
-        valid,
-        expect,
-        rule,
-        cued,
-        apart,
-        cue_cosine if cues else None,
-    )
-
-
-# A memory of another file's pool, for a case: never a candidate, never above a minimum.
-ELSEWHERE = -10.0
-NO_CUE = -10.0  # the cue cosine of a memory without cues: never the better one
-
-
-def stack(tables: list[Table]) -> Table:
-    """Several files' tables as one: each case scored against its own file's memories only (the
-    other pools' cells are ELSEWHERE), so the gate, the folds and the search run over all
-    cases at once and the chosen values fit every file's team, not one."""
-    if len(tables) == 1:
-        return tables[0]
-    rows, cols = sum(len(t.valid) for t in tables), sum(len(t.rule) for t in tables)
-    cosine = np.full((rows, cols), ELSEWHERE, dtype=np.float32)
-    lex = np.zeros((rows, cols), dtype=np.float32)
-    apart = np.zeros((rows, cols), dtype=np.float32)
-    by_cues = np.full((rows, cols), NO_CUE, dtype=np.float32)
-    alone: dict[tuple[int, int], float] = {}
-    expect: list[list[int]] = []
-    q0 = m0 = 0
-    for t in tables:
-        n, m = t.cosine.shape
-        cosine[q0 : q0 + n, m0 : m0 + m] = t.cosine
-        lex[q0 : q0 + n, m0 : m0 + m] = t.lexical
-        apart[q0 : q0 + n, m0 : m0 + m] = t.crossing
-        if t.cue_cosine is not None:
-            by_cues[q0 : q0 + n, m0 : m0 + m] = t.cue_cosine
-        alone.update({(q + q0, k + m0): v for (q, k), v in t.alone.items()})
-        expect += [[k + m0 for k in e] for e in t.expect]
-        q0, m0 = q0 + n, m0 + m
-    joined = {
-        name: np.concatenate([getattr(t, name) for t in tables]) for name in ("question", "generic", "valid")
-    }
-    return Table(
-        cosine,
-        lex,
-        alone,
-        joined["question"],
-        joined["generic"],
-        joined["valid"],
-        expect,
-        np.concatenate([t.rule for t in tables]),
-        np.concatenate([t.cued for t in tables]),
-        apart,
-        by_cues if any(t.cue_cosine is not None for t in tables) else None,
-    )
 
 
 Offsets = tuple[float, float]  # taken off a cued rule's / project fact's fused score
@@ -429,40 +291,6 @@ def line(name: str, f: dict[str, int]) -> str:
     )
 
 
-def _case_file(path: Path) -> CaseFile:
-    """A cases file with its own memories, or a public set (public_sets.py) as one."""
-    from . import public_sets
-
-    if public_sets.is_public_file(path):
-        return public_sets.case_file(public_sets.load(path))
-    case_file = load_file(path)
-    if case_file.pool is None:
-        raise SystemExit(f"{path}: calibrate needs a cases file with its own memories (`memories` or `pool`)")
-    return case_file
-
-
-def _tables(
-    encoder: Any, case_files: list[CaseFile]
-) -> list[tuple[Table, Table, Table | None, Table | None]]:
-    """Per file: its prompts' table, the same with cues (the same table when it has none), and
-    its tool calls' two tables (None: it has none)."""
-    parts: list[tuple[Table, Table, Table | None, Table | None]] = []
-    for case_file in case_files:
-        with pool_engine(encoder, case_file) as (engine, made):
-            texts = [m.text for m in made]
-            ids = [m.id for m in made]
-            plain = tabulate(engine, case_file.cases, texts, ids)
-            cued = tabulate(engine, case_file.cases, texts, ids, cues=True) if engine.cued else plain
-            acts = acts_cued = None
-            if case_file.actions:
-                acts = tabulate(engine, case_file.actions, texts, ids)
-                acts_cued = (
-                    tabulate(engine, case_file.actions, texts, ids, cues=True) if engine.cued else acts
-                )
-            parts.append((plain, cued, acts, acts_cued))
-    return parts
-
-
 def _params_of(hybrid: Any) -> tuple[Params, Offsets]:
     """A calibration.Hybrid as the search's parameters and cue offsets."""
     params: Params = (
@@ -517,16 +345,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from ..runtime import load_encoder
 
-    case_files = [_case_file(Path(name)) for name in args.cases]
-    held_files = [_case_file(Path(name)) for name in args.hold_out]
+    case_files = [case_file_of(Path(name)) for name in args.cases]
+    held_files = [case_file_of(Path(name)) for name in args.hold_out]
     encoder = load_encoder()
     entry = entry_for(encoder.model_id)
     if args.shipped_dampings:
         _keep_shipped_dampings(encoder.model_id)
     shipped_model = for_model(encoder.model_id)
     crossings = tuple(args.cross_language or [shipped_model.cross_language if shipped_model else 0.0])
-    parts = _tables(encoder, case_files)
-    held = _tables(encoder, held_files)
+    parts = tables_of(encoder, case_files)
+    held = tables_of(encoder, held_files)
     any_cues = any(part[1] is not part[0] for part in parts)
     prompts = stack([part[0] for part in parts])
     with_cues = stack([part[1] for part in parts]) if any_cues else None
