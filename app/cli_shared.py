@@ -59,7 +59,7 @@ def run_handler(handler: Handler, args: argparse.Namespace) -> int:
         return 141
     except Exception as exc:  # one line for the user, the traceback for the log
         from ..core import paths
-        from ..core.store import damage_in
+        from ..core.store_damage import damage_in
 
         where = log_traceback()
         damage = damage_in(exc, paths.store_path())

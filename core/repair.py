@@ -32,7 +32,8 @@ from . import backups, paths
 from .clock import Clock, SystemClock, iso
 from .errors import StoreBusy, StoreDamaged
 from .purge import DAMAGED_PREFIX
-from .store import Store, check_size, damage_detail, one, table_names
+from .store import Store, one, table_names
+from .store_damage import check_size, damage_detail
 
 log = logging.getLogger("memevo.repair")
 

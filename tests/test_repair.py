@@ -26,7 +26,8 @@ from memevo.core.clock import FakeClock
 from memevo.core.errors import StoreDamaged
 from memevo.core.service import client
 from memevo.core.service.damaged import DAMAGED_NOTICE
-from memevo.core.store import Store, damage_detail
+from memevo.core.store import Store
+from memevo.core.store_damage import damage_detail
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 REMEDY = "memevo repair"

@@ -69,7 +69,7 @@ class ServiceHost:
         from ..encoder.encoder import release_free_memory
         from ..recall import lexical_file
         from ..runtime import open_engine, provisioned_encoder
-        from ..store import damage_in
+        from ..store_damage import damage_in
 
         ctx = self.ctx
         limit_blas_threads()

@@ -25,7 +25,7 @@ from typing import IO, Any
 from .. import atomic, paths
 from ..errors import MemevoError, StoreDamaged
 from ..redaction import RedactingFilter
-from ..store import damage_in
+from ..store_damage import damage_in
 from . import protocol, routes
 from .host import ServiceHost
 from .idle import IdleWatch, exit_when_idle
