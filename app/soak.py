@@ -19,9 +19,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .bench import HOOK_PROMPT, _proc_rss_mb, bench_service
+from .bench.hooks import HOOK_PROMPT
+from .bench.measure import process_rss_mb
+from .bench.service import bench_service
 
-FACT = "pay_new_flow_v2"  # the pool's one fact the prompt recalls (bench._bench_pool)
+FACT = "pay_new_flow_v2"  # the pool's one fact the prompt recalls (bench/service.py's _bench_pool)
 SESSIONS = 50
 GROWTH_BUDGET_PCT = 10.0
 
@@ -109,7 +111,7 @@ def soak(
         # heaps reach their working size): before is the steady state, after shows any growth.
         day(-warmup - 1, warmup, max(1, warmup // 40), 1)
         time.sleep(3)
-        before = _proc_rss_mb(tray.pid)
+        before = process_rss_mb(tray.pid)
         recalled = 0
         started = time.perf_counter()
         timeline: list[float] = []  # RSS every 10 s: levelling off, or growing all along
@@ -118,7 +120,7 @@ def soak(
 
         def sample() -> None:
             while running.is_set():
-                timeline.append(round(_proc_rss_mb(tray.pid), 1))
+                timeline.append(round(process_rss_mb(tray.pid), 1))
                 time.sleep(10)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -130,7 +132,7 @@ def soak(
             sampler.join()
         elapsed = time.perf_counter() - started
         time.sleep(3)  # DuckDB's allocator returns what the last writes freed within ~1.5 s
-        after = _proc_rss_mb(tray.pid)
+        after = process_rss_mb(tray.pid)
         counts = client.call("counts", {}, timeout_s=60)["counts"]
         memories = sum(c["live"] + c["deprecated"] for c in counts.values())
     return {

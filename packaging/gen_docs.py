@@ -8,7 +8,7 @@
   default, the values it accepts (the validator's own refusal, so the page says exactly what
   `memevo config` enforces) and what it does;
 - docs/reference/environment.md: every environment variable, from core/envvars.py;
-- the budgets block of docs/performance.md, from app/bench.py's BUDGETS.
+- the budgets block of docs/performance.md, from app/bench/budgets.py's BUDGETS.
 
 Plain strings, no template engine: a reference change shows in the same diff as the code
 that made it. tests/test_docs.py runs `pages()` in-process and compares.
@@ -219,7 +219,7 @@ def environment_page() -> str:
 
 # -- the budgets block of performance.md -----------------------------------------------------
 def budgets_block() -> str:
-    from memevo.app.bench import BUDGETS
+    from memevo.app.bench.budgets import BUDGETS
 
     rows = ["| budget | what is compared | limit |", "|---|---|---|"]
     for label, (figure, statistic, limit) in BUDGETS.items():

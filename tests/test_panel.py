@@ -46,10 +46,10 @@ def _view(qtbot, host: ServiceHost) -> MemoriesView:
 
 
 def test_a_hundred_thousand_memories_load_a_page_at_a_time(qtbot, host: ServiceHost) -> None:
-    from memevo.app import bench
+    from memevo.app.bench.pool import synthetic_store
 
     host.store.close()
-    big = bench.synthetic_store(100_000)
+    big = synthetic_store(100_000)
     host.store = big
     host.ctx.access.store = big  # type: ignore[attr-defined]
     panel = Panel(host)

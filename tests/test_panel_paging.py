@@ -19,11 +19,11 @@ def test_no_store_work_on_the_ui_thread_at_100k(
 ) -> None:
     """The freeze budget (100 ms) is kept by construction: every query and every write runs on
     the worker. A timed assertion would be flaky on a shared machine, so this checks the cause."""
-    from memevo.app import bench
+    from memevo.app.bench.pool import synthetic_store
     from memevo.desktop.panel import Panel
 
     host.store.close()
-    big = bench.synthetic_store(100_000)
+    big = synthetic_store(100_000)
     host.store = big
     host.ctx.access.store = big  # type: ignore[attr-defined]
     ui_thread = threading.current_thread()

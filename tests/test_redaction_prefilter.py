@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from deadlines import HANG_S
-from memevo.app.bench import adversarial_inputs
+from memevo.app.bench.hostile_text import adversarial_inputs
 from memevo.core import redaction
 
 TESTS = Path(__file__).parent

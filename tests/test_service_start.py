@@ -91,13 +91,14 @@ def test_the_bench_times_a_start_over_the_store_as_its_last_run_left_it(provisio
     import sys
     from pathlib import Path
 
-    from memevo.app import bench
+    from memevo.app.bench.pool import HOME_ENV
+    from memevo.app.bench.service import bench_service
     from memevo.core.recall import lexical_file
     from memevo.core.service import client
 
     first: list[float] = []
-    with bench.bench_service(sys.executable, pool=80, first=first) as (_env, service, ready_s):
-        home = Path(os.environ[bench.HOME_ENV])
+    with bench_service(sys.executable, pool=80, first=first) as (_env, service, ready_s):
+        home = Path(os.environ[HOME_ENV])
         assert service.poll() is None and len(first) == 1 and ready_s > 0
         assert lexical_file.load(home / lexical_file.FILE_NAME) is not None  # the first start's
         status = client.call("ping", {}, timeout_s=5)

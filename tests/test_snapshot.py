@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memevo.app.bench import synthetic_store
+from memevo.app.bench.pool import synthetic_store
 from memevo.core import atomic, memories, snapshot
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store

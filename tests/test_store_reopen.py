@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memevo.app.bench import synthetic_store
+from memevo.app.bench.pool import synthetic_store
 from memevo.core import memories, native_heap
 from memevo.core.clock import FakeClock
 from memevo.core.errors import StoreDamaged

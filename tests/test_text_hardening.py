@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
-from memevo.app import bench
+from memevo.app.bench.hostile_text import adversarial_inputs
 from memevo.core.recall import textfilter
 from memevo.core.recall.textfilter import (
     JUDGE_MAX_CHARS,
@@ -35,7 +35,7 @@ from memevo.core.recall.textfilter import (
 
 set_hypothesis_home_dir(tempfile.mkdtemp(prefix="memevo-hypothesis-"))  # not a .hypothesis/ in the repo
 HOOKS = Path(__file__).resolve().parents[1] / "hooks"
-ADVERSARIAL = bench.adversarial_inputs()
+ADVERSARIAL = adversarial_inputs()
 
 PIECES = [
     " ", "  ", "\t", "\n", "\r\n", "\u3000", "\u2028", "a", "A1", "x = 1", ";", "{", "}", "(", ")", "```", "~~~",

@@ -16,7 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memevo.app import bench
+from memevo.app.bench import hooks as bench_hooks
+from memevo.app.bench.measure import spread
+from memevo.app.bench.service import bench_service
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,12 +48,14 @@ def main() -> None:
     samples: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
     with tempfile.TemporaryDirectory() as tmp:
         scripts = {"old": checkout_hooks(rev, Path(tmp)), "new": REPO / "hooks" / "memevo_hook.py"}
-        with bench.bench_service(python) as (env, _service, _ready_s):
-            payloads = bench.hook_payloads()
+        with bench_service(python) as (env, _service, _ready_s):
+            payloads = bench_hooks.hook_payloads()
             for script in scripts.values():  # compile both once, warm the service
                 for event in ("UserPromptSubmit", "SessionStart"):
                     payload = payloads["prompt" if event == "UserPromptSubmit" else "session_start"]
-                    bench.hook_samples([python, "-I", "-S", str(script), "claude", event], payload, env, 3)
+                    bench_hooks.hook_samples(
+                        [python, "-I", "-S", str(script), "claude", event], payload, env, 3
+                    )
             for phase in ("quiet", "loaded", "concurrent"):
                 for r in range(rounds):
                     for variant in ("old", "new") if r % 2 == 0 else ("new", "old"):
@@ -59,31 +63,33 @@ def main() -> None:
                         figures = samples[variant]
                         if phase == "quiet":
                             figures.setdefault("python_start_ms", []).extend(
-                                bench.hook_samples([python, "-I", "-S", "-c", "pass"], b"", env, runs)
+                                bench_hooks.hook_samples([python, "-I", "-S", "-c", "pass"], b"", env, runs)
                             )
                             figures.setdefault("hook_prompt_ms", []).extend(
-                                bench.hook_samples([*hook, "UserPromptSubmit"], payloads["prompt"], env, runs)
+                                bench_hooks.hook_samples(
+                                    [*hook, "UserPromptSubmit"], payloads["prompt"], env, runs
+                                )
                             )
                             figures.setdefault("hook_session_start_ms", []).extend(
-                                bench.hook_samples(
+                                bench_hooks.hook_samples(
                                     [*hook, "SessionStart"], payloads["session_start"], env, runs
                                 )
                             )
                         elif phase == "loaded":
-                            with bench.cpu_load(python):
+                            with bench_hooks.cpu_load(python):
                                 figures.setdefault("hook_prompt_loaded_ms", []).extend(
-                                    bench.hook_samples(
+                                    bench_hooks.hook_samples(
                                         [*hook, "UserPromptSubmit"], payloads["prompt"], env, runs
                                     )
                                 )
                         else:
                             figures.setdefault("hook_prompt_concurrent_ms", []).extend(
-                                bench.concurrent_samples(
+                                bench_hooks.concurrent_samples(
                                     [*hook, "UserPromptSubmit"], payloads["prompt"], env, max(1, runs // 4)
                                 )
                             )
                 print(f"{phase} done at {time.strftime('%H:%M:%S')}", file=sys.stderr, flush=True)
-    out: dict[str, Any] = {v: {k: bench.spread(x) for k, x in figs.items()} for v, figs in samples.items()}
+    out: dict[str, Any] = {v: {k: spread(x) for k, x in figs.items()} for v, figs in samples.items()}
     print(json.dumps(out, indent=1))
 
 
