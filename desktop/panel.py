@@ -149,7 +149,7 @@ class Panel(QMainWindow):
         current = self.tabs.currentWidget()
         if current is self.memories:
             self.memories.model.reload()
-            self.memories.refresh_undo()
+            self.memories.memory_actions.refresh_undo()
         elif current is self.trash:
             self.trash.model.reload()
         elif current is self.settings:

@@ -67,7 +67,7 @@ def test_one_change_at_a_time(qtbot, host: ServiceHost, clock: FakeClock) -> Non
     view.act("undo")  # clicked before the delete finished: refused, nothing popped
     assert "还在处理" in view.last_message
     _settle(qtbot, view)
-    assert view.buttons["undo"].isEnabled() and len(view.undo_stack) == 1
+    assert view.buttons["undo"].isEnabled() and len(view.memory_actions.undo_stack) == 1
 
 
 def test_undo_names_what_it_undoes_and_is_never_stale(
@@ -101,7 +101,7 @@ def test_undo_names_what_it_undoes_and_is_never_stale(
     _settle(qtbot, panel.trash)
     panel.show_view("memories")
     _settle(qtbot, view)
-    assert not undo.isEnabled() and undo.text() == tr("Undo") and view.undo_stack == []
+    assert not undo.isEnabled() and undo.text() == tr("Undo") and view.memory_actions.undo_stack == []
     assert view.last_message == tr("Undo of “{what}” is no longer possible: {why}.").format(
         what=deleted, why=tr("#{id} is no longer in the trash").format(id=memory.id)
     )
