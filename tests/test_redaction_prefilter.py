@@ -1,5 +1,5 @@
 """detect-secrets and RE2 load only for a text that may match one of their patterns
-(core/redaction.py, `may_match_third_party`): proved a superset of what the patterns match on
+(core/redaction_prefilter.py, `may_match_third_party`): proved a superset of what the patterns match on
 redaction's own corpus and tests, one example of every pattern, their case-folded and mutated
 variants and hostile text; and a process that logs only ordinary records never loads them."""
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from deadlines import HANG_S
 from memevo.app.bench.hostile_text import adversarial_inputs
-from memevo.core import redaction
+from memevo.core import redaction_detect_secrets, redaction_prefilter, redaction_values
 
 TESTS = Path(__file__).parent
 CORPUS = json.loads((TESTS / "data" / "redaction-corpus.json").read_text(encoding="utf-8"))
@@ -76,7 +76,7 @@ FOLDS = {"s": "ſ", "k": "\u212a"}
 
 
 def _patterns() -> tuple[Any, ...]:
-    patterns = redaction._third_party()
+    patterns = redaction_detect_secrets._third_party()
     assert len(patterns) >= 30, "detect-secrets' patterns did not load"
     return patterns
 
@@ -120,19 +120,19 @@ def test_written_for_the_installed_detect_secrets() -> None:
     """Another version of detect-secrets makes every text load the patterns (safe, not light)."""
     from importlib import metadata
 
-    assert metadata.version("detect-secrets") == redaction.PATTERNS_FOR
-    assert redaction._third_party_known()
+    assert metadata.version("detect-secrets") == redaction_prefilter.PATTERNS_FOR
+    assert redaction_prefilter._third_party_known()
 
 
 def test_another_detect_secrets_version_loads_them_for_every_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(redaction, "PATTERNS_FOR", "0.0.0")
-    redaction._third_party_known.cache_clear()
+    monkeypatch.setattr(redaction_prefilter, "PATTERNS_FOR", "0.0.0")
+    redaction_prefilter._third_party_known.cache_clear()
     try:
-        assert redaction.may_match_third_party("an ordinary sentence")
+        assert redaction_prefilter.may_match_third_party("an ordinary sentence")
     finally:
         monkeypatch.undo()
-        redaction._third_party_known.cache_clear()
-    assert not redaction.may_match_third_party("an ordinary sentence")
+        redaction_prefilter._third_party_known.cache_clear()
+    assert not redaction_prefilter.may_match_third_party("an ordinary sentence")
 
 
 def test_every_pattern_has_an_example_that_it_matches_and_that_may_match() -> None:
@@ -141,7 +141,7 @@ def test_every_pattern_has_an_example_that_it_matches_and_that_may_match() -> No
     for pattern in _patterns():
         example = EXAMPLES[pattern.pattern.decode()]
         assert pattern.search(example.encode()), example
-        assert redaction.may_match_third_party(example), example
+        assert redaction_prefilter.may_match_third_party(example), example
 
 
 def test_whatever_a_pattern_matches_may_match() -> None:
@@ -156,7 +156,7 @@ def test_whatever_a_pattern_matches_may_match() -> None:
     texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 200))) for _ in range(3000)]
     matched = [text for text in texts if _matched(text)]
     assert len(matched) > 1000  # the check is not empty
-    assert [text[:80] for text in matched if not redaction.may_match_third_party(text)] == []
+    assert [text[:80] for text in matched if not redaction_prefilter.may_match_third_party(text)] == []
 
 
 def test_re2_folds_an_ascii_letter_only_to_what_casefold_maps_to_it() -> None:
@@ -174,13 +174,13 @@ def test_re2_folds_an_ascii_letter_only_to_what_casefold_maps_to_it() -> None:
 def test_ordinary_text_and_the_services_own_records_load_nothing() -> None:
     """A prefilter that let everything through would keep the guarantee and save nothing."""
     ordinary = CORPUS["ordinary"]
-    assert sum(redaction.may_match_third_party(t) for t in ordinary) <= len(ordinary) // 10
+    assert sum(redaction_prefilter.may_match_third_party(t) for t in ordinary) <= len(ordinary) // 10
     for record in (
         "encoder: intfloat/multilingual-e5-small on onnx",
         "service listening on /tmp/memevo-1000/service.sock (pid 4242)",
         "recall: 3 hits in 12.5 ms for claude-code session 5f0c2a1e-9d7b-4c1e-8a5e-2b9f1d3c4e6a",
     ):
-        assert not redaction.may_match_third_party(record), record
+        assert not redaction_prefilter.may_match_third_party(record), record
 
 
 CHILD = """
@@ -212,5 +212,5 @@ def test_a_log_loads_the_patterns_only_for_a_record_that_needs_them(secret: str)
     seen = json.loads(done.stdout)
     assert seen["before"] == []
     assert seen["after"] == ["detect_secrets", "re2"]
-    assert secret not in seen["log"] and redaction.REDACTED in seen["log"]
+    assert secret not in seen["log"] and redaction_values.REDACTED in seen["log"]
     assert "multilingual-e5-small" in seen["log"]

@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 
 from ..memories import remove_unsafe, text_width
-from ..redaction import REDACTED, redact_secrets
+from ..redaction import redact_secrets
+from ..redaction_values import REDACTED
 
 __all__ = [
     "JUDGE_MAX_CHARS",

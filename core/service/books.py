@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import Clock
-from ..redaction import REDACTED, redact_secrets
+from ..redaction import redact_secrets
+from ..redaction_values import REDACTED
 from ..store import Store
 
 log = logging.getLogger("memevo.service")
