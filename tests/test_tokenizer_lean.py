@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from memevo.app.bench.hostile_text import adversarial_inputs
-from memevo.core.encoder import onnx_encoder
+from memevo.core.encoder import onnx_encoder, tokenizer_table
 from memevo.core.encoder import tokenizer as tokenizer_mod
 
 DATA = Path(__file__).parent / "data"
@@ -109,11 +109,11 @@ def test_at_rest_the_packs_pages_are_let_go_and_mapped_again(tokenizer_file: Pat
 
 def test_a_piece_listed_twice_has_its_last_id_and_equal_keys_do_not_match() -> None:
     """ "plumless" and "buckeroo" have the same CRC-32: each is told apart on its bytes."""
-    table = tokenizer_mod.PieceTable.build(["a", "响", "b", "a", "ÍT", "", "plumless", "\ud800"])
+    table = tokenizer_table.PieceTable.build(["a", "响", "b", "a", "ÍT", "", "plumless", "\ud800"])
     assert table.lookup(["a", "响", "ÍT", "b", "c", "", "ab", "plumless", "buckeroo", "\ud800"]) == [
         3, 1, 4, 2, -1, 5, -1, 6, -1, 7,
     ]  # fmt: skip
-    table = tokenizer_mod.PieceTable.build(["buckeroo", "x", "plumless"])
+    table = tokenizer_table.PieceTable.build(["buckeroo", "x", "plumless"])
     assert table.lookup(["plumless", "buckeroo", "plumles"]) == [2, 0, -1]
 
 
@@ -135,7 +135,7 @@ def _folder_copy(tokenizer_file: Path, target: Path) -> Path:
 def test_a_folder_without_the_pack_gets_it_once_then_maps_it(tokenizer_file: Path, tmp_path: Path) -> None:
     """A model folder provisioned before the pack existed: its first load writes it."""
     path = _folder_copy(tokenizer_file, tmp_path / "onnx")
-    pack = path.with_name(tokenizer_mod.PACK)
+    pack = path.with_name(tokenizer_table.PACK)
     first = tokenizer_mod.load(path, 512)
     assert pack.is_file() and first.kind == "lean" and first.mapped
     written = pack.stat().st_mtime_ns
@@ -153,8 +153,8 @@ def test_a_stale_or_damaged_pack_is_built_again(
     tokenizer_file: Path, tmp_path: Path, damage: str, both: tuple[Any, Any]
 ) -> None:
     path = _folder_copy(tokenizer_file, tmp_path / "onnx")
-    pack = path.with_name(tokenizer_mod.PACK)
-    good = tokenizer_file.with_name(tokenizer_mod.PACK).read_bytes()  # the pack `both` mapped
+    pack = path.with_name(tokenizer_table.PACK)
+    good = tokenizer_file.with_name(tokenizer_table.PACK).read_bytes()  # the pack `both` mapped
     pack.write_bytes(good)
     assert tokenizer_mod.LeanUnigram.from_pack(path, 512) is not None  # good as it was copied
     if damage == "another_source":  # the same tokenizer written out again: other bytes, other digest
@@ -164,11 +164,11 @@ def test_a_stale_or_damaged_pack_is_built_again(
     elif damage == "truncated":
         pack.write_bytes(good[: len(good) // 2])
     elif damage == "older_format":
-        current = f'"format": {tokenizer_mod.PACK_FORMAT}'.encode()
+        current = f'"format": {tokenizer_table.PACK_FORMAT}'.encode()
         assert current in good
         pack.write_bytes(good.replace(current, b'"format": 1', 1))  # the first format (no astral table)
     elif damage == "huge_header":  # its length field says 2**64 - 1 bytes
-        magic = len(tokenizer_mod.PACK_MAGIC)
+        magic = len(tokenizer_table.PACK_MAGIC)
         pack.write_bytes(good[:magic] + b"\xff" * 8 + good[magic + 8 :])
     else:
         pack.write_bytes(b"garbage")
@@ -192,7 +192,7 @@ def test_where_the_pack_cannot_be_written_the_table_is_built_in_memory(
     path = _folder_copy(tokenizer_file, tmp_path / "onnx")
     lean = tokenizer_mod.load(path, 512)
     assert lean.kind == "lean" and not lean.mapped
-    assert not path.with_name(tokenizer_mod.PACK).exists()
+    assert not path.with_name(tokenizer_table.PACK).exists()
     full = tokenizer_mod.FullTokenizer(path, 512)
     assert [t for t in verify_set_texts()[:100] if lean.encode(t) != full.encode(t)] == []
 
