@@ -19,7 +19,9 @@ from . import config as config_mod
 from . import paths, staleness
 from .clock import Clock
 from .errors import InvalidInput
-from .memories import CATEGORIES, Memory, _insert, check_text
+from .memories import Memory, check_text
+from .memory_row import _insert
+from .memory_text import CATEGORIES
 from .store import Store, one
 
 # Keys of the Node tool's config.json that still mean the same here. Its recall thresholds

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .memories import _COLUMNS, Memory
+from .memories import Memory
+from .memory_row import _COLUMNS
 from .store import Store
 
 

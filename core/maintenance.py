@@ -16,7 +16,9 @@ from . import confidence as conf
 from . import config as config_mod
 from .clock import Clock
 from .learning import jobs as side_jobs
-from .memories import _COLUMNS, Memory, _save_standing, purge_expired_trash
+from .memories import Memory, _save_standing
+from .memory_row import _COLUMNS
+from .memory_trash import purge_expired_trash
 from .store import Store, one
 
 log = logging.getLogger("memevo.maintenance")

@@ -1,172 +1,25 @@
-"""Memories and their trash: every change to the memory rows goes through here."""
+"""Memories: reading and changing the live memory rows (history and trash have their own modules)."""
 
 from __future__ import annotations
 
-import re
 import secrets
-import unicodedata
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import asdict
+from typing import Any
 
 from . import confidence as conf
 from . import staleness
-from .clock import Clock, iso
+from .clock import Clock
 from .confidence import Standing, Tier
 from .errors import InvalidInput, NotFound
+from .memory_history import _supersede
+from .memory_row import _COLUMNS, _get_in, _insert
+from .memory_row import Memory as Memory
+from .memory_text import CATEGORIES, Category, check_category, first_unsafe
+from .memory_text import check_text as check_text
+from .memory_trash import _move_to_trash
+from .memory_trash import delete as delete
+from .memory_trash import trash_list as trash_list
 from .store import Store, one
-
-Category = Literal["rule", "project"]
-CATEGORIES: tuple[Category, ...] = ("rule", "project")
-MIN_TEXT, MAX_TEXT = 6, 400
-TRASH_KEEP_DAYS = 30
-
-# pinned is read from its own table (migration 6), so the memory rows keep their nine columns;
-# the unqualified id is the outer table's (memories or trash), as pins has no id column.
-_COLUMNS = (
-    "id, category, text, confidence, created_ms, last_seen_ms, deprecated, award_day, award_pts, "
-    "EXISTS (SELECT 1 FROM pins WHERE pins.memory_id = id) AS pinned, "
-    "(SELECT repo FROM scopes WHERE scopes.memory_id = id) AS scope, "
-    "(SELECT stale_reason FROM anchors WHERE anchors.memory_id = id AND stale_ms IS NOT NULL) AS stale"
-)
-
-
-@dataclass(frozen=True)
-class Memory:
-    id: str
-    category: Category
-    text: str
-    confidence: int
-    created_ms: int
-    last_seen_ms: int
-    deprecated: bool
-    award_day: str | None
-    award_pts: int
-    pinned: bool = False
-    scope: str | None = None  # the repository it belongs to; None: global
-    # why its repository no longer confirms it ("x not found in repo since day"); None: not stale
-    stale: str | None = None
-
-    @classmethod
-    def from_row(cls, row: tuple[Any, ...]) -> Memory:
-        id_, category, text, confidence, created_ms, last_seen_ms, deprecated, award_day, award_pts = row[:9]
-        pinned = bool(row[9]) if len(row) > 9 else False
-        scope = str(row[10]) if len(row) > 10 and row[10] is not None else None
-        stale = str(row[11]) if len(row) > 11 and row[11] is not None else None
-        return cls(
-            id_,
-            category,
-            text,
-            confidence,
-            created_ms,
-            last_seen_ms,
-            deprecated,
-            award_day,
-            award_pts,
-            pinned,
-            scope,
-            stale,
-        )
-
-    @property
-    def standing(self) -> Standing:
-        return Standing(self.confidence, self.last_seen_ms, self.award_day, self.award_pts, self.deprecated)
-
-    def with_standing(self, standing: Standing) -> Memory:
-        fields = asdict(self) | asdict(standing)
-        return Memory(**fields)
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "category": self.category,
-            "text": self.text,
-            "confidence": conf.as_float(self.confidence),
-            "created": iso(self.created_ms),
-            "last_seen": iso(self.last_seen_ms),
-            "deprecated": self.deprecated,
-            "pinned": self.pinned,
-            "scope": self.scope or "global",
-            "stale": self.stale,
-        }
-
-
-@dataclass(frozen=True)
-class Trashed:
-    memory: Memory
-    deleted_ms: int
-    reason: str
-
-    def as_json(self) -> dict[str, Any]:
-        return self.memory.as_json() | {"deleted": iso(self.deleted_ms), "reason": self.reason}
-
-
-# -- validation ------------------------------------------------------------------------------
-def check_category(value: str) -> Category:
-    if value == "rule":
-        return "rule"
-    if value == "project":
-        return "project"
-    raise InvalidInput(f"category must be rule or project, not {value!r}")
-
-
-def text_width(text: str) -> int:
-    """Display columns: a Chinese (wide) character counts as two, like a terminal shows it."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-# C0/C1 controls but newline and tab, DEL, bidi overrides and isolates, lone surrogates: they
-# would ride along into every injected prompt and terminal (ESC sequences, U+202E reversal).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def first_unsafe(text: str) -> str | None:
-    """A description of the first character a memory may not hold, or None."""
-    found = _UNSAFE.search(text)
-    return None if found is None else f"U+{ord(found.group()):04X} at position {found.start() + 1}"
-
-
-# remove_unsafe must stay linear and cheap on a megabyte of hostile text (the side judge's input):
-# a regex substitution pays per match, so 1 MB of "a\r" (half of it matches) took ten times the
-# filter's budget. Real text holds a few distinct unsafe characters: each goes in one str.replace
-# pass. Past a handful, the ASCII controls go with bytes.translate (in UTF-8 these bytes never
-# occur inside a multi-byte character) and what is left with a substitution.
-_UNSAFE_ASCII = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
-_UNSAFE_WIDE = re.compile("[\x80-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_REPLACE_PASSES = 8
-
-
-def remove_unsafe(text: str) -> str:
-    """For text that is not the user's own typing (learned, or stored before these rules)."""
-    text = text.replace("\r\n", "\n")
-    clean_up_to = 0
-    for _ in range(_REPLACE_PASSES):
-        found = _UNSAFE.search(text, clean_up_to)
-        if found is None:
-            return text
-        clean_up_to = found.start()
-        text = text.replace(found.group(), "")
-    # surrogatepass: lone surrogates must survive the round trip to be removed below.
-    encoded = text.encode("utf-8", "surrogatepass").translate(None, _UNSAFE_ASCII)
-    return _UNSAFE_WIDE.sub("", encoded.decode("utf-8", "surrogatepass"))
-
-
-def check_text(text: str) -> str:
-    """6–400: at least 6 columns (「回答用中文」 is a whole rule in five wide characters), at most
-    400 characters, and no control or direction-changing characters. Checked on every create,
-    merge and replace, from every surface (CLI, panel, MCP, learned)."""
-    text = text.replace("\r\n", "\n")
-    unsafe = first_unsafe(text)
-    if unsafe is not None:
-        raise InvalidInput(
-            f"memory text may not contain control or text-direction characters ({unsafe}); nothing written"
-        )
-    cleaned = text.strip()
-    if text_width(cleaned) < MIN_TEXT or len(cleaned) > MAX_TEXT:
-        raise InvalidInput(
-            f"memory text must be {MIN_TEXT}–{MAX_TEXT} characters (a Chinese character counts as two "
-            f"toward the minimum), got {len(cleaned)}; nothing written"
-        )
-    return cleaned
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -248,11 +101,6 @@ def counts(store: Store) -> dict[str, dict[str, int]]:
     return result
 
 
-def trash_list(store: Store) -> list[Trashed]:
-    rows = store.query(f"SELECT {_COLUMNS}, deleted_ms, reason FROM trash ORDER BY deleted_ms DESC, id")
-    return [Trashed(Memory.from_row(row), int(row[12]), str(row[13])) for row in rows]
-
-
 def confidence_histogram(store: Store) -> list[tuple[int, int]]:
     """Live memories per tenth of confidence: (bin 0-10, count), lowest bin first, empty bins left out."""
     rows = store.query(
@@ -276,27 +124,6 @@ def _new_id(con: Any) -> str:
             return candidate
 
 
-def _insert(con: Any, table: str, memory: Memory, extra: tuple[Any, ...] = ()) -> None:
-    values = (*_values(memory), *extra)
-    marks = ", ".join("?" for _ in values)
-    con.execute(f"INSERT INTO {table} VALUES ({marks})", list(values))
-
-
-def _values(memory: Memory) -> tuple[Any, ...]:
-    m = memory
-    return (
-        m.id,
-        m.category,
-        m.text,
-        m.confidence,
-        m.created_ms,
-        m.last_seen_ms,
-        m.deprecated,
-        m.award_day,
-        m.award_pts,
-    )
-
-
 def _save_standing(con: Any, memory_id: str, standing: Standing) -> None:
     con.execute(
         "UPDATE memories SET confidence = ?, last_seen_ms = ?, award_day = ?, award_pts = ?, deprecated = ? "
@@ -310,81 +137,6 @@ def _save_standing(con: Any, memory_id: str, standing: Standing) -> None:
             memory_id,
         ],
     )
-
-
-def _get_in(con: Any, memory_id: str) -> Memory:
-    row = one(con.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", [memory_id]))
-    if row is None:
-        raise NotFound(f"no memory with id {memory_id}")
-    return Memory.from_row(row)
-
-
-# -- history: a replaced text is kept as a superseded version, never recalled ------------------
-@dataclass(frozen=True)
-class Version:
-    memory_id: str
-    seq: int
-    text: str
-    valid_from_ms: int
-    valid_to_ms: int
-    reason: str
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "id": self.memory_id,
-            "version": self.seq,
-            "text": self.text,
-            "valid_from": iso(self.valid_from_ms),
-            "valid_to": iso(self.valid_to_ms),
-            "reason": self.reason,
-        }
-
-
-def _supersede(con: Any, memory: Memory, new_text: str, now_ms: int, reason: str) -> None:
-    """Keep memory's current text as a version valid until now (from when it became the text:
-    the previous version's end, else the memory's creation). Nothing kept when unchanged."""
-    if new_text == memory.text:
-        return
-    row = one(
-        con.execute(
-            "SELECT coalesce(max(seq), 0), max(valid_to_ms) FROM versions WHERE memory_id = ?", [memory.id]
-        )
-    )
-    last_seq, last_end = (int(row[0]), row[1]) if row else (0, None)
-    start = int(last_end) if last_end is not None else memory.created_ms
-    con.execute(
-        "INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?)",
-        [memory.id, last_seq + 1, memory.text, min(start, now_ms), now_ms, reason],
-    )
-
-
-def history(store: Store, memory_id: str) -> tuple[Memory | None, list[Version]]:
-    """The memory (None once it is in the trash) and its superseded versions, newest first."""
-    rows = store.query(
-        "SELECT memory_id, seq, text, valid_from_ms, valid_to_ms, reason FROM versions "
-        "WHERE memory_id = ? ORDER BY seq DESC",
-        [memory_id],
-    )
-    versions = [Version(str(r[0]), int(r[1]), str(r[2]), int(r[3]), int(r[4]), str(r[5])) for r in rows]
-    found = find(store, [memory_id])
-    if memory_id not in found and not versions:
-        raise NotFound(f"no memory with id {memory_id}")
-    return found.get(memory_id), versions
-
-
-def restore_version(store: Store, memory_id: str, seq: int, clock: Clock) -> Memory:
-    """The version's text becomes the memory's again; the text it replaces is kept as a version.
-    Not an award: confidence and last_seen stay."""
-    with store.transaction() as con:
-        memory = _get_in(con, memory_id)
-        row = one(con.execute("SELECT text FROM versions WHERE memory_id = ? AND seq = ?", [memory_id, seq]))
-        if row is None:
-            raise NotFound(f"memory {memory_id} has no version {seq}")
-        body = check_text(str(row[0]))
-        _supersede(con, memory, body, clock.now_ms(), f"restored version {seq}")
-        con.execute("UPDATE memories SET text = ? WHERE id = ?", [body, memory_id])
-        staleness.note(con, memory_id, body)
-    return Memory(**(asdict(memory) | {"text": body}))
 
 
 def create(store: Store, category: str, text: str, clock: Clock, scope: str | None = None) -> Memory:
@@ -594,76 +346,3 @@ def move(store: Store, memory_id: str, category: str) -> Memory:
         if memory.category != target:
             con.execute("UPDATE memories SET category = ? WHERE id = ?", [target, memory_id])
     return Memory(**(asdict(memory) | {"category": target}))
-
-
-def _move_to_trash(con: Any, memory: Memory, now_ms: int, reason: str) -> None:
-    con.execute("DELETE FROM memories WHERE id = ?", [memory.id])
-    _insert(con, "trash", memory, (now_ms, reason))
-    _move_vector(con, memory.id, "vectors", "trash_vectors")
-
-
-def _move_vector(con: Any, memory_id: str, source: str, target: str) -> None:
-    """The trash keeps a memory's vector, so a restore needs no re-encode."""
-    con.execute(f"DELETE FROM {target} WHERE memory_id = ?", [memory_id])
-    con.execute(f"INSERT INTO {target} SELECT * FROM {source} WHERE memory_id = ?", [memory_id])
-    con.execute(f"DELETE FROM {source} WHERE memory_id = ?", [memory_id])
-
-
-def delete(
-    store: Store, ids: list[str], clock: Clock, reason: str = "deleted"
-) -> tuple[list[str], list[str]]:
-    """Move memories to the trash. Returns (deleted, missing); all missing is an error."""
-    unique = list(dict.fromkeys(ids))
-    with store.transaction() as con:
-        present = {
-            row[0]: Memory.from_row(row)
-            for row in con.execute(
-                f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, id)", [unique]
-            ).fetchall()
-        }
-        if not present:
-            raise NotFound(f"no memory with id {', '.join(unique)}")
-        for memory_id in unique:
-            if memory_id in present:
-                _move_to_trash(con, present[memory_id], clock.now_ms(), reason)
-    return [i for i in unique if i in present], [i for i in unique if i not in present]
-
-
-def restore(store: Store, memory_id: str) -> Memory:
-    with store.transaction() as con:
-        row = one(con.execute(f"SELECT {_COLUMNS} FROM trash WHERE id = ?", [memory_id]))
-        if row is None:
-            raise NotFound(f"no memory with id {memory_id} in the trash")
-        memory = Memory.from_row(row)
-        con.execute("DELETE FROM trash WHERE id = ?", [memory_id])
-        _insert(con, "memories", memory)
-        _move_vector(con, memory_id, "trash_vectors", "vectors")
-        staleness.note(con, memory_id, memory.text)  # kept through the trash: a no-op unless it is older
-    return memory
-
-
-# Every table that keeps rows of a memory by memory_id: what a purge (core/purge.py) and the
-# trash's expiry delete with it. One list, so a table added for memories is never left behind.
-MEMORY_ROW_TABLES = (
-    "vectors",
-    "trash_vectors",
-    "pins",
-    "versions",
-    "scopes",
-    "cues",
-    "cue_vectors",
-    "origins",
-    "anchors",
-    "shared_facts",  # its text as the repository's facts file had it (core/sharing.py)
-)
-
-
-def purge_expired_trash(con: Any, now_ms: int) -> int:
-    cutoff = now_ms - TRASH_KEEP_DAYS * conf.DAY_MS
-    row = one(con.execute("SELECT count(*) FROM trash WHERE deleted_ms < ?", [cutoff]))
-    for table in (t for t in MEMORY_ROW_TABLES if t != "vectors"):  # a trashed memory's are in trash_vectors
-        con.execute(
-            f"DELETE FROM {table} WHERE memory_id IN (SELECT id FROM trash WHERE deleted_ms < ?)", [cutoff]
-        )
-    con.execute("DELETE FROM trash WHERE deleted_ms < ?", [cutoff])
-    return int(row[0]) if row else 0

@@ -12,7 +12,7 @@ import dataclasses
 from typing import Any
 
 from . import confidence as conf
-from . import memories
+from . import memories, memory_text
 from .errors import InvalidInput
 from .store import Store
 
@@ -42,7 +42,7 @@ def search(
         raise InvalidInput("search text is empty")
     if len(text) > MAX_QUERY:
         raise InvalidInput(f"search text is longer than {MAX_QUERY} characters")
-    cat = memories.check_category(category) if category else None
+    cat = memory_text.check_category(category) if category else None
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}"[:200])
     pairs = [p for p in scored(engine, text, limit) if cat is None or p[2] == cat][:limit]

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from . import memories, repos
+from . import memories, memory_text, repos
 from .clock import Clock
 from .errors import InvalidInput
 from .store import Store
@@ -170,7 +170,7 @@ def import_items(store: Store, items: list[dict[str, Any]], clock: Clock) -> dic
             skipped += 1
             continue
         scope = item.get("scope")
-        category = memories.check_category(str(item.get("category", "")))
+        category = memory_text.check_category(str(item.get("category", "")))
         memory = memories.create(
             store, category, text, clock, scope if category == "project" and scope != "global" else None
         )

@@ -16,6 +16,9 @@ from . import (
     legacy,
     maintenance,
     memories,
+    memory_history,
+    memory_text,
+    memory_trash,
     origins,
     purge,
     receipts,  # noqa: F401 - registers "why"
@@ -34,13 +37,13 @@ __all__ = ["Context", "LocalAccess", "StoreAccess", "call_local", "dispatch"]
 @operation("counts")
 def op_counts(ctx: Context) -> dict[str, Any]:
     store = ctx.reader()
-    empty = {c: {"live": 0, "deprecated": 0} for c in memories.CATEGORIES}
+    empty = {c: {"live": 0, "deprecated": 0} for c in memory_text.CATEGORIES}
     return {"counts": memories.counts(store) if store else empty}
 
 
 @operation("read")
 def op_read(ctx: Context, category: str, offset: int = 0, limit: int | None = 50) -> dict[str, Any]:
-    cat = memories.check_category(category)
+    cat = memory_text.check_category(category)
     _check_count("offset", offset, minimum=0)
     if limit is not None:
         _check_count("limit", limit, minimum=1)
@@ -71,7 +74,7 @@ def op_history(ctx: Context, id: str) -> dict[str, Any]:
     store = ctx.reader()
     if store is None:
         raise NotFound(f"no memory with id {id}")
-    memory, versions = memories.history(store, id)
+    memory, versions = memory_history.history(store, id)
     return {
         "id": id,
         "memory": memory.as_json() if memory else None,
@@ -174,7 +177,7 @@ def op_add(ctx: Context, category: str, text: str, scope: str | None = None) -> 
     repository) reinforces that memory instead of writing it twice, as learning does; a
     deprecated one only when the reinforce revives it, else a new one is written."""
     store = ctx.writer()
-    cat, body = memories.check_category(category), memories.check_text(text)
+    cat, body = memory_text.check_category(category), memories.check_text(text)
     repo = memories.check_scope(scope)
     same = memories.same_text(store, cat, body, repo)
     if same is not None and _live_after_reinforce(same, ctx.clock):
@@ -252,7 +255,7 @@ def op_delete(ctx: Context, ids: list[str]) -> dict[str, Any]:
 
 @operation("restore", writes=True)
 def op_restore(ctx: Context, id: str) -> dict[str, Any]:
-    return {"memory": memories.restore(ctx.writer(), id).as_json()}
+    return {"memory": memory_trash.restore(ctx.writer(), id).as_json()}
 
 
 @operation("replace", writes=True)
@@ -278,7 +281,7 @@ def op_unpin(ctx: Context, id: str) -> dict[str, Any]:
 @operation("restore_version", writes=True)
 def op_restore_version(ctx: Context, id: str, version: int) -> dict[str, Any]:
     _check_count("version", version, minimum=1)
-    return {"memory": memories.restore_version(ctx.writer(), id, version, ctx.clock).as_json()}
+    return {"memory": memory_history.restore_version(ctx.writer(), id, version, ctx.clock).as_json()}
 
 
 @operation("move", writes=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import applied, atomic, memories, paths
+from . import applied, atomic, memory_trash, paths
 from .errors import NotFound
 from .store import Store, one
 
@@ -96,7 +96,7 @@ def _remove(con: Any, memory_id: str, texts: list[str]) -> int:
         row = one(con.execute(f"SELECT count(*) FROM {table} WHERE id = ?", [memory_id]))
         removed += int(row[0]) if row else 0
         con.execute(f"DELETE FROM {table} WHERE id = ?", [memory_id])
-    for table in memories.MEMORY_ROW_TABLES:
+    for table in memory_trash.MEMORY_ROW_TABLES:
         con.execute(f"DELETE FROM {table} WHERE memory_id = ?", [memory_id])
     # an injection's receipt names the memory and may quote its names (a stale reason): it goes
     con.execute("UPDATE injections SET why = NULL WHERE contains(why, ?)", [f'"{memory_id}"'])

@@ -29,7 +29,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import memories, redaction, safegit
+from . import memories, memory_text, redaction, safegit
 from .errors import InvalidInput
 
 FILE = ".memevo/facts.md"
@@ -92,9 +92,9 @@ def check_characters(text: str, where: str = FILE) -> None:
     on every line, headings and comments too) or one a reviewer cannot see (format
     characters), naming the first one's line and code point. Linear: one search, then one pass
     over the text's distinct characters (a set, built in C) and a search for the first bad one."""
-    if memories.first_unsafe(text.replace("\r\n", "\n")) is not None:  # rare: then find its line
+    if memory_text.first_unsafe(text.replace("\r\n", "\n")) is not None:  # rare: then find its line
         for number, line in enumerate(text.split("\n"), 1):
-            unsafe = memories.first_unsafe(line.removesuffix("\r"))
+            unsafe = memory_text.first_unsafe(line.removesuffix("\r"))
             if unsafe is not None:
                 raise FileProblem(
                     f"{where} line {number}: a control or text-direction character ({unsafe}); "

@@ -35,7 +35,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import memories, origins
+from . import memories, memory_trash, origins
 from .clock import Clock
 from .sharefile import FILE, FileProblem, Item, Parsed, parse, path_in, read
 from .store import Store
@@ -250,7 +250,7 @@ def _apply_items(
             memory_id = known.memory_id
             current = live.get(memory_id)
             if current is None and memory_id in trashed:
-                current = memories.restore(store, memory_id)
+                current = memory_trash.restore(store, memory_id)
             if current is not None:
                 mine = current.text == item.text and not known.from_file  # the user already said it
                 if current.text != item.text:

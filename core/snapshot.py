@@ -13,7 +13,8 @@ from pathlib import Path
 from . import atomic, paths
 from . import confidence as conf
 from .clock import iso
-from .memories import CATEGORIES, ranked
+from .memories import ranked
+from .memory_text import CATEGORIES
 from .store import Store
 
 _STYLE = """

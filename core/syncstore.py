@@ -205,7 +205,7 @@ def _is_day(value: Any) -> bool:
 
 
 def _unsafe(text: str) -> bool:
-    from .memories import first_unsafe
+    from .memory_text import first_unsafe
 
     return first_unsafe(text) is not None
 
@@ -213,7 +213,7 @@ def _unsafe(text: str) -> bool:
 def _check_text(name: str, text: Any, whole: bool) -> None:
     """A current text passes memories.check_text unchanged (as a memory written here); an
     earlier text is kept whatever its length then was, within MAX_TEXT and without controls."""
-    from .memories import MAX_TEXT, check_text
+    from .memory_text import MAX_TEXT, check_text
 
     if not isinstance(text, str):
         raise BrokenRecord(f"{name} is not a text")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.memories import MAX_TEXT, MIN_TEXT, text_width
+from ..core.memory_text import MAX_TEXT, MIN_TEXT, text_width
 from .i18n import tr
 from .qt import (
     QDialog,

@@ -12,7 +12,18 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, git, make_repo
-from memevo.core import anchors, config, maintenance, memories, purge, repos, safegit, staleness
+from memevo.core import (
+    anchors,
+    config,
+    maintenance,
+    memories,
+    memory_history,
+    memory_trash,
+    purge,
+    repos,
+    safegit,
+    staleness,
+)
 from memevo.core.anchors import Anchor
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
@@ -81,7 +92,7 @@ def test_every_write_notes_the_names(store: Store, clock: FakeClock, repo: Path)
     assert noted["checked_ms"] is None  # looked up later, never in the write
     memories.replace_text(store, memory.id, "payments live in src/pay/ now", clock)
     assert [n["value"] for n in staleness.state(store, [memory.id])[memory.id]["anchors"]] == ["src/pay"]
-    memories.restore_version(store, memory.id, 1, clock)
+    memory_history.restore_version(store, memory.id, 1, clock)
     assert [n["value"] for n in staleness.state(store, [memory.id])[memory.id]["anchors"]] == [
         "pay_new_flow_v2"
     ]
@@ -274,7 +285,7 @@ def test_purge_and_trash_expiry_remove_the_names(store: Store, clock: FakeClock,
     purge.purge(store, memory.id)
     assert staleness.state(store, [memory.id]) == {}
     memories.delete(store, [other.id], clock)
-    clock.advance(days=memories.TRASH_KEEP_DAYS + 1)
+    clock.advance(days=memory_trash.TRASH_KEEP_DAYS + 1)
     maintenance.run(store, clock, config.load())
     assert staleness.state(store, [other.id]) == {}
 

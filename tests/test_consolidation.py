@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from memevo.core import memories
+from memevo.core import memories, memory_history, memory_trash
 from memevo.core.clock import FakeClock
 from memevo.core.consolidation import calibrate, find, proposals, signals
 from memevo.core.consolidation import run as consolidation
@@ -94,7 +94,7 @@ def test_keep_applies_exactly_once_and_the_trash_keeps_the_other(planted: Any) -
     with pytest.raises(resolve.ResolveRejected, match="already handled"):
         resolve.resolve(store, clock, proposals.CLIENT, job.id, f"keep:{ids['zh']}")
     assert _texts(store) == live and len(memories.trash_list(store)) == 1
-    memories.restore(store, ids["zh"])  # history kept: it comes back as it was
+    memory_trash.restore(store, ids["zh"])  # history kept: it comes back as it was
     assert _texts(store)[ids["zh"]] == "回答用中文"
 
 
@@ -120,7 +120,7 @@ def test_merge_takes_the_side_models_text_and_keeps_the_old_ones(planted: Any) -
     result = resolve.resolve(store, clock, proposals.CLIENT, job.id, resolve.default_decision(job.proposal))
     assert result["action"] == "merge" and result["deleted"] == [other]
     assert _texts(store)[keep] == job.proposal["merged_text"] and other not in _texts(store)
-    _, versions = memories.history(store, keep)
+    _, versions = memory_history.history(store, keep)
     assert [v.text for v in versions] == [old_text] or old_text == job.proposal["merged_text"]
     assert [t.memory.id for t in memories.trash_list(store)] == [other]
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from fake_openai import FakeOpenAI
 from memevo.core import config as config_mod
-from memevo.core import cues, memories, paths, purge
+from memevo.core import cues, memories, memory_trash, paths, purge
 from memevo.core.clock import FakeClock
 from memevo.core.learning import cue_writer, jobs
 from memevo.core.learning.learn import LearningRunner
@@ -201,7 +201,7 @@ def test_drop_orphans_keeps_live_and_trashed_memories_cues(store: Store, clock: 
         assert cues.drop_orphans(con) == 1
     assert _rows(store, "cues", "0rphan00") == 0 and _rows(store, "cue_vectors", "0rphan00") == 0
     assert _rows(store, "cues", live.id) == 1 and _rows(store, "cues", trashed.id) == 1
-    memories.restore(store, trashed.id)
+    memory_trash.restore(store, trashed.id)
     assert cues.wanted(store, 10) == []  # restored with the same text: its cues still count
     with store.transaction() as con:
         assert cues.drop_orphans(con) == 0

@@ -17,7 +17,7 @@ import pytest
 import servicerun
 from mcpwire import INIT
 from memevo.core import config as config_mod
-from memevo.core import memories
+from memevo.core import memories, memory_text
 from memevo.core.clock import FakeClock
 from memevo.core.errors import InvalidInput
 from memevo.core.service import texts
@@ -52,11 +52,11 @@ def test_newline_tab_and_windows_line_ends_are_fine() -> None:
 
 
 def test_learned_and_old_text_loses_them_and_injection_never_carries_them() -> None:
-    assert memories.remove_unsafe("回答\x1b[31m问题\u202e用中文") == "回答[31m问题用中文"
+    assert memory_text.remove_unsafe("回答\x1b[31m问题\u202e用中文") == "回答[31m问题用中文"
     start, _ = texts.session_start("claude", ["回答\x1b问题\u202e用中文"], None, 10_000)
     block = texts.recall_block(["回答\x1b问题\u202e用中文"], ["开关\x00是 pay_v2"])
     for text in (start, block):
-        assert not any(memories.first_unsafe(line) for line in text.splitlines()), text
+        assert not any(memory_text.first_unsafe(line) for line in text.splitlines()), text
 
 
 def test_removing_unsafe_characters_is_the_plain_substitution_however_many_kinds() -> None:
@@ -71,8 +71,8 @@ def test_removing_unsafe_characters_is_the_plain_substitution_however_many_kinds
     samples = ["a\r" * 500, "".join(chr(c) + "中" for c in range(0x00, 0xA0)) * 3, "\ud83d\ude00\r\n\x85"]
     samples += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 80))) for _ in range(3000)]
     for text in samples:
-        plain = memories._UNSAFE.sub("", text.replace("\r\n", "\n"))
-        assert memories.remove_unsafe(text) == plain, repr(text)
+        plain = memory_text._UNSAFE.sub("", text.replace("\r\n", "\n"))
+        assert memory_text.remove_unsafe(text) == plain, repr(text)
 
 
 def test_a_memory_with_several_lines_is_one_item_of_every_injected_list() -> None:

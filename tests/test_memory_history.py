@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clijson import cli_json
-from memevo.core import memories
+from memevo.core import memories, memory_history
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
@@ -22,15 +22,15 @@ def test_replace_and_merge_keep_the_old_text_with_its_dates(store: Store, clock:
     clock.advance(days=1)
     memories.merge_manual(store, m.id, other.id, "the test server is test2.example.com:8080", clock)
     memories.replace_learned(store, m.id, "the test server is test3.example.com:8080", clock)
-    current, versions = memories.history(store, m.id)
+    current, versions = memory_history.history(store, m.id)
     assert current is not None and current.text == "the test server is test3.example.com:8080"
     assert [v.seq for v in versions] == [3, 2, 1]
     assert versions[-1].text == "the test server is test1.example.com"
     assert (versions[-1].valid_from_ms, versions[-1].valid_to_ms) == (created, replaced_at)
     assert versions[-2].valid_from_ms == replaced_at
-    restored = memories.restore_version(store, m.id, 1, clock)
+    restored = memory_history.restore_version(store, m.id, 1, clock)
     assert restored.text == "the test server is test1.example.com"
-    assert memories.history(store, m.id)[1][0].text == "the test server is test3.example.com:8080"
+    assert memory_history.history(store, m.id)[1][0].text == "the test server is test3.example.com:8080"
 
 
 def test_history_and_restore_version_from_the_command_line_and_purge_removes_them(

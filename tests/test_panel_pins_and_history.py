@@ -3,7 +3,7 @@ and its undo pins again; an older version is restored and the restore undone."""
 
 from __future__ import annotations
 
-from memevo.core import memories
+from memevo.core import memories, memory_history
 from memevo.core.clock import FakeClock
 from memevo.core.service.host import ServiceHost
 from test_panel import _select, _settle, _view
@@ -41,7 +41,7 @@ def test_history_dialog_restores_a_version(qtbot, host: ServiceHost, clock: Fake
     qtbot.waitUntil(lambda: memories.get(host.store, m.id).text == "the build uses gradle 7", timeout=30_000)
     _settle(qtbot, view)
     assert [v["text"] for v in offered[0]] == ["the build uses gradle 7"]
-    assert [v.text for v in memories.history(host.store, m.id)[1]] == [
+    assert [v.text for v in memory_history.history(host.store, m.id)[1]] == [
         "the build uses gradle 8",
         "the build uses gradle 7",
     ]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from clijson import cli_json
 from memevo.core import config as config_mod
-from memevo.core import maintenance, memories, snapshot
+from memevo.core import maintenance, memories, memory_trash, snapshot
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
@@ -58,7 +58,7 @@ def test_pin_survives_the_trash_and_purge_removes_it(store: Store, clock: FakeCl
     memories.set_pinned(store, m.id, True, clock)
     memories.delete(store, [m.id], clock)
     assert memories.trash_list(store)[0].memory.pinned
-    assert memories.restore(store, m.id).pinned
+    assert memory_trash.restore(store, m.id).pinned
     purge.purge(store, m.id)
     assert store.query("SELECT count(*) FROM pins")[0][0] == 0
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from memevo.core import config as config_mod
-from memevo.core import memories, vectors
+from memevo.core import memories, memory_trash, vectors
 from memevo.core.clock import FakeClock
 from memevo.core.encoder import provision as provision_mod
 from memevo.core.encoder.models import DEFAULT_MODEL, KNOWN
@@ -342,7 +342,7 @@ def test_unchanged_text_is_never_re_encoded(
     assert encoded == []
     memories.replace_text(store, a.id, "提交信息一律用英文写，遵循 Conventional Commits 规范")
     memories.delete(store, [b.id], clock)
-    memories.restore(store, b.id)  # the trash kept its vector
+    memory_trash.restore(store, b.id)  # the trash kept its vector
     engine.sync_ids([a.id, b.id])
     assert encoded == ["提交信息一律用英文写，遵循 Conventional Commits 规范"]
     rows = store.query("SELECT memory_id, model FROM vectors ORDER BY memory_id")

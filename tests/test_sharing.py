@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from clirun import in_process
 from gitrepo import bare_remote, git
-from memevo.core import memories, optable, origins, scopes, sharefile, sharing
+from memevo.core import memories, memory_history, optable, origins, scopes, sharefile, sharing
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
@@ -131,7 +131,7 @@ def test_shared_facts_reach_a_teammate_and_the_file_wins(team: tuple[Teammate, T
     assert alice.facts()[fact] == FACT.replace("v2", "v3")
     assert other not in alice.facts()
     with alice.store() as store:
-        assert [v.text for v in memories.history(store, fact)[1]] == [FACT]  # the old text kept
+        assert [v.text for v in memory_history.history(store, fact)[1]] == [FACT]  # the old text kept
         assert other in {t.memory.id for t in memories.trash_list(store)}
 
 

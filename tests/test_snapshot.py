@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from memevo.app.bench.pool import synthetic_store
-from memevo.core import atomic, memories, snapshot
+from memevo.core import atomic, memories, memory_text, snapshot
 from memevo.core.clock import FakeClock
 from memevo.core.store import Store
 
@@ -41,7 +41,7 @@ def test_a_render_holds_a_row_not_the_page(data_dir: Path) -> None:
     try:
         tracemalloc.start()
         try:
-            rows = [memories.ranked(store, category, limit=None) for category in memories.CATEGORIES]
+            rows = [memories.ranked(store, category, limit=None) for category in memory_text.CATEGORIES]
             _, rows_peak = tracemalloc.get_traced_memory()
             del rows
             tracemalloc.reset_peak()

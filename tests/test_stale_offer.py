@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clijson import cli_json
-from memevo.core import memories, staleness
+from memevo.core import memories, memory_history, staleness
 from memevo.core.clock import FakeClock
 from memevo.core.service.host import ServiceHost
 from memevo.core.store import Store
@@ -114,7 +114,7 @@ def test_the_command_line_offers_and_keeps(run_cli, data_dir: Path, tmp_path: Pa
     assert edited.returncode == 0, edited.stderr
     with Store.open() as store:
         assert memories.get(store, other.id).text == "refunds are handled by the payments team now"
-        _memory, versions = memories.history(store, other.id)
+        _memory, versions = memory_history.history(store, other.id)
         assert [v.text for v in versions] == [OTHER]
     missing = run_cli("still-true", "nosuchid")
     assert missing.returncode != 0 and "no memory with id nosuchid" in missing.stderr

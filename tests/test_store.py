@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from memevo.core import memories, paths, purge
+from memevo.core import memories, memory_trash, paths, purge
 from memevo.core.clock import FakeClock
 from memevo.core.errors import InvalidInput, NotFound, StoreBusy
 from memevo.core.migrations import latest_version
@@ -71,7 +71,7 @@ def test_delete_restore_roundtrip_keeps_everything(store: Store, clock: FakeCloc
     with pytest.raises(NotFound):
         memories.get(store, m.id)
     assert memories.trash_list(store)[0].memory == before
-    assert memories.restore(store, m.id) == before
+    assert memory_trash.restore(store, m.id) == before
     assert memories.trash_list(store) == []
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 from deadlines import HANG_S
-from memevo.core import cues, memories, vectors
+from memevo.core import cues, memories, memory_trash, vectors
 from memevo.core.clock import FakeClock
 from memevo.core.migrations import MIGRATIONS, latest_version
 from memevo.core.store import Store
@@ -189,7 +189,7 @@ def test_saved_vectors_read_back_bit_exact_in_batches_and_through_the_trash(
     assert vectors.count_pool(store, "e5") == 7 and vectors.stale(store, "e5") == [(other.id, other.text)]
     memories.delete(store, [made[3].id], clock)
     assert made[3].id not in vectors.load_pool_for(store, "e5", [m.id for m in made]).ids
-    memories.restore(store, made[3].id)
+    memory_trash.restore(store, made[3].id)
     back = vectors.load_pool_for(store, "e5", [made[3].id])
     assert back.matrix.tobytes() == matrix[3].tobytes()  # kept through the trash, not re-encoded
     assert vectors.load_pool_for(store, "e5", ["nope"]).ids == []

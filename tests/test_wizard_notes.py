@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from memevo.core import memories, store
+from memevo.core import memories, memory_text, store
 from memevo.desktop.qt import Qt, QWizard
 from memevo.desktop.wizard import PAGE_DONE, PAGE_NOTES, SetupWizard
 from test_wizard import home_without_claude_cli, make_wizard, set_up, walk  # noqa: F401 - fixtures
@@ -28,7 +28,7 @@ def _live_texts() -> list[str]:
     opened = store.open_existing(read_only=True)
     assert opened is not None
     try:
-        return sorted(m.text for c in memories.CATEGORIES for m in memories.ranked(opened, c, limit=None))
+        return sorted(m.text for c in memory_text.CATEGORIES for m in memories.ranked(opened, c, limit=None))
     finally:
         opened.close()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import memories
+from .. import memories, memory_text
 from ..learning import judge
 from ..redaction import redact_secrets
 
@@ -27,6 +27,6 @@ async def write(client: httpx.AsyncClient, endpoint: judge.Endpoint, texts: list
     if not isinstance(text, str) or not text.strip():
         return None
     try:
-        return memories.check_text(memories.remove_unsafe(text).strip())
+        return memories.check_text(memory_text.remove_unsafe(text).strip())
     except Exception:  # out of range: the user picks a text instead
         return None

@@ -14,7 +14,7 @@ import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import aioloop, cues, envvars, memories, scopes, secrets
+from .. import aioloop, cues, envvars, memories, memory_text, scopes, secrets
 from .. import config as config_mod
 from ..errors import InvalidInput
 from ..recall.textfilter import judge_input
@@ -138,7 +138,7 @@ class LearningRunner:
                 jobs.update(store, job_id, clock.now_ms(), status="nothing")
                 return
             verdict = judge.Verdict(
-                verdict.remember, memories.remove_unsafe(verdict.text), verdict.category, verdict.scope
+                verdict.remember, memory_text.remove_unsafe(verdict.text), verdict.category, verdict.scope
             )
             memories.check_text(verdict.text)
             nearest = self._nearest(verdict.text)
@@ -283,9 +283,9 @@ def _proposal(verdict: judge.Verdict, decision: judge.Decision, nearest: dict[st
         proposal["target"] = decision.target
         proposal["target_text"] = nearest.get(decision.target, "")
         if decision.action == "merge":
-            proposal["merged_text"] = memories.check_text(memories.remove_unsafe(decision.text or ""))
+            proposal["merged_text"] = memories.check_text(memory_text.remove_unsafe(decision.text or ""))
         if decision.action == "replace":
-            proposal["replace_text"] = memories.check_text(memories.remove_unsafe(decision.text or ""))
+            proposal["replace_text"] = memories.check_text(memory_text.remove_unsafe(decision.text or ""))
     proposal["options"] = resolve.options(proposal)
     return proposal
 

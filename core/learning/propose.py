@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from .. import cues, memories
+from .. import cues, memories, memory_text
 from ..errors import InvalidInput
 from ..recall.textfilter import redact_secrets
 from . import resolve
@@ -88,16 +88,16 @@ def check(
 ) -> Proposed:
     """InvalidInput with a message the model can act on; secrets redacted before anything is
     kept (the client's model saw the raw conversation)."""
-    if category not in memories.CATEGORIES:
+    if category not in memory_text.CATEGORIES:
         raise InvalidInput("category must be rule (a preference or convention) or project (a fact)")
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(
             "text must be the memory itself: a self-contained statement of 6 to 400 characters"
         )
-    body = memories.check_text(redact_secrets(memories.remove_unsafe(text[:4000])).strip())
+    body = memories.check_text(redact_secrets(memory_text.remove_unsafe(text[:4000])).strip())
     if not isinstance(words, str) or not words.strip():
         raise InvalidInput("words must quote what the user said that this memory comes from")
-    said = redact_secrets(memories.remove_unsafe(words[: WORDS_CHARS * 2])).strip()[:WORDS_CHARS]
+    said = redact_secrets(memory_text.remove_unsafe(words[: WORDS_CHARS * 2])).strip()[:WORDS_CHARS]
     if scope not in (None, "repo", "global"):
         raise InvalidInput("scope must be repo (a fact of this repository) or global")
     if cue_list is not None and not isinstance(cue_list, list):

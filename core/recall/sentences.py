@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..memories import text_width
+from ..memory_text import text_width
 
 MAX_SENTENCES = 6
 MIN_WIDTH = 6  # as the prompt itself (textfilter.MIN_INPUT_WIDTH): shorter says too little

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ..memories import remove_unsafe, text_width
+from ..memory_text import remove_unsafe, text_width
 from ..redaction import redact_secrets
 from ..redaction_values import REDACTED
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import cues, memories
+from .. import cues, memories, memory_text
 from ..errors import InvalidInput
 from . import actions
 from .engine import RecallEngine, Scored
@@ -30,7 +30,7 @@ from .textfilter import recall_input
 Ranked = dict[str, list[Scored]]
 SCAN = [round(0.05 * i, 2) for i in range(1, 17)]
 EXPLAIN_TOP = 3
-CATEGORIES: tuple[memories.Category, ...] = ("rule", "project")
+CATEGORIES: tuple[memory_text.Category, ...] = ("rule", "project")
 # a report's counts (beside its cases, settings and scan)
 COUNTS = (
     "relevant_hit",

@@ -26,7 +26,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from .. import config as config_mod
-from .. import memories, scopes
+from .. import memories, memory_text, scopes
 from ..errors import InvalidInput, NotFound
 from ..learning import jobs, propose, readiness, resolve, stop
 from ..optable import operation
@@ -202,7 +202,7 @@ def op_propose_edit(
         raise InvalidInput("replace needs id: the memory to rewrite")
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("replace needs text: the memory's new text, 6 to 400 characters")
-    body = memories.check_text(redact_secrets(memories.remove_unsafe(text[:4000])).strip())
+    body = memories.check_text(redact_secrets(memory_text.remove_unsafe(text[:4000])).strip())
     try:
         target = memories.get(ctx.store, id.strip().lstrip("#"))
     except NotFound:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..memories import remove_unsafe
+from ..memory_text import remove_unsafe
 
 PLUGIN = "memory-self-evolution"
 CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
