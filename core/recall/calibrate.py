@@ -24,6 +24,7 @@ prompt gate as chosen on all prompt cases; they are never used to choose anythin
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import random
@@ -36,20 +37,36 @@ import numpy as np
 from ..encoder.models import entry_for
 from . import generic
 from .calibrate_tables import Table, case_file_of, stack, tables_of
-from .calibration import for_model
+from .calibration import Hybrid, for_model
 from .gate import RELATIVE_KEEP
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5)
-DAMPINGS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3)
+DAMPINGS = (0.0, 0.1, 0.2, 0.3)
 # (from, weight) of the generic damping (generic.py); the first: none.
 NO_GENERIC = (1.0, 0.0)
-GENERIC: tuple[tuple[float, float], ...] = (
-    NO_GENERIC,
-    *itertools.product((0.55, 0.6, 0.65, 0.7), (0.5, 1.0, 1.5)),
-)
+GENERIC = (NO_GENERIC, *itertools.product((0.55, 0.6, 0.65, 0.7), (0.5, 1.0, 1.5)))
 MINIMUMS = tuple(round(0.30 + 0.01 * i, 2) for i in range(91))
 # the cross-language bonus (crossing.py)
 CROSSINGS = (0.0, 0.05, 0.1, 0.15)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The values the search tries (the minimums are derived for each combination). A grid
+    whose only weight is 0 is the cosine gate: no damping, no bonus."""
+
+    weights: tuple[float, ...] = WEIGHTS
+    dampings: tuple[float, ...] = DAMPINGS
+    generic: tuple[tuple[float, float], ...] = GENERIC
+    crossings: tuple[float, ...] = CROSSINGS
+
+    @property
+    def hybrid(self) -> bool:
+        return self.weights != (0.0,)
+
+
+FULL = Grid()
+COSINE_ONLY = Grid(weights=(0.0,), dampings=(0.0,), generic=(NO_GENERIC,), crossings=(0.0,))
 TOP_K = 3
 # weight, question damping, min rule, min project, generic from, generic weight, cross-language bonus
 Params = tuple[float, float, float, float, float, float, float]
@@ -205,17 +222,14 @@ def choose(
     cases: list[int],
     rule_leak: float,
     project_leak: float,
-    weights: tuple[float, ...] = WEIGHTS,
-    crossings: tuple[float, ...] = CROSSINGS,
+    grid: Grid = FULL,
 ) -> Params:
     unrelated = [q for q in cases if not t.expect[q]]
     best: tuple[tuple[int, int, int], Params] | None = None
-    hybrid = weights != (0.0,)
+    if not grid.hybrid:
+        grid = COSINE_ONLY
     for weight, damping, (start, lift), bonus in itertools.product(
-        weights,
-        DAMPINGS if hybrid else (0.0,),
-        GENERIC if hybrid else (NO_GENERIC,),
-        crossings if hybrid else (0.0,),
+        grid.weights, grid.dampings, grid.generic, grid.crossings
     ):
         chosen = []
         for mask, bound in ((t.rule, rule_leak), (~t.rule, project_leak)):
@@ -250,12 +264,18 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
 
 
 def cross_validate(
-    t: Table, cases: list[int], folds: int, seed: int, rule_leak: float, project_leak: float, **kw: Any
+    t: Table,
+    cases: list[int],
+    folds: int,
+    seed: int,
+    rule_leak: float,
+    project_leak: float,
+    grid: Grid = FULL,
 ) -> tuple[dict[str, int], list[Params]]:
     total: dict[str, int] = {}
     chosen = []
     for train, test in _splits(t, cases, folds, seed):
-        params = choose(t, train, rule_leak, project_leak, **kw)
+        params = choose(t, train, rule_leak, project_leak, grid)
         chosen.append(params)
         _add(total, figures(t, test, params))
     return total, chosen
@@ -269,13 +289,13 @@ def cross_validate_cues(
     seed: int,
     rule_leak: float,
     project_leak: float,
-    crossings: tuple[float, ...] = CROSSINGS,
+    grid: Grid = FULL,
 ) -> dict[str, int]:
     """The same folds as cross_validate: the prompt gate chosen on the plain figures of the other
     folds, the cue offsets on their cued figures, measured with cues on the fold left out."""
     total: dict[str, int] = {}
     for train, test in _splits(plain, cases, folds, seed):
-        params = choose(plain, train, rule_leak, project_leak, crossings=crossings)
+        params = choose(plain, train, rule_leak, project_leak, grid)
         offsets = choose_offsets(cued, train, params, rule_leak, project_leak)
         _add(total, figures(cued, test, params, offsets))
     return total
@@ -291,7 +311,7 @@ def line(name: str, f: dict[str, int]) -> str:
     )
 
 
-def _params_of(hybrid: Any) -> tuple[Params, Offsets]:
+def _params_of(hybrid: Hybrid) -> tuple[Params, Offsets]:
     """A calibration.Hybrid as the search's parameters and cue offsets."""
     params: Params = (
         hybrid.lexical_weight,
@@ -305,13 +325,19 @@ def _params_of(hybrid: Any) -> tuple[Params, Offsets]:
     return params, (hybrid.cue_offset_rule, hybrid.cue_offset_project)
 
 
-def _keep_shipped_dampings(model_id: str) -> None:
-    """Search the weight, the bonus and the minimums only, the dampings as shipped."""
-    global DAMPINGS, GENERIC
-    shipped = for_model(model_id)
-    if shipped is not None:
-        DAMPINGS = (shipped.question_damping,)
-        GENERIC = ((shipped.generic_from, shipped.generic_weight),)
+def _grid(shipped: Hybrid | None, crossings: list[float] | None, shipped_dampings: bool) -> Grid:
+    """The search's grid: the bonus held at the shipped value unless values are given; with
+    `shipped_dampings`, the question and generic damping as shipped too."""
+    grid = dataclasses.replace(
+        FULL, crossings=tuple(crossings or [shipped.cross_language if shipped else 0.0])
+    )
+    if shipped_dampings and shipped is not None:
+        grid = dataclasses.replace(
+            grid,
+            dampings=(shipped.question_damping,),
+            generic=((shipped.generic_from, shipped.generic_weight),),
+        )
+    return grid
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -349,10 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     held_files = [case_file_of(Path(name)) for name in args.hold_out]
     encoder = load_encoder()
     entry = entry_for(encoder.model_id)
-    if args.shipped_dampings:
-        _keep_shipped_dampings(encoder.model_id)
     shipped_model = for_model(encoder.model_id)
-    crossings = tuple(args.cross_language or [shipped_model.cross_language if shipped_model else 0.0])
+    grid = _grid(shipped_model, args.cross_language, args.shipped_dampings)
     parts = tables_of(encoder, case_files)
     held = tables_of(encoder, held_files)
     any_cues = any(part[1] is not part[0] for part in parts)
@@ -371,13 +395,13 @@ def main(argv: list[str] | None = None) -> int:
     old: Params = (0.0, 0.0, entry.recall_min_rule, entry.recall_min_project, *NO_GENERIC, 0.0)
     rows = [("before: cosine, shipped minimums", figures(prompts, everything, old))]
     for seed in range(args.seeds):
-        cos, _ = cross_validate(prompts, everything, args.folds, seed, *bounds, weights=(0.0,))
+        cos, _ = cross_validate(prompts, everything, args.folds, seed, *bounds, COSINE_ONLY)
         rows.append((f"cosine only, cross-validated (seed {seed})", cos))
     for seed in range(args.seeds):
-        hyb, chosen = cross_validate(prompts, everything, args.folds, seed, *bounds, crossings=crossings)
+        hyb, chosen = cross_validate(prompts, everything, args.folds, seed, *bounds, grid)
         rows.append((f"hybrid, cross-validated (seed {seed})", hyb))
         report.setdefault("fold_choices", []).append(chosen)
-    shipped = choose(prompts, everything, *bounds, crossings=crossings)
+    chosen_all = choose(prompts, everything, *bounds, grid)
     report["chosen"] = dict(
         zip(
             (
@@ -389,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
                 "generic_weight",
                 "cross_language",
             ),
-            shipped,
+            chosen_all,
             strict=True,
         )
     )
@@ -399,61 +423,71 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(
                 (
                     f"hybrid + cues, cross-validated (seed {seed})",
-                    cross_validate_cues(prompts, with_cues, everything, args.folds, seed, *bounds, crossings),
+                    cross_validate_cues(prompts, with_cues, everything, args.folds, seed, *bounds, grid),
                 )
             )
-        offsets = choose_offsets(with_cues, everything, shipped, *bounds)
+        offsets = choose_offsets(with_cues, everything, chosen_all, *bounds)
         report["chosen"].update(cue_offset_rule=offsets[0], cue_offset_project=offsets[1])
     if len(parts) > 1:  # each file's own figures with the values chosen on all of them
         start = 0
         for name, part in zip(args.cases, parts, strict=True):
             own = list(range(start, start + len(part[0].valid)))
             start += len(own)
-            rows.append((f"as chosen, in-sample: {Path(name).name}", figures(prompts, own, shipped)))
+            rows.append((f"as chosen, in-sample: {Path(name).name}", figures(prompts, own, chosen_all)))
             if with_cues is not None:
                 rows.append(
                     (
                         f"as chosen + cues, in-sample: {Path(name).name}",
-                        figures(with_cues, own, shipped, offsets),
+                        figures(with_cues, own, chosen_all, offsets),
                     )
                 )
     held_total: dict[str, int] = {}
     held_cued: dict[str, int] = {}
     for name, part in zip(args.hold_out, held, strict=True):  # never chosen on
         every = list(range(len(part[0].valid)))
-        mine = figures(part[0], every, shipped)
+        mine = figures(part[0], every, chosen_all)
         _add(held_total, mine)
         rows.append((f"as chosen, held out: {Path(name).name}", mine))
         if part[1] is not part[0]:
             rows.append(
-                (f"as chosen + cues, held out: {Path(name).name}", figures(part[1], every, shipped, offsets))
+                (
+                    f"as chosen + cues, held out: {Path(name).name}",
+                    figures(part[1], every, chosen_all, offsets),
+                )
             )
-        _add(held_cued, figures(part[1], every, shipped, offsets))
+        _add(held_cued, figures(part[1], every, chosen_all, offsets))
     if len(held) > 1:
         rows.append(("as chosen, all held-out files", held_total))
         rows.append(("as chosen + cues where they have them, all held-out files", held_cued))
     if shipped_model is not None:  # what ships beside what was chosen, on the same cases
-        ours, ours_offsets = _params_of(shipped_model)
-        rows.append(("as shipped, in-sample", figures(prompts, everything, ours)))
+        shipped_params, shipped_offsets = _params_of(shipped_model)
+        rows.append(("as shipped, in-sample", figures(prompts, everything, shipped_params)))
         if with_cues is not None:
-            rows.append(("as shipped + cues, in-sample", figures(with_cues, everything, ours, ours_offsets)))
+            rows.append(
+                (
+                    "as shipped + cues, in-sample",
+                    figures(with_cues, everything, shipped_params, shipped_offsets),
+                )
+            )
         if held:
             plain_sum: dict[str, int] = {}
             cued_sum: dict[str, int] = {}
             for part in held:
                 every = list(range(len(part[0].valid)))
-                _add(plain_sum, figures(part[0], every, ours))
-                _add(cued_sum, figures(part[1], every, ours, ours_offsets))
+                _add(plain_sum, figures(part[0], every, shipped_params))
+                _add(cued_sum, figures(part[1], every, shipped_params, shipped_offsets))
             rows.append(("as shipped, all held-out files", plain_sum))
             rows.append(("as shipped + cues where they have them, all held-out files", cued_sum))
     every_action = list(range(len(acts.valid))) if acts is not None else []
     if acts is not None:
         rows.append(("actions, before (cosine, shipped minimums)", figures(acts, every_action, old)))
         rows.append(
-            ("actions, hybrid gate as chosen (never tuned on them)", figures(acts, every_action, shipped))
+            ("actions, hybrid gate as chosen (never tuned on them)", figures(acts, every_action, chosen_all))
         )
     if acts_cues is not None:
-        rows.append(("actions, hybrid + cues as chosen", figures(acts_cues, every_action, shipped, offsets)))
+        rows.append(
+            ("actions, hybrid + cues as chosen", figures(acts_cues, every_action, chosen_all, offsets))
+        )
     report["rows"] = [{"name": name, **f} for name, f in rows]
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
@@ -462,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line(name, f))
     print(
         "chosen on all cases (what ships is core/recall/calibration.py, measured above as shipped): lexical weight {}, question damping {}, rule minimum {}, "
-        "project minimum {}, generic damping from {} weight {}, cross-language bonus {}".format(*shipped)
+        "project minimum {}, generic damping from {} weight {}, cross-language bonus {}".format(*chosen_all)
         + (", cue offsets {} (rule) / {} (project)".format(*offsets) if with_cues is not None else "")
     )
     return 0
