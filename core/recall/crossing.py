@@ -19,7 +19,8 @@ import re
 
 import numpy as np
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+from .terms import HAN
+
 _WORD = re.compile(r"[A-Za-z]+")
 # Enough of a long text to tell its languages apart: the share is bounded work per text.
 SAMPLE = 2000
@@ -29,7 +30,7 @@ def chinese_share(text: str) -> float:
     """Han characters over Han characters plus Latin words (0: no Chinese, 1: only Chinese);
     a text with neither counts as 0.5, between the two."""
     sample = text[:SAMPLE]
-    han = len(_HAN.findall(sample))
+    han = len(HAN.findall(sample))
     words = len(_WORD.findall(sample))
     if han + words == 0:
         return 0.5

@@ -23,11 +23,14 @@ from .. import resources_access
 from .concepts import concept_terms
 
 STOP_LISTS = "lexical-stop-words.json"
+# a Chinese character (CJK unified ideographs, extension A, compatibility ideographs); also
+# crossing.py's, which weighs a text's Chinese against its Latin words
+HAN_CLASS = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+HAN = re.compile(HAN_CLASS)
 _TOKEN = re.compile(
     r"[A-Za-z0-9_]+(?:[.\-/:@+#][A-Za-z0-9_]+)*"  # words, identifiers, paths, hosts, versions
-    r"|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"  # a run of Chinese characters
+    rf"|{HAN_CLASS}+"  # a run of Chinese characters
 )
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _PARTS = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _STOPS = resources_access.read_json(STOP_LISTS)
@@ -93,5 +96,5 @@ def terms(text: str) -> list[str]:
     out: list[str] = []
     for match in _TOKEN.finditer(text):
         token = match.group()
-        out.extend(_han_terms(token) if _HAN.match(token) else _word_terms(token))
+        out.extend(_han_terms(token) if HAN.match(token) else _word_terms(token))
     return out + concept_terms(text)
