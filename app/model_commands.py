@@ -4,7 +4,6 @@ build-background and bench. Model work runs here, or in the service when it hold
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -133,17 +132,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from ..core.recall import public_sets, verify
 
     given = [Path(p) for p in args.cases or []]
-    if len(given) > 1 or (given and public_sets.is_public_file(given[0])):
+    if len(given) > 1:
         return _verify_public(given, args)
+    path = given[0] if given else paths.data_dir() / "recall-cases.json"
+    raw = public_sets.read(path)
+    if public_sets.is_public(raw):
+        return _verify_public([path], args, [raw])
     if getattr(args, "field", "prompt") != "prompt":
         raise InvalidInput("--field applies to files in the public form (memories with ids)")
-    path = given[0] if given else paths.data_dir() / "recall-cases.json"
-    case_file = verify.load_file(path)  # errors in the file are the user's to see at once
+    case_file = verify.parse(raw, str(path))  # errors in the file are the user's to see at once
     written: dict[str, list[str]] | None = None
     if getattr(args, "write_cues", False):
         case_file, written = _write_cues(case_file)
     if service_holds_store():
-        raw = json.loads(path.read_text(encoding="utf-8"))
         if case_file.cues:
             raw["cues"] = case_file.cues
         report = through_service("verify", {"file": raw, "where": str(path)})
@@ -161,7 +162,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verify_public(given: list[Any], args: argparse.Namespace) -> int:
+def _verify_public(given: list[Any], args: argparse.Namespace, raws: list[Any] | None = None) -> int:
     """Files of the public form (core/recall/public_sets.py), each in a throwaway store through
     the production gate, then summed by family and prompt language. The service runs them with
     its loaded model when it holds the store; otherwise the model is loaded here (the user's store
@@ -173,7 +174,7 @@ def _verify_public(given: list[Any], args: argparse.Namespace) -> int:
             "--write-cues and --explain take one cases file in verify's own form, not the public form"
         )
     field = public_sets.check_field(args.field)
-    raws = [public_sets.read(path) for path in given]
+    raws = raws if raws is not None else [public_sets.read(path) for path in given]
     not_public = [str(path) for path, raw in zip(given, raws, strict=True) if not public_sets.is_public(raw)]
     if not_public:
         raise InvalidInput(f"several files are taken only in the public form: {', '.join(not_public)}")

@@ -12,7 +12,7 @@ import numpy as np
 from . import crossing, generic, lexical
 from .concepts import textbook_question
 from .engine import RecallEngine
-from .verify import Case, CaseFile, _input_of, load_file, pool_engine
+from .verify import Case, CaseFile, _input_of, parse, pool_engine
 
 
 @dataclass
@@ -155,9 +155,10 @@ def case_file_of(path: Path) -> CaseFile:
     """A cases file with its own memories, or a public set (public_sets.py) as one."""
     from . import public_sets
 
-    if public_sets.is_public_file(path):
-        return public_sets.case_file(public_sets.load(path))
-    case_file = load_file(path)
+    raw = public_sets.read(path)
+    if public_sets.is_public(raw):
+        return public_sets.case_file(public_sets.parse(raw, str(path)))
+    case_file = parse(raw, str(path))
     if case_file.pool is None:
         raise SystemExit(f"{path}: calibrate needs a cases file with its own memories (`memories` or `pool`)")
     return case_file

@@ -23,7 +23,6 @@ prompts') and by prompt language.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -141,31 +140,9 @@ def is_public(data: Any) -> bool:
 
 
 def read(path: Path) -> Any:
-    """The file's JSON, with the size bound checked first."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InvalidInput(
-                f"{path} is {size // (1024 * 1024)} MB; a public set may be at most "
-                f"{MAX_FILE_BYTES // (1024 * 1024)} MB"
-            )
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InvalidInput(f"no cases file at {path}") from exc
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"{path} is not readable JSON: {exc}") from exc
-
-
-def is_public_file(path: Path) -> bool:
-    """Whether the file is in the public form (an unreadable one is not: verify says why)."""
-    try:
-        return is_public(read(path))
-    except InvalidInput:
-        return False
-
-
-def load(path: Path, field: str = "prompt") -> PublicSet:
-    return parse(read(path), str(path), field)
+    """A cases file's JSON, either form (verify.read), refused unread past the size bound: the
+    one read of a file `memevo verify` or calibrate is given."""
+    return verify.read(path, MAX_FILE_BYTES)
 
 
 def check_field(field: str) -> str:

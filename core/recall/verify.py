@@ -68,13 +68,21 @@ def load_cases(path: Path) -> list[Case]:
 
 
 def load_file(path: Path) -> CaseFile:
+    return parse(read(path), str(path))
+
+
+def read(path: Path, max_bytes: int | None = None) -> Any:
+    """A cases file's JSON, in verify's form or the public one (public_sets.py); with
+    `max_bytes`, a larger file is refused before it is read."""
+    mb = 1024 * 1024
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if max_bytes is not None and (size := path.stat().st_size) > max_bytes:
+            raise InvalidInput(f"{path} is {size // mb} MB; a cases file may be at most {max_bytes // mb} MB")
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InvalidInput(f"no cases file at {path} (write one, or pass --cases FILE)") from exc
     except (OSError, ValueError) as exc:
         raise InvalidInput(f"{path} is not readable JSON: {exc}") from exc
-    return parse(data, str(path))
 
 
 def parse(data: Any, where: str = "the cases") -> CaseFile:
