@@ -8,7 +8,7 @@ a new subpackage ships without anyone editing a list. Everything else is in pypr
 
 from setuptools import find_packages, setup
 
-FOLDERS = ("app", "core", "desktop", "hooks", "installer", "resources")
+FOLDERS = ("cli", "core", "desktop", "hooks", "installer", "mcpserver", "resources")
 
 setup(
     packages=[

@@ -1,14 +1,15 @@
-"""`python -m memevo.core.cli`: the stable name of the command line, kept as a forwarder.
+"""`python -m memevo.core.cli`: the command line's retired name, kept as a forwarder.
 
-Users' client files (MCP entries), autostart entries and services started by hooks name this
-module; the command line itself lives in the application layer (memevo.app.cli). This is the
-one import from core up into app, and the import contracts (tests/test_layout.py) allow it
-by name.
+Versions before the command line moved to `memevo.cli` wrote this name into users' MCP entries
+and autostart entries. Those keep working through this module until a repair (the watchdog's,
+or `memevo setup`) rewrites them to `memevo.cli` (installer/entries.py, RETIRED_MCP_MARKERS;
+installer/autostart.py reports the old command stale). It is the one import from core up into
+the command line, and the import contracts (pyproject.toml) allow it by name.
 """
 
 from __future__ import annotations
 
-from ..app.cli import main
+from ..cli.main import main
 
 __all__ = ["main"]
 

@@ -60,7 +60,7 @@ SIDE_API_KEY = EnvVar(
     "The side API key, used instead of the stored one when set. Where no OS keyring works, the "
     "key file (`memevo secret set --file`) also reaches a tray app started at login, which does "
     "not see a terminal's variables. memevo never writes this variable's value anywhere.",
-    "core/secrets.py",
+    "core/privacy/side_api_key.py",
 )
 LANG = EnvVar(
     "MEMEVO_LANG",
@@ -91,7 +91,7 @@ LOCK_WAIT_S = EnvVar(
     "30",
     "Seconds a command that opens the store itself (no service running) waits for another "
     "writer before refusing with the holder's PID.",
-    "core/store.py",
+    "core/store/database.py",
 )
 SERVICE_WAIT_S = EnvVar(
     "MEMEVO_SERVICE_WAIT_S",
@@ -136,7 +136,7 @@ HUGE_PAGES = EnvVar(
     DIAGNOSTIC,
     "on where Linux offers them (transparent huge pages, 6.1 or later)",
     "`0`: leave the loaded model's weights in ordinary 4 KB pages (for comparisons).",
-    "core/native_heap.py",
+    "core/process/native_heap.py",
 )
 MCP_FASTPATH = EnvVar(
     "MEMEVO_MCP_FASTPATH",
@@ -144,14 +144,14 @@ MCP_FASTPATH = EnvVar(
     "on",
     "`0`: the MCP server no longer answers `initialize` and `tools/list` from its kept answers "
     "while the MCP SDK loads.",
-    "core/mcp_fastpath.py",
+    "mcpserver/fastpath.py",
 )
 NO_SERVICE = EnvVar(
     "MEMEVO_NO_SERVICE",
     DIAGNOSTIC,
     "unset: commands go through a running service",
     "`1`: a command opens the store itself and never talks to a service.",
-    "core/service/client.py, app/cli_shared.py",
+    "core/service/client.py, cli/shared.py",
 )
 HOOK_TIMING = EnvVar(
     "MEMEVO_HOOK_TIMING",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.memory_text import MAX_TEXT, MIN_TEXT, text_width
+from ..core.memories.text import MAX_TEXT, MIN_TEXT, text_width
 from .i18n import tr
 from .qt import (
     QDialog,
@@ -89,7 +89,7 @@ class AddMemoryDialog(QDialog):
         return QFileDialog.getExistingDirectory(self, tr("The repository this memory belongs to")) or None
 
     def choose_repo(self) -> None:
-        from ..core.scopes import repo_of
+        from ..core.memories.scopes import repo_of
 
         folder = self.ask_folder()
         if folder is None:  # Cancel: nothing changes

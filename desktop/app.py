@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..core import display
+from ..core.process import display
 from ..core.service.host import ServiceHost
 from ..core.service.server import AlreadyRunning, InstanceLock, hosted_service, setup_logging
 from . import testhook
@@ -35,7 +35,7 @@ def main(self_test: bool = False, wait_lock_s: float = 0.0) -> int:
         if not take_over_headless(lock):
             # Started on demand (a hook, an MCP server) while a tray app runs: nothing to show.
             return 0 if wait_lock_s > 0 else bring_first_to_front(str(exc))
-    # Qt aborts the process here when its platform plugin fails (the probe in core/display.py
+    # Qt aborts the process here when its platform plugin fails (the probe in core/process/display.py
     # runs before, but cannot foresee everything): the record tells starters this display kills
     # the tray app, so they start `memevo serve` instead of a tray app that dies again.
     display.record_tray_start()

@@ -13,8 +13,8 @@ import time
 from collections import deque
 from typing import Any
 
-from ..core import memories
 from ..core.learning import jobs, resolve
+from ..core.memories import live as memories
 from . import confirm_texts as texts
 from .i18n import tr
 from .learning_texts import proposer

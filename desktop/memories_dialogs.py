@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.memories import Memory
+from ..core.memories.live import Memory
 from .i18n import tr
 from .qt import QLabel, QVBoxLayout
 
@@ -148,7 +148,7 @@ def choose_notes(parent: Any, found: list[dict[str, Any]]) -> list[dict[str, Any
 
 
 def version_reason(reason: str) -> str:
-    """Why a text was replaced (core/memories.py says it in English identifiers and phrases)."""
+    """Why a text was replaced (core/memories/live.py says it in English identifiers and phrases)."""
     import re
 
     fixed = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.memories import Memory
+from ..core.memories.live import Memory
 from . import memories_dialogs as dialogs
 from .i18n import tr
 from .memory_actions import MemoryActions

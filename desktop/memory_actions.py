@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core.memories import Memory
-from ..core.scopes import name as scope_name
+from ..core.memories.live import Memory
+from ..core.memories.scopes import name as scope_name
 from .i18n import tr
 from .memtable import group_name
 from .undo import DEPTH, IN_TRASH, ChangedSince, Undo, check, id_list
@@ -291,8 +291,8 @@ class MemoryActions:
         dialog, written through the same operation."""
         from pathlib import Path
 
-        from ..core import notes
-        from ..core.scopes import folder_of
+        from ..core.importers import notes
+        from ..core.memories.scopes import folder_of
 
         view = self.view
         go, folder = view.ask_import_source()

@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import confidence as conf
 from ..core.clock import iso
-from ..core.listing import Listing, listed_among, listed_count, listed_page
-from ..core.memories import Memory
-from ..core.scopes import name as scope_name
+from ..core.memories import confidence as conf
+from ..core.memories.listing import Listing, listed_among, listed_count, listed_page
+from ..core.memories.live import Memory
+from ..core.memories.scopes import name as scope_name
 from .i18n import tr
 from .qt import (
     QAbstractTableModel,

@@ -15,10 +15,10 @@ import logging
 from typing import Any
 
 from ..core import config as config_mod
-from ..core import secrets
 from ..core.encoder.models import KNOWN
 from ..core.errors import MemevoError
 from ..core.learning import readiness
+from ..core.privacy import side_api_key as secrets
 from .i18n import tr
 from .learning_texts import effective, mode_help
 from .qt import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..core import secrets
+from ..core.privacy import side_api_key as secrets
 from .i18n import tr
 from .qt import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout
 from .settings_workers import ERROR_STYLE

@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 
-from ..core import aioloop
 from ..core import config as config_mod
 from ..core.encoder.models import entry_for
 from ..core.learning import judge
+from ..core.process import aioloop
 from ..core.recall.gate import MODEL_KEYS, model_defaults
 from .i18n import tr
 from .learning_texts import mode_label

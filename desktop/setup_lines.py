@@ -227,7 +227,7 @@ def translate(line: str) -> str:
 
 def stage(text: str) -> str:
     """A loading or provisioning stage (core/encoder/provision.py, core/service/host.py,
-    core/runtime.py) in the UI language; a percentage after it is kept."""
+    core/process/runtime.py) in the UI language; a percentage after it is kept."""
     found = re.fullmatch(r"(?P<text>.*?)(?P<percent> \d+%)?", text)
     body, percent = (found["text"], found["percent"] or "") if found else (text, "")
     shapes: list[tuple[str, Say]] = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.memories import Memory
+from ..core.memories.live import Memory
 from .i18n import tr
 from .memtable import stale_reason
 from .qt import QMenu

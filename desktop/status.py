@@ -9,10 +9,12 @@ import html
 from typing import Any
 
 from ..core import config as config_mod
-from ..core import maintenance, memories, sharetrust
 from ..core.encoder.models import entry_for
 from ..core.learning import jobs, readiness
+from ..core.memories import live as memories
+from ..core.memories import maintenance
 from ..core.recall.gate import GateSettings
+from ..core.sharing import trust as sharetrust
 from ..installer import client_state
 from .client_texts import client_label, part_lines, title
 from .clients_menu import event_label

@@ -37,7 +37,7 @@ class SyncSchedule:
 
     def run(self, by_hand: bool = True) -> bool:
         """Start a sync unless none is set up or one is running; True when one started."""
-        from ..core import syncgit
+        from ..core.sync import remote as syncgit
 
         if not syncgit.is_set_up():
             if by_hand:
@@ -66,7 +66,7 @@ class SyncSchedule:
             )
 
         review = report.get("review") or []
-        if review:  # applied from another machine, and the user should know (core/syncgit.py)
+        if review:  # applied from another machine, and the user should know (core/sync/remote.py)
             shown = "; ".join(f"#{item['id']} {item['what']}" for item in review[:REVIEW_SHOWN])
             more = len(review) - REVIEW_SHOWN
             self.notify(

@@ -104,7 +104,7 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
         text += "\n" + tr("Learning: the side judge proposes memories.")
     if learning.side and host.ctx.learner.side_error:  # recall works; what the user says is not analysed
         text += "\n" + tr("Learning waits: {reason}").format(reason=host.ctx.learner.side_error)
-    if host.ctx.learner.cue_error:  # recall works; only the side model's cues wait (core/cues.py)
+    if host.ctx.learner.cue_error:  # recall works; only the side model's cues wait (core/memories/cues.py)
         text += "\n" + tr("Recall cues wait: {reason}").format(reason=host.ctx.learner.cue_error)
     return "working", text
 
@@ -402,8 +402,8 @@ class Tray:
 
     def check_reviews(self) -> None:
         """A repository's shared facts file waiting for the user's review (it is not read until
-        trusted: core/sharetrust.py): said once per content. Read on the worker."""
-        from ..core import sharetrust
+        trusted: core/sharing/trust.py): said once per content. Read on the worker."""
+        from ..core.sharing import trust as sharetrust
 
         def read() -> list[dict[str, Any]]:
             try:

@@ -30,7 +30,7 @@ class ChangedSince(Exception):
 
 def check(host: Any, undo: Undo) -> None:
     """On the view's worker: raises ChangedSince when undoing would not put back what it says."""
-    from ..core import memories
+    from ..core.memories import live as memories
 
     trash: set[str] | None = None
     for memory_id, field_name, value in undo.expect or []:

@@ -107,7 +107,7 @@ def run_setup(
         _keep_in_file(file_key, say)
     key_status = None
     if choices.side_key or file_key:
-        from ..core import secrets
+        from ..core.privacy import side_api_key as secrets
 
         key_status = secrets.status()  # asks the keyring: on this thread, never the UI's
     return RunOutcome(result, crashed, key_status)
@@ -115,7 +115,7 @@ def run_setup(
 
 def _keep_in_file(key: str, say: Callable[[str], None]) -> None:
     """In the engine's words (setup_lines translates them), so the log reads as one."""
-    from ..core import secrets
+    from ..core.privacy import side_api_key as secrets
 
     try:
         where = secrets.set_api_key(key, to_file=True)
@@ -248,7 +248,7 @@ def notes_to_offer() -> list[dict[str, Any]]:
     the notes page; a file that cannot be read is skipped, never an error of setup's."""
     from pathlib import Path
 
-    from ..core import notes
+    from ..core.importers import notes
 
     try:
         return [c.as_json() for c in notes.candidates(Path.home(), None)]
@@ -388,7 +388,7 @@ class DonePage(QWizardPage):
     def _key_text(status: Any) -> str:
         if status is None:
             return ""
-        from ..core import secrets
+        from ..core.privacy import side_api_key as secrets
 
         if status.source == "environment":
             return tr(

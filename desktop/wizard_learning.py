@@ -16,7 +16,7 @@ from .wizard_pages import PAGE_AUTOSTART, PAGE_CLAUDE, _help, _label
 
 def _keyring_problem() -> str | None:
     """On the wizard's worker (the keyring may wait on D-Bus): why no key can be kept, or None."""
-    from ..core import secrets
+    from ..core.privacy import side_api_key as secrets
 
     status = secrets.status()
     return None if status.source == "environment" or not status.keyring_problem else status.keyring_problem

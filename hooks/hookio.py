@@ -241,7 +241,7 @@ def start_service():
             # -P: the hook runs in the user's project; a `memevo/` or `memevo.py` there must
             # not be imported in place of memevo (the hook itself runs with -I)
             subprocess.Popen(
-                [sys.executable, "-P", "-m", "memevo.core.cli", mode, "--wait-lock", "15"],
+                [sys.executable, "-P", "-m", "memevo.cli", mode, "--wait-lock", "15"],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=out,
@@ -253,18 +253,18 @@ def start_service():
         log(f"could not start the service: {exc}")
 
 
-TRAY_START_RECORD = "tray-start.json"  # in the data dir; core/display.py writes it
+TRAY_START_RECORD = "tray-start.json"  # in the data dir; core/process/display.py writes it
 
 
 def this_display():
-    """The display a tray start record is for (core/display.py records the same key)."""
+    """The display a tray start record is for (core/process/display.py records the same key)."""
     return f"{os.environ.get('DISPLAY', '')}|{os.environ.get('WAYLAND_DISPLAY', '')}"
 
 
 def tray_died_here():
     """The tray app's start record: left by a tray app on this display that Qt killed before
     its GUI came up, e.g. for a missing system library. Without it, every hook would start a
-    tray app that dies, and recall nothing. The one reader: core/display.py calls it too."""
+    tray app that dies, and recall nothing. The one reader: core/process/display.py calls it too."""
     if sys.platform in ("darwin", "win32"):  # os.kill(pid, 0) is no probe on Windows
         return False
     try:

@@ -62,7 +62,7 @@ def launch_command() -> list[str]:
     """The command that starts the tray app, with an absolute real interpreter."""
     if getattr(sys, "frozen", False):
         return [sys.executable, "tray"]
-    return hook_command.module_command("memevo.core.cli", "tray")
+    return hook_command.module_command("memevo.cli", "tray")
 
 
 def carried_env() -> dict[str, str]:

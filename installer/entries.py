@@ -1,7 +1,7 @@
 """Our entries inside a client's JSON: hooks and the MCP server, the same for every client.
 
 Ours are recognised by markers — a hook whose command runs `memevo_hook.py`, an MCP entry
-that runs `memevo.core.cli mcp`, whatever data folder either names — and the Node tool's by its
+that runs `memevo.cli mcp` (or the retired `memevo.core.cli mcp`), whatever data folder either names — and the Node tool's by its
 script names, so setup can update ours in place, drop older ones and replace the Node tool's,
 while everyone else's entries keep their place and content. Every function edits the dict it is given and says
 whether anything changed. What a client wants (its hook snippet, the file's shape) comes from
@@ -18,7 +18,11 @@ from . import hook_command
 
 SERVER_NAME = "memory-self-evolution"  # the seed's MCP name: permission rules and skills refer to it
 LEGACY_SERVER_NAMES = ("dsh-memory",)  # the Node tool's older MCP name
-MCP_MARKER = "memevo.core.cli"
+MCP_MARKER = "memevo.cli"
+# Entries of earlier versions named the command line by its old module. They stay ours: reported
+# stale, rewritten in place by a repair (the watchdog's or `memevo setup`), the user's extra keys
+# kept; the old module forwards meanwhile, so nothing a user installed breaks.
+RETIRED_MCP_MARKERS = ("memevo.core.cli",)
 
 
 def is_ours(command: Any) -> bool:
@@ -170,9 +174,9 @@ def mcp_entry(client: str) -> dict[str, Any]:
 
 
 def mcp_args(client: str) -> list[str]:
-    """`-P -m memevo.core.cli mcp --client CLIENT` (hook_command.SAFE_PATH: clients start MCP
+    """`-P -m memevo.cli mcp --client CLIENT` (hook_command.SAFE_PATH: clients start MCP
     servers in the user's project, which must not shadow memevo). An entry of an older version,
-    without -P, still carries MCP_MARKER: it is ours, reported stale and rewritten in place."""
+    without -P or naming a retired module, is still ours: reported stale and rewritten in place."""
     return hook_command.module_command(MCP_MARKER, "mcp", "--client", client)[1:]
 
 
@@ -218,7 +222,10 @@ def named_home(entry: dict[str, Any]) -> Any:
 
 
 def _is_our_entry(entry: Any) -> TypeGuard[dict[str, Any]]:
-    return isinstance(entry, dict) and MCP_MARKER in (entry.get("args") or [])
+    if not isinstance(entry, dict):
+        return False
+    args = entry.get("args")
+    return isinstance(args, list) and any(m in args for m in (MCP_MARKER, *RETIRED_MCP_MARKERS))
 
 
 def remove_mcp(data: dict[str, Any]) -> bool:

@@ -121,7 +121,7 @@ def write_choices(choices: Choices, say: Say) -> None:
     if choices.side_model:
         config_mod.set_key("sideApiModel", choices.side_model)
     if choices.side_key:
-        from ..core import secrets
+        from ..core.privacy import side_api_key as secrets
 
         try:
             secrets.set_api_key(choices.side_key)
@@ -132,7 +132,7 @@ def write_choices(choices: Choices, say: Say) -> None:
 
 def _provision(progress: Any) -> Any:
     from ..core.encoder.provision import provision
-    from ..core.runtime import configured_model
+    from ..core.process.runtime import configured_model
 
     return provision(configured_model(), progress)
 
@@ -161,14 +161,15 @@ def _autostart(wanted: bool | None, refresh: bool, say: Say) -> None:
 def _write_fallback_texts() -> None:
     """The first session start after install may come before any service runs: the hooks
     then inject the cached rules, so write them now (a running service keeps its own)."""
-    from ..core.service import caches
+    from ..core.service import fallback_texts as caches
 
     caches.write_without_service()
 
 
 def _legacy_waiting() -> bool:
     """The Node tool's files are here and memevo's store is not yet: offer the import."""
-    from ..core import legacy, paths
+    from ..core import paths
+    from ..core.importers import legacy
 
     return legacy.legacy_files_present() and not paths.store_path().exists()
 

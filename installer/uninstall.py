@@ -83,9 +83,10 @@ def stop_service(say: Say, wait_s: float = 30.0) -> None:
 
 
 def _remove_install_state(result: UninstallResult, say: Say, ask: Callable[[str], bool] | None) -> None:
-    from ..core import paths, secrets
+    from ..core import paths
     from ..core.encoder.models import models_dir
     from ..core.learning.sessionid import KEY_FILE
+    from ..core.privacy import side_api_key as secrets
 
     _autostart_off(say)
     models = models_dir()
@@ -114,7 +115,7 @@ def _remove_install_state(result: UninstallResult, say: Say, ask: Callable[[str]
 def _offer_node_key_removal(say: Say, ask: Callable[[str], bool] | None) -> None:
     """The Node tool kept the side API key in plain text in side-secret.json. It is the user's
     file, not ours: deleted only when they say so on a terminal."""
-    from ..core import legacy
+    from ..core.importers import legacy
 
     node_file = legacy.node_key_file()
     if not node_file.exists():
@@ -144,7 +145,7 @@ def _autostart_off(say: Say) -> None:
 def _drop_pending_jobs(result: UninstallResult, say: Say) -> None:
     from ..core import paths
     from ..core.learning import jobs
-    from ..core.store import Store
+    from ..core.store.database import Store
 
     if not paths.store_path().exists():
         return

@@ -41,7 +41,7 @@ fi
 echo "== stage sources as memevo.* in $STAGE"
 rm -rf "$STAGE"
 mkdir -p "$STAGE/memevo"
-for part in app core desktop hooks installer resources; do
+for part in cli core desktop hooks installer mcpserver resources; do
   cp -a "$REPO/$part" "$STAGE/memevo/$part"
 done
 find "$STAGE" -name __pycache__ -type d -prune -exec rm -rf {} +

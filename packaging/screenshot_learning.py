@@ -66,7 +66,7 @@ def judge_server(learned: str) -> ThreadingHTTPServer:
 
 def memevo(env: dict[str, str], *args: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "memevo.cli", *args], capture_output=True, text=True, env=env, timeout=300
     )
     if done.returncode != 0:
         raise SystemExit(f"memevo {' '.join(args)} failed: {done.stdout}{done.stderr}")
@@ -154,7 +154,7 @@ def shoot(language: str) -> None:
     memevo(env, "config", "sideApiModel", "local-judge")
     memevo(env, "rule", "add", "改完代码不要自动 commit，等我确认后再提交")
     trayer = subprocess.Popen(["trayer", "--edge", "top", "--align", "right", "--widthtype", "request"])
-    tray = subprocess.Popen([sys.executable, "-m", "memevo.core.cli", "tray"], env=env)
+    tray = subprocess.Popen([sys.executable, "-m", "memevo.cli", "tray"], env=env)
     try:
         deadline = time.monotonic() + 180
         while not ping(env).get("model_ready") and time.monotonic() < deadline:

@@ -18,10 +18,10 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 def main() -> int:
     os.environ["MEMEVO_HOME"] = tempfile.mkdtemp(prefix="memevo-shots-")
-    from memevo.core import memories
     from memevo.core.clock import SystemClock
     from memevo.core.learning import jobs
-    from memevo.core.store import Store
+    from memevo.core.memories import live as memories
+    from memevo.core.store.database import Store
     from memevo.desktop.confirm import ConfirmDialog
     from memevo.desktop.i18n import install_translator
     from memevo.desktop.qt import QApplication
@@ -69,9 +69,10 @@ def memories_page() -> Path:
     import subprocess
 
     os.environ["MEMEVO_HOME"] = tempfile.mkdtemp(prefix="memevo-shots-")
-    from memevo.core import memories, snapshot
     from memevo.core.clock import FakeClock
-    from memevo.core.store import Store
+    from memevo.core.memories import html_page as snapshot
+    from memevo.core.memories import live as memories
+    from memevo.core.store.database import Store
 
     with Store.open() as store:
         clock = FakeClock()

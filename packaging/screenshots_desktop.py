@@ -31,8 +31,8 @@ SAMPLES = [
 
 
 def populate(store, clock) -> None:  # type: ignore[no-untyped-def]
-    from memevo.core import memories
     from memevo.core.learning import jobs
+    from memevo.core.memories import live as memories
 
     for category, text, confidence in SAMPLES:
         memory = memories.create(store, category, text, clock)
@@ -79,7 +79,7 @@ def shoot(suffix: str) -> int:
     from memevo.core import config as config_mod
     from memevo.core.clock import SystemClock
     from memevo.core.service.host import ServiceHost
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
     from memevo.desktop.i18n import install_translator
     from memevo.desktop.qt import QApplication
     from memevo.desktop.tray import Tray
@@ -93,7 +93,7 @@ def shoot(suffix: str) -> int:
     config_mod.set_key("sideApiBase", "https://api.example.com/v1")
     config_mod.set_key("sideApiModel", "gpt-4o-mini")
     try:  # the keyring when there is one (run under dbus-run-session with gnome-keyring)
-        from memevo.core import secrets
+        from memevo.core.privacy import side_api_key as secrets
 
         secrets.set_api_key("sk-screenshot-not-a-real-key")
     except Exception:
@@ -109,7 +109,7 @@ def shoot(suffix: str) -> int:
         ("codebuddy", "prompt", 28.0),
     ]:
         host.ctx.books.record_hook(client, event, ms)
-    from memevo.core import memories
+    from memevo.core.memories import live as memories
 
     injected = [m.id for m in memories.ranked(store, "rule")[:2]]  # what a prompt got, by id
     host.ctx.books.log_injection("cursor", "conv-7d21", "session_start", None, injected, 96)

@@ -15,7 +15,7 @@
 #   4. once the model is loaded: a rule added with the CLI is recalled by a related prompt
 #   5. `memevo service stop`; the service exits 0
 #   6. a hook with no service running falls back (exit 0) and starts the service itself
-#      through `memevo -m memevo.core.cli serve`; that one is stopped again
+#      through `memevo -m memevo.cli serve`; that one is stopped again
 #   7. `memevo tray --self-test` (Qt offscreen): the tray app starts, opens its panel, exits 0
 set -uo pipefail
 
@@ -142,7 +142,7 @@ else
 fi
 SERVE_PID=""
 
-# 6. no service: fallback, and the hook starts one (memevo -m memevo.core.cli serve)
+# 6. no service: fallback, and the hook starts one (memevo -m memevo.cli serve)
 allow_empty=1 check_hook "hook without a service (fallback)" "帮我看看支付页" \
   "$HOOK_RUNNER" -I -S "$HOOK_SCRIPT" claude UserPromptSubmit
 pid=""

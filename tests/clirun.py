@@ -32,7 +32,7 @@ def in_a_process(
 ) -> subprocess.CompletedProcess[str]:
     """The installed command as a user runs it, in its own interpreter."""
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args],
+        [sys.executable, "-m", "memevo.cli", *args],
         capture_output=True,
         text=True,
         env=os.environ | (env or {}),
@@ -55,7 +55,7 @@ def in_process(
     """`memevo ARGS` through `main()` in this process; the same CompletedProcess a real run gives."""
     if needs_a_process(args, env, kwargs):
         return in_a_process(*args, env=env, **kwargs)
-    from memevo.app.cli import main
+    from memevo.cli.main import main
 
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()

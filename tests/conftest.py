@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from deadlines import HANG_S
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 REAL_HOME = Path(os.path.expanduser("~")).resolve()
 REPO = Path(__file__).resolve().parents[1]
@@ -233,7 +233,7 @@ def keyring_unlocked() -> None:
 @pytest.fixture
 def clean_keyring(keyring_unlocked: None) -> Iterator[None]:
     """No side API key in the real keyring before and after the test."""
-    from memevo.core import secrets
+    from memevo.core.privacy import side_api_key as secrets
 
     secrets.clear_api_key()
     yield

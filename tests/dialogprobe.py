@@ -51,7 +51,7 @@ def read(dialog: Any) -> dict[str, Any]:
 
 
 def main() -> int:
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
     from memevo.desktop.confirm import ConfirmDialog
     from memevo.desktop.i18n import install_translator
     from memevo.desktop.qt import QApplication

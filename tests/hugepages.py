@@ -1,4 +1,4 @@
-"""Whether this machine can put memory in transparent huge pages the way core/native_heap.py
+"""Whether this machine can put memory in transparent huge pages the way core/process/native_heap.py
 asks for them: THP not switched off, and a kernel with MADV_COLLAPSE (Linux 6.1)."""
 
 from __future__ import annotations

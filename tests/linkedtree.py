@@ -4,7 +4,7 @@ The repo root is the `memevo` namespace (pyproject.toml maps it), which tools ca
 the checkout: this builds a throw-away folder whose `memevo/` links to the six source folders,
 so `mypy -p memevo.core` and import-linter resolve every module to its file here.
 
-    python tests/linkedtree.py mypy                 # mypy --strict over app, core, desktop, installer
+    python tests/linkedtree.py mypy                 # mypy --strict over cli, core, desktop, installer, mcpserver
     python tests/linkedtree.py lint-imports         # the import contracts in pyproject.toml
     python tests/linkedtree.py graph                # folders' arrows, back-arrows, loops, big files
     python tests/linkedtree.py static               # ruff, ruff format, mypy, import contracts: CI's step
@@ -23,10 +23,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCE_FOLDERS = ("app", "core", "desktop", "hooks", "installer", "resources")
-TYPED_PACKAGES = ("memevo.app", "memevo.core", "memevo.desktop", "memevo.installer")
-# The intended direction, top to bottom; hooks stand alone (stdlib only).
-LAYERS = ("app", "desktop", "installer", "core")
+SOURCE_FOLDERS = ("cli", "core", "desktop", "hooks", "installer", "mcpserver", "resources")
+TYPED_PACKAGES = ("memevo.cli", "memevo.core", "memevo.desktop", "memevo.installer")
+# The intended direction, top to bottom; hooks are the bottom (stdlib only, nothing of ours).
+LAYERS = ("cli", "mcpserver", "desktop", "installer", "core", "hooks")
 BIG_FILE_LINES = 400
 
 
@@ -147,8 +147,8 @@ def graph_report(repo: Path = REPO) -> str:
         up = a in LAYERS and b in LAYERS and LAYERS.index(b) < LAYERS.index(a)
         hooks = a == "hooks" and b != "hooks"
         mark = "  <- BACK" if up else ("  <- hooks not alone" if hooks else "")
-        if (a, b) == ("core", "app") and n == 1 and ("memevo.core.cli", "memevo.app.cli") in edges:
-            mark = "  (the memevo.core.cli forwarder, allowed by name)"
+        if (a, b) == ("core", "cli") and n == 1 and ("memevo.cli", "memevo.cli.main") in edges:
+            mark = "  (the memevo.cli forwarder, allowed by name)"
         if "<-" in mark:
             back.append((a, b))
         lines.append(f"  {a} -> {b}: {n}{mark}")

@@ -46,7 +46,7 @@ def wait_for(
 def service(home: Path, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
     full_env = os.environ | {"MEMEVO_HOME": str(home)} | (env or {})
     with subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "serve"],
+        [sys.executable, "-m", "memevo.cli", "serve"],
         env=full_env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -126,7 +126,7 @@ def module_service(name: str, populate: Any) -> tuple[Any, Any]:
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     """`memevo ARGS` in a process of its own, on the MEMEVO_HOME of the test."""
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
+        [sys.executable, "-m", "memevo.cli", *args], capture_output=True, text=True, timeout=HANG_S
     )
 
 
@@ -143,7 +143,7 @@ def offscreen_tray(
     for name in ("DISPLAY", "WAYLAND_DISPLAY", *without):
         tray_env.pop(name, None)
     tray = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "tray"],
+        [sys.executable, "-m", "memevo.cli", "tray"],
         env=tray_env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

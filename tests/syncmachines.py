@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from clirun import in_process
-from memevo.core import syncstore
-from memevo.core.store import Store
+from memevo.core.store.database import Store
+from memevo.core.sync import records as syncstore
 
 
 class Machine:

@@ -10,10 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
-from memevo.core import anchors, memories, staleness
-from memevo.core.anchors import Anchor
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.repos import anchors, staleness
+from memevo.core.repos.anchors import Anchor
+from memevo.core.store.database import Store
 from test_anchors import commit, make_repo
 
 RELEASE = "发布流程：先 npm run build:prod，再 make deploy-staging，最后 ./scripts/release.sh"

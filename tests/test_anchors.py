@@ -12,21 +12,16 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, git, make_repo
-from memevo.core import (
-    anchors,
-    config,
-    maintenance,
-    memories,
-    memory_history,
-    memory_trash,
-    purge,
-    repos,
-    safegit,
-    staleness,
-)
-from memevo.core.anchors import Anchor
+from memevo.core import config
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import history as memory_history
+from memevo.core.memories import live as memories
+from memevo.core.memories import maintenance, purge
+from memevo.core.memories import trash as memory_trash
+from memevo.core.repos import anchors, safegit, staleness
+from memevo.core.repos import identity as repos
+from memevo.core.repos.anchors import Anchor
+from memevo.core.store.database import Store
 
 FLAG_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 
@@ -50,12 +45,12 @@ def stale_of(store: Store, memory_id: str) -> str | None:
 # -- extraction ----------------------------------------------------------------------------------
 def test_extraction_picks_names_and_leaves_words() -> None:
     got = anchors.extract(
-        "payments live in src/pay/ (see core/store.py), flag --dry-run, recallChars and config.load; "
+        "payments live in src/pay/ (see core/store/database.py), flag --dry-run, recallChars and config.load; "
         "host https://api.pay.example.com/v1 and db.internal:5432; store.py; 1/2 at 10:30 in ~/x /usr/bin"
     )
     assert got == [
         Anchor("path", "src/pay"),
-        Anchor("path", "core/store.py"),
+        Anchor("path", "core/store/database.py"),
         Anchor("flag", "--dry-run"),
         Anchor("ident", "recallChars"),
         Anchor("ident", "config.load"),

@@ -103,7 +103,7 @@ def test_xdg_config_home_is_honoured_by_enable(
 
 
 def test_launch_command_uses_the_real_interpreter(interp: dict[str, str]) -> None:
-    assert autostart.launch_command() == [interp["posix"], "-P", "-m", "memevo.core.cli", "tray"]
+    assert autostart.launch_command() == [interp["posix"], "-P", "-m", "memevo.cli", "tray"]
 
 
 def test_launch_command_frozen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def expected_content(platform: str, interp: dict[str, str]) -> bytes:
             "Name=memevo\n"
             f"Comment={COMMENT_EN}\n"
             f"Comment[zh_CN]={COMMENT_ZH}\n"
-            f'Exec="{interp["posix"]}" -P -m memevo.core.cli tray\n'
+            f'Exec="{interp["posix"]}" -P -m memevo.cli tray\n'
             "Icon=memevo\n"
             "Terminal=false\n"
             "NoDisplay=false\n"
@@ -143,7 +143,7 @@ def expected_content(platform: str, interp: dict[str, str]) -> bytes:
         return text.encode("utf-8")
     if platform == "win32":
         return (
-            f'@echo off\r\nrem memevo-owned\r\nstart "" "{interp["pythonw.exe"]}" -P -m memevo.core.cli tray\r\n'
+            f'@echo off\r\nrem memevo-owned\r\nstart "" "{interp["pythonw.exe"]}" -P -m memevo.cli tray\r\n'
         ).encode()
     raise AssertionError(platform)
 
@@ -160,7 +160,7 @@ def test_enable_writes_the_exact_entry(
         assert data.startswith(b'<?xml version="1.0" encoding="UTF-8"?>')
         assert plistlib.loads(data) == {
             "Label": "dev.memevo.tray",
-            "ProgramArguments": [interp["posix"], "-P", "-m", "memevo.core.cli", "tray"],
+            "ProgramArguments": [interp["posix"], "-P", "-m", "memevo.cli", "tray"],
             "RunAtLoad": True,
             "KeepAlive": False,
             "ProcessType": "Interactive",
@@ -196,7 +196,7 @@ def test_windows_falls_back_to_python_exe_without_pythonw(
     exe = use_interpreter(monkeypatch, folder / "python.exe")
     autostart.enable("win32")
     lines = autostart.entry_path("win32").read_text(encoding="utf-8").splitlines()
-    assert lines[-1] == f'start "" "{exe}" -P -m memevo.core.cli tray'
+    assert lines[-1] == f'start "" "{exe}" -P -m memevo.cli tray'
     # pythonw appears later (e.g. a repaired install): the entry is now stale
     (folder / "pythonw.exe").write_bytes(b"")
     assert autostart.status("win32")["stale"] is True
@@ -224,7 +224,7 @@ def test_windows_non_ascii_and_percent_in_path(monkeypatch: pytest.MonkeyPatch, 
         "@echo off\r\n"
         "rem memevo-owned\r\n"
         "chcp 65001 >nul\r\n"
-        f'start "" "{tmp_path}/张三 100%%/python.exe" -P -m memevo.core.cli tray\r\n'
+        f'start "" "{tmp_path}/张三 100%%/python.exe" -P -m memevo.cli tray\r\n'
     )
     assert autostart.status("win32")["stale"] is False  # %% reads back as %
 
@@ -315,8 +315,8 @@ def test_darwin_entry_disabled_key(interp: dict[str, str]) -> None:
 
 
 def test_exec_value_follows_the_desktop_entry_spec() -> None:
-    assert autostart.exec_value(["/usr/bin/python3", "-m", "memevo.core.cli", "tray"]) == (
-        "/usr/bin/python3 -m memevo.core.cli tray"
+    assert autostart.exec_value(["/usr/bin/python3", "-m", "memevo.cli", "tray"]) == (
+        "/usr/bin/python3 -m memevo.cli tray"
     )
     assert autostart.exec_value(["/opt/my py/python"]) == '"/opt/my py/python"'
     # inside quotes: \" \` \$ \\ ; then the string escape doubles every backslash
@@ -348,7 +348,7 @@ def test_linux_exec_round_trips(monkeypatch: pytest.MonkeyPatch, interpreter: st
     entry = parser["Desktop Entry"]
     assert entry["X-Memevo-Owned"] == "true"
     assert entry["Comment[zh_CN]"] == COMMENT_ZH
-    assert autostart.parse_exec(entry["Exec"]) == [interpreter, "-P", "-m", "memevo.core.cli", "tray"]
+    assert autostart.parse_exec(entry["Exec"]) == [interpreter, "-P", "-m", "memevo.cli", "tray"]
     assert autostart.status("linux")["stale"] is False
 
     validator = shutil.which("desktop-file-validate")
@@ -391,7 +391,7 @@ def test_a_moved_data_folder_is_carried_into_the_login_start(
             interp["posix"],
             "-P",
             "-m",
-            "memevo.core.cli",
+            "memevo.cli",
             "tray",
         ]
     elif platform == "darwin":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from memevo.app.bench import hooks, measure
+from memevo.cli.bench import hooks, measure
 
 
 def test_hook_figures_report_min_median_p95_max() -> None:

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 import uiwalk
 import xdisplay
-from memevo.core import memories, notes
 from memevo.core.clock import FakeClock
+from memevo.core.importers import notes
 from memevo.core.learning import jobs
+from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.i18n import qt_translated, ui_language
 from memevo.desktop.qt import QApplication, QTimer

@@ -118,7 +118,7 @@ def test_claude_mcp_list_reports_our_server_connected(memevo_home: Path, tmp_pat
             "--",
             sys.executable,
             "-m",
-            "memevo.core.cli",
+            "memevo.cli",
             "mcp",
             "--client",
             "claude",
@@ -192,7 +192,7 @@ def _confirm_run(tmp_path: Path, script, memevo_home: Path, reply: str | None = 
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "MEMEVO_HEADLESS": "1",
     } | key
-    mcp = [sys.executable, "-m", "memevo.core.cli", "mcp", "--client", "claude"]
+    mcp = [sys.executable, "-m", "memevo.cli", "mcp", "--client", "claude"]
     subprocess.run(
         [str(CLAUDE), "mcp", "add", "--scope", "user", "memory-self-evolution", "--", *mcp],
         env=env,
@@ -206,7 +206,7 @@ def _confirm_run(tmp_path: Path, script, memevo_home: Path, reply: str | None = 
 
     def rules() -> list[dict]:
         read = subprocess.run(
-            [sys.executable, "-m", "memevo.core.cli", "read", "rule", "--json"],
+            [sys.executable, "-m", "memevo.cli", "read", "rule", "--json"],
             env=os.environ | {"MEMEVO_HOME": str(memevo_home)},
             capture_output=True,
             text=True,

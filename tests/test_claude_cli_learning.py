@@ -40,7 +40,7 @@ pytestmark = [
 SERVER = "memory-self-evolution"
 PROPOSE_TOOL = f"mcp__{SERVER}__memory_propose"
 RESOLVE_TOOL = f"mcp__{SERVER}__memory_resolve"
-MCP_COMMAND = [sys.executable, "-m", "memevo.core.cli", "mcp", "--client", "claude"]
+MCP_COMMAND = [sys.executable, "-m", "memevo.cli", "mcp", "--client", "claude"]
 
 COMMIT_WORDS = "以后提交信息都用英文写"
 COMMIT_RULE = "提交信息（commit message）一律用英文写"
@@ -203,7 +203,7 @@ class Memevo:
     def cli(self, *args: str) -> Any:
         env = {k: v for k, v in os.environ.items() if k != "MEMEVO_SIDE_API_KEY"}
         done = subprocess.run(
-            [sys.executable, "-m", "memevo.core.cli", *args, "--json"],
+            [sys.executable, "-m", "memevo.cli", *args, "--json"],
             env=env | {"MEMEVO_HOME": str(self.home), "HOME": str(self.root / "cli-home")},
             capture_output=True,
             text=True,

@@ -36,9 +36,9 @@ def test_every_listing_command_prints_one_json_object(run_cli) -> None:
 
 
 def test_read_pages_by_fifty(run_cli, data_dir: Path) -> None:
-    from memevo.core import memories
     from memevo.core.clock import FakeClock
-    from memevo.core.store import Store
+    from memevo.core.memories import live as memories
+    from memevo.core.store.database import Store
 
     with Store.open() as store:
         clock = FakeClock()
@@ -75,9 +75,9 @@ def test_errors_exit_non_zero_with_one_line(run_cli, args: list[str], message: s
 
 
 def test_reinforce_reports_the_points_actually_added(run_cli, data_dir: Path) -> None:
-    from memevo.core import memories
     from memevo.core.clock import FakeClock
-    from memevo.core.store import Store
+    from memevo.core.memories import live as memories
+    from memevo.core.store.database import Store
 
     with Store.open() as store:
         memory = memories.create(store, "rule", "written yesterday in fact", FakeClock())  # 2026-01-01
@@ -164,7 +164,7 @@ def test_model_free_commands_import_no_torch_or_qt(args: list[str], data_dir: Pa
     probe = textwrap.dedent(
         f"""
         import sys
-        from memevo.app.cli import main
+        from memevo.cli.main import main
         main({args!r})
         heavy = [m for m in ("torch", "sentence_transformers", "transformers", "PySide6", "qasync")
                  if m in sys.modules]
@@ -179,7 +179,7 @@ def test_two_concurrent_writers_both_land(run_cli, data_dir: Path) -> None:
     run_cli("rule", "add", "create the store first")
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "memevo.core.cli", "rule", "add", f"concurrent writer number {i}"],
+            [sys.executable, "-m", "memevo.cli", "rule", "add", f"concurrent writer number {i}"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -194,7 +194,7 @@ def test_two_concurrent_writers_both_land(run_cli, data_dir: Path) -> None:
 
 def test_writer_refuses_clearly_when_the_store_stays_busy(run_cli, data_dir: Path) -> None:
     run_cli("rule", "add", "create the store first")
-    hold = "import time; from memevo.core.store import Store; s = Store.open(); print('locked', flush=True); time.sleep(30)"
+    hold = "import time; from memevo.core.store.database import Store; s = Store.open(); print('locked', flush=True); time.sleep(30)"
     with subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True) as holder:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         try:
@@ -230,7 +230,7 @@ def _waiting(proposals: list[tuple[str, str, str, str]]) -> None:
     """Proposals as the learning worker leaves them: (sessionID, client, category, text)."""
     from memevo.core.clock import SystemClock
     from memevo.core.learning import jobs, resolve
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
 
     store, now = Store.open(), SystemClock().now_ms()
     try:
@@ -278,7 +278,7 @@ def test_output_cut_short_by_the_reader_is_not_an_error(run_cli, data_dir: Path)
     for i in range(30):
         assert run_cli("rule", "add", f"第 {i} 条：提交前先跑一遍单元测试").returncode == 0
     reader = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "read", "rule", "--all"],
+        [sys.executable, "-m", "memevo.cli", "read", "rule", "--all"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=os.environ,
@@ -309,7 +309,7 @@ def test_model_service_and_config_print_plain_values(run_cli, provisioned_model)
 def test_counts_and_progress_read_as_sentences() -> None:
     import io
 
-    from memevo.app.cli import _counts_text
+    from memevo.cli.main import _counts_text
     from memevo.core.encoder.progress import TerminalBar
 
     empty = {"rule": {"live": 0, "deprecated": 0}, "project": {"live": 1, "deprecated": 2}}
@@ -344,7 +344,7 @@ def test_counts_and_progress_read_as_sentences() -> None:
 def test_serve_and_tray_pass_the_parser_with_the_arguments_it_would_give(words: list[str]) -> None:
     """The resident commands' short way (no parser, no other command's module) gives the
     handler and every argument the parser gives for the same words."""
-    from memevo.app.cli import build_parser, resident_command
+    from memevo.cli.main import build_parser, resident_command
 
     resident = resident_command(words)
     assert resident is not None
@@ -372,7 +372,7 @@ def test_serve_and_tray_pass_the_parser_with_the_arguments_it_would_give(words: 
     ],
 )
 def test_anything_else_goes_to_the_parser(words: list[str]) -> None:
-    from memevo.app.cli import resident_command
+    from memevo.cli.main import resident_command
 
     assert resident_command(words) is None
 
@@ -382,9 +382,11 @@ def test_a_write_the_service_applied_before_dying_is_reported_not_crashed(
 ) -> None:
     """kill -9 between the change's commit and its kept result: the retry finds the id with no
     result. Seen in CI as `internal error: 'memory'`; it must read as done, once."""
-    from memevo.core import applied, cli, ops
+    from memevo.core import cli
+    from memevo.core.ops import memory_ops as ops
     from memevo.core.service import client
-    from memevo.core.store import Store
+    from memevo.core.store import applied
+    from memevo.core.store.database import Store
 
     with Store.open() as store, store.transaction() as con:
         con.execute("INSERT INTO applied_requests (id, ts_ms) VALUES ('r1', 0)")
@@ -400,7 +402,7 @@ def test_a_write_the_service_applied_before_dying_is_reported_not_crashed(
 
 def run_list(data_dir: Path) -> str:
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "list", "--json"],
+        [sys.executable, "-m", "memevo.cli", "list", "--json"],
         capture_output=True,
         text=True,
         env=os.environ | {"MEMEVO_HOME": str(data_dir)},

@@ -1,7 +1,7 @@
 """Every command group once in a real process, as a terminal runs it.
 
 The other CLI tests run `main()` in the test's process (tests/clirun.py); this one keeps the
-process boundary honest for each group: the `python -m memevo.core.cli` entry, exit codes, the
+process boundary honest for each group: the `python -m memevo.cli` entry, exit codes, the
 JSON on a real stdout, the files a fresh interpreter creates (user-only). The groups that need
 a running service or the model are run in real processes by
 tests/test_processes.py::test_every_command_works_with_the_service_running.

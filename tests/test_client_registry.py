@@ -50,7 +50,7 @@ def test_the_registry_and_the_hook_adapters_name_the_same_clients_in_the_same_or
 def test_each_adapter_handles_exactly_the_events_its_client_registers(
     hook_side: dict[str, ModuleType],
 ) -> None:
-    from memevo.core.service import caches
+    from memevo.core.service import fallback_texts as caches
 
     for client in clients.REGISTRY:
         adapter = hook_side["clients"].load(client.name)
@@ -165,11 +165,11 @@ def test_every_registry_module_holds_exactly_its_client() -> None:
 
 
 def test_no_layer_above_writes_the_client_list_out() -> None:
-    """app/ and desktop/ read the list from the registry: no literal list, tuple, set or dict of
+    """cli/, mcpserver/ and desktop/ read the list from the registry: no literal list, tuple, set or dict of
     two or more client names there (one name alone, for a client-specific page, is fine)."""
     names = set(clients.CLIENTS)
     found = []
-    for folder in ("app", "desktop", "installer"):
+    for folder in ("cli", "desktop", "installer", "mcpserver"):
         for path in sorted((REPO / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 items = (

@@ -70,7 +70,7 @@ def register(home: Path, memevo_home: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "MEMEVO_SIDE_API_KEY"}
     env |= {"HOME": str(home), "MEMEVO_HOME": str(memevo_home), "MEMEVO_HEADLESS": "1"}
     done = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "setup", "--only", "codebuddy"],
+        [sys.executable, "-m", "memevo.cli", "setup", "--only", "codebuddy"],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -233,7 +233,7 @@ def run_session(
 
 def memevo(memevo_home: Path, home: Path, *args: str) -> Any:
     done = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args, "--json"],
+        [sys.executable, "-m", "memevo.cli", *args, "--json"],
         env=os.environ | {"HOME": str(home), "MEMEVO_HOME": str(memevo_home)},
         capture_output=True,
         text=True,
@@ -311,7 +311,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
     (repository / ".git").mkdir(parents=True)
     with servicerun.populated(memevo_home, _populate):
         added = subprocess.run(
-            [sys.executable, "-m", "memevo.core.cli", "rule", "add", "--here", REPO_RULE],
+            [sys.executable, "-m", "memevo.cli", "rule", "add", "--here", REPO_RULE],
             cwd=repository,
             env=os.environ | {"HOME": str(home), "MEMEVO_HOME": str(memevo_home)},
             capture_output=True,
@@ -353,7 +353,7 @@ def test_setup_registers_the_hooks_and_the_mcp_file_the_cli_reads(shared: tuple[
     # the CLI reads the first existing of ~/.codebuddy/.mcp.json, ~/.codebuddy/mcp.json, ~/.codebuddy.json
     assert not (home / ".codebuddy" / ".mcp.json").exists()
     entry = json.loads((home / ".codebuddy" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"][SERVER]
-    assert entry["args"][-4:] == ["memevo.core.cli", "mcp", "--client", "codebuddy"]
+    assert entry["args"][-4:] == ["memevo.cli", "mcp", "--client", "codebuddy"]
 
 
 def test_a_related_prompt_sends_the_model_the_rules_and_the_recalled_fact(
@@ -807,7 +807,7 @@ def test_another_tools_prompt_hook_after_ours_is_reported_and_ours_put_back_last
         _, before = run_codebuddy(UNRELATED, home, memevo_home)
         env = {k: v for k, v in os.environ.items() if k != "MEMEVO_SIDE_API_KEY"}
         repaired = subprocess.run(
-            [sys.executable, "-m", "memevo.core.cli", "setup", "--repair", "--only", "codebuddy"],
+            [sys.executable, "-m", "memevo.cli", "setup", "--repair", "--only", "codebuddy"],
             env=env | {"HOME": str(home), "MEMEVO_HOME": str(memevo_home), "MEMEVO_HEADLESS": "1"},
             stdin=subprocess.DEVNULL,
             capture_output=True,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 
-from memevo.core import confidence as conf
 from memevo.core import config as config_mod
-from memevo.core import maintenance, memories
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import confidence as conf
+from memevo.core.memories import live as memories
+from memevo.core.memories import maintenance
+from memevo.core.store.database import Store
 
 
 def _conf(store: Store, memory_id: str) -> int:

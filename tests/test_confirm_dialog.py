@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from deadlines import HANG_MS
-from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.learning import jobs
+from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 from memevo.desktop.confirm import ConfirmDialog, ConfirmQueue
 
 

@@ -14,9 +14,9 @@ from fake_openai import FakeOpenAI
 from memevo.core import config as config_mod
 from memevo.core.clock import FakeClock
 from memevo.core.learning import jobs
-from memevo.core.migrations import MIGRATIONS, latest_version
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
+from memevo.core.store.database import Store
+from memevo.core.store.migrations import MIGRATIONS, latest_version
 from memevo.desktop.confirm import ConfirmDialog
 
 

@@ -13,15 +13,17 @@ from typing import Any
 
 import numpy as np
 import pytest
-from memevo.core import memories, memory_history, memory_trash
 from memevo.core.clock import FakeClock
 from memevo.core.consolidation import calibrate, find, proposals, signals
 from memevo.core.consolidation import run as consolidation
 from memevo.core.consolidation.thresholds import for_model
 from memevo.core.errors import InvalidInput
 from memevo.core.learning import jobs, resolve, stop
+from memevo.core.memories import history as memory_history
+from memevo.core.memories import live as memories
+from memevo.core.memories import trash as memory_trash
 from memevo.core.recall.engine import RecallEngine
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 PLANTED = {
     "dup_a": ("project", "The API server listens on port 8080"),

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import servicerun
 from deadlines import HANG_S
-from memevo.core import memories
 from memevo.core.clock import SystemClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.store.database import Store
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 

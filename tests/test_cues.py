@@ -13,14 +13,17 @@ import numpy as np
 import pytest
 from fake_openai import FakeOpenAI
 from memevo.core import config as config_mod
-from memevo.core import cues, memories, memory_trash, paths, purge
+from memevo.core import paths
 from memevo.core.clock import FakeClock
 from memevo.core.learning import cue_writer, jobs
 from memevo.core.learning.learn import LearningRunner
+from memevo.core.memories import cues, purge
+from memevo.core.memories import live as memories
+from memevo.core.memories import trash as memory_trash
 from memevo.core.recall.engine import RecallEngine
 from memevo.core.recall.textfilter import REDACTED
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 from test_secrets import needs_keyring
 
 SECRET = "sk-" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3A"  # 40 alphanumerics after "sk-"
@@ -195,7 +198,7 @@ def test_drop_orphans_keeps_live_and_trashed_memories_cues(store: Store, clock: 
     memories.delete(store, [trashed.id], clock)
     with store.transaction() as con:
         con.execute("INSERT INTO cues VALUES ('0rphan00', 'abc', ['left behind'], 0)")
-        vec = np.asarray([1.0, 0.0], dtype="<f4").tobytes()  # as core/vector_bytes.py stores it
+        vec = np.asarray([1.0, 0.0], dtype="<f4").tobytes()  # as core/store/vector_bytes.py stores it
         con.execute("INSERT INTO cue_vectors VALUES ('0rphan00', 'm', 'abc', ?)", [vec])
     with store.transaction() as con:
         assert cues.drop_orphans(con) == 1
@@ -524,7 +527,7 @@ def test_a_key_set_outside_the_service_starts_cues_at_once(
 ) -> None:
     """`memevo secret set` (or the settings page) tells the service: memories added while the
     key was missing get their cues now, not at the next change."""
-    from memevo.core import secrets
+    from memevo.core.privacy import side_api_key as secrets
 
     _configure(server)
     monkeypatch.delenv(secrets.ENV)
@@ -548,7 +551,7 @@ def test_memevo_secret_set_reaches_the_running_service(
     through it, then `memevo secret set` in another process — the service asks the side model
     for the memory's cues within seconds (it used to wait for the next change)."""
     import servicerun
-    from memevo.core import secrets
+    from memevo.core.privacy import side_api_key as secrets
 
     _configure(server)
     secrets.clear_api_key()

@@ -20,7 +20,18 @@ REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", REPO / "CHANGELOG.md", *sorted((REPO / "docs").rglob("*.md"))]
 # Where code lives: every MEMEVO_* name found in these is a variable memevo (or its tests and
 # build) reads or sets. build/ and caches are copies; the docs only quote the table.
-CODE_DIRS = ("app", "core", "desktop", "hooks", "installer", "packaging", "resources", "tests", ".ci")
+CODE_DIRS = (
+    "cli",
+    "mcpserver",
+    "core",
+    "desktop",
+    "hooks",
+    "installer",
+    "packaging",
+    "resources",
+    "tests",
+    ".ci",
+)
 CODE_SUFFIXES = {".py", ".sh", ".spec", ".toml", ".desktop", ".json", ".cfg", ".ini", ""}
 VARIABLE = re.compile(r"MEMEVO_[A-Z_]+")
 LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -42,7 +53,7 @@ def test_generated_pages_are_current() -> None:
 def test_the_references_name_every_command_key_and_variable() -> None:
     """The generator walks what it should: a command, key or variable it skipped would leave a
     page that is current and still incomplete."""
-    from memevo.app.cli import build_parser
+    from memevo.cli.main import build_parser
     from memevo.core import config
 
     docs = REPO / "docs" / "reference"
@@ -168,12 +179,12 @@ def test_every_memevo_variable_in_the_code_is_in_the_table() -> None:
 
 
 def test_readers_in_the_layers_take_names_from_the_table() -> None:
-    """app/, core/ and desktop/ can import core/envvars.py, so none reads a MEMEVO_* variable by
+    """cli/, mcpserver/, core/ and desktop/ can import core/envvars.py, so none reads a MEMEVO_* variable by
     a literal name (hooks/ and the scripts cannot, and are covered by the test above)."""
     literal = re.compile(r"(?:environ\.get\(|environ\[|getenv\()\s*[\"']MEMEVO_")
     offenders = [
         str(path.relative_to(REPO))
-        for folder in ("app", "core", "desktop")
+        for folder in ("cli", "mcpserver", "core", "desktop")
         for path in (REPO / folder).rglob("*.py")
         if literal.search(path.read_text(encoding="utf-8"))
     ]
@@ -188,7 +199,7 @@ def _source_strings() -> str:
     """The product's source with adjacent string literals joined and every f-string field read
     as a variable part (…), the way docs/troubleshooting.md writes one."""
     parts = []
-    for folder in ("app", "core", "desktop", "installer", "hooks"):
+    for folder in ("cli", "mcpserver", "core", "desktop", "installer", "hooks"):
         for path in (REPO / folder).rglob("*.py"):
             text = re.sub(r"\"\s*\n\s*(?:\+\s*)?[rbf]*\"", "", path.read_text(encoding="utf-8"))
             parts.append(re.sub(r"\{[^{}\n]*\}", "…", text))
@@ -237,7 +248,7 @@ def test_the_configuration_page_names_real_keys_with_their_defaults() -> None:
 
 
 def test_the_command_line_overview_names_real_commands() -> None:
-    from memevo.app.cli import build_parser
+    from memevo.cli.main import build_parser
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     page = (REPO / "docs" / "command-line.md").read_text(encoding="utf-8")
@@ -278,7 +289,7 @@ def test_files_named_in_comments_docstrings_and_docs_exist() -> None:
     """A comment that sends the reader to a file that was renamed or never existed misleads; so
     does a page. (A name with a capitalised placeholder, such as `-LANG.png`, is a pattern.)"""
     texts = {page: page.read_text(encoding="utf-8") for page in PAGES}
-    for folder in ("app", "core", "desktop", "hooks", "installer", "packaging", "tests"):
+    for folder in ("cli", "mcpserver", "core", "desktop", "hooks", "installer", "packaging", "tests"):
         for path in (REPO / folder).rglob("*.py"):
             raw = path.read_text(encoding="utf-8")
             # Only a file naming a missing path anywhere needs its prose told from its strings

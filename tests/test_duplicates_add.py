@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from clijson import cli_json
-from memevo.core import memories
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.store.database import Store
 
 
 def _live(run_cli, category: str = "rule") -> list[dict]:

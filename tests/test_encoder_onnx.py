@@ -15,16 +15,16 @@ import hugepages
 import numpy as np
 import pytest
 from deadlines import HANG_S
-from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.encoder import onnx_encoder, provision
 from memevo.core.encoder import tokenizer as tokenizer_mod
 from memevo.core.encoder.encoder import Encoder
 from memevo.core.encoder.models import DEFAULT_MODEL
+from memevo.core.memories import live as memories
 from memevo.core.recall import verify
 from memevo.core.recall.engine import RecallEngine
 from memevo.core.recall.textfilter import recall_input
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
 
@@ -153,7 +153,7 @@ def test_the_service_side_never_imports_torch(data_dir: Path) -> None:
     """What the service runs to load its encoder (runtime.load_encoder), in a fresh process."""
     code = (
         "import sys\n"
-        "from memevo.core.runtime import load_encoder\n"
+        "from memevo.core.process.runtime import load_encoder\n"
         "e = load_encoder()\n"
         "e.encode_one('改完代码不要自动 commit'); e.encode(['a', 'b'])\n"
         "heavy = [m for m in ('torch', 'sentence_transformers', 'transformers', 'onnx') if m in sys.modules]\n"
@@ -407,7 +407,7 @@ print(json.dumps({"collapsed": encoder.huge_page_bytes, "huge": huge, "vector": 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="transparent huge pages (Linux)")
 def test_the_loaded_models_weights_are_in_huge_pages_and_encode_the_same(provisioned_model: Any) -> None:
     """The ~86 MB of layers every encode reads whole, in huge pages once loaded
-    (core/native_heap.py); MEMEVO_HUGE_PAGES=0 leaves them in 4 KB pages. Same vector either way."""
+    (core/process/native_heap.py); MEMEVO_HUGE_PAGES=0 leaves them in 4 KB pages. Same vector either way."""
 
     def probe(**env: str) -> dict[str, Any]:
         done = subprocess.run(

@@ -17,11 +17,12 @@ import pytest
 import servicerun
 from mcpwire import INIT
 from memevo.core import config as config_mod
-from memevo.core import memories, memory_text
 from memevo.core.clock import FakeClock
 from memevo.core.errors import InvalidInput
+from memevo.core.memories import live as memories
+from memevo.core.memories import text as memory_text
 from memevo.core.service import texts
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 UNSAFE = {
     "NUL": "回答问题\x00时请用中文",
@@ -111,7 +112,7 @@ def test_the_cli_refuses_them_and_escapes_what_is_already_stored(run_cli, data_d
 def _raw_mcp(data_dir: Path, lines: list[str], want: set[Any]) -> dict[Any, dict[str, Any]]:
     env = os.environ | {"MEMEVO_HOME": str(data_dir), "MEMEVO_SERVICE_WAIT_S": "5"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "mcp", "--client", "claude"],
+        [sys.executable, "-m", "memevo.cli", "mcp", "--client", "claude"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

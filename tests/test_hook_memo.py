@@ -1,4 +1,4 @@
-"""The rows of recalled memories the service keeps between prompts (core/service/memo.py Rows):
+"""The rows of recalled memories the service keeps between prompts (core/service/answer_cache.py Rows):
 a prompt that recalls what an earlier one did reads no memory rows from the store, and every
 change, and every award, is seen by the next prompt."""
 
@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from memevo.core import memories
 from memevo.core.clock import FakeClock
+from memevo.core.memories import live as memories
+from memevo.core.service.answer_cache import Rows
 from memevo.core.service.host import ServiceHost
-from memevo.core.service.memo import Rows
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 PROMPT = "支付页新流程要在测试环境打开，开关叫什么来着"
 FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"

@@ -37,7 +37,7 @@ def _call(home: Path, op: str) -> None:
 def test_an_idle_headless_service_exits_and_the_next_hook_starts_one(data_dir: Path) -> None:
     env = os.environ | {"MEMEVO_HOME": str(data_dir), IDLE_ENV: str(IDLE_MINUTES)}
     with subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "serve"],
+        [sys.executable, "-m", "memevo.cli", "serve"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 from clijson import cli_json
-from memevo.core import memories
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.store.database import Store
 
 NOTES = """# Project guide
 
@@ -67,7 +67,7 @@ def test_import_notes_splits_proposes_and_never_imports_twice(
 
 
 def test_import_notes_asks_per_candidate_in_a_terminal(data_dir: Path, tmp_path: Path, monkeypatch) -> None:
-    from memevo.app import cli
+    from memevo.cli import main as cli
 
     repo = tmp_path / "app"
     (repo / ".git").mkdir(parents=True)

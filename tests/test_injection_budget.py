@@ -6,9 +6,9 @@ it through a real service)."""
 from __future__ import annotations
 
 from memevo.core import config as config_mod
-from memevo.core import memories
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.store.database import Store
 
 
 def test_recall_block_fits_its_budget_most_confident_first() -> None:
@@ -25,7 +25,7 @@ def test_recall_block_fits_its_budget_most_confident_first() -> None:
 
 
 def test_session_start_text_is_stable_and_within_budget(store: Store, clock: FakeClock) -> None:
-    from memevo.core.service import caches
+    from memevo.core.service import fallback_texts as caches
 
     for i in range(40):
         memories.create(store, "rule", f"rule {i:02d}: " + "keep the code tidy and small " * 3, clock)

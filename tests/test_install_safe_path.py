@@ -25,7 +25,7 @@ from memevo.installer import autostart, entries, hook_command, jsonfile, setup_e
 from memevo.installer.clients import claude, client_status, needs_repair, register_client
 from test_claude_cli import CLAUDE
 
-OLD_ARGS = ["-m", "memevo.core.cli", "mcp", "--client"]  # what versions before -P registered
+OLD_ARGS = ["-m", "memevo.cli", "mcp", "--client"]  # what versions before -P registered
 
 
 def run_memevo(*args: str, path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[str]:
@@ -33,7 +33,7 @@ def run_memevo(*args: str, path: str = "/usr/bin:/bin") -> subprocess.CompletedP
     for variable in ("MEMEVO_CLAUDE_BIN", "MEMORY_CLAUDE_BIN"):
         env.pop(variable, None)
     return subprocess.run(
-        [sys.executable, "-P", "-m", "memevo.core.cli", *args],
+        [sys.executable, "-P", "-m", "memevo.cli", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -238,7 +238,7 @@ def _write_old_autostart(monkeypatch: pytest.MonkeyPatch, platform: str) -> Path
     """The login entry an older version wrote: the tray started with `-m` and no -P."""
     current = autostart.launch_command
     monkeypatch.setattr(
-        autostart, "launch_command", lambda: [hook_command.interpreter(), "-m", "memevo.core.cli", "tray"]
+        autostart, "launch_command", lambda: [hook_command.interpreter(), "-m", "memevo.cli", "tray"]
     )
     path = autostart.enable(platform)
     monkeypatch.setattr(autostart, "launch_command", current)

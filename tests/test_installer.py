@@ -28,7 +28,7 @@ def run_memevo(*args: str, home: Path, path: str = "/usr/bin:/bin") -> subproces
     env.pop("MEMEVO_CLAUDE_BIN", None)
     env.pop("MEMORY_CLAUDE_BIN", None)
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args],
+        [sys.executable, "-m", "memevo.cli", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -131,7 +131,7 @@ def test_foreign_entries_survive_and_the_node_tool_is_replaced(home: Path) -> No
     assert servers["memory-self-evolution"]["args"] == [
         "-P",
         "-m",
-        "memevo.core.cli",
+        "memevo.cli",
         "mcp",
         "--client",
         "cursor",
@@ -152,6 +152,40 @@ def test_foreign_entries_survive_and_the_node_tool_is_replaced(home: Path) -> No
         "UserPromptSubmit": [{"matcher": "", "hooks": [FOREIGN_HOOK]}],
         "PostToolUse": [FOREIGN_MJS],  # the Node tool's after-tool hook went, the other tool's stayed
     }
+
+
+def test_a_registration_naming_the_retired_module_still_runs_and_repair_rewrites_it(home: Path) -> None:
+    """Before the command line moved to `memevo.cli`, entries named `memevo.core.cli`. Such an
+    MCP entry and login entry keep working (the old module forwards), are reported stale, and
+    a repair rewrites them in place: the user's own keys in our entry stay."""
+    from memevo.installer import autostart
+
+    assert run_memevo("setup", "--no-input", "--autostart", home=home).returncode == 0
+    cursor = home / ".cursor" / "mcp.json"
+    data = json.loads(cursor.read_text())
+    ours = data["mcpServers"]["memory-self-evolution"]
+    ours["args"] = ["-m", "memevo.core.cli", "mcp", "--client", "cursor"]  # an older version's
+    ours["disabled"] = False  # a key the user added
+    cursor.write_text(json.dumps(data), encoding="utf-8")
+    login = autostart.entry_path("linux")
+    login.write_text(login.read_text().replace("memevo.cli", "memevo.core.cli"), encoding="utf-8")
+    assert client_status("cursor")["mcp:mcp.json"] == "stale" and needs_repair(client_status("cursor"))
+    assert autostart.status("linux")["stale"]
+
+    old = subprocess.run(
+        [sys.executable, "-m", "memevo.core.cli", "--version"], capture_output=True, text=True, timeout=HANG_S
+    )
+    new = subprocess.run(
+        [sys.executable, "-m", "memevo.cli", "--version"], capture_output=True, text=True, timeout=HANG_S
+    )
+    assert old.returncode == 0 and old.stdout == new.stdout and new.stdout.strip()
+
+    assert run_memevo("setup", "--repair", home=home).returncode == 0
+    after = json.loads(cursor.read_text())["mcpServers"]
+    assert after["memory-self-evolution"]["args"] == ["-P", "-m", "memevo.cli", "mcp", "--client", "cursor"]
+    assert after["memory-self-evolution"]["disabled"] is False and "other" in after
+    assert client_status("cursor")["mcp:mcp.json"] == "ok"
+    assert "memevo.core.cli" not in login.read_text() and not autostart.status("linux")["stale"]
 
 
 def test_an_invalid_client_file_is_left_alone(home: Path) -> None:
@@ -212,7 +246,7 @@ def test_reinstalling_keeps_every_confidence(home: Path, run_cli) -> None:
     assert run_memevo("setup", "--no-input", home=home).returncode == 0
     assert run_cli("rule", "add", "回答问题时一律使用中文").returncode == 0
     memory_id = json.loads(run_cli("read", "rule", "--json").stdout)["memories"][0]["id"]
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
 
     with Store.open() as store, store.transaction() as con:
         con.execute("UPDATE memories SET confidence = 87 WHERE id = ?", [memory_id])
@@ -226,7 +260,7 @@ def test_reinstalling_keeps_every_confidence(home: Path, run_cli) -> None:
 def test_uninstall_stops_the_running_service_first_and_drops_pending_jobs(home: Path, run_cli) -> None:
     import servicerun
     from memevo.core.learning import jobs
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
 
     data = Path(os.environ["MEMEVO_HOME"])
     assert run_memevo("setup", "--no-input", home=home).returncode == 0

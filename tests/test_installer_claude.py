@@ -48,7 +48,7 @@ def _env(home: Path, memevo_home: Path, **extra: str) -> dict[str, str]:
 
 def _memevo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args],
+        [sys.executable, "-m", "memevo.cli", *args],
         env=env,
         capture_output=True,
         text=True,

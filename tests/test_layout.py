@@ -32,7 +32,7 @@ def test_core_never_imports_qt() -> None:
 
 # The source folders and the package each one is installed as (pyproject.toml maps memevo to
 # the repo root; setup.py finds every package under these folders).
-SOURCE_FOLDERS = ("app", "core", "desktop", "hooks", "installer", "resources")
+SOURCE_FOLDERS = ("cli", "core", "desktop", "hooks", "installer", "mcpserver", "resources")
 # What a build never sees in a fresh clone: VCS data, caches, earlier build output.
 NOT_IN_A_CLONE = shutil.ignore_patterns(
     ".git", ".cache", "build", "dist", "*.egg-info", ".venv", "node_modules", ".*_cache"
@@ -87,7 +87,7 @@ def test_wheel_holds_the_whole_program_and_nothing_else(tmp_path: Path) -> None:
         assert f"memevo/{module}" in shipped
     assert "memevo/hooks/clients/claude.py" in shipped and "memevo/core/learning/learn.py" in shipped
     entry_points = wheel.read(next(n for n in dist_info if n.endswith("entry_points.txt"))).decode()
-    assert "memevo = memevo.app.cli:main" in entry_points
+    assert "memevo = memevo.cli.main:main" in entry_points
 
 
 def test_every_module_imports_as_memevo_from_this_install(tmp_path: Path) -> None:

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 from memevo.core import config as config_mod
-from memevo.core import maintenance, memories
 from memevo.core.clock import FakeClock
 from memevo.core.errors import InvalidInput
 from memevo.core.learning import jobs, judge, resolve, sessionid
+from memevo.core.memories import live as memories
+from memevo.core.memories import maintenance
 from memevo.core.recall.textfilter import REDACTED, redact_secrets
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 ASK = {"client": "claude", "flavor": "claude", "session": "sess-1", "prompt_id": "p-1"}
 

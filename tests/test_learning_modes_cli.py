@@ -52,7 +52,7 @@ def test_service_status_says_the_mode_what_auto_chose_and_the_caps(
 
 
 def test_learning_lines_for_the_side_judge_and_a_status_that_failed() -> None:
-    from memevo.app.service_commands import learning_lines
+    from memevo.cli.service_commands import learning_lines
 
     side = {
         "mode": "side",
@@ -81,7 +81,7 @@ def _waiting_from_both(day: str) -> None:
     is not among the user's words, and one from the side judge about what was said in Cursor."""
     from memevo.core.clock import SystemClock
     from memevo.core.learning import jobs, resolve
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
 
     store, now = Store.open(), SystemClock().now_ms()
     try:

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 from memevo.core import config as config_mod
-from memevo.core import legacy, maintenance, memories
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.importers import legacy
+from memevo.core.memories import live as memories
+from memevo.core.memories import maintenance
+from memevo.core.store.database import Store
 
 
 def _jsonl(path: Path, records: list[object]) -> None:

@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from memevo.core import memories
 from memevo.core.clock import FakeClock
-from memevo.core.recall import lexical_file, lexical_snapshot, terms
+from memevo.core.memories import live as memories
+from memevo.core.recall import lexical_file, terms
+from memevo.core.recall import lexical_saved as lexical_snapshot
 from memevo.core.recall.lexical import LexicalIndex
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 TEXTS = [
     ("rule", "提交前先运行单元测试并检查格式"),

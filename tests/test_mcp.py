@@ -34,7 +34,7 @@ async def _session_calls(
 ) -> tuple[list[str], list[Any]]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memevo.core.cli", "mcp", "--client", client],
+        args=["-m", "memevo.cli", "mcp", "--client", client],
         # no CLAUDE_CODE_SESSION_ID: a server no client named a chat to (as when run by hand)
         env={k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_SESSION_ID"}
         | {"MEMEVO_HOME": str(home), "BROWSER": browser},
@@ -180,8 +180,9 @@ def test_update_and_config_change_nothing_the_user_did_not_confirm(mcp_home: Pat
 
 
 def test_snapshot_escapes_memory_text(data_dir: Path, clock) -> None:  # type: ignore[no-untyped-def]
-    from memevo.core import memories, snapshot
-    from memevo.core.store import Store
+    from memevo.core.memories import html_page as snapshot
+    from memevo.core.memories import live as memories
+    from memevo.core.store.database import Store
 
     with Store.open() as store:
         memories.create(store, "project", "<script>alert(1)</script> 是一条测试记忆", clock)
@@ -212,7 +213,7 @@ def _config(home: Path, *args: str) -> None:
     import subprocess
 
     done = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "config", *args],
+        [sys.executable, "-m", "memevo.cli", "config", *args],
         env=os.environ | {"MEMEVO_HOME": str(home)},
         capture_output=True,
         text=True,
@@ -226,7 +227,7 @@ def _pending(home: Path) -> list[dict[str, Any]]:
     import subprocess
 
     done = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "pending", "--json"],
+        [sys.executable, "-m", "memevo.cli", "pending", "--json"],
         env=os.environ | {"MEMEVO_HOME": str(home)},
         capture_output=True,
         text=True,

@@ -26,7 +26,7 @@ from deadlines import HANG_S
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcpwire import INIT
-from memevo.core import mcp_stdin
+from memevo.mcpserver import stdin_guard as mcp_stdin
 from test_service import FACT, _populate
 
 
@@ -35,7 +35,7 @@ class RawServer:
 
     def __init__(self, home: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "memevo.core.cli", "mcp", "--client", "claude"],
+            [sys.executable, "-m", "memevo.cli", "mcp", "--client", "claude"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -126,7 +126,7 @@ async def _timed_calls(home: Path, calls: list[tuple[str, dict[str, Any]]], befo
     """The calls at once in one session; each with its own duration, in seconds."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memevo.core.cli", "mcp", "--client", "claude"],
+        args=["-m", "memevo.cli", "mcp", "--client", "claude"],
         env=os.environ | {"MEMEVO_HOME": str(home), "MEMEVO_HEADLESS": "1", "BROWSER": "true"},
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -145,7 +145,7 @@ async def _timed_calls(home: Path, calls: list[tuple[str, dict[str, Any]]], befo
 
 @pytest.mark.usefixtures("provisioned_model")
 def test_a_hung_service_costs_a_tool_30_s_and_one_clear_sentence(data_dir: Path) -> None:
-    from memevo.core.mcp_server import CALL_WAIT_S
+    from memevo.mcpserver.server import CALL_WAIT_S
 
     with servicerun.populated(data_dir, _populate):
         pid = int(servicerun.ping(data_dir)["pid"])  # type: ignore[index]
@@ -191,7 +191,7 @@ def test_search_waits_for_a_new_service_to_load_its_model(data_dir: Path) -> Non
         assert FACT in _text(found) and seconds < 45
 
 
-# -- the first answers while the SDK loads (core/mcp_fastpath.py; issue 30, item 7) ----------------------
+# -- the first answers while the SDK loads (mcpserver/fastpath.py; issue 30, item 7) ----------------------
 # The CodeBuddy CLI holds its first hook until its MCP servers answer. A real `memevo mcp`
 # process, twice: the first start's SDK answers are kept, the second start gives the same ones
 # from the front, each request is answered exactly once, and the tools work behind it.
@@ -211,7 +211,7 @@ def fast_session(requests: list[dict[str, Any]], answers: int) -> list[dict[str,
     """Run `memevo mcp --client codebuddy`, send the requests, read `answers` replies, then close
     its stdin and read whatever else it prints before it exits."""
     with subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "mcp", "--client", "codebuddy"],
+        [sys.executable, "-m", "memevo.cli", "mcp", "--client", "codebuddy"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from clijson import cli_json
-from memevo.core import memories, memory_history
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import history as memory_history
+from memevo.core.memories import live as memories
+from memevo.core.store.database import Store
 
 
 def test_replace_and_merge_keep_the_old_text_with_its_dates(store: Store, clock: FakeClock) -> None:
@@ -38,7 +39,7 @@ def test_history_and_restore_version_from_the_command_line_and_purge_removes_the
 ) -> None:
     old, new = "deploy with the blue pipeline", "deploy with the green pipeline"
     memory = cli_json(run_cli("rule", "add", old, "--json"))["memory"]
-    from memevo.core import ops
+    from memevo.core.ops import memory_ops as ops
 
     ops.call_local("replace", {"id": memory["id"], "text": new})
     shown = cli_json(run_cli("history", memory["id"], "--json"))

@@ -90,7 +90,7 @@ def memevo(home: Path, memevo_home: str | None, *args: str, path: str = "/usr/bi
     for variable in ("MEMEVO_CLAUDE_BIN", "MEMORY_CLAUDE_BIN"):
         env.pop(variable, None)
     done = subprocess.run(
-        [sys.executable, "-P", "-m", "memevo.core.cli", *args],
+        [sys.executable, "-P", "-m", "memevo.cli", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -157,7 +157,7 @@ def test_every_registered_hook_uses_the_moved_folder(home: Path, tmp_path: Path)
 def test_a_service_the_hook_starts_inherits_the_folder(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With no service, a prompt's hook starts one (`<its interpreter> -P -m memevo.core.cli
+    """With no service, a prompt's hook starts one (`<its interpreter> -P -m memevo.cli
     serve`): that process must get the folder too. The interpreter here is a stand-in that runs
     the hook with the real one and, started as the service, only writes down its MEMEVO_HOME."""
     moved, seen = tmp_path / MOVED, tmp_path / "seen"
@@ -165,7 +165,7 @@ def test_a_service_the_hook_starts_inherits_the_folder(
     runner.parent.mkdir()
     runner.write_text(
         "#!/bin/bash\n"
-        'case " $* " in *" -m memevo.core.cli "*)\n'
+        'case " $* " in *" -m memevo.cli "*)\n'
         f'  printf %s "${{MEMEVO_HOME-unset}}" > {shlex.quote(str(seen))}; exit 0 ;;\n'
         "esac\n"
         f'exec -a "$0" {shlex.quote(sys.executable)} "$@"\n',
@@ -251,7 +251,7 @@ def start_as_the_client_does(entry: dict[str, Any], home: Path, folders: list[Pa
 
 
 def kept_answers(folder: Path) -> list[str]:
-    """The MCP server's kept first answers (core/mcp_fastpath.py): written in its data folder."""
+    """The MCP server's kept first answers (mcpserver/fastpath.py): written in its data folder."""
     return sorted(p.name for p in (folder / "cache").glob("mcp-*.json"))
 
 

@@ -1,4 +1,4 @@
-"""The resident processes keep glibc to two malloc arenas (core/native_heap.py): each thread
+"""The resident processes keep glibc to two malloc arenas (core/process/native_heap.py): each thread
 that allocates otherwise gets an arena of its own, and what it freed stays scattered there."""
 
 from __future__ import annotations

@@ -24,10 +24,11 @@ from typing import Any
 import pytest
 import servicerun
 from memevo.core import config as config_mod
-from memevo.core import memories, origins
 from memevo.core.errors import InvalidInput
 from memevo.core.learning import jobs, propose, stop
 from memevo.core.learning import reply as reply_mod
+from memevo.core.memories import live as memories
+from memevo.core.memories import origins
 from memevo.core.service.host import ServiceHost
 from test_service import _populate
 
@@ -594,7 +595,7 @@ def _server(home: Path, project: Path, chat: str | None = None) -> Any:
     env |= {"MEMEVO_HOME": str(home), "CLAUDE_PROJECT_DIR": str(project)}
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memevo.core.cli", "mcp", "--client", "claude"],
+        args=["-m", "memevo.cli", "mcp", "--client", "claude"],
         env=env | ({"CLAUDE_CODE_SESSION_ID": chat} if chat else {}),
     )
 

@@ -1,12 +1,12 @@
 """memories.html is rendered off the writer's request, once for a run of changes, and always
-ends as the store is (core/service/pagework.py)."""
+ends as the store is (core/service/html_page_work.py)."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from memevo.core.service.pagework import PageWriter
+from memevo.core.service.html_page_work import PageWriter
 
 
 class _Page:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from deadlines import HANG_MS
-from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.encoder.models import DEFAULT_MODEL
-from memevo.core.recall import calibration
+from memevo.core.memories import live as memories
+from memevo.core.recall import gate_defaults as calibration
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.i18n import tr
 from memevo.desktop.panel import PAGE, MemoriesView, Panel
@@ -46,7 +46,7 @@ def _view(qtbot, host: ServiceHost) -> MemoriesView:
 
 
 def test_a_hundred_thousand_memories_load_a_page_at_a_time(qtbot, host: ServiceHost) -> None:
-    from memevo.app.bench.pool import synthetic_store
+    from memevo.cli.bench.pool import synthetic_store
 
     host.store.close()
     big = synthetic_store(100_000)
@@ -176,7 +176,7 @@ def test_adding_a_text_already_there_reinforces_it_and_offers_no_undo(
 
 def test_status_tab(qtbot, host: ServiceHost, clock: FakeClock) -> None:
     from memevo.core import config as config_mod
-    from memevo.core import maintenance
+    from memevo.core.memories import maintenance
 
     memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
     memories.create(host.store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
@@ -274,8 +274,8 @@ def test_injections_logged_before_prompts_were_kept_say_so(qtbot, data_dir, cloc
     """A store from before migration 13 keeps its injection log; those rows say the prompt was
     not kept (a purge says the same of an excerpt that held the purged text)."""
     import duckdb
-    from memevo.core.migrations import MIGRATIONS
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
+    from memevo.core.store.migrations import MIGRATIONS
     from memevo.desktop.logview import InjectionLogView
 
     path = data_dir / "memevo.duckdb"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memevo.core import memories
+from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.add_dialog import AddMemoryDialog
 from memevo.desktop.i18n import tr

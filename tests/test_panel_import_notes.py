@@ -4,7 +4,7 @@ imported is not offered again."""
 
 from __future__ import annotations
 
-from memevo.core import memories
+from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from test_panel import _settle, _view
 

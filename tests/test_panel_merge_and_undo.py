@@ -4,8 +4,8 @@ into one and back, an undo refused when the memory changed since, one change at 
 from __future__ import annotations
 
 import pytest
-from memevo.core import memories
 from memevo.core.clock import FakeClock
+from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.memories_view import MemoriesView
 from test_panel import _click, _select, _settle

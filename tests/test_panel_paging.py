@@ -19,7 +19,7 @@ def test_no_store_work_on_the_ui_thread_at_100k(
 ) -> None:
     """The freeze budget (100 ms) is kept by construction: every query and every write runs on
     the worker. A timed assertion would be flaky on a shared machine, so this checks the cause."""
-    from memevo.app.bench.pool import synthetic_store
+    from memevo.cli.bench.pool import synthetic_store
     from memevo.desktop.panel import Panel
 
     host.store.close()

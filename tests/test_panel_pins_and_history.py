@@ -3,8 +3,9 @@ and its undo pins again; an older version is restored and the restore undone."""
 
 from __future__ import annotations
 
-from memevo.core import memories, memory_history
 from memevo.core.clock import FakeClock
+from memevo.core.memories import history as memory_history
+from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from test_panel import _select, _settle, _view
 

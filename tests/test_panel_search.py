@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memevo.core import memories
 from memevo.core.clock import FakeClock
+from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.memories_view import MemoriesView
 from test_panel import _settle, _view

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memevo.core import memories, staleness
 from memevo.core.clock import FakeClock
+from memevo.core.memories import live as memories
+from memevo.core.repos import staleness
 from memevo.core.service.host import ServiceHost
 from memevo.desktop import i18n
 from memevo.desktop.memtable import STATE_COLUMN

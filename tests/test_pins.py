@@ -8,9 +8,12 @@ from pathlib import Path
 
 from clijson import cli_json
 from memevo.core import config as config_mod
-from memevo.core import maintenance, memories, memory_trash, snapshot
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import html_page as snapshot
+from memevo.core.memories import live as memories
+from memevo.core.memories import maintenance
+from memevo.core.memories import trash as memory_trash
+from memevo.core.store.database import Store
 
 
 def _run_day(store: Store, clock: FakeClock) -> maintenance.Report | None:
@@ -52,7 +55,7 @@ def test_pinning_revives_a_deprecated_memory_and_awards_still_raise_it(
 
 
 def test_pin_survives_the_trash_and_purge_removes_it(store: Store, clock: FakeClock) -> None:
-    from memevo.core import purge
+    from memevo.core.memories import purge
 
     m = memories.create(store, "rule", "keep this one pinned", clock)
     memories.set_pinned(store, m.id, True, clock)

@@ -43,7 +43,7 @@ def cli(
 ) -> subprocess.Popen[str]:
     out = subprocess.PIPE if pipe else subprocess.DEVNULL  # a long-lived process must not fill a pipe
     return subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", *args],
+        [sys.executable, "-m", "memevo.cli", *args],
         stdout=out,
         stderr=out,
         text=True,
@@ -160,7 +160,7 @@ def test_the_tray_without_a_display_runs_the_headless_service_and_says_so(data_d
     env = _env(data_dir)
     env.pop("QT_QPA_PLATFORM", None)
     tray = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "tray"],
+        [sys.executable, "-m", "memevo.cli", "tray"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -178,7 +178,7 @@ async def _mcp(
     env: dict[str, str], calls: list[tuple[str, dict[str, Any]]], timeout: float = 120
 ) -> dict[str, Any]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "memevo.core.cli", "mcp", "--client", "claude"], env=env
+        command=sys.executable, args=["-m", "memevo.cli", "mcp", "--client", "claude"], env=env
     )
 
     async def go() -> dict[str, Any]:

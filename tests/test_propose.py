@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 from memevo.core import config as config_mod
-from memevo.core import memories, origins
 from memevo.core.errors import InvalidInput
 from memevo.core.learning import jobs
+from memevo.core.memories import live as memories
+from memevo.core.memories import origins
 from memevo.core.service import texts
 from memevo.core.service.host import ServiceHost
 

@@ -16,11 +16,13 @@ from typing import Any
 import pytest
 import servicerun
 from deadlines import HANG_S
-from memevo.core import memories, purge, snapshot
-from memevo.core import store as store_mod
 from memevo.core.clock import FakeClock
-from memevo.core.service import caches
-from memevo.core.store import Store
+from memevo.core.memories import html_page as snapshot
+from memevo.core.memories import live as memories
+from memevo.core.memories import purge
+from memevo.core.service import fallback_texts as caches
+from memevo.core.store import database as store_mod
+from memevo.core.store.database import Store
 
 SECRET = "堡垒机口令 purge-recovery-9137 不要外传"
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -109,7 +111,7 @@ PAUSED_SERVE = textwrap.dedent(
         return real_replace(src, dst, *args, **kwargs)
 
     os.replace = replace
-    from memevo.core.cli import main
+    from memevo.cli.main import main
 
     raise SystemExit(main(["serve"]))
     """
@@ -135,7 +137,7 @@ def test_a_service_killed_during_the_purges_compaction_leaves_no_text_after_the_
     try:
         servicerun.wait_for(data_dir, timeout=HANG_S, model=False)
         purging = subprocess.Popen(
-            [sys.executable, "-m", "memevo.core.cli", "purge", gone, "--yes"],
+            [sys.executable, "-m", "memevo.cli", "purge", gone, "--yes"],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -164,7 +166,7 @@ def test_a_service_killed_during_the_purges_compaction_leaves_no_text_after_the_
         assert _files_with(data_dir, SECRET) == []  # the store, its page, the hooks' texts, the logs
         assert _leftovers(data_dir) == []
         listed = subprocess.run(
-            [sys.executable, "-m", "memevo.core.cli", "read", "rule", "--all"],
+            [sys.executable, "-m", "memevo.cli", "read", "rule", "--all"],
             env=env,
             capture_output=True,
             text=True,
@@ -209,7 +211,7 @@ def test_purge_removes_the_text_from_the_injection_logs_prompt_excerpts(
 ) -> None:
     """The injection log keeps an excerpt of each prompt: one that held the purged text (or its
     beginning, where the excerpt was cut) loses its excerpt; the rest of the log stays."""
-    from memevo.core.service.books import Bookkeeper
+    from memevo.core.service.injection_log import Bookkeeper
 
     gone = memories.create(store, "project", SECRET, clock)
     books = Bookkeeper(lambda: store, clock)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from clijson import cli_json
-from memevo.core import memories
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.store.database import Store
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"

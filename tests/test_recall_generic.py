@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memevo.core import memories
 from memevo.core.clock import FakeClock
 from memevo.core.encoder.models import DEFAULT_MODEL, KNOWN, entry_for
-from memevo.core.recall import calibration, generic
+from memevo.core.memories import live as memories
+from memevo.core.recall import gate_defaults as calibration
+from memevo.core.recall import generic
 from memevo.core.recall.engine import RecallEngine
 from memevo.core.recall.gate import GateSettings
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 DOCKER_RULE = "Dockerfile 的基础镜像必须写死具体版本号，禁止使用 latest"
 CLUSTER_FACT = "订单服务部署在 Kubernetes 集群 prod-sh-1 上，命名空间 orders"

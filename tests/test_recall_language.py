@@ -9,12 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memevo.core import memories, paths
+from memevo.core import paths
 from memevo.core.clock import FakeClock
 from memevo.core.encoder import background
 from memevo.core.encoder.models import DEFAULT_MODEL, entry_for
+from memevo.core.memories import live as memories
 from memevo.core.recall.engine import RecallEngine
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
 

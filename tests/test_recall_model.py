@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 from memevo.core import config as config_mod
-from memevo.core import memories, memory_trash, vectors
 from memevo.core.clock import FakeClock
 from memevo.core.encoder import provision as provision_mod
 from memevo.core.encoder.models import DEFAULT_MODEL, KNOWN
+from memevo.core.memories import live as memories
+from memevo.core.memories import trash as memory_trash
 from memevo.core.recall import verify
 from memevo.core.recall.engine import RecallEngine
-from memevo.core.store import Store
+from memevo.core.store import vectors
+from memevo.core.store.database import Store
 
 RECALL_SET = Path(__file__).parent / "data" / "recall-set.json"
 
@@ -116,13 +118,13 @@ def test_verify_set_regression_with_shipped_thresholds(
 @pytest.mark.slow  # a whole recall set through the model: the full lane only
 def test_verify_set_with_its_recall_cues(store: Store, clock: FakeClock, engine: RecallEngine) -> None:
     """The same set with the recall cues its file carries: answered, memory by memory, to
-    core/learning/cue_writer.py's request by a model that saw only the memory (core/cues.py).
+    core/learning/cue_writer.py's request by a model that saw only the memory (core/memories/cues.py).
 
     Measured with the shipped defaults (cue offsets 0.09 rule / 0.08 project): 153/163 relevant,
     2/109 unrelated prompts bring a rule, 0/109 a project fact, one-memory pool 159/174; tool
     calls 44/48, 1/30 quiet calls bring a rule and 1/30 a fact. In-sample like the test above;
     cross-validated figures in docs/recall.md."""
-    from memevo.core import cues
+    from memevo.core.memories import cues
 
     data = json.loads(RECALL_SET.read_text(encoding="utf-8"))
     cases = _load_recall_set(store, clock)
@@ -211,7 +213,7 @@ def test_search_ranks_by_recall_s_own_signals_without_its_gate(
     """`memevo search` (memsearch.scored) ranks by meaning and words together, as recall does,
     undamped and ungated: an identifier the words match comes first, and each score is the
     fused one (cosine + weight x lexical)."""
-    from memevo.core import memsearch
+    from memevo.core.memories import search as memsearch
 
     flag = memories.create(store, "project", "支付页新流程的灰度开关是 pay_new_flow_v2", clock)
     memories.create(store, "project", "The payment page's new checkout flow is rolled out gradually", clock)
@@ -416,14 +418,15 @@ def test_calibrate_measures_what_ships_and_cues_beat_the_plain_hybrid(
     encoder, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`python -m memevo.core.recall.calibrate` on the verify set: it reports what the shipped
-    gate (core/recall/calibration.py) gives on it — every in-sample target met with cues — beside
+    gate (core/recall/gate_defaults.py) gives on it — every in-sample target met with cues — beside
     its own choice, with the cross-language bonus held at the shipped value (chosen across sets,
     not on this one); and cross-validated, the cues recall more related prompts than the plain
     hybrid without leaking more than the bound allows on the folds left out (a little slack: 4%
     chosen on 4/5 of the cases). The search's own choice on this set alone is not what ships: on
     the held-out sets it did worse (docs/recall.md, "On public data")."""
-    from memevo.core import runtime
-    from memevo.core.recall import calibrate, calibration
+    from memevo.core.process import runtime
+    from memevo.core.recall import calibrate
+    from memevo.core.recall import gate_defaults as calibration
 
     # the session's encoder (the same model, its vectors of the set's texts already made by the
     # tests above); runtime.load_encoder itself is tested in test_encoder_onnx.py

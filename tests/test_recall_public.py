@@ -261,7 +261,7 @@ def test_the_cli_refuses_a_malformed_file_and_mixed_forms(run_cli, data_dir: Pat
 def test_rules_at_session_start_are_counted_for_the_prompts_they_govern(encoder, data_dir: Path) -> None:
     """A prompt governed by rules alone counts as covered at session start when every one of its
     rules is in the list the session starts with; past the list's length, a rule is not."""
-    from memevo.core.service.caches import SESSION_START_RULES
+    from memevo.core.service.fallback_texts import SESSION_START_RULES
 
     count = SESSION_START_RULES + 5
     data = {

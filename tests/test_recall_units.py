@@ -108,7 +108,7 @@ def test_margin_on_keeps_only_top1_when_the_lead_is_small() -> None:
 
 
 def test_settings_use_model_defaults_unless_the_user_set_them() -> None:
-    from memevo.core.recall import calibration
+    from memevo.core.recall import gate_defaults as calibration
 
     entry = KNOWN[DEFAULT_MODEL]
     hybrid = calibration.for_model(DEFAULT_MODEL)

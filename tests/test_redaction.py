@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 from memevo.core.learning import judge
+from memevo.core.privacy.redaction import RedactingFilter
 from memevo.core.recall.textfilter import REDACTED, judge_input, redact_secrets
-from memevo.core.redaction import RedactingFilter
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "redaction-corpus.json").read_text(encoding="utf-8"))
 
@@ -246,9 +246,9 @@ def test_judge_sends_words_and_context_redacted() -> None:
     assert "9f8e7d6c5b4a" not in sent[0] and "Zq8vN2pLx" not in sent[0]
 
 
-# -- the injection log's prompt excerpts (core/service/books.py) -------------------------------------------
+# -- the injection log's prompt excerpts (core/service/injection_log.py) -------------------------------------------
 def test_the_injection_logs_prompt_excerpt_is_redacted_flat_and_short() -> None:
-    from memevo.core.service.books import EXCERPT_CHARS, excerpt
+    from memevo.core.service.injection_log import EXCERPT_CHARS, excerpt
 
     token = "sk-proj-" + "Zt3kQ9wLx2Vb7Nc4Hd8Rf1Jm6Ps5Ty0Ga"
     said = f"deploy with\n\n  key {token}\tplease \x1b[31mnow\u202e"

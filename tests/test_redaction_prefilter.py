@@ -1,5 +1,5 @@
 """detect-secrets and RE2 load only for a text that may match one of their patterns
-(core/redaction_prefilter.py, `may_match_third_party`): proved a superset of what the patterns match on
+(core/privacy/prefilter.py, `may_match_third_party`): proved a superset of what the patterns match on
 redaction's own corpus and tests, one example of every pattern, their case-folded and mutated
 variants and hostile text; and a process that logs only ordinary records never loads them."""
 
@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 from deadlines import HANG_S
-from memevo.app.bench.hostile_text import adversarial_inputs
-from memevo.core import redaction_detect_secrets, redaction_prefilter, redaction_values
+from memevo.cli.bench.hostile_text import adversarial_inputs
+from memevo.core.privacy import detect_secrets_patterns as redaction_detect_secrets
+from memevo.core.privacy import prefilter as redaction_prefilter
+from memevo.core.privacy import values as redaction_values
 
 TESTS = Path(__file__).parent
 CORPUS = json.loads((TESTS / "data" / "redaction-corpus.json").read_text(encoding="utf-8"))
@@ -185,7 +187,7 @@ def test_ordinary_text_and_the_services_own_records_load_nothing() -> None:
 
 CHILD = """
 import io, json, logging, sys
-from memevo.core.redaction import RedactingFilter
+from memevo.core.privacy.redaction import RedactingFilter
 baseline = set(sys.modules)
 out = io.StringIO()
 handler = logging.StreamHandler(out)

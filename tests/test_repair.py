@@ -20,14 +20,17 @@ import pytest
 import servicerun
 from clijson import cli_json
 from deadlines import CALL_S, HANG_S
-from memevo.core import backups, maintenance, memories, paths, purge
 from memevo.core import config as config_mod
+from memevo.core import paths
 from memevo.core.clock import FakeClock
 from memevo.core.errors import StoreDamaged
+from memevo.core.memories import live as memories
+from memevo.core.memories import maintenance, purge
 from memevo.core.service import client
 from memevo.core.service.damaged import DAMAGED_NOTICE
-from memevo.core.store import Store
-from memevo.core.store_damage import damage_detail
+from memevo.core.store import backups
+from memevo.core.store.damage import damage_detail
+from memevo.core.store.database import Store
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 REMEDY = "memevo repair"
@@ -91,7 +94,7 @@ KILLED_WRITER = textwrap.dedent(
     from memevo.core import memories
     from memevo.core.clock import FakeClock
     from memevo.core.service import caches
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
     store = Store.open()
     caches.write(store, False)
     store.checkpoint()
@@ -319,7 +322,7 @@ def _serve(data_dir: Path) -> Iterator[subprocess.Popen[str]]:
     """A real `memevo serve`, answering (its model need not be loaded)."""
     env = os.environ | {"MEMEVO_HOME": str(data_dir)}
     with subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "serve"],
+        [sys.executable, "-m", "memevo.cli", "serve"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 from gitrepo import git
-from memevo.core import memories, repos, scopes, staleness
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.memories import scopes
+from memevo.core.repos import identity as repos
+from memevo.core.repos import staleness
+from memevo.core.store.database import Store
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """A repository's `.memevo/facts.md` is text a stranger may have written: memevo reads it into
-the user's memory only once the user trusts its content (core/sharetrust.py), never through a
+the user's memory only once the user trusts its content (core/sharing/trust.py), never through a
 link or from another user's files, never with characters a reviewer cannot see, and what it
 reads is injected as the repository's words, not the user's.
 
@@ -22,10 +22,15 @@ from typing import Any
 import pytest
 from clirun import in_process
 from gitrepo import git
-from memevo.core import memories, optable, sharefile, sharetrust, sharewrite, sharing
 from memevo.core.clock import FakeClock
+from memevo.core.memories import live as memories
+from memevo.core.ops import table as optable
 from memevo.core.service import texts
-from memevo.core.store import Store
+from memevo.core.sharing import facts as sharing
+from memevo.core.sharing import facts_file as sharefile
+from memevo.core.sharing import trust as sharetrust
+from memevo.core.sharing import write as sharewrite
+from memevo.core.store.database import Store
 
 REMOTE = "https://github.com/org/shop.git"
 REPO = "github.com/org/shop"
@@ -149,7 +154,7 @@ def test_the_same_content_trusted_in_another_clone_is_trusted_here(
 def test_the_service_logs_a_waiting_file_once_per_content(
     tmp_path: Path, data_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from memevo.core.ops import LocalAccess, LocalContext
+    from memevo.core.ops.memory_ops import LocalAccess, LocalContext
     from memevo.core.service import sharework
 
     repo = _repo(tmp_path / "shop", FACT)
@@ -173,7 +178,7 @@ def test_the_first_request_of_a_service_reads_every_trusted_folder(tmp_path: Pat
     """A pull while no service ran: the first session start or prompt anywhere (one answered from
     the cache never reached the service) looks at every trusted folder, so a file that now waits
     for review is said at once, and trusted content is read."""
-    from memevo.core.ops import LocalAccess, LocalContext
+    from memevo.core.ops.memory_ops import LocalAccess, LocalContext
     from memevo.core.service import sharework
 
     shop, elsewhere = _repo(tmp_path / "shop", FACT), _repo(tmp_path / "blog", remote="git@x.example:me/blog")
@@ -229,7 +234,7 @@ def test_trust_prints_then_reads_and_untrust_keeps_the_facts_unrefreshed(
 def test_review_on_a_terminal_asks_and_a_no_is_not_announced_again(
     tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from memevo.app import share_commands
+    from memevo.cli import share_commands
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -501,8 +506,8 @@ def test_facts_read_before_the_trust_step_stay_and_the_file_waits_for_review(
     """A store of version 19 had read files without asking: its facts stay, under the folder the
     repository was last seen in; no content is trusted, so the file waits, and its review shows
     that nothing changed since."""
-    from memevo.core import migrations
-    from memevo.core import store as store_mod
+    from memevo.core.store import database as store_mod
+    from memevo.core.store import migrations
 
     repo = _repo(tmp_path / "shop", FACT)
     old = tuple(m for m in migrations.MIGRATIONS if m.version < 20)

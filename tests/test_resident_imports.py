@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 import servicerun
 from deadlines import HANG_S
-from memevo.core import memories
 from memevo.core.clock import FakeClock
+from memevo.core.memories import live as memories
 from memevo.core.service import client
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 from memevo.installer import state
 
 # What the resident process never needs: torch and sentence-transformers (other models, run by
@@ -41,7 +41,7 @@ NOT_RESIDENT = (
     "detect_secrets",
     "re2",
     "requests",
-    "pyarrow",  # the vectors come as bytes (core/vector_bytes.py); bench and bulk loads use it
+    "pyarrow",  # the vectors come as bytes (core/store/vector_bytes.py); bench and bulk loads use it
 )
 # Their native libraries, as /proc/PID/maps shows them in the running service.
 NOT_MAPPED = (
@@ -61,11 +61,11 @@ NOT_MAPPED = (
 # argparse is not among them: the graph builder's module (core/encoder/onnx_provision.py), which
 # provisioning imports, still imports it at module level.
 NOT_IN_SERVE = (
-    "memevo.app.import_commands",
-    "memevo.app.memory_commands",
-    "memevo.app.model_commands",
-    "memevo.app.setup_commands",
-    "memevo.app.share_commands",
+    "memevo.cli.import_commands",
+    "memevo.cli.memory_commands",
+    "memevo.cli.model_commands",
+    "memevo.cli.setup_commands",
+    "memevo.cli.share_commands",
     "memevo.installer",
     "getpass",
     "threadpoolctl",
@@ -77,7 +77,7 @@ START = """
 import json, logging, sys
 from memevo.core.service.host import ServiceHost
 from memevo.core.service.server import setup_logging
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 setup_logging("service")  # its file's filter, as `memevo serve` has it
 host = ServiceHost(Store.open())
 host.ctx.refresh_caches()
@@ -114,7 +114,7 @@ def _extra_arenas(pid: int, maps: str) -> int:
     aligned to and spanning 64 MB (HEAP_MAX_SIZE), the used part read-write and the rest
     reserved (---p); each begins with its arena's address (heap_info.ar_ptr), read from
     /proc/PID/mem. An arena that outgrew one heap (the model's weights are kept in heaps,
-    core/native_heap.py) has several. Unlimited, a service that answered eight prompts at once
+    core/process/native_heap.py) has several. Unlimited, a service that answered eight prompts at once
     had six arenas."""
     rows = []
     for line in maps.splitlines():
@@ -143,7 +143,7 @@ def _extra_arenas(pid: int, maps: str) -> int:
 def test_a_running_service_imports_and_maps_nothing_it_does_not_serve_with(
     data_dir: Path, provisioned_model: Any, tmp_path: Path
 ) -> None:
-    """`memevo serve` as hooks start it (`-P -m memevo.core.cli serve --wait-lock 15`), its every
+    """`memevo serve` as hooks start it (`-P -m memevo.cli serve --wait-lock 15`), its every
     import listed by -X importtime: a prompt answered, then neither the command line's other
     modules nor a library it leaves to other commands is in the process."""
     _pool()
@@ -153,7 +153,7 @@ def test_a_running_service_imports_and_maps_nothing_it_does_not_serve_with(
     with (
         imports.open("w", encoding="utf-8") as stderr,
         subprocess.Popen(
-            [sys.executable, "-P", "-m", "memevo.core.cli", "serve", "--wait-lock", "15"],
+            [sys.executable, "-P", "-m", "memevo.cli", "serve", "--wait-lock", "15"],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
@@ -180,9 +180,9 @@ def test_a_running_service_imports_and_maps_nothing_it_does_not_serve_with(
     }
     assert [lib for lib in NOT_MAPPED if lib in maps] == []
     assert "onnxruntime" in maps and "duckdb" in maps
-    assert extra_arenas <= 1  # two arenas: the main one and one more (core/native_heap.py)
+    assert extra_arenas <= 1  # two arenas: the main one and one more (core/process/native_heap.py)
     assert sorted(m for m in imported if m in NOT_IN_SERVE or m.startswith("memevo.installer.")) == []
-    assert {"memevo.app.service_commands", "memevo.core.service.server", "onnxruntime"} <= imported
+    assert {"memevo.cli.service_commands", "memevo.core.service.server", "onnxruntime"} <= imported
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps (Linux)")

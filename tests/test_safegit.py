@@ -4,7 +4,7 @@ check runs git in the user's repositories, and a folder extracted from an archiv
 payload (a lazy fetch of a missing blob during `git grep`), core.fsmonitor, a pager, an external
 diff, textconv, filter and merge drivers, hooks, an SSH signature program. Each fixture
 (tests/hostile_repos.py) is shown to run its payload under plain git first, so a hardened run
-that leaves no marker means something: through core/safegit.py, through anchors.Prober, through
+that leaves no marker means something: through core/repos/safegit.py, through anchors.Prober, through
 a real `memevo serve`. A repository another user owns is not looked into at all."""
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ from deadlines import HANG_S
 from gitrepo import git, make_repo
 from hookrun import run_hook
 from hostile_repos import MISSING, PRESENT, TRIGGERS, VIA, ran
-from memevo.core import anchors, memories, repos, safegit, scopes, staleness
-from memevo.core.anchors import Anchor
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.memories import scopes
+from memevo.core.repos import anchors, safegit, staleness
+from memevo.core.repos import identity as repos
+from memevo.core.repos.anchors import Anchor
+from memevo.core.store.database import Store
 
 # Every kind of name, so that each way the Prober looks (a stat, a file read, git) is asked.
 EVERY_KIND = (
@@ -271,7 +274,7 @@ def test_maintenance_says_which_repositories_it_did_not_look_into(
     printed safely (it is a folder name another user chose)."""
     import argparse
 
-    from memevo.app import model_commands
+    from memevo.cli import model_commands
 
     report = {"day": "2026-12-07", "decayed": 0, "newly_deprecated": 0, "trash_purged": 0}
     anchors_report = {"checked": 0, "repositories": 1, "became_stale": [], "fresh_again": []}

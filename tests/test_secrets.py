@@ -13,7 +13,7 @@ import pytest
 from deadlines import HANG_S
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
-from memevo.core import secrets
+from memevo.core.privacy import side_api_key as secrets
 
 
 def _keyring_works() -> bool:
@@ -40,7 +40,7 @@ def _memevo(
     *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args],
+        [sys.executable, "-m", "memevo.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -76,7 +76,8 @@ def test_secret_set_without_a_service_rewrites_the_hooks_fallback_texts(data_dir
     """The texts the hooks fall back on while no service runs say whether learning is on: set
     and cleared from the command line, they follow at once (not at the next service start)."""
     from memevo.core import config as config_mod
-    from memevo.core.service import caches, texts
+    from memevo.core.service import fallback_texts as caches
+    from memevo.core.service import texts
 
     config_mod.set_key("sideApiBase", "http://127.0.0.1:9/v1")
     config_mod.set_key("sideApiModel", "local-judge")
@@ -230,8 +231,10 @@ def test_the_key_file_is_in_no_backup_snapshot_or_repair_copy(
 ) -> None:
     """The daily backup, memories.html and the copies `memevo repair` keeps are made from the
     store, never from the data dir: the key file is in none of them."""
-    from memevo.core import backups, memories, repair, snapshot
-    from memevo.core.store import Store
+    from memevo.core.memories import html_page as snapshot
+    from memevo.core.memories import live as memories
+    from memevo.core.store import backups, repair
+    from memevo.core.store.database import Store
 
     monkeypatch.delenv(secrets.ENV, raising=False)
     secrets.set_api_key(FILE_KEY, to_file=True)

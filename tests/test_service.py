@@ -16,10 +16,10 @@ import pytest
 import servicerun
 from deadlines import HANG_S
 from hookrun import run_hook
-from memevo.core import memories
 from memevo.core.clock import FakeClock
+from memevo.core.memories import live as memories
 from memevo.core.service import texts
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 
@@ -64,7 +64,7 @@ def _context(result: subprocess.CompletedProcess[bytes]) -> str:
 
 def _memevo(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args], capture_output=True, text=True, timeout=HANG_S
+        [sys.executable, "-m", "memevo.cli", *args], capture_output=True, text=True, timeout=HANG_S
     )
 
 
@@ -200,7 +200,7 @@ def test_a_second_service_is_refused_and_names_the_first(service_home: Path) -> 
 def test_a_crashed_service_is_replaced_by_the_next_hook(data_dir: Path) -> None:
     _populate(data_dir)
     with subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "serve"],
+        [sys.executable, "-m", "memevo.cli", "serve"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     ) as first:

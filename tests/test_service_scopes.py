@@ -17,9 +17,9 @@ import pytest
 import servicerun
 from deadlines import HANG_S
 from hookrun import run_hook
-from memevo.core import memories
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.store.database import Store
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 
@@ -68,7 +68,7 @@ def _context(result: subprocess.CompletedProcess[bytes]) -> str:
 
 def _memevo(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args],
+        [sys.executable, "-m", "memevo.cli", *args],
         capture_output=True,
         text=True,
         timeout=HANG_S,

@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from memevo.core import memories, vectors
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.store import vectors
+from memevo.core.store.database import Store
 
 TEXTS = [
     "提交前先运行单元测试并检查格式",
@@ -91,8 +92,8 @@ def test_the_bench_times_a_start_over_the_store_as_its_last_run_left_it(provisio
     import sys
     from pathlib import Path
 
-    from memevo.app.bench.pool import HOME_ENV
-    from memevo.app.bench.service import bench_service
+    from memevo.cli.bench.pool import HOME_ENV
+    from memevo.cli.bench.service import bench_service
     from memevo.core.recall import lexical_file
     from memevo.core.service import client
 
@@ -113,7 +114,7 @@ def test_the_hooks_texts_are_written_only_when_they_change(
     import os
     import stat
 
-    from memevo.core.service import caches
+    from memevo.core.service import fallback_texts as caches
 
     memories.create(store, "rule", TEXTS[0], clock)
     caches.write(store, False)

@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 from memevo.core import config as config_mod
-from memevo.core import memories, paths, secrets
+from memevo.core import paths
 from memevo.core.clock import FakeClock
 from memevo.core.encoder import provision as provision_mod
 from memevo.core.encoder.models import DEFAULT_MODEL
-from memevo.core.recall import calibration
+from memevo.core.memories import live as memories
+from memevo.core.privacy import side_api_key as secrets
+from memevo.core.recall import gate_defaults as calibration
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox

@@ -20,7 +20,7 @@ def _run_on_a_terminal(answers: list[tuple[str, str]], env: dict[str, str]) -> t
     """Answer each prompt (matched by a fragment) as a user typing at a terminal."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: memevo on the terminal's slave side
-        os.execve(sys.executable, [sys.executable, "-m", "memevo.core.cli", "setup"], env)
+        os.execve(sys.executable, [sys.executable, "-m", "memevo.cli", "setup"], env)
     seen = ""
     pending = list(answers)
     deadline = time.monotonic() + 180
@@ -68,7 +68,7 @@ def env(home: Path) -> dict[str, str]:
 @pytest.mark.keyring  # stores the key it is given in the test keyring
 @pytest.mark.usefixtures("clean_keyring")  # unlocked, no key before, and none left after a failure
 def test_questions_answers_and_a_hidden_key(env: dict[str, str]) -> None:
-    from memevo.core import secrets
+    from memevo.core.privacy import side_api_key as secrets
 
     key = "sk-typed-at-a-terminal-0123456789"
     code, screen = _run_on_a_terminal(
@@ -219,7 +219,7 @@ def test_no_terminal_asks_nothing_and_keeps_every_choice(env: dict[str, str]) ->
     data["permissions"]["allow"].append(RESOLVE_RULE)  # an older yes: only memory_resolve
     settings.write_text(json.dumps(data), encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "setup"],
+        [sys.executable, "-m", "memevo.cli", "setup"],
         env=env,
         capture_output=True,
         text=True,

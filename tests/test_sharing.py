@@ -18,9 +18,14 @@ from typing import Any
 import pytest
 from clirun import in_process
 from gitrepo import bare_remote, git
-from memevo.core import memories, memory_history, optable, origins, scopes, sharefile, sharing
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import history as memory_history
+from memevo.core.memories import live as memories
+from memevo.core.memories import origins, scopes
+from memevo.core.ops import table as optable
+from memevo.core.sharing import facts as sharing
+from memevo.core.sharing import facts_file as sharefile
+from memevo.core.store.database import Store
 
 FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
 OTHER = "测试环境的数据库在 db.staging.internal 上"
@@ -215,7 +220,7 @@ def test_parse_is_strict_about_ids_and_keeps_other_lines() -> None:
 def test_the_service_reads_the_file_at_session_start_only_when_it_changed(
     team: tuple[Teammate, Teammate], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memevo.core.ops import LocalAccess, LocalContext
+    from memevo.core.ops.memory_ops import LocalAccess, LocalContext
     from memevo.core.service import sharework
 
     alice, bob = team

@@ -20,8 +20,8 @@ from clirun import in_process
 from deadlines import HANG_S
 from gitrepo import bare_remote, git
 from hookrun import run_hook
-from memevo.core import sharing
 from memevo.core.service import texts
+from memevo.core.sharing import facts as sharing
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 

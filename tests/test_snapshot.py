@@ -1,4 +1,4 @@
-"""memories.html is written a row at a time (core/snapshot.py, core/atomic.write_chunks): the
+"""memories.html is written a row at a time (core/memories/html_page.py, core/atomic.write_chunks): the
 page is the whole render, the render holds no more than a row of it, and a render that fails
 midway leaves the page that was there."""
 
@@ -9,10 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memevo.app.bench.pool import synthetic_store
-from memevo.core import atomic, memories, memory_text, snapshot
+from memevo.cli.bench.pool import synthetic_store
+from memevo.core import atomic
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import html_page as snapshot
+from memevo.core.memories import live as memories
+from memevo.core.memories import text as memory_text
+from memevo.core.store.database import Store
 
 ROWS = 6000
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from clijson import cli_json
-from memevo.core import memories, memory_history, staleness
 from memevo.core.clock import FakeClock
+from memevo.core.memories import history as memory_history
+from memevo.core.memories import live as memories
+from memevo.core.repos import staleness
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 from memevo.desktop.stale_menu import row_menu
 from test_anchors import commit, make_repo
 from test_panel import _view

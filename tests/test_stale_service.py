@@ -18,9 +18,10 @@ import servicerun
 from deadlines import HANG_S
 from gitrepo import git
 from hookrun import run_hook
-from memevo.core import memories, staleness
 from memevo.core.clock import FakeClock
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.repos import staleness
+from memevo.core.store.database import Store
 
 pytestmark = pytest.mark.usefixtures("provisioned_model")
 
@@ -84,7 +85,7 @@ def test_stale_at_session_start_injected_with_a_note_and_fresh_again(home: Path)
     assert read("rule")[RULE]["stale"] is None
     listed = memevo("read", "project").stdout
     assert f"[stale: {reason}]" in listed
-    page = home / "memories.html"  # rendered off the request, soon after (core/service/pagework.py)
+    page = home / "memories.html"  # rendered off the request, soon after (core/service/html_page_work.py)
     while f"可能已过时：{reason}" not in page.read_text(encoding="utf-8"):
         assert time.monotonic() < deadline, "memories.html never showed the note"
         time.sleep(0.2)

@@ -11,11 +11,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from memevo.core import memories, memory_trash, paths, purge
+from memevo.core import paths
 from memevo.core.clock import FakeClock
 from memevo.core.errors import InvalidInput, NotFound, StoreBusy
-from memevo.core.migrations import latest_version
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.memories import purge
+from memevo.core.memories import trash as memory_trash
+from memevo.core.store.database import Store
+from memevo.core.store.migrations import latest_version
 
 
 def test_migrations_are_ordered_and_recorded(store: Store) -> None:
@@ -150,7 +153,7 @@ def test_store_survives_reopen_after_compaction(data_dir: Path, clock: FakeClock
 HOLD_LOCK = textwrap.dedent(
     """
     import sys, time
-    from memevo.core.store import Store
+    from memevo.core.store.database import Store
     s = Store.open()
     print("locked", flush=True)
     time.sleep(float(sys.argv[1]))
@@ -198,7 +201,7 @@ def test_write_during_maintenance_in_one_process_waits_its_turn(store: Store, cl
     import threading
 
     from memevo.core import config as config_mod
-    from memevo.core import maintenance
+    from memevo.core.memories import maintenance
 
     for i in range(200):
         memories.create(store, "rule", f"idle memory number {i}", clock)

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memevo.app.bench.pool import synthetic_store
-from memevo.core import memories, native_heap
+from memevo.cli.bench.pool import synthetic_store
 from memevo.core.clock import FakeClock
 from memevo.core.errors import StoreDamaged
-from memevo.core.store import Store
+from memevo.core.memories import live as memories
+from memevo.core.process import native_heap
+from memevo.core.store.database import Store
 
 
 def test_a_worn_store_is_reopened_with_everything_in_it(data_dir: Path) -> None:

@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 import syncmachines
 from gitrepo import git
-from memevo.core import syncclone, syncgit
+from memevo.core.sync import clone as syncclone
+from memevo.core.sync import remote as syncgit
 
 A_RULE = "回答问题时请一律使用中文"
 A_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
@@ -126,7 +127,7 @@ def test_a_sync_killed_anywhere_loses_and_duplicates_nothing(machines: tuple[Mac
     kills = 0
     for delay in [0.05 * n for n in range(1, 60)]:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "memevo.core.cli", "sync"],
+            [sys.executable, "-m", "memevo.cli", "sync"],
             env=os.environ | laptop.env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

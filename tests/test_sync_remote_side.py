@@ -3,7 +3,7 @@ push is a git that runs here, as the user, in the remote's folder and with its c
 local transport clears every `-c` the fetch or push was given. Whoever can write that folder (a
 shared Dropbox or Syncthing folder, a USB stick) would run code through its hooks, its
 alternates' command, its housekeeping or its work tree's filters. memevo gives that other end
-its own hardened command (core/safegit.py `remote_side_command`), and only for local remotes: an
+its own hardened command (core/repos/safegit.py `remote_side_command`), and only for local remotes: an
 ssh server runs its own, and a forge takes nothing but the bare program name.
 
 Each hostile remote is checked twice: plain git runs its payload (the control), memevo's sync
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, git
-from memevo.core import safegit, syncclone
+from memevo.core.repos import safegit
+from memevo.core.sync import clone as syncclone
 from syncmachines import Machine
 
 A_RULE = "回答问题时请一律使用中文"

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
-from memevo.app.bench.hostile_text import adversarial_inputs
+from memevo.cli.bench.hostile_text import adversarial_inputs
 from memevo.core.recall import textfilter
 from memevo.core.recall.textfilter import (
     JUDGE_MAX_CHARS,

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from memevo.app.bench.hostile_text import adversarial_inputs
+from memevo.cli.bench.hostile_text import adversarial_inputs
 from memevo.core.encoder import onnx_encoder, tokenizer_table
 from memevo.core.encoder import tokenizer as tokenizer_mod
 

@@ -30,7 +30,7 @@ def test_tray_hosts_the_service_offscreen(data_dir: Path, run_cli) -> None:
 
 def _self_test() -> subprocess.CompletedProcess[str]:
     env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
-    command = [sys.executable, "-m", "memevo.core.cli", "tray", "--self-test"]
+    command = [sys.executable, "-m", "memevo.cli", "tray", "--self-test"]
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=HANG_S)
 
 
@@ -49,13 +49,11 @@ def test_a_second_start_brings_the_first_to_front(data_dir: Path) -> None:
     from memevo.core.service.client import call
 
     env = os.environ | {"QT_QPA_PLATFORM": "offscreen"}
-    first = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "tray"], env=env, stderr=subprocess.DEVNULL
-    )
+    first = subprocess.Popen([sys.executable, "-m", "memevo.cli", "tray"], env=env, stderr=subprocess.DEVNULL)
     try:
         servicerun.wait_for(data_dir, timeout=HANG_S, model=False)
         second = subprocess.run(
-            [sys.executable, "-m", "memevo.core.cli", "tray"],
+            [sys.executable, "-m", "memevo.cli", "tray"],
             capture_output=True,
             text=True,
             env=env,
@@ -73,7 +71,7 @@ def test_a_second_start_brings_the_first_to_front(data_dir: Path) -> None:
 @pytest.mark.parametrize("client", sorted(CLIENTS))
 def test_print_config_gives_absolute_real_paths(client: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "hooks", "print-config", client],
+        [sys.executable, "-m", "memevo.cli", "hooks", "print-config", client],
         capture_output=True,
         text=True,
         timeout=HANG_S,

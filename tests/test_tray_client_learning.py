@@ -48,7 +48,7 @@ def propose(data_dir: Path, **fields: Any) -> str:
     """The client's model calls memory_propose through our MCP server, from the project folder."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memevo.core.cli", "mcp", "--client", "claude"],
+        args=["-m", "memevo.cli", "mcp", "--client", "claude"],
         env=os.environ | {"MEMEVO_HOME": str(data_dir)},
         cwd=os.environ["HOME"],  # where the prompt's session runs (prompt_payload's cwd)
     )

@@ -52,7 +52,7 @@ def memevo(
     env: dict[str, str], *args: str, prefix: list[str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        [*(prefix or []), sys.executable, "-m", "memevo.core.cli", *args],
+        [*(prefix or []), sys.executable, "-m", "memevo.cli", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -118,7 +118,7 @@ def tray_in_foreground(
     stopper = threading.Thread(target=stop_once_it_answers, daemon=True)
     stopper.start()
     done = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", "tray"],
+        [sys.executable, "-m", "memevo.cli", "tray"],
         capture_output=True,
         text=True,
         env=env,
@@ -159,7 +159,7 @@ def test_on_a_real_x_display_the_tray_shows_its_icon_menu_and_the_dialog_a_promp
     memevo(env, "config", "confirm", "true")
     out = (tmp_path / "tray.out").open("w+b")
     tray = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "tray"], env=env, stdout=out, stderr=subprocess.STDOUT
+        [sys.executable, "-m", "memevo.cli", "tray"], env=env, stdout=out, stderr=subprocess.STDOUT
     )
 
     def ui(**params: Any) -> dict[str, Any]:
@@ -248,7 +248,7 @@ def test_without_the_xcb_libraries_a_hook_gets_a_headless_service_and_the_log_sa
 
     # `memevo` alone on that desktop says the same, and what runs instead.
     alone = subprocess.run(
-        [*hidden, sys.executable, "-m", "memevo.core.cli"],
+        [*hidden, sys.executable, "-m", "memevo.cli"],
         capture_output=True,
         text=True,
         env=env,
@@ -282,7 +282,7 @@ def test_an_mcp_server_and_a_hook_on_an_unreachable_display_get_a_working_servic
     env = desktop_env(data_dir, xdisplay.unreachable_display())
     set_up_claude(env)
     mcp = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "mcp", "--client", "claude"],
+        [sys.executable, "-m", "memevo.cli", "mcp", "--client", "claude"],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -335,7 +335,7 @@ def test_a_tray_qt_kills_anyway_leaves_its_start_on_record_and_the_next_hook_sta
     env = desktop_env(data_dir, x_display)
     set_up_claude(env)
     died = subprocess.run(
-        [*wrong, sys.executable, "-m", "memevo.core.cli", "tray"],
+        [*wrong, sys.executable, "-m", "memevo.cli", "tray"],
         capture_output=True,
         text=True,
         env=env,
@@ -397,7 +397,7 @@ def test_a_wayland_session_whose_compositor_is_gone_gets_the_x_display_qt_would_
 ) -> None:
     """Qt picks wayland alone in a (non-GNOME) Wayland session and aborts when it fails; the
     probe tries the X display too and names it, so the tray asks Qt for xcb."""
-    from memevo.core import display
+    from memevo.core.process import display
 
     monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
     monkeypatch.setenv("XDG_SESSION_TYPE", "wayland")
@@ -413,7 +413,7 @@ def test_a_wayland_session_whose_compositor_is_gone_gets_the_x_display_qt_would_
 
 
 def test_the_sentence_names_the_debian_packages_to_install() -> None:
-    from memevo.core import display
+    from memevo.core.process import display
 
     names = ["libxcb-cursor.so.0", "libxkbcommon-x11.so.0", "libX11-xcb.so.1", "libglib-2.0.so.0"]
     assert [display.debian_package(name) for name in names] == [

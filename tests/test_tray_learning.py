@@ -74,7 +74,7 @@ def _env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 def memevo(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        [sys.executable, "-m", "memevo.core.cli", *args],
+        [sys.executable, "-m", "memevo.cli", *args],
         capture_output=True,
         text=True,
         env=_env(data_dir),
@@ -132,7 +132,7 @@ def tray(data_dir: Path, tmp_path: Path) -> Iterator[Callable[..., dict[str, Any
     """A real `memevo tray` (offscreen) with its test hook on; yields a `ui.test` caller."""
     log = (tmp_path / "tray.out").open("w+b")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "tray"],
+        [sys.executable, "-m", "memevo.cli", "tray"],
         env=_env(data_dir, QT_QPA_PLATFORM="offscreen", MEMEVO_TRAY_TEST_HOOK="1"),
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -328,7 +328,7 @@ def _resolve_over_mcp(data_dir: Path, session_id: str, decision: str) -> Any:
     async def go() -> Any:
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "memevo.core.cli", "mcp", "--client", "claude"],
+            args=["-m", "memevo.cli", "mcp", "--client", "claude"],
             env=_env(data_dir),
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:

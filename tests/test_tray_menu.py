@@ -13,7 +13,7 @@ from memevo.core import config as config_mod
 from memevo.core.clock import FakeClock
 from memevo.core.learning import jobs
 from memevo.core.service.host import ServiceHost
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 from memevo.desktop.confirm import ConfirmQueue
 from memevo.desktop.tray import Tray
 
@@ -278,7 +278,7 @@ def test_clients_menu_shows_registration_and_repairs(
 
 
 def test_open_panel_from_the_menu(qtbot, host: ServiceHost, clock: FakeClock) -> None:
-    from memevo.core import memories
+    from memevo.core.memories import live as memories
 
     memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
     tray, _ = _tray(qtbot, host)
@@ -351,8 +351,8 @@ class _DeadLoop(asyncio.SelectorEventLoop):
 def test_a_learning_worker_that_cannot_start_turns_the_icon_red_and_notifies(
     qtbot, host: ServiceHost, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memevo.core import aioloop
     from memevo.core.learning import learn
+    from memevo.core.process import aioloop
 
     monkeypatch.setattr(aioloop, "new_private_loop", _DeadLoop)
     monkeypatch.setattr(learn, "START_TIMEOUT_S", 1.0)
@@ -377,7 +377,7 @@ def test_the_ui_thread_never_uses_the_store(qtbot, host: ServiceHost, store: Sto
     the proposals' dialog and every panel view must leave none."""
     import threading
 
-    from memevo.core import memories
+    from memevo.core.memories import live as memories
 
     memories.create(store, "rule", "回答问题时一律使用中文", clock)
     tray, queue = _tray(qtbot, host)

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import servicerun
 from deadlines import HANG_S
-from memevo.core import memories
 from memevo.core.clock import FakeClock
+from memevo.core.memories import live as memories
 from memevo.core.service import client
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 from memevo.installer import state
 
 # Loaded when the user opens a window, or once learning has a side API: never at rest.

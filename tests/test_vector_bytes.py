@@ -1,4 +1,4 @@
-"""Vectors stored as float32 bytes (core/vector_bytes.py): a store of schema 18 (FLOAT[] vectors)
+"""Vectors stored as float32 bytes (core/store/vector_bytes.py): a store of schema 18 (FLOAT[] vectors)
 migrates with every vector's bits kept, a migration stopped half way (the process killed) leaves
 the store as it was and runs whole at the next open, and the pool, the trash and the cues read
 back exactly what was written."""
@@ -13,10 +13,13 @@ from pathlib import Path
 import duckdb
 import numpy as np
 from deadlines import HANG_S
-from memevo.core import cues, memories, memory_trash, vectors
 from memevo.core.clock import FakeClock
-from memevo.core.migrations import MIGRATIONS, latest_version
-from memevo.core.store import Store
+from memevo.core.memories import cues
+from memevo.core.memories import live as memories
+from memevo.core.memories import trash as memory_trash
+from memevo.core.store import vectors
+from memevo.core.store.database import Store
+from memevo.core.store.migrations import MIGRATIONS, latest_version
 
 FLOAT_LISTS = 18  # the last schema with FLOAT[] vector columns
 DIM = 384
@@ -123,7 +126,7 @@ def test_a_store_of_float_lists_migrates_with_every_vector_bit_exact(data_dir: P
 _KILLED = """
 import os, signal, sys
 from memevo.core import vector_bytes
-from memevo.core.store import Store
+from memevo.core.store.database import Store
 vector_bytes.CONVERT_ROWS = 10
 inserts = 0
 original = vector_bytes.registered

@@ -108,9 +108,7 @@ def test_removed_on_purpose_or_stopped_is_left_alone(set_up_home: Path, running)
 
 def test_the_tray_app_repairs_while_it_runs(set_up_home: Path) -> None:
     env = os.environ | {"QT_QPA_PLATFORM": "offscreen", "MEMEVO_LANG": "en"}
-    tray = subprocess.Popen(
-        [sys.executable, "-m", "memevo.core.cli", "tray"], env=env, stderr=subprocess.DEVNULL
-    )
+    tray = subprocess.Popen([sys.executable, "-m", "memevo.cli", "tray"], env=env, stderr=subprocess.DEVNULL)
     settings = set_up_home / ".claude" / "settings.json"
     try:
         from memevo.core.service.client import call

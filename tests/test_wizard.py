@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 from deadlines import HANG_MS
-from memevo.core import paths, secrets
+from memevo.core import paths
+from memevo.core.privacy import side_api_key as secrets
 from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QLabel, QLineEdit, QPlainTextEdit, QWizard
 from memevo.desktop.setup_lines import problem

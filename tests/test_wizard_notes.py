@@ -8,7 +8,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from memevo.core import memories, memory_text, store
+from memevo.core.memories import live as memories
+from memevo.core.memories import text as memory_text
+from memevo.core.store import database as store
 from memevo.desktop.qt import Qt, QWizard
 from memevo.desktop.wizard import PAGE_DONE, PAGE_NOTES, SetupWizard
 from test_wizard import home_without_claude_cli, make_wizard, set_up, walk  # noqa: F401 - fixtures

@@ -54,7 +54,7 @@ _CODE = re.compile(
     r"|\b(?:claude|memevo) [a-z-]+(?: [-\w=./~$']+)*"  # commands: claude mcp add …, memevo setup
     r"|\b[A-Z][A-Z0-9_]{2,}\b"  # environment variables
     r"|\b\w+/\w[\w.-]*\b"  # model ids: intfloat/multilingual-e5-small
-    r"|\b\w+(?:\.\w+)+\b"  # dotted names: memevo.core.cli, gpt-4o.mini
+    r"|\b\w+(?:\.\w+)+\b"  # dotted names: memevo.cli, gpt-4o.mini
     r"|(?<!\w)--?[a-zA-Z][\w-]*"  # command-line flags
 )
 _WORDS = re.compile(r"[A-Za-z]{3,}(?:['’][a-z]+)?(?:[ \t]+[A-Za-z]{2,}(?:['’][a-z]+)?)*")

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from ..runtime import load_encoder
+    from ..process.runtime import load_encoder
     from .thresholds import for_model
 
     path = Path(args.pairs) if args.pairs else shipped_pairs()

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import memories, memory_text
 from ..learning import judge
-from ..redaction import redact_secrets
+from ..memories import live as memories
+from ..memories import text as memory_text
+from ..privacy.redaction import redact_secrets
 
 if TYPE_CHECKING:  # the service imports this at start; httpx comes with the first side call
     import httpx

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import memories
 from ..clock import Clock
 from ..errors import InvalidInput
 from ..learning import jobs
-from ..store import Store
+from ..memories import live as memories
+from ..store.database import Store
 from .find import Finding, Member
 
 ORIGIN = "consolidate"

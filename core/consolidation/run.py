@@ -11,16 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import memories, vectors
 from ..encoder.background import center
 from ..errors import InvalidInput
+from ..memories import live as memories
+from ..store import vectors
 from . import find, proposals
 from .thresholds import for_model
 
 if TYPE_CHECKING:
     from ..clock import Clock
     from ..recall.engine import RecallEngine
-    from ..store import Store
+    from ..store.database import Store
 
 
 def scan(store: Store, engine: RecallEngine) -> list[find.Finding]:

@@ -86,7 +86,7 @@ def half_embedding(weight: Any, padding_idx: int | None) -> Any:
 
 def release_free_memory() -> None:
     """Loading leaves freed float16/float32 staging copies in glibc's heap; give them back."""
-    from .. import native_heap
+    from ..process import native_heap
 
     native_heap.trim()
 
@@ -158,13 +158,13 @@ class Encoder:
         # Held by whatever runs the model: the lane, or (onnxruntime) a caller with the model idle
         # and nobody waiting, who then encodes on its own thread, two thread hops fewer.
         self._running = threading.Lock()
-        self.huge_page_bytes = 0  # of the loaded model's memory (core/native_heap.py)
+        self.huge_page_bytes = 0  # of the loaded model's memory (core/process/native_heap.py)
 
     def load(self) -> None:
         with self._lock:
             if self._model is None:
                 if self.backend == "onnx":
-                    from .. import native_heap
+                    from ..process import native_heap
                     from .onnx_encoder import OnnxEncoderModel
 
                     huge = native_heap.NewMemoryInHugePages()

@@ -1,4 +1,4 @@
-"""The side model writes a memory's recall cues (core/cues.py): one call per memory text.
+"""The side model writes a memory's recall cues (core/memories/cues.py): one call per memory text.
 
 The request below is the one measured on the verify set (tests/data/recall-set.json's
 `cues` were answered to exactly this text, one memory at a time, by a model that saw only the
@@ -15,8 +15,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .. import cues
-from ..redaction import redact_secrets
+from ..memories import cues
+from ..privacy.redaction import redact_secrets
 from . import judge
 
 if TYPE_CHECKING:  # httpx is imported where a client is made (write_all, learn.py)

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..store import Store, one
+from ..store.database import Store, one
 
 TOMBSTONE_MS = 24 * 3_600_000
 ZOMBIE = "daily-zombie-cleanup"

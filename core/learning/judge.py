@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..redaction import redact_secrets
+from ..privacy.redaction import redact_secrets
 
 if TYPE_CHECKING:  # httpx (~15 MB, ~0.15 s) is imported by the first call to the side API
     import httpx

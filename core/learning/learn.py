@@ -14,9 +14,14 @@ import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import aioloop, cues, envvars, memories, memory_text, scopes, secrets
 from .. import config as config_mod
+from .. import envvars
 from ..errors import InvalidInput
+from ..memories import cues, scopes
+from ..memories import live as memories
+from ..memories import text as memory_text
+from ..privacy import side_api_key as secrets
+from ..process import aioloop
 from ..recall.textfilter import judge_input
 from . import cue_writer, jobs, judge, resolve, sessionid
 
@@ -25,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..clock import Clock
     from ..recall.engine import RecallEngine
-    from ..store import Store
+    from ..store.database import Store
 
 log = logging.getLogger("memevo.side")
 
@@ -184,7 +189,7 @@ class LearningRunner:
             return []
         return [(memory_id, engine.index.text(memory_id) or "") for memory_id, _ in engine.nearest(text, 3)]
 
-    # -- recall cues (core/cues.py) -----------------------------------------------------------------
+    # -- recall cues (core/memories/cues.py) -----------------------------------------------------------------
     def want_cues(self) -> None:
         """Memories may lack cues (new, changed, or from before cues): write them in the
         background, one side call at a time; a pass already running looks again after."""

@@ -16,8 +16,10 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from .. import cues, memories, memory_text
 from ..errors import InvalidInput
+from ..memories import cues
+from ..memories import live as memories
+from ..memories import text as memory_text
 from ..recall.textfilter import redact_secrets
 from . import resolve
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import config as config_mod
-from .. import secrets
+from ..privacy import side_api_key as secrets
 
 SIDE = "side"
 CLIENT = "client"

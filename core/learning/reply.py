@@ -20,7 +20,7 @@ from typing import Any
 from ..clock import Clock
 from ..errors import InvalidInput
 from ..printable import printable
-from ..store import Store
+from ..store.database import Store
 from . import jobs, resolve
 from .propose import normalised
 from .stop import WRITES_NOTHING, describe, label

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import cues, memories, origins
 from ..clock import Clock
 from ..consolidation import proposals as consolidation
 from ..errors import InvalidInput, NotFound
+from ..memories import cues, origins
+from ..memories import live as memories
 from ..printable import printable
-from ..store import Store
+from ..store.database import Store
 from . import jobs
 
 DECISIONS = ("create_rule", "create_project", "reinforce", "merge", "replace", "discard")
@@ -138,7 +139,7 @@ def resolve_for_model(store: Store, clock: Clock, client: str, job_id: str, deci
 
 
 def origin_of(job: jobs.Job) -> dict[str, Any]:
-    """Where a job's proposal came from, as a memory's history keeps it (core/origins.py)."""
+    """Where a job's proposal came from, as a memory's history keeps it (core/memories/origins.py)."""
     proposer = str((job.proposal or {}).get("origin") or origins.SIDE)
     return {"client": job.client, "session": job.session, "proposer": proposer, "words": job.words}
 

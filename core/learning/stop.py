@@ -31,7 +31,7 @@ from .. import atomic, paths
 from ..clock import Clock
 from ..consolidation.proposals import CLIENT as CONSOLIDATION
 from ..service.texts import CONFIRM_MARKER
-from ..store import Store
+from ..store.database import Store
 from . import jobs, resolve
 
 TITLE = "记忆确认·插件"

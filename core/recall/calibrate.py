@@ -12,7 +12,7 @@ indexes; then, for each fold, the lexical weight, the question damping, the gene
 and a project fact within `--project-leak` (0), then the weight and dampings with the most
 related hits — and the fold's figures are measured with them. The reported figures are the
 folds' sums: never measured on the cases they were chosen on. The values chosen on all cases
-are printed last, and beside them what ships (core/recall/calibration.py) on the same cases:
+are printed last, and beside them what ships (core/recall/gate_defaults.py) on the same cases:
 chosen on our own set alone, the values did worse on every set held out from it (the blind
 sets, the public development split: `--hold-out`), so what ships is the earlier choice with the
 changes that held on all of them (docs/recall.md, "On public data"). The cross-language bonus
@@ -37,8 +37,8 @@ import numpy as np
 from ..encoder.models import entry_for
 from . import generic
 from .calibrate_tables import Table, case_file_of, stack, tables_of
-from .calibration import Hybrid, for_model
 from .gate import RELATIVE_KEEP
+from .gate_defaults import Hybrid, for_model
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5)
 DAMPINGS = (0.0, 0.1, 0.2, 0.3)
@@ -369,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from ..runtime import load_encoder
+    from ..process.runtime import load_encoder
 
     case_files = [case_file_of(Path(name)) for name in args.cases]
     held_files = [case_file_of(Path(name)) for name in args.hold_out]
@@ -495,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, f in rows:
         print(line(name, f))
     print(
-        "chosen on all cases (what ships is core/recall/calibration.py, measured above as shipped): lexical weight {}, question damping {}, rule minimum {}, "
+        "chosen on all cases (what ships is core/recall/gate_defaults.py, measured above as shipped): lexical weight {}, question damping {}, rule minimum {}, "
         "project minimum {}, generic damping from {} weight {}, cross-language bonus {}".format(*chosen_all)
         + (", cue offsets {} (rule) / {} (project)".format(*offsets) if with_cues is not None else "")
     )

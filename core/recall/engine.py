@@ -24,18 +24,19 @@ from typing import Any
 import numpy as np
 
 from .. import config as config_mod
-from .. import cues as cues_mod
-from .. import memories, vectors
 from ..clock import Clock, SystemClock
 from ..encoder import background
 from ..encoder.encoder import Encoder
 from ..encoder.loading import ModelLoad, OnThread
 from ..errors import StoreBusy
-from ..store import Store
+from ..memories import cues as cues_mod
+from ..memories import live as memories
+from ..store import vectors
+from ..store.database import Store
 from . import actions, crossing, generic, lexical_file, sentences
-from .calibration import for_model
 from .concepts import textbook_question
 from .gate import GateSettings, gate_category
+from .gate_defaults import for_model
 from .index import MemoryIndex
 from .lexical import LexicalIndex
 from .lexical import alone as lexical_alone

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..encoder.models import ModelEntry
-from . import calibration
+from . import gate_defaults as calibration
 
 RELATIVE_KEEP = 0.6
 OFF = -1

@@ -8,7 +8,7 @@ catches "what is X" and 「X 和 Y 的区别」; this catches the rest by exampl
 small talk — none acting on the user's own code or project) is encoded once per model, and a
 prompt's closeness is its best centred cosine to any of them. The engine takes
 weight x (closeness − from) off the fused score of a prompt closer than `from` (calibrated
-with the gate, core/recall/calibration.py); tool calls are never damped.
+with the gate, core/recall/gate_defaults.py); tool calls are never damped.
 
 The vectors are stored raw (before the background is subtracted), as float16, so a rebuilt
 background still applies: shipped for the default model under `resources/models/`, built

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..encoder.background import Background, center
-from ..vectors import Pool
+from ..store.vectors import Pool
 from . import crossing
 
 CATEGORY_CODES = {"rule": 0, "project": 1}
@@ -46,7 +46,7 @@ class MemoryIndex:
         self._matrix = np.zeros((dim, capacity), dtype=np.float32)  # a column per slot
         self._category = np.zeros(capacity, dtype=np.int8)
         self._live = np.zeros(capacity, dtype=bool)  # present and not deprecated
-        # Recall cues (core/cues.py): each cued memory's centred mean cue vector, scored beside
+        # Recall cues (core/memories/cues.py): each cued memory's centred mean cue vector, scored beside
         # its own and the better cosine counts. Allocated with the first cue, so a pool
         # without cues (every bench pool) costs nothing more.
         self._cue: np.ndarray | None = None

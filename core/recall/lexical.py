@@ -31,7 +31,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from .lexical_snapshot import FrozenPostings, Snapshot
+from .lexical_saved import FrozenPostings, Snapshot
 from .terms import terms
 
 K1 = 1.2

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import atomic
 from .lexical import LexicalIndex
-from .lexical_snapshot import Snapshot
+from .lexical_saved import Snapshot
 
 log = logging.getLogger("memevo.recall")
 FORMAT = 1

@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import memories, memsearch
 from ..errors import InvalidInput, MemevoError
+from ..memories import live as memories
+from ..memories import search as memsearch
 from . import verify
 
 FIELDS = ("prompt", "question", "prompt_last")
@@ -317,7 +318,7 @@ def _session_start_rules(store: Any) -> list[str]:
     """The ids of the rules a session of this store starts with, under the configured budget
     (what the SessionStart hook injects)."""
     from .. import config as config_mod
-    from ..service import caches
+    from ..service import fallback_texts as caches
 
     _text, ids = caches.session_start_text(store, config_mod.load(), False, "claude", 1 << 30)
     return ids

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..memory_text import text_width
+from ..memories.text import text_width
 
 MAX_SENTENCES = 6
 MIN_WIDTH = 6  # as the prompt itself (textfilter.MIN_INPUT_WIDTH): shorter says too little

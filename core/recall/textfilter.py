@@ -14,7 +14,7 @@ construction, never by the text:
 - each line is classified on its stripped text by patterns anchored at its start, each
   with one way to match (no nested or overlapping quantifiers), on at most `LINE_HEAD`
   characters: a line costs O(its length) at most.
-Redaction (what is sent to the side API) lives in `core/redaction.py`; the judge's input
+Redaction (what is sent to the side API) lives in `core/privacy/redaction.py`; the judge's input
 reaches it filtered and at most `JUDGE_MAX_CHARS` long.
 """
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 
-from ..memory_text import remove_unsafe, text_width
-from ..redaction import redact_secrets
-from ..redaction_values import REDACTED
+from ..memories.text import remove_unsafe, text_width
+from ..privacy.redaction import redact_secrets
+from ..privacy.values import REDACTED
 
 __all__ = [
     "JUDGE_MAX_CHARS",

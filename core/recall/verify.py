@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import cues, memories, memory_text
 from ..errors import InvalidInput
+from ..memories import cues
+from ..memories import live as memories
+from ..memories import text as memory_text
 from . import actions
 from .engine import RecallEngine, Scored
 from .gate import GateSettings, gate_category
@@ -58,7 +60,7 @@ class CaseFile:
     cases: list[Case]
     pool: list[tuple[str, str]] | None = None
     actions: list[Case] | None = None
-    # {"<memory text>": ["cue", …]}: recall cues as the side model wrote them (core/cues.py),
+    # {"<memory text>": ["cue", …]}: recall cues as the side model wrote them (core/memories/cues.py),
     # given with the file's own memories so a run needs no side API.
     cues: dict[str, list[str]] | None = None
 
@@ -158,7 +160,7 @@ def pool_engine(encoder: Any, case_file: CaseFile) -> Iterator[tuple[RecallEngin
     import tempfile
 
     from ..clock import SystemClock
-    from ..store import Store
+    from ..store.database import Store
 
     assert case_file.pool is not None
     clock = SystemClock()

@@ -1,4 +1,4 @@
-"""The service's anchor checks (core/staleness.py), on a thread of their own.
+"""The service's anchor checks (core/repos/staleness.py), on a thread of their own.
 
 A hook only asks for a check (`want`: a dictionary look-up and a queue put); git runs here,
 never in a request. A repository is checked at its session start at most every MIN_GAP_S, after
@@ -6,9 +6,9 @@ a write to one of its memories, and every repository after the day's maintenance
 check turns a memory stale or fresh the session-start texts and the fallback files are
 rendered again, so the next injection says it.
 
-A session start remembers its folder as one of the repository's folders (core/repos.py); the
+A session start remembers its folder as one of the repository's folders (core/repos/identity.py); the
 check looks in every one of them, so a session in a folder that merely claims the repository's
-remote cannot make the facts of the real checkout stale (core/staleness.py says how).
+remote cannot make the facts of the real checkout stale (core/repos/staleness.py says how).
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import repos, staleness
 from ..clock import Clock
-from ..store import Store
+from ..repos import identity as repos
+from ..repos import staleness
+from ..store.database import Store
 
 log = logging.getLogger("memevo.service")
 MIN_GAP_S = 600.0  # a repository's session starts within this much of its last check ask nothing
@@ -43,7 +44,7 @@ class AnchorChecks:
 
     def want(self, repo: str | None, folder: str | None = None) -> None:
         """A session started in `repo` (in `folder` on this machine): check it unless it was
-        asked for in the last MIN_GAP_S. The folder is remembered first (core/repos.py)."""
+        asked for in the last MIN_GAP_S. The folder is remembered first (core/repos/identity.py)."""
         if not repo:
             return
         now = time.monotonic()

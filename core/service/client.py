@@ -8,7 +8,7 @@ a wrong answer in between:
 - a write whose reply was lost (the service died or hung after the request was sent) is never
   written again locally: it is retried through the service with the same request id (starting
   one if needed), which the service answers with the first result if it had applied it
-  (core/applied.py); past the deadline it says plainly that it cannot know.
+  (core/store/applied.py); past the deadline it says plainly that it cannot know.
 """
 
 from __future__ import annotations
@@ -139,9 +139,9 @@ def call_or_local(
     included: an MCP tool must answer within the client's own timeout, however stuck the
     service is; since (a time.monotonic() value): when the caller's wait began, so the
     message names the whole wait the user saw, not this call's share of it."""
-    from .. import applied
-    from ..ops import call_local
-    from ..optable import TABLE
+    from ..ops.memory_ops import call_local
+    from ..ops.table import TABLE
+    from ..store import applied
 
     kind = TABLE.get(op)
     writes = kind is not None and kind.writes

@@ -17,12 +17,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import config as config_mod
-from .. import memories
 from ..consolidation import merge_writer, proposals
 from ..consolidation import run as consolidation
 from ..encoder.encoder import release_free_memory
 from ..errors import InvalidInput
-from ..optable import operation
+from ..memories import live as memories
+from ..ops.table import operation
 
 if TYPE_CHECKING:
     from .context import ServiceContext

@@ -14,17 +14,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import optable
 from ..clock import Clock
 from ..learning import jobs
+from ..ops import table as optable
 from ..recall.engine import RecallEngine
-from ..store import Store
-from . import caches
+from ..store.database import Store
+from . import fallback_texts as caches
 from .anchorwork import AnchorChecks
-from .books import Bookkeeper
-from .learner import Learner
-from .memo import Awards, Rows, SessionStarts
-from .pagework import PageWriter
+from .answer_cache import Awards, Rows, SessionStarts
+from .html_page_work import PageWriter
+from .injection_log import Bookkeeper
+from .learning_worker import Learner
 
 log = logging.getLogger("memevo.service")
 KEY_CHECK_TTL_S = 30.0
@@ -59,7 +59,7 @@ class KeyCheck:
     def has(self) -> bool:
         checked_at, value = self._checked
         if time.monotonic() - checked_at > KEY_CHECK_TTL_S:
-            from .. import secrets
+            from ..privacy import side_api_key as secrets
 
             value = side_api_named() and secrets.has_api_key()
             self._checked = (time.monotonic(), value)
@@ -229,7 +229,7 @@ class ServiceContext(optable.Context):
         """On the page's one thread, so one render at a time: a render that read the store
         before a purge cannot land after the purge's own render (it would put the purged text
         back)."""
-        from .. import snapshot
+        from ..memories import html_page as snapshot
 
         snapshot.write(self.store)
 

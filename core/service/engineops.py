@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from ..errors import InvalidInput
-from ..optable import operation
+from ..ops.table import operation
 from ..recall.engine import RecallEngine
 from .context import ServiceContext
 
@@ -45,7 +45,7 @@ def verify(ctx: ServiceContext, file: Any = None, where: Any = None, field: Any 
 
 @operation("rebuild_index", service=True)
 def rebuild_index(ctx: ServiceContext) -> dict[str, Any]:
-    from .. import vectors
+    from ..store import vectors
 
     engine = _engine(ctx)
     backup = vectors.backup(ctx.store)

@@ -13,11 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import config as config_mod
-from .. import maintenance, memories, scopes, sharing
 from ..errors import StoreBusy
 from ..learning import readiness
-from ..optable import operation
-from . import books, caches, sharework, texts
+from ..memories import live as memories
+from ..memories import maintenance, scopes
+from ..ops.table import operation
+from ..sharing import facts as sharing
+from . import fallback_texts as caches
+from . import injection_log as books
+from . import sharework, texts
 from .context import ServiceContext
 
 log = logging.getLogger("memevo.service")
@@ -39,7 +43,7 @@ class Ask:
     session: str | None
     prompt_id: str | None
     max_chars: int
-    repo: str | None = None  # the session's repository: its identity (core/repos.py)
+    repo: str | None = None  # the session's repository: its identity (core/repos/identity.py)
     folder: str | None = None  # where it is: the git top-level of the session's cwd, else the cwd
 
     @classmethod

@@ -16,7 +16,7 @@ from ..clock import Clock, SystemClock
 from ..encoder.loading import ModelLoad
 from ..errors import StoreDamaged
 from ..recall.engine import RecallEngine
-from ..store import Store
+from ..store.database import Store
 from . import relay, routes, sharework
 from .context import ServiceContext
 
@@ -67,9 +67,9 @@ class ServiceHost:
     def load_engine(self) -> None:
         """The model, loaded off the request path; the service serves meanwhile."""
         from ..encoder.encoder import release_free_memory
+        from ..process.runtime import open_engine, provisioned_encoder
         from ..recall import lexical_file
-        from ..runtime import open_engine, provisioned_encoder
-        from ..store_damage import damage_in
+        from ..store.damage import damage_in
 
         ctx = self.ctx
         limit_blas_threads()
@@ -157,7 +157,7 @@ def limit_blas_threads() -> None:
     docs/performance.md).
 
     `memevo serve` and `memevo tray` set OPENBLAS_NUM_THREADS=1 before numpy's import
-    (app/service_commands.py one_blas_thread), which OpenBLAS reads as it loads: then there is
+    (cli/service_commands.py one_blas_thread), which OpenBLAS reads as it loads: then there is
     nothing to do, and threadpoolctl (its modules, a scan of every loaded library) stays out of
     the resident process. Otherwise (the tray started as `memevo` alone, a host in a test's
     process, a count the user set) threadpoolctl limits the threads already started."""

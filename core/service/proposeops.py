@@ -26,14 +26,16 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from .. import config as config_mod
-from .. import memories, memory_text, scopes
 from ..errors import InvalidInput, NotFound
 from ..learning import jobs, propose, readiness, resolve, stop
-from ..optable import operation
+from ..memories import live as memories
+from ..memories import scopes
+from ..memories import text as memory_text
+from ..ops.table import operation
 from ..printable import printable
 from ..recall.textfilter import redact_secrets
 from .context import ServiceContext
-from .learner import Chat
+from .learning_worker import Chat
 
 if TYPE_CHECKING:
     from ..recall.engine import RecallEngine

@@ -1,7 +1,7 @@
 """The whole operation table as the service serves it, and the service's own operations.
 
-Importing this module registers every operation (core/optable.py): the memories and config
-(core/ops.py), the hooks' (hookops.py), the model's (engineops.py) and the ones below. The
+Importing this module registers every operation (core/ops/table.py): the memories and config
+(core/ops/memory_ops.py), the hooks' (hookops.py), the model's (engineops.py) and the ones below. The
 socket server and the tray's panel both call `dispatch`.
 """
 
@@ -10,12 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from .. import (
-    ops,  # noqa: F401 - registers the memory and config operations
-    optable,
-)
 from ..errors import InvalidInput
-from ..optable import TABLE, find, operation
+from ..ops import memory_ops  # noqa: F401 - registers the memory and config operations
+from ..ops import table as optable
+from ..ops.table import TABLE, find, operation
 from . import consolidateops, damaged, engineops, hookops, proposeops, relay  # noqa: F401 - these register theirs
 from .context import ServiceContext
 
@@ -67,8 +65,8 @@ def search(
     limit: Any = 20,
 ) -> dict[str, Any]:
     """Search by meaning (MCP memory_search, `memevo search`, the panel): nearest live
-    memories, no gate, no award (core/memsearch.py)."""
-    from .. import memsearch
+    memories, no gate, no award (core/memories/search.py)."""
+    from ..memories import search as memsearch
 
     if ctx.engine is None:
         raise InvalidInput(ctx.engine_error or "search by meaning works once the model has loaded; try again")

@@ -24,8 +24,8 @@ from typing import IO, Any
 
 from .. import atomic, paths
 from ..errors import MemevoError, StoreDamaged
-from ..redaction import RedactingFilter
-from ..store_damage import damage_in
+from ..privacy.redaction import RedactingFilter
+from ..store.damage import damage_in
 from . import protocol, routes
 from .host import ServiceHost
 from .idle import IdleWatch, exit_when_idle
@@ -334,7 +334,7 @@ async def hosted_service() -> AsyncIterator[tuple[ServiceHost, Server, Path]]:
     """The store, the host and the listening server, shared by `memevo serve` and the tray;
     everything is closed again, in order, however the body ends. The caller holds the lock."""
     from ..errors import StoreDamaged
-    from ..store import Store
+    from ..store.database import Store
 
     tightened = paths.tighten_data_dir()  # an install from before files were user-only
     if tightened:

@@ -4,7 +4,7 @@ it changed.
 In the hook's path only a stat: the file's (mtime, size) against the last seen; a change (or
 the first session of a repository in this service's life) reads it on a thread of its own,
 through the operation table, so the index and the hooks' texts follow as after any write. Only
-content the user trusts is read (core/sharing.py); other content is recorded as waiting for
+content the user trusts is read (core/sharing/facts.py); other content is recorded as waiting for
 review and logged once per content.
 
 The first hook request this service answers also reads every other folder whose file the user
@@ -20,7 +20,9 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .. import optable, sharetrust, sharing
+from ..ops import table as optable
+from ..sharing import facts as sharing
+from ..sharing import trust as sharetrust
 
 if TYPE_CHECKING:
     from .context import ServiceContext

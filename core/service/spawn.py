@@ -15,8 +15,9 @@ import sys
 import threading
 import time
 
-from .. import display, envvars, paths
-from ..display import has_display
+from .. import envvars, paths
+from ..process import display
+from ..process.display import has_display
 from . import protocol
 
 SPAWN_GUARD_S = 10.0
@@ -33,7 +34,7 @@ def service_mode() -> str:
     """The tray app where there is a desktop (its native dialogs need it), else headless.
 
     A tray app that cannot show on this desktop says why and serves headless by itself
-    (core/display.py probes before Qt is asked); one that Qt killed anyway left its start
+    (core/process/display.py probes before Qt is asked); one that Qt killed anyway left its start
     record behind, and then this display gets the headless service right away."""
     if not has_display() or envvars.HEADLESS.is_set_to("1") or display.tray_died_here():
         return "serve"
@@ -87,7 +88,7 @@ def start_detached(mode: str | None = None) -> bool:
             if mode is None and service_args[0] == "serve" and display.tray_died_here():
                 out.write(DIED_HERE.encode())  # beside Qt's own words from the dead start
             child = subprocess.Popen(
-                [sys.executable, SAFE_PATH, "-m", "memevo.core.cli", *service_args],
+                [sys.executable, SAFE_PATH, "-m", "memevo.cli", *service_args],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=out,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..memory_text import remove_unsafe
+from ..memories.text import remove_unsafe
 
 PLUGIN = "memory-self-evolution"
 CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
@@ -188,7 +188,7 @@ def with_stale_note(text: str, reason: str) -> str:
     return f"{text}（可能已过时：{shown}）"
 
 
-# A fact read from a repository's .memevo/facts.md (core/sharing.py) is the repository's word,
+# A fact read from a repository's .memevo/facts.md (core/sharing/facts.py) is the repository's word,
 # which the user trusted, not something the user said: it goes under a heading of its own. The
 # hits' category for it: SHARED.
 SHARED = "shared"

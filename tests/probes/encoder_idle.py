@@ -9,7 +9,7 @@ import time
 
 from memevo.core.encoder.encoder import Encoder
 from memevo.core.encoder.models import model_folder
-from memevo.core.runtime import configured_model
+from memevo.core.process.runtime import configured_model
 from memevo.core.service.host import limit_blas_threads
 
 limit_blas_threads()

@@ -14,7 +14,7 @@ import numpy as np
 import onnxruntime as ort
 from memevo.core.encoder import onnx_encoder as oe
 from memevo.core.encoder.models import model_folder
-from memevo.core.runtime import configured_model
+from memevo.core.process.runtime import configured_model
 
 folder = model_folder(configured_model())
 model = oe.OnnxEncoderModel(folder)

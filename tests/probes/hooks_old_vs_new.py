@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memevo.app.bench import hooks as bench_hooks
-from memevo.app.bench.measure import spread
-from memevo.app.bench.service import bench_service
+from memevo.cli.bench import hooks as bench_hooks
+from memevo.cli.bench.measure import spread
+from memevo.cli.bench.service import bench_service
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,0 +1,1 @@
+"""The operations: the one table, and the operations on memories and config."""

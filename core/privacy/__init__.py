@@ -1,0 +1,1 @@
+"""Privacy: secrets out of everything that leaves the machine, and the side API key."""

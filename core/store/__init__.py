@@ -1,0 +1,1 @@
+"""The store: the DuckDB file, its migrations, vectors, backups and repair."""
