@@ -210,7 +210,7 @@ def start(client: str) -> Front | None:
     here = Path(__file__).resolve().parent
     stamps = [
         f"{p.name}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
-        for p in (here / "mcp_server.py", here / "mcp_stdin.py")
+        for p in (here / "server.py", here / "stdin_guard.py")
     ]
     build = "|".join([__version__, sys.version.split()[0], _sdk_stamp(), *stamps])
     front = Front(paths.data_dir() / "cache" / f"mcp-{client}.json", build)

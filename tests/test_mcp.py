@@ -201,7 +201,7 @@ def test_the_skill_file() -> None:
     assert "open=true" in text
     # every tool the server offers is in the skill, but those the hooks' own turns use
     offered = set(
-        re.findall(r"def (memory_\w+)\(", (REPO / "core" / "mcp_server.py").read_text(encoding="utf-8"))
+        re.findall(r"def (memory_\w+)\(", (REPO / "mcpserver" / "server.py").read_text(encoding="utf-8"))
     )
     internal = {"memory_resolve", "memory_propose", "memory_config"}  # hook answers; settings
     assert {"memory_list", "memory_search", "memory_consolidate"} <= offered

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="gl
 # limit), then glibc's malloc_stats() names every arena on stderr.
 _PROBE = """
 import ctypes, sys, threading
-from memevo.core import native_heap
+from memevo.core.process import native_heap
 if sys.argv[1] == "limit":
     assert native_heap.limit_arenas()
 libc = ctypes.CDLL("libc.so.6")
@@ -50,7 +50,7 @@ def test_two_arenas_whatever_the_threads() -> None:
 
 def test_the_users_own_setting_wins() -> None:
     assert _arenas("free", MALLOC_ARENA_MAX="4") <= 4
-    probe = "from memevo.core import native_heap; print(native_heap.limit_arenas())"
+    probe = "from memevo.core.process import native_heap; print(native_heap.limit_arenas())"
     for env in ({"MALLOC_ARENA_MAX": "4"}, {"GLIBC_TUNABLES": "glibc.malloc.arena_max=3"}):
         out = subprocess.run(
             [sys.executable, "-c", probe], env=os.environ | env, capture_output=True, text=True
@@ -60,7 +60,7 @@ def test_the_users_own_setting_wins() -> None:
 
 _MAPPED = """
 import ctypes, sys
-from memevo.core import native_heap
+from memevo.core.process import native_heap
 libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype = ctypes.c_void_p
 libc.malloc.argtypes = [ctypes.c_size_t]
@@ -92,7 +92,7 @@ def test_once_raised_glibc_serves_blocks_of_a_models_weights_from_its_heaps() ->
 # contents after. Through malloc, as onnxruntime allocates (numpy asks for huge pages itself).
 _COLLAPSE = """
 import ctypes, json
-from memevo.core import native_heap
+from memevo.core.process import native_heap
 libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype = ctypes.c_void_p
 libc.malloc.argtypes = [ctypes.c_size_t]
@@ -140,7 +140,7 @@ def test_what_a_load_made_resident_goes_into_huge_pages_and_nothing_more_becomes
 
 _BUDGET = """
 import ctypes
-from memevo.core import native_heap
+from memevo.core.process import native_heap
 libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype = ctypes.c_void_p
 libc.malloc.argtypes = [ctypes.c_size_t]

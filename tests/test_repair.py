@@ -91,9 +91,9 @@ def _block_of(table: str, column: str) -> int:
 KILLED_WRITER = textwrap.dedent(
     """
     import os, signal, sys
-    from memevo.core import memories
+    from memevo.core.memories import live as memories
     from memevo.core.clock import FakeClock
-    from memevo.core.service import caches
+    from memevo.core.service import fallback_texts as caches
     from memevo.core.store.database import Store
     store = Store.open()
     caches.write(store, False)

@@ -125,7 +125,7 @@ def test_a_store_of_float_lists_migrates_with_every_vector_bit_exact(data_dir: P
 # converted and the trash's half done: nothing is committed, so the next open finds schema 18.
 _KILLED = """
 import os, signal, sys
-from memevo.core import vector_bytes
+from memevo.core.store import vector_bytes
 from memevo.core.store.database import Store
 vector_bytes.CONVERT_ROWS = 10
 inserts = 0
