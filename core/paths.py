@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..hooks import wire
 from . import envvars
 
 HOME_ENV = envvars.HOME.name
-DEFAULT_DIRNAME = ".memory-self-evolution"
+DEFAULT_DIRNAME = wire.DEFAULT_FOLDER  # the wire's: hooks find the same folder
 
 
 def data_dir() -> Path:

@@ -18,7 +18,17 @@ except ImportError:  # the hook, run as a script: its folder is on sys.path
     from clients import load
 
 
-def handle(client, event, raw=None, environ=None, ask=None, log=None, failed=None, deadline=None, cwd=None):
+def handle(  # typed: the service calls it
+    client: str,
+    event: str,
+    raw: "bytes | None" = None,
+    environ: "dict[str, str] | None" = None,
+    ask: "object | None" = None,
+    log: "object | None" = None,
+    failed: "BaseException | None" = None,
+    deadline: "float | None" = None,
+    cwd: "str | None" = None,
+) -> "tuple[str, str | None]":
     """(text to print, event kind or None when the hook ended early).
 
     raw: the payload's bytes (None: read stdin). environ: what the adapter may read of the

@@ -6,36 +6,27 @@ and must never import memevo's heavy modules: a whole prompt hook budget is ~60 
 
 import json
 import os
-import socket
 import sys
 import time
 
-PROTOCOL_VERSION = 1  # the service's core/service/protocol.py holds the same number
+try:  # the service imports this as memevo.hooks.hookio
+    from . import wire
+except ImportError:  # the hook, run as a script: its folder is on sys.path
+    import wire
+
+PROTOCOL_VERSION = wire.PROTOCOL_VERSION
 MAX_STDIN = 32 * 1024 * 1024
-SPAWN_GUARD_S = 15.0
 MAX_JUNK = 4096  # characters a payload may be preceded by (a BOM is dropped by utf-8-sig already)
 TRANSCRIPT_TAIL = 256 * 1024  # bytes of a transcript read to find the last answer
 ANSWER_CHARS = 4000  # of the previous answer sent to the service (it keeps 2,000 after redaction)
 
 
 def data_dir():
-    override = os.environ.get("MEMEVO_HOME")
-    if override:
-        return os.path.expanduser(override)
-    return os.path.join(os.path.expanduser("~"), ".memory-self-evolution")
+    return wire.data_dir()
 
 
 def build():
-    """The installed version, read from core/__init__.py beside this hooks folder."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "core", "__init__.py")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("__version__"):
-                    return line.split("=", 1)[1].strip().strip("\"'")
-    except OSError:
-        pass
-    return None
+    return wire.build()
 
 
 def log(message):
@@ -154,32 +145,25 @@ class Stale(Exception):
     pass
 
 
-def _connect(timeout_s):
-    """A Unix socket on Linux and macOS; loopback TCP with a token on Windows (or MEMEVO_TRANSPORT=tcp)."""
-    if os.environ.get("MEMEVO_TRANSPORT") == "tcp" or sys.platform == "win32":
-        try:
-            with open(os.path.join(data_dir(), "service-endpoint.json"), encoding="utf-8") as handle:
-                endpoint = json.load(handle)
-            return socket.create_connection(
-                ("127.0.0.1", int(endpoint["port"])), timeout=timeout_s
-            ), endpoint["token"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise Unavailable(str(exc)) from exc
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(timeout_s)
+def _connect(deadline):
+    """wire.connect, with "no service there" told apart (Unavailable: the hook starts one)."""
     try:
-        conn.connect(os.path.join(data_dir(), "memevo.sock"))
+        return wire.connect(deadline)
     except (FileNotFoundError, ConnectionRefusedError) as exc:
-        conn.close()
         raise Unavailable(str(exc)) from exc
-    return conn, None
+    except (ValueError, IndexError) as exc:  # an endpoint file that cannot be read (Windows)
+        raise Unavailable(str(exc)) from exc
+    except OSError as exc:
+        if wire.uses_tcp() and not isinstance(exc, TimeoutError):  # no endpoint file, or refused
+            raise Unavailable(str(exc)) from exc
+        raise
 
 
 def ask(op, params, timeout_s):
     """One request to the service, all of it within timeout_s (a service that answers a byte at
     a time cannot stretch it). Raises Unavailable (not running), Stale (old version), TimeoutError."""
     deadline = time.monotonic() + timeout_s
-    conn, token = _connect(timeout_s)
+    conn, token = _connect(deadline)
     try:
         body = {"v": PROTOCOL_VERSION, "build": build(), "op": op, "params": params}
         if token:
@@ -205,79 +189,21 @@ def ask(op, params, timeout_s):
     raise RuntimeError(reply.get("error"))
 
 
-def _remaining(deadline):
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError("timed out")
-    return left
+_remaining = wire.remaining
 
 
 def start_service():
-    """Start the service detached: the tray app in a desktop session, headless otherwise."""
-    import subprocess  # only on this rare path: it costs a prompt hook several milliseconds
-
-    guard = os.path.join(data_dir(), "service.spawned")
+    """Start the service detached (wire's rule: the tray app in a desktop session, headless
+    otherwise), unless another starter did a moment ago."""
     try:
-        if time.time() - os.path.getmtime(guard) < SPAWN_GUARD_S:
-            return  # another hook started one a moment ago
-    except OSError:
-        pass
-    try:
-        os.makedirs(data_dir(), exist_ok=True)
-        with open(guard, "w", encoding="utf-8") as handle:
-            handle.write(str(os.getpid()))
-        desktop = (
-            sys.platform in ("darwin", "win32")
-            or os.environ.get("DISPLAY")
-            or os.environ.get("WAYLAND_DISPLAY")
-        )
-        mode = "tray" if desktop and os.environ.get("MEMEVO_HEADLESS") != "1" else "serve"
-        if mode == "tray" and tray_died_here():
-            mode = "serve"
+        if wire.tray_died_here():
             log("the tray app died on this display before its window came up; starting `memevo serve`")
-        logs = os.path.join(data_dir(), "logs")
-        os.makedirs(logs, exist_ok=True)
-        with open(os.path.join(logs, "service-start.log"), "ab") as out:
-            # -P: the hook runs in the user's project; a `memevo/` or `memevo.py` there must
-            # not be imported in place of memevo (the hook itself runs with -I)
-            subprocess.Popen(
-                [sys.executable, "-P", "-m", "memevo.cli", mode, "--wait-lock", "15"],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=out,
-                start_new_session=True,
-                close_fds=True,
-            )
-        log(f"started the service ({mode})")
+        child = wire.start_service()
     except OSError as exc:
         log(f"could not start the service: {exc}")
-
-
-TRAY_START_RECORD = "tray-start.json"  # in the data dir; core/process/display.py writes it
-
-
-def this_display():
-    """The display a tray start record is for (core/process/display.py records the same key)."""
-    return f"{os.environ.get('DISPLAY', '')}|{os.environ.get('WAYLAND_DISPLAY', '')}"
-
-
-def tray_died_here():
-    """The tray app's start record: left by a tray app on this display that Qt killed before
-    its GUI came up, e.g. for a missing system library. Without it, every hook would start a
-    tray app that dies, and recall nothing. The one reader: core/process/display.py calls it too."""
-    if sys.platform in ("darwin", "win32"):  # os.kill(pid, 0) is no probe on Windows
-        return False
-    try:
-        with open(os.path.join(data_dir(), TRAY_START_RECORD), encoding="utf-8") as handle:
-            record = json.load(handle)
-        if record.get("display") != this_display():
-            return False
-        os.kill(int(record["pid"]), 0)
-    except ProcessLookupError:
-        return True
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return False
-    return False  # still starting
+        return
+    if child is not None:
+        log(f"started the service ({child.args[4]})")
 
 
 def cached(name):

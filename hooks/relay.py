@@ -1,6 +1,7 @@
 """The relay hook, run by hooks/memevo_hook.py: the hook's whole path when the service is up.
 
-It imports `_socket` and nothing else (not even `os`: a millisecond of every hook), hands
+It imports the wire (wire.py: `_socket`, `posix`, not even `os`, a millisecond of every hook)
+and the client table (client_table.py: the event's kind and deadline) and nothing else, hands
 stdin's bytes to the service (op hook.relay; the client's adapter runs there,
 core/service/relay.py) and prints the bytes that come back, then exits without the
 interpreter's teardown (for a client that takes the output at the exit, once it has read
@@ -17,85 +18,17 @@ Standard library only; this folder is on sys.path (memevo_hook.py puts it there)
 import sys
 import time
 
-if sys.platform == "win32":  # `nt` differs (str environ, drive letters): `os` itself there
-    import os as _os
+if __package__:  # memevo.hooks.relay, imported by tests
+    from . import client_table, wire
+else:  # the hook: this folder is on sys.path (memevo_hook.py puts it there)
+    import client_table
+    import wire
 
-    _env = _os.environ.get
-    _abspath = _os.path.abspath
-    _expanduser = _os.path.expanduser
-    SEP = "\\"
-else:
-    import posix as _os  # what `os` wraps, without the millisecond `os` costs to import
-
-    SEP = "/"
-
-    def _env(name):
-        value = _os.environ.get(name.encode())
-        if value is None:
-            return None
-        return value.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
-
-    def _abspath(path):
-        """posixpath.abspath."""
-        if not path.startswith("/"):
-            path = _os.getcwd() + "/" + path
-        parts = []
-        for part in path.split("/"):
-            if part == "..":
-                if parts:
-                    parts.pop()
-            elif part and part != ".":
-                parts.append(part)
-        root = "//" if path.startswith("//") and not path.startswith("///") else "/"  # as POSIX says
-        return root + "/".join(parts)
-
-    def _expanduser(path):
-        """posixpath.expanduser for `~` and `~/…` from HOME; anything else by posixpath itself."""
-        home = _env("HOME") if path.startswith("~") and path[1:2] in ("", "/") else None
-        if home is None:
-            if not path.startswith("~"):
-                return path
-            import os
-
-            return os.path.expanduser(path)
-        return (home.rstrip("/") + path[1:]) or "/"
-
-
-PROTOCOL_VERSION = 1  # hookio.PROTOCOL_VERSION and the service's protocol.py hold the same number
+_os = wire._os  # `posix` (what `os` wraps) or, on Windows, `os`
+_env = wire.env
 MAX_STDIN = 32 * 1024 * 1024  # as hookio.MAX_STDIN
 RELAY_MAX = 16 * 1024 * 1024  # a larger payload (hex doubles it) is not relayed: the hook reads it itself
 FRAME = "1"
-# What each adapter's `events` and `timeouts` say, so the relay knows its deadline without
-# importing an adapter: (client, event) -> (kind, seconds). tests/test_hook_relay.py keeps it equal
-# to the adapters; an event not listed here is answered by the hook itself, as before.
-RELAYED = {
-    "claude": {
-        "SessionStart": ("session_start", 6.0),
-        "UserPromptSubmit": ("prompt", 6.0),
-        "PreToolUse": ("action", 1.5),
-        "Stop": ("stop", 18.0),
-    },
-    "cursor": {
-        "sessionStart": ("session_start", 6.0),
-        "beforeSubmitPrompt": ("prompt", 3.5),
-        "beforeShellExecution": ("action", 1.5),
-        "beforeMCPExecution": ("action", 1.5),
-        "stop": ("stop", 18.0),
-    },
-    "codebuddy": {
-        "SessionStart": ("session_start", 6.0),
-        "UserPromptSubmit": ("prompt", 6.0),
-        "PostToolUse": ("action", 1.5),
-        "Stop": ("stop", 18.0),
-    },
-    "workbuddy": {
-        "SessionStart": ("session_start", 5.0),
-        "UserPromptSubmit": ("prompt", 5.0),
-        "Stop": ("stop", 18.0),
-    },
-}
-# The environment variables an adapter reads (silent_reason, previous_answer): sent along.
-RELAY_ENVIRON = ("CURSOR_VERSION", "CURSOR_TRANSCRIPT_PATH", "CODEBUDDY_PROJECT_DIR")
 _ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {34: '\\"', 92: "\\\\"}
 
 
@@ -109,8 +42,9 @@ class _Fallback(Exception):
 
 def main(argv):
     started = time.perf_counter()
-    route = RELAYED.get(argv[1], {}).get(argv[2]) if len(argv) >= 3 else None
-    if route is not None and argv[1] == "claude" and _env("CURSOR_VERSION"):
+    # (kind, deadline) from the client's row; an event not listed is answered by the hook itself
+    route = client_table.route(argv[1], argv[2]) if len(argv) >= 3 else None
+    if route is not None and any(_env(name) for name in client_table.muted_by(argv[1])):
         # Cursor runs Claude Code's hooks too; the Claude adapter stays silent there (Cursor's own
         # hook answers). Decided here, so a hung service never holds that silent hook up.
         route = None
@@ -186,13 +120,15 @@ def _write(out):
 # unread bytes SIOCOUTQ counts (FIONREAD on our end says 0); on a pipe FIONREAD counts them.
 # The wait costs a round trip with the reader (~1 ms of the hook's wall time here, measured
 # against a Python reader), so only for the clients whose executor is known to read at exit.
-READS_AT_EXIT = frozenset(("codebuddy", "workbuddy"))  # WorkBuddy is built on CodeBuddy's agent
 _SIOCOUTQ, _FIONREAD = 0x5411, 0x541B
 READ_WAIT_S = 0.5  # a client that reads only after the exit costs at most this
 
 
 def _wait_until_read(argv):
-    if not _printed or len(argv) < 2 or argv[1] not in READS_AT_EXIT or not sys.platform.startswith("linux"):
+    if not _printed or len(argv) < 2 or not sys.platform.startswith("linux"):
+        return
+    row = client_table.get(argv[1])
+    if row is None or not row.reads_output_at_exit:
         return
     try:
         import fcntl  # ~0.2 ms, only here
@@ -217,9 +153,7 @@ def _wait_until_read(argv):
 def relay(client, event, raw, deadline):
     """(kind, output bytes, log lines) from the service, or _Fallback."""
     try:
-        import _socket
-
-        conn, token = _connect(_socket, deadline)
+        conn, token = wire.connect(deadline)
     except TimeoutError as exc:
         raise _Fallback(exc) from None
     except (ImportError, OSError, ValueError, IndexError, UnicodeError):
@@ -250,57 +184,7 @@ def relay(client, event, raw, deadline):
     return _parse(b"".join(chunks))
 
 
-def _remaining(deadline):
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError("timed out")
-    return left
-
-
-def _data_dir():
-    """As hookio.data_dir()."""
-    override = _env("MEMEVO_HOME")
-    if override:
-        return _expanduser(override)
-    return _join(_expanduser("~"), ".memory-self-evolution")
-
-
-def _join(folder, name):
-    return folder + name if folder.endswith(SEP) else folder + SEP + name
-
-
-def _build():
-    """As hookio.build(): the installed version, from core/__init__.py beside this folder."""
-    path = _join(_join(_abspath(__file__).rpartition(SEP)[0].rpartition(SEP)[0], "core"), "__init__.py")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("__version__"):
-                    return line.split("=", 1)[1].strip().strip("\"'")
-    except OSError:
-        pass
-    return None
-
-
-def _connect(_socket, deadline):
-    """A Unix socket; loopback TCP with the token on Windows (or MEMEVO_TRANSPORT=tcp)."""
-    if _env("MEMEVO_TRANSPORT") == "tcp" or sys.platform == "win32":
-        with open(_join(_data_dir(), "service-endpoint.json"), encoding="utf-8") as handle:
-            text = handle.read()  # {"port": 40123, "token": "<hex>", "pid": 7}, written by the service
-        port = int(text.split('"port":', 1)[1].split(",", 1)[0].split("}", 1)[0])
-        token = text.split('"token":', 1)[1].split('"', 2)[1]
-        conn = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
-        address = ("127.0.0.1", port)
-    else:
-        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        token, address = None, _join(_data_dir(), "memevo.sock")
-    try:
-        conn.settimeout(_remaining(deadline))
-        conn.connect(address)
-    except BaseException:
-        conn.close()
-        raise
-    return conn, token
+_remaining = wire.remaining
 
 
 def _json_text(text):
@@ -308,14 +192,16 @@ def _json_text(text):
 
 
 def _request(client, event, raw, token):
-    build = _build()
+    build = wire.build()
+    row = client_table.get(client)
+    names = row.environ if row is not None else ()  # what the client's adapter reads
     environ = ", ".join(
-        f"{_json_text(name)}: {_json_text(_env(name))}" for name in RELAY_ENVIRON if _env(name) is not None
+        f"{_json_text(name)}: {_json_text(_env(name))}" for name in names if _env(name) is not None
     )
     cwd = _getcwd()
     cwd = "null" if cwd is None else _json_text(cwd)
     parts = [
-        f'{{"v": {PROTOCOL_VERSION}, "build": ',
+        f'{{"v": {wire.PROTOCOL_VERSION}, "build": ',
         _json_text(build) if build else "null",
         ', "op": "hook.relay", ',
         "" if token is None else '"token": ' + _json_text(token) + ", ",
@@ -361,7 +247,7 @@ def registered_home(argv):
     """`memevo_hook.py --home FOLDER CLIENT EVENT`: setup names the data folder when the user moved
     it (installer/hook_command.py). The client starts hooks with its own environment, which rarely
     holds MEMEVO_HOME, so the folder named here wins over it: it goes into this process's
-    environment, where _data_dir, hookio and a service this hook starts (inheriting it) find it.
+    environment, where wire.data_dir, hookio and a service this hook starts (inheriting it) find it.
     Returns the arguments without it."""
     if len(argv) < 3 or argv[1] != "--home":
         return argv

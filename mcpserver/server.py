@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.errors import InvalidInput, MemevoError
 from ..core.service.client import ServiceUnavailable, call, call_or_local, call_service
+from ..hooks import client_table
 
 INSTRUCTIONS = (
     "Tools of the memory-self-evolution plugin. memory_propose proposes a memory when the user "
@@ -257,10 +258,9 @@ INSTANCE = f"{os.getpid()}-{int(time.time())}"
 
 
 # Where a client names, in its MCP server's environment, the session (chat) it started the
-# server for: a proposal is then asked in that chat and no other. Claude Code sets
-# CLAUDE_CODE_SESSION_ID (the hooks' session_id); the CodeBuddy CLI names none
-# (client-protocols.md), and the service then binds a chat only when just one is active.
-CHAT_ENV = {"claude": "CLAUDE_CODE_SESSION_ID"}
+# server for (its row's chat_env): a proposal is then asked in that chat and no other. A client
+# that names none: the service binds a chat only when just one is active.
+CHAT_ENV = {name: row.chat_env for name, row in client_table.CLIENTS.items() if row.chat_env}
 
 
 def _chat(client: str) -> str | None:

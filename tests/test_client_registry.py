@@ -1,16 +1,13 @@
-"""The client registry: the install side (installer/clients/) and the hook side (hooks/clients/)
-know the same clients with the same events, the constants the hooks copy from core (they may
-import nothing of ours) stay equal to core's, and a client lives in one module on each side."""
+"""The client table (hooks/client_table.py): the installer registers its clients, each row is
+consistent (the hook answers before its client gives up), a made-up client is served from its
+row alone, and nothing outside the clients' own modules names a client."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -21,76 +18,100 @@ HOOKS = REPO / "hooks"
 INSTALLER = REPO / "installer"
 
 
-@pytest.fixture
-def hook_side(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, ModuleType]]:
-    """The hook side's modules as the hook executable imports them (top-level `hookio`,
-    `clients`), dropped again afterwards so no other test sees them."""
-    monkeypatch.syspath_prepend(str(HOOKS))
-    try:
-        modules = {"hookio": importlib.import_module("hookio"), "clients": importlib.import_module("clients")}
-        modules["clients.base"] = importlib.import_module("clients.base")
-        yield modules
-    finally:
-        for name in [m for m in sys.modules if m in ("hookio", "clients") or m.startswith("clients.")]:
-            del sys.modules[name]
-
-
 def _module_names(folder: Path) -> list[str]:
-    return sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "base"))
+    return sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "base", "from_table"))
 
 
-# -- the two sides agree -------------------------------------------------------------------------------
-def test_the_registry_and_the_hook_adapters_name_the_same_clients_in_the_same_order(
-    hook_side: dict[str, ModuleType],
-) -> None:
-    assert tuple(hook_side["clients"].REGISTRY) == clients.CLIENTS == clients.names()
-    assert _module_names(INSTALLER / "clients") == _module_names(HOOKS / "clients") == sorted(clients.CLIENTS)
+# -- one table ----------------------------------------------------------------------------------------
+def test_the_installer_registers_the_tables_clients_in_its_order() -> None:
+    from memevo.hooks import client_table
+
+    assert clients.CLIENTS == tuple(client_table.CLIENTS) == clients.names()
+    adapters = _module_names(HOOKS / "clients")
+    assert adapters and set(adapters) <= set(client_table.CLIENTS)  # an adapter is a client's
 
 
-def test_each_adapter_handles_exactly_the_events_its_client_registers(
-    hook_side: dict[str, ModuleType],
-) -> None:
-    from memevo.core.service import fallback_texts as caches
+def test_each_row_answers_before_its_client_gives_up() -> None:
+    from memevo.core.service import fallback_texts
+    from memevo.hooks import client_table
 
-    for client in clients.REGISTRY:
-        adapter = hook_side["clients"].load(client.name)
-        assert adapter.name == client.name
-        assert adapter.events == client.events, client.name  # same events, same kinds
-        assert list(adapter.events) == list(client.events), client.name  # and the same order
-        assert set(client.timeouts) == set(client.events.values()), client.name  # a timeout per kind
-        for kind, registered in client.timeouts.items():  # the hook answers before the client gives up
-            assert adapter.timeouts[kind] <= registered - 1.5, (client.name, kind)
-        assert adapter.flavor in caches.FLAVORS, client.name  # the service has its wording
-        assert adapter.max_chars <= caches.DEFAULT_MAX_CHARS, client.name
+    for name, row in client_table.CLIENTS.items():
+        kinds = set(row.events.values())
+        assert kinds <= set(client_table.KINDS), name
+        assert set(row.deadlines) == set(row.registered) == kinds, name  # a deadline and a timeout per kind
+        for kind, registered in row.registered.items():  # the hook answers before the client gives up
+            assert row.deadlines[kind] <= registered - 1.5, (name, kind)
+        assert row.flavor in fallback_texts.FLAVORS, name  # the service has its wording
+        assert row.max_chars <= fallback_texts.DEFAULT_MAX_CHARS, name
+        assert row.display and row.folder.startswith(".") and row.ask_tool, name
+        assert row.mutes is None or (row.mutes in client_table.CLIENTS and row.known_by), name
 
 
-def test_constants_copied_across_the_hook_boundary_equal_cores(
-    hook_side: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_hooks_find_the_data_folder_core_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wire (hooks/wire.py) computes the folder without `os`; core through pathlib."""
     from memevo.core import paths
-    from memevo.core.learning import stop
-    from memevo.core.service import protocol, texts
+    from memevo.hooks import wire
 
-    base, hookio = hook_side["clients.base"], hook_side["hookio"]
-    assert base.CONFIRM_MARKER == texts.CONFIRM_MARKER
-    assert base.PLUGIN_NOTICE == stop.NOTICE
-    assert hookio.PROTOCOL_VERSION == protocol.PROTOCOL_VERSION
-    assert Path(hookio.data_dir()) == paths.data_dir()  # MEMEVO_HOME, as the tests set it
+    assert Path(wire.data_dir()) == paths.data_dir()  # MEMEVO_HOME, as the tests set it
     monkeypatch.delenv(paths.HOME_ENV)
-    assert Path(hookio.data_dir()) == paths.data_dir()  # the default folder under HOME
-    source = (HOOKS / "hookio.py").read_text(encoding="utf-8")
-    for name in (protocol.socket_path().name, protocol.endpoint_path().name):
-        assert f'"{name}"' in source, name  # where the hooks find the service
+    assert Path(wire.data_dir()) == paths.data_dir()  # the default folder under HOME
     # The hook file the installer registers is the one the hook side ships.
     assert (HOOKS / hook_command.HOOK_FILE).is_file() and hook_command.hook_script().parent == HOOKS.resolve()
 
 
-def test_cores_own_per_client_table_covers_every_client() -> None:
-    """core may not import the installer: its one per-client table (the question tool each client
-    offers the model, for in-chat confirmation) is pinned to the registry here instead."""
-    from memevo.core.learning import stop
+def test_a_made_up_client_is_served_from_its_table_row_alone(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Adding a client whose payload and files have the usual shape takes its row and nothing
+    else: the installer registers its events with their timeouts, the relay routes them with
+    their deadlines, and the default adapter answers them."""
+    import json
 
-    assert tuple(stop.ASK_TOOL) == clients.CLIENTS
+    from memevo.hooks import client_table, handler
+    from memevo.hooks import clients as adapters
+    from memevo.hooks import relay as hook_relay
+    from memevo.installer import jsonfile
+    from memevo.installer.clients import from_table
+
+    row = client_table.ClientDef(
+        "zed",
+        "Zed",
+        ".zed",
+        {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"},
+        {"session_start": 4.0, "prompt": 4.0, "stop": 15.0},
+        {"session_start": 10, "prompt": 10, "stop": 20},
+        ask_tool="ask",
+    )
+    monkeypatch.setitem(client_table.CLIENTS, "zed", row)
+    home = Path(isolated_home).parent / "home"
+    (home / ".zed").mkdir()
+
+    zed = from_table.client("zed")
+    result = zed.register(jsonfile.Writer())
+    assert result.ok, result.lines
+    written = json.loads((home / ".zed" / "settings.json").read_text(encoding="utf-8"))
+    assert list(written["hooks"]) == list(row.events)
+    for event, kind in row.events.items():
+        (group,) = written["hooks"][event]
+        (hook,) = group["hooks"]
+        assert hook["timeout"] == row.registered[kind] and hook["command"].endswith(f"zed {event}")
+    assert json.loads((home / ".zed" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert zed.status() and not any(v in ("missing", "stale") for v in zed.status().values())
+
+    assert hook_relay.client_table.route("zed", "UserPromptSubmit") == ("prompt", 4.0)
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    def ask(op: str, params: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        asked.append((op, params))
+        return {"context": "规则：回答用中文"}
+
+    raw = json.dumps({"session_id": "s1", "prompt": "怎么部署支付页", "cwd": str(home)}).encode()
+    out, kind = handler.handle("zed", "UserPromptSubmit", raw, {}, ask=ask, log=lambda line: None)
+    assert kind == "prompt" and asked[0][0] == "hook.prompt" and asked[0][1]["client"] == "zed"
+    body = json.loads(out)["hookSpecificOutput"]
+    assert body == {"hookEventName": "UserPromptSubmit", "additionalContext": "规则：回答用中文"}
+    assert type(adapters.load("zed")).__name__ == "Adapter"  # the default one
+    adapters._LOADED.pop("zed", None)
 
 
 # -- a client is one module ----------------------------------------------------------------------------

@@ -572,40 +572,28 @@ def test_the_relay_imports_neither_json_nor_socket_nor_an_adapter(data_dir: Path
     }
 
 
-def test_the_relay_table_is_what_the_adapters_say() -> None:
-    from memevo.hooks import clients
-    from memevo.hooks import relay as hook
-
-    table = {
-        name: {
-            event: (kind, clients.load(name).timeouts[kind])
-            for event, kind in clients.load(name).events.items()
-        }
-        for name in clients.REGISTRY
-    }
-    assert table == hook.RELAYED
-
-
 def test_the_relay_sends_every_variable_an_adapter_reads() -> None:
-    from memevo.hooks import relay as hook
+    """Each adapter module reads only variables its client's row relays (the variables that
+    mute a client are read by the relay hook itself, and by the default adapter)."""
+    from memevo.hooks import client_table
 
-    read = set()
+    checked = 0
     for path in (HOOK.parent / "clients").glob("*.py"):
-        read |= set(
-            re.findall(r"environ(?:\.get\(|\[)\s*[\"']([A-Z0-9_]+)", path.read_text(encoding="utf-8"))
-        )
-    assert read and read <= set(hook.RELAY_ENVIRON)
+        read = set(re.findall(r"environ(?:\.get\(|\[)\s*[\"']([A-Z0-9_]+)", path.read_text(encoding="utf-8")))
+        if path.stem in client_table.CLIENTS:
+            assert read <= set(client_table.CLIENTS[path.stem].environ), path.stem
+            checked += len(read)
+        else:
+            assert not read, path.stem
+    assert checked
 
 
-def test_the_relays_copies_match_hookio(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memevo.core.service import protocol, relay
-    from memevo.hooks import hookio
-    from memevo.hooks import relay as hook
+def test_the_wire_reads_paths_as_os_path_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wire (what the relay hook imports) reimplements expanduser and abspath without `os`."""
+    from memevo.core import __version__
+    from memevo.hooks import wire
 
-    assert hook.PROTOCOL_VERSION == hookio.PROTOCOL_VERSION == protocol.PROTOCOL_VERSION
-    assert hook.MAX_STDIN == hookio.MAX_STDIN and hook.FRAME == relay.FRAME
-    assert relay.MAX_PAYLOAD_HEX == 2 * hook.RELAY_MAX
-    assert hook._build() == hookio.build() and hook._build()
+    assert wire.build() == __version__
     for user_home in ("/home/ann", "/home/ann/", "/", None):
         if user_home is None:
             monkeypatch.delenv("HOME")
@@ -613,9 +601,14 @@ def test_the_relays_copies_match_hookio(monkeypatch: pytest.MonkeyPatch) -> None
             monkeypatch.setenv("HOME", user_home)
         for home in ("~/elsewhere", "~", "/abs/data", "", "rel/data", "~root/x", "~/中文 空格"):
             monkeypatch.setenv("MEMEVO_HOME", home)
-            assert hook._data_dir() == hookio.data_dir(), (user_home, home)
+            expected = (
+                os.path.expanduser(home)
+                if home
+                else os.path.join(os.path.expanduser("~"), wire.DEFAULT_FOLDER)
+            )
+            assert wire.data_dir() == expected, (user_home, home)
     for path in ("/a/b/../c/./d", "x/y", ".", "..", "/", "//a//b/", "a/../../b"):
-        assert hook._abspath(path) == os.path.abspath(path), path
+        assert wire.abspath(path) == os.path.abspath(path), path
 
 
 def test_the_hand_built_request_is_json() -> None:

@@ -147,13 +147,15 @@ def test_a_paste_around_the_question_still_leaves_the_question() -> None:
 def adapters() -> Iterator[dict[str, Any]]:
     sys.path.insert(0, str(HOOKS))
     try:
+        import client_table
         import clients
         import hookio
 
-        yield {"hookio": hookio, **{name: clients.load(name) for name in clients.REGISTRY}}
+        yield {"hookio": hookio, **{name: clients.load(name) for name in client_table.CLIENTS}}
     finally:
         sys.path.remove(str(HOOKS))
-        for name in [m for m in sys.modules if m == "hookio" or m == "clients" or m.startswith("clients.")]:
+        top = ("hookio", "clients", "client_table", "wire")
+        for name in [m for m in sys.modules if m in top or m.startswith("clients.")]:
             del sys.modules[name]
 
 

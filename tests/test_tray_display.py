@@ -389,7 +389,7 @@ def test_starters_honour_a_dead_tray_start_only_on_its_own_display(
 
 
 # What hooks/hookio.py decides, run as the hooks run (-I -S: the standard library only).
-_HOOK_MODE = "import sys; sys.path.insert(0, sys.argv[1]); import hookio; print(hookio.tray_died_here())"
+_HOOK_MODE = "import sys; sys.path.insert(0, sys.argv[1]); import wire; print(wire.tray_died_here())"
 
 
 def test_a_wayland_session_whose_compositor_is_gone_gets_the_x_display_qt_would_not_try(

@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ...hooks import client_table
+from ...hooks.clients import base
 from .. import atomic, paths
 from ..clock import Clock
 from ..consolidation.proposals import CLIENT as CONSOLIDATION
@@ -35,15 +37,10 @@ from ..store.database import Store
 from . import jobs, resolve
 
 TITLE = "记忆确认·插件"
-NOTICE = "memory-self-evolution 捕捉到了新的记忆"
-# Each client's question tool: named in the instruction as the one not to use (its answer goes
-# back to the model only, never through a hook, so the user's choice would never reach us).
-ASK_TOOL = {
-    "claude": "AskUserQuestion",
-    "cursor": "AskQuestion",
-    "codebuddy": "ask_followup_question 或 AskUserQuestion",
-    "workbuddy": "ask_followup_question",
-}
+NOTICE = base.PLUGIN_NOTICE  # the adapters tell our own notice by it
+# Each client's question tool, named in the instruction as the one not to use (its row's
+# ask_tool in hooks/client_table.py).
+ASK_TOOL = {name: row.ask_tool for name, row in client_table.CLIENTS.items()}
 _SESSION_IDS = re.compile(r"sessionID: ([0-9A-Za-z_-]{8,80})")
 LABELS = {
     "create_rule": "保存为规则",

@@ -12,12 +12,11 @@ by a process that is gone means Qt killed the tray app on that display; starters
 servers, commands) then start `memevo serve` there rather than a tray app that dies again.
 A record is kept per data dir with the display it was made for: another display is tried
 afresh, and a tray app that comes up on this one (the user fixed the desktop and ran `memevo`)
-clears it. Starters read it without importing Qt (hooks/hookio.py reads the same file)."""
+clears it. Starters read it without importing Qt (hooks/wire.py reads the same file)."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import os
 import re
@@ -29,7 +28,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from ...hooks import wire
 
 PROBE_TIMEOUT_S = 3.0  # a DISPLAY on a host that does not answer: waited for this long, no more
 LDD_TIMEOUT_S = 10.0
@@ -258,20 +258,16 @@ def _bounded(check: Callable[[], str | None], timeout_s: float) -> str | None:
 
 
 # -- the tray start record ------------------------------------------------------------------------------
-def _hookio() -> Any:
-    """hooks/hookio.py (stdlib only) reads the record for the hooks, which cannot import core:
-    its name, its display key and its reading are defined there once."""
-    return importlib.import_module(f"{__name__.split('.')[0]}.hooks.hookio")
-
-
 def _record_path() -> Path:
+    """Its name, its display key and its reading are the wire's (hooks/wire.py), which every
+    starter (the hooks among them) reads."""
     from .. import paths
 
-    return paths.data_dir() / str(_hookio().TRAY_START_RECORD)
+    return paths.data_dir() / wire.TRAY_START_RECORD
 
 
 def _this_display() -> str:
-    return str(_hookio().this_display())
+    return wire.this_display()
 
 
 def record_tray_start() -> None:
@@ -307,4 +303,4 @@ def remembered_problem() -> str | None:
 
 def tray_died_here() -> bool:
     """A tray app started on this display died before its GUI came up (Qt aborted it)."""
-    return bool(_hookio().tray_died_here())
+    return wire.tray_died_here()

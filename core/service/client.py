@@ -14,11 +14,11 @@ a wrong answer in between:
 from __future__ import annotations
 
 import json
-import socket
 import sys
 import time
 from typing import Any
 
+from ...hooks import wire
 from .. import envvars
 from ..errors import InvalidInput, MemevoError, NotFound, StoreBusy, StoreDamaged
 from . import protocol, spawn
@@ -46,27 +46,14 @@ class NoAnswer(ReplyLost):
     """The service took the request and sent nothing back in time: it is busy or stuck."""
 
 
-def _connect(timeout_s: float) -> tuple[socket.socket, str | None]:
-    if protocol.transport() == "tcp":
-        endpoint = protocol.read_endpoint()
-        if endpoint is None:
-            raise ServiceUnavailable("no service endpoint file")
-        try:
-            conn = socket.create_connection(("127.0.0.1", int(endpoint["port"])), timeout=timeout_s)
-        except OSError as exc:
-            raise ServiceUnavailable(str(exc)) from exc
-        return conn, str(endpoint["token"])
-    path = protocol.socket_path()
-    if not path.exists():
-        raise ServiceUnavailable("no socket")
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(timeout_s)
+def _connect(timeout_s: float) -> tuple[Any, str | None]:
+    """The service's socket, connected the way every client connects (hooks/wire.py)."""
     try:
-        conn.connect(str(path))
-    except OSError as exc:  # refused: a socket file left by a service that died
-        conn.close()
-        raise ServiceUnavailable(str(exc)) from exc
-    return conn, None
+        return wire.connect(time.monotonic() + timeout_s)
+    except FileNotFoundError as exc:
+        raise ServiceUnavailable("no service endpoint file" if wire.uses_tcp() else "no socket") from exc
+    except (OSError, ValueError, IndexError) as exc:  # refused: a socket left by a service that died
+        raise ServiceUnavailable(str(exc) or exc.__class__.__name__) from exc
 
 
 def call(op: str, params: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
@@ -95,7 +82,7 @@ def call(op: str, params: dict[str, Any], timeout_s: float = 60.0) -> dict[str, 
     raise error(str(reply.get("error")))
 
 
-def _read_line(conn: socket.socket) -> bytes:
+def _read_line(conn: Any) -> bytes:
     chunks = []
     while True:
         chunk = conn.recv(65536)

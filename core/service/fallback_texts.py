@@ -13,6 +13,7 @@ import stat
 import threading
 from pathlib import Path
 
+from ...hooks import client_table
 from .. import atomic, paths
 from .. import config as config_mod
 from ..learning import readiness
@@ -21,7 +22,7 @@ from ..store.database import Store
 from . import texts
 
 log = logging.getLogger("memevo.service")
-FLAVORS = ("default", "claude", "codebuddy")
+FLAVORS = client_table.flavors()
 SESSION_START_RULES = 50
 DEFAULT_MAX_CHARS = 10_000  # Claude Code's cap for one injection; the others document none
 _write_lock = threading.Lock()

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ...hooks import client_table
 from .. import config as config_mod
 from ..errors import StoreBusy
 from ..learning import readiness
@@ -310,7 +311,8 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     result = _done(ctx, ask, "stop", started, found.get("continuation"), [], log_injection=bool(found))
     if found:
         result["notice"] = found["notice"]
-        if ask.client == "cursor":
+        row = client_table.get(ask.client)
+        if row is not None and row.stop_notice_waits:
             stop.stash(ask.client, ask.session or "", found["notice"], found["continuation"])
     return result
 

@@ -1,26 +1,26 @@
 """The wire format between hooks, CLI, MCP servers and the service (JSON, one line each way).
 
-hooks/hookio.py keeps its own copy of PROTOCOL_VERSION (hooks import nothing of ours);
-a test keeps the two equal.
+The version, the data folder's files and the installed build are the wire's (hooks/wire.py),
+which the hooks, this module and every client of the service read.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from ...hooks import wire
 from .. import __version__, envvars, paths
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = wire.PROTOCOL_VERSION
 # MEMEVO_BUILD_OVERRIDE lets a test run a service that believes it is an older release.
 BUILD = envvars.BUILD_OVERRIDE.get() or __version__
 MAX_LINE = 64 * 1024 * 1024
 
 
 def socket_path() -> Path:
-    return paths.data_dir() / "memevo.sock"
+    return paths.data_dir() / wire.SOCKET_FILE
 
 
 def lock_path() -> Path:
@@ -43,13 +43,11 @@ def recorded_pid() -> int | None:
 def transport() -> str:
     """A Unix socket (mode 600) on Linux and macOS; on Windows, loopback TCP with a token
     kept in a user-only file. MEMEVO_TRANSPORT=tcp selects the latter anywhere (tests)."""
-    if envvars.TRANSPORT.is_set_to("tcp") or sys.platform == "win32":
-        return "tcp"
-    return "unix"
+    return "tcp" if wire.uses_tcp() else "unix"
 
 
 def endpoint_path() -> Path:
-    return paths.data_dir() / "service-endpoint.json"
+    return paths.data_dir() / wire.ENDPOINT_FILE
 
 
 def read_endpoint() -> dict[str, Any] | None:
@@ -80,8 +78,4 @@ def reply_error(code: str, message: str, **extra: Any) -> bytes:
 
 def installed_build() -> str:
     """The version of the files on disk now; differs from BUILD after an upgrade in place."""
-    text = (Path(__file__).resolve().parents[1] / "__init__.py").read_text(encoding="utf-8")
-    for line in text.splitlines():
-        if line.startswith("__version__"):
-            return line.split("=", 1)[1].strip().strip("\"'")
-    return BUILD
+    return wire.build() or BUILD

@@ -14,31 +14,23 @@ without a JSON parser.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
+from ...hooks import client_table, clients, handler
+from ...hooks import relay as hook_relay
 from ..errors import InvalidInput, MemevoError
 
 log = logging.getLogger("memevo.service")
 Dispatch = Callable[[str, dict[str, Any]], dict[str, Any]]
-FRAME = "1"  # memevo_hook.FRAME
-MAX_PAYLOAD_HEX = 2 * 16 * 1024 * 1024  # memevo_hook.RELAY_MAX bytes, in hex
-
-
-@cache
-def _handler() -> Any:
-    """hooks/handler.py as memevo.hooks.handler: no bare `hookio` or `clients` on sys.path."""
-    return importlib.import_module(f"{__name__.split('.')[0]}.hooks.handler")
+FRAME = hook_relay.FRAME
+MAX_PAYLOAD_HEX = 2 * hook_relay.RELAY_MAX  # in hex
 
 
 def warm() -> None:
     """Load the adapters now (at the service's start) rather than in the first hook's time."""
-    _handler()
-    clients = importlib.import_module(f"{__name__.split('.')[0]}.hooks.clients")
-    for name in clients.REGISTRY:
+    for name in client_table.CLIENTS:
         clients.load(name)
 
 
@@ -69,7 +61,7 @@ def answer(dispatch: Dispatch, params: dict[str, Any]) -> dict[str, Any]:
             raise RuntimeError(f"{op} failed: {exc}") from exc
 
     try:
-        out, kind = _handler().handle(client, event, raw, environ, ask=ask, log=lines.append, cwd=cwd)
+        out, kind = handler.handle(client, event, raw, environ, ask=ask, log=lines.append, cwd=cwd)
         return {"relay": frame(kind, out, lines)}
     except Exception as exc:  # as the hook's own crash guard: logged, nothing printed
         log.exception("hook.relay: %s %s failed", client, event)

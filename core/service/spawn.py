@@ -8,22 +8,15 @@ burst of callers from starting several.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
-import sys
 import threading
-import time
 
-from .. import envvars, paths
+from ...hooks import wire
+from .. import envvars
 from ..process import display
 from ..process.display import has_display
 from . import protocol
 
-SPAWN_GUARD_S = 10.0
-# `-P`: no working folder first on sys.path. A starter runs in the client's folder (the user's
-# project), where a `memevo/` package or `memevo.py` would otherwise be imported instead of ours.
-SAFE_PATH = "-P"
 DIED_HERE = (
     "memevo: the tray app started on this display died before its window came up (see above);"
     " starting the headless service (`memevo serve`) instead\n"
@@ -74,30 +67,17 @@ def lock_held() -> bool:
 
 
 def start_detached(mode: str | None = None) -> bool:
-    """Start the service in the background unless one was started a moment ago."""
-    data = paths.data_dir()
-    service_args = [mode or service_mode(), "--wait-lock", "15"]
-    guard = data / "service.spawned"
-    with contextlib.suppress(OSError):
-        if time.time() - guard.stat().st_mtime < SPAWN_GUARD_S:
-            return False
+    """Start the service in the background (hooks/wire.py: the one rule and guard window every
+    starter shares) unless one was started a moment ago."""
+    mode = mode or service_mode()
+    note = DIED_HERE if mode == "serve" and display.tray_died_here() else None
     try:
-        (data / "logs").mkdir(parents=True, exist_ok=True)
-        guard.write_text(str(os.getpid()), encoding="utf-8")
-        with open(data / "logs" / "service-start.log", "ab") as out:
-            if mode is None and service_args[0] == "serve" and display.tray_died_here():
-                out.write(DIED_HERE.encode())  # beside Qt's own words from the dead start
-            child = subprocess.Popen(
-                [sys.executable, SAFE_PATH, "-m", "memevo.cli", *service_args],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=out,
-                start_new_session=True,
-                close_fds=True,
-            )
+        child = wire.start_service(mode, note)  # beside Qt's own words from the dead start
     except OSError:
+        return False
+    if child is None:
         return False
     # A long-lived starter (an MCP server) reaps it when it exits, so `memevo service stop`
     # leaves no zombie behind; a short-lived one exits first and init adopts the service.
-    threading.Thread(target=child.wait, name="memevo-reap", daemon=True).start()
+    threading.Thread(target=child.wait, name="memevo-reap", daemon=True).start()  # type: ignore[attr-defined]
     return True

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...hooks.clients import base
 from ..memories.text import remove_unsafe
 
 PLUGIN = "memory-self-evolution"
-CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
+CONFIRM_MARKER = base.CONFIRM_MARKER  # the adapters tell our own continuation by it
 
 # The in-chat question (MEMORY_CONFIRM_V1, core/learning/stop.py) is asked in words and answered
 # by the user's own next prompt, which the prompt hook reads: the model never answers it, with a

@@ -5,8 +5,9 @@ import re
 import sys
 
 try:  # the service runs the adapters too (the relay hook): memevo.hooks.hookio there
-    from .. import hookio
+    from .. import client_table, hookio
 except ImportError:  # the hook, run as a script: its folder is on sys.path, `clients` is top-level
+    import client_table
     import hookio
 
 CONFIRM_MARKER = "MEMORY_CONFIRM_V1"
@@ -16,21 +17,22 @@ _SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z][\w:-]*(\s|$)")
 
 
 class Adapter:
-    name = ""
-    flavor = "default"  # the service's wording: default, claude, codebuddy
-    events = {"SessionStart": "session_start", "UserPromptSubmit": "prompt", "Stop": "stop"}
-    max_chars = 10_000
-    # The tool-call event an "action" answers: before the call runs (its rules as context for
-    # that step), or after it (appended to the tool's result) where before is not honoured.
-    action_event = "PreToolUse"
-    # well inside the client's; Stop may wait sideWaitMs (12 s) for the side judge, of its 20 s
-    # (30 s in CodeBuddy and WorkBuddy, where a Stop hook that times out makes the agent loop).
-    # A tool call waits for us: the rules before it are worth 1.5 s at most, then it runs.
-    timeouts = {"session_start": 6.0, "prompt": 6.0, "stop": 18.0, "action": 1.5}
-    # The client shows a prompt hook's `systemMessage` to the user and not to the model: memevo's
-    # own word on what it did with the user's answer to a memory question goes there (the
-    # model words the question, so only this tells the user what was really written).
-    user_message = False
+    """A client's payload read and its output written. What the client is — its events, our
+    deadlines, its wording, its quirks — is its row in client_table.py; a subclass changes
+    only the reading or writing that differs for it."""
+
+    def __init__(self, name):
+        row = client_table.CLIENTS[name]
+        self.name = name
+        self.flavor = row.flavor
+        self.events = row.events
+        self.timeouts = row.deadlines  # Stop may wait sideWaitMs for the side judge within its own
+        self.max_chars = row.max_chars
+        self.action_event = row.action_event
+        self.user_message = row.user_message
+        self.echoes_continuation = row.echoes_continuation
+        self.known_by = row.known_by
+        self.muted_under = client_table.muted_by(name)
 
     # -- reading the payload --------------------------------------------------------------------
     def event_kind(self, event, payload):
@@ -62,7 +64,11 @@ class Adapter:
         return tool, bounded(payload.get("tool_input"))
 
     def silent_reason(self, payload, environ):
-        """A reason for this hook to do nothing at all (another registration handles it)."""
+        """A reason for this hook to do nothing at all (another registration handles it): a
+        client that runs this one's hooks too, and answers them itself (client_table `mutes`)."""
+        for name in self.muted_under:
+            if environ.get(name):
+                return f"running under the client that sets {name}"
         return None
 
     def prompt_kind(self, payload, text):

@@ -8,26 +8,15 @@ from .base import Adapter, _json, _text
 
 
 class Claude(Adapter):
-    name = "claude"
-    flavor = "claude"
-    events = {
-        "SessionStart": "session_start",
-        "UserPromptSubmit": "prompt",
-        "PreToolUse": "action",
-        "Stop": "stop",
-    }
-    max_chars = 10_000  # Claude Code swaps a longer injection for a file path and a preview
-    user_message = True  # shown as "UserPromptSubmit says: …", never sent to the model
-
     def prompt_id(self, payload):
         return _text(payload.get("prompt_id"))
 
     def silent_reason(self, payload, environ):
         # Cursor also runs ~/.claude/settings.json hooks; its own registration answers there,
-        # so one prompt is never injected twice.
-        if environ.get("CURSOR_VERSION") or payload.get("cursor_version"):
+        # so one prompt is never injected twice. Its payloads say so too.
+        if payload.get("cursor_version"):
             return "running under Cursor"
-        return None
+        return super().silent_reason(payload, environ)
 
     def render(self, kind, result, payload=None):
         context = result.get("context")
@@ -44,4 +33,4 @@ class Claude(Adapter):
         return _json(body)
 
 
-ADAPTER = Claude()
+ADAPTER = Claude("claude")

@@ -16,22 +16,11 @@ STOP_CONTINUATION = "Stop hook:"
 
 
 class CodeBuddy(Adapter):
-    name = "codebuddy"
-    flavor = "codebuddy"  # also rules out CodeBuddy's own memory-writing tools
-    events = {
-        "SessionStart": "session_start",
-        "UserPromptSubmit": "prompt",
-        "PostToolUse": "action",
-        "Stop": "stop",
-    }
-    action_event = "PostToolUse"
     # The CLI turns a prompt hook's systemMessage into a hook message in the conversation that
-    # skips the model (observed on 2.117.0: logged as "UserPromptSubmit hook message: …").
-    user_message = True
-    # The CLI fires UserPromptSubmit with `Stop hook: <reason>` when our continuation reaches its
-    # model, and drops it unseen in one-shot `-p`: the service counts a question as asked on
-    # that echo (and asks again at the next session start when none came).
-    echoes_continuation = True
+    # skips the model (client_table: user_message). It fires UserPromptSubmit with
+    # `Stop hook: <reason>` when our continuation reaches its model, and drops it unseen in
+    # one-shot `-p`: the service counts a question as asked on that echo (and asks again at the
+    # next session start when none came) (client_table: echoes_continuation).
 
     def prompt_text(self, payload):
         for key in ("user_prompt", "prompt"):
@@ -83,4 +72,4 @@ def engine(payload):
     return None
 
 
-ADAPTER = CodeBuddy()
+ADAPTER = CodeBuddy("codebuddy")

@@ -14,17 +14,6 @@ from .base import Adapter, _json, _text, bounded
 
 
 class Cursor(Adapter):
-    name = "cursor"
-    events = {
-        "sessionStart": "session_start",
-        "beforeSubmitPrompt": "prompt",
-        "beforeShellExecution": "action",
-        "beforeMCPExecution": "action",
-        "stop": "stop",
-    }
-    # Cursor's prompt hook has 5 s; a command waits for us 1.5 s at most
-    timeouts = {"session_start": 6.0, "prompt": 3.5, "stop": 18.0, "action": 1.5}
-
     def session_key(self, payload):
         return _text(payload.get("conversation_id")) or _text(payload.get("session_id"))
 
@@ -73,4 +62,4 @@ def unfinished(payload):
     return status is not None and status != "completed"
 
 
-ADAPTER = Cursor()
+ADAPTER = Cursor("cursor")

@@ -7,7 +7,7 @@ Appendix B). The user's words now are the last `<user_query>`; the earlier ones 
 A WorkBuddy hook that times out blocks the user's prompt, so ours gives up on the service early.
 """
 
-from .base import Adapter, _json
+from .base import _json
 from .codebuddy import CodeBuddy, engine
 
 QUERY_OPEN, QUERY_CLOSE = "<user_query>", "</user_query>"
@@ -15,14 +15,8 @@ INJECTED = ("system-reminder", "user_info")
 
 
 class WorkBuddy(CodeBuddy):
-    name = "workbuddy"
-    flavor = "default"
-    # Only the three events WorkBuddy is known to fire; a tool call is not among them (and a hook
-    # that times out blocks the user there), so no rules before tool calls in WorkBuddy.
-    events = Adapter.events
-    echoes_continuation = False  # not observed in WorkBuddy: its questions count as asked at Stop
-    # Registered at 30 s; a prompt or session start waits for the service 5 s at most.
-    timeouts = {"session_start": 5.0, "prompt": 5.0, "stop": 18.0}
+    # Its row in client_table: only the three events WorkBuddy is known to fire (no rules before
+    # tool calls), and no echo of a continuation (its questions count as asked at Stop).
 
     def prompt_text(self, payload):
         return last_user_query(super().prompt_text(payload))
@@ -67,4 +61,4 @@ def without_blocks(text, name):
     return "".join(kept)
 
 
-ADAPTER = WorkBuddy()
+ADAPTER = WorkBuddy("workbuddy")

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...hooks import client_table
 from .. import jsonfile
 from ..entries import MCP_MARKER, SERVER_NAME, named_home
 from ..hook_command import home_env, module_command, moved_home
@@ -35,20 +36,14 @@ OURS = (*PERMISSIONS, *RETIRED)
 PERMISSION_WHAT = "the memory_resolve and memory_propose permissions"
 
 
+ROW = client_table.CLIENTS["claude"]
+
+
 class Claude(Client):
-    name = "claude"
-    display = "Claude Code"
-    events: ClassVar[dict[str, str]] = {
-        "SessionStart": "session_start",
-        "UserPromptSubmit": "prompt",
-        "PreToolUse": "action",
-        "Stop": "stop",
-    }
-    # Seconds. Session start 10 and stop 20 as the Node tool. Claude Code's own default for a
-    # prompt hook is 30 s; 10 s bounds a hung service while our hook gives up on the service
-    # after 6 s and always answers well inside it. A tool call (PreToolUse) is registered at
-    # 5 s; our hook gives up on the service after 1.5 s and the call runs as if we were not there.
-    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "action": 5, "stop": 20}
+    name = ROW.name
+    display = ROW.display
+    events = ROW.events  # hooks/client_table.py: the events, our deadlines and the timeouts
+    timeouts = ROW.registered
     # PreToolUse matches tool names: the tools whose calls rules are about.
     matchers: ClassVar[dict[str, str]] = {"PreToolUse": "Bash|Edit|MultiEdit|Write"}
     notes: ClassVar[tuple[str, ...]] = (

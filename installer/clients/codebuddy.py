@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...hooks import client_table
 from .. import entries, jsonfile, state
 from .base import Client, ClientFiles, ClientResult, home, override, tilde
 
@@ -33,19 +34,14 @@ STATE_KEY = "codebuddy_seeded"
 LAST_WINS = ("SessionStart", "UserPromptSubmit")  # only the last hook's context reaches the model
 
 
+ROW = client_table.CLIENTS["codebuddy"]
+
+
 class CodeBuddy(Client):
-    name = "codebuddy"
-    display = "CodeBuddy"
-    events: ClassVar[dict[str, str]] = {
-        "SessionStart": "session_start",
-        "UserPromptSubmit": "prompt",
-        "PostToolUse": "action",  # its PreToolUse context is ignored by the CLI (Appendix C §5)
-        "Stop": "stop",
-    }
-    # A Stop hook that hits its timeout counts as a block in the CLI, which then continues with
-    # `Stop hook: Hook timed out…` and loops (Appendix C §6): ours gives up on the service at 18 s
-    # (hooks/clients/base.py), twelve seconds inside this.
-    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 10, "action": 5, "stop": 30}
+    name = ROW.name
+    display = ROW.display
+    events = ROW.events  # hooks/client_table.py: the events, our deadlines and the timeouts
+    timeouts = ROW.registered
     # The tools rules are about: the CLI's (Claude Code's names) and the IDE's. CodeBuddy tests
     # a matcher as a regular expression against the tool name, anywhere in it: anchored, so
     # NotebookWrite, DeferExecuteTool and mcp__… tools (whose hooks fire twice) are not among them.

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
+from ...hooks import client_table
 from .. import skills, state
 from ..hook_command import powershell_command
 from .base import Client, ClientResult, home, tilde
@@ -19,19 +20,14 @@ from .base import Client, ClientResult, home, tilde
 SKILLS_OF = "claude"
 
 
+ROW = client_table.CLIENTS["cursor"]
+
+
 class Cursor(Client):
-    name = "cursor"
-    display = "Cursor"
-    events: ClassVar[dict[str, str]] = {
-        "sessionStart": "session_start",
-        "beforeSubmitPrompt": "prompt",
-        "beforeShellExecution": "action",
-        "beforeMCPExecution": "action",
-        "stop": "stop",
-    }
-    # Seconds: a prompt gets 5 here (10 elsewhere), a tool call 5; our hook gives up on the
-    # service after 3.5 s and 1.5 s.
-    timeouts: ClassVar[dict[str, int]] = {"session_start": 10, "prompt": 5, "action": 5, "stop": 20}
+    name = ROW.name
+    display = ROW.display
+    events = ROW.events  # hooks/client_table.py: the events, our deadlines and the timeouts
+    timeouts = ROW.registered
     hooks_file_name = "hooks.json"
     flat_hooks = True
 
