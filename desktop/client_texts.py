@@ -1,5 +1,6 @@
-"""A client's state in the UI language: installer/client_state's English texts, each spelt out
-as a tr() literal so lupdate extracts it (tests/test_client_state.py keeps the two equal)."""
+"""A client's state in the UI language: installer/client_state's codes (its overall state,
+each part and the part's state), each said through tr(). The English the terminal prints is
+installer/client_state's; the desktop never reads it back."""
 
 from __future__ import annotations
 
@@ -26,8 +27,14 @@ def summaries() -> dict[str, str]:
     }
 
 
-def repairs_stopped() -> str:
-    return tr("repairs stopped")
+def state_wordings() -> dict[str, str]:
+    """The state messages' codes (installer/client_state: "state.ok", …), for desktop/messages."""
+    from ..installer import client_state
+
+    stopped = "{state}" + tr("; ") + tr("repairs stopped")
+    return {f"state.{code}": said for code, said in summaries().items()} | {
+        client_state.STOPPED_REPAIRING: stopped
+    }
 
 
 def part_names() -> dict[str, str]:
@@ -45,15 +52,16 @@ def part_states() -> dict[str, str]:
 
 
 def summary(state: ClientState) -> str:
-    text = summaries()[state.overall]
-    if state.registered and not state.repairing:
-        text += tr("; ") + repairs_stopped()
-    return text
+    from .messages import said
+
+    return said(state.summary())
 
 
 def title(state: ClientState) -> str:
     """`Claude Code: hooks registered; the MCP server needs one command`."""
-    return tr("{client}: {state}").format(client=state.display, state=summary(state))
+    from .messages import said
+
+    return said(state.title())
 
 
 def part_lines(state: ClientState) -> list[str]:

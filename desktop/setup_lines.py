@@ -1,22 +1,19 @@
-"""The setup engine's lines in the UI language, for the wizard's log and anything else that
-shows them. The engine (installer/) says plain English for `memevo setup` on a terminal and
-never imports Qt; here each of its line shapes is matched and said again through tr(). Paths,
-commands and client names inside a line stay as they are.
+"""Texts from below the desktop that are not messages yet, in the UI language: core's loading
+stages, its reasons (the keyring's, config's) and what a client module or a client file says
+as plain English (installer/clients/claude.py, cursor.py; installer/jsonfile.py). Each known
+shape is matched and said again through tr(); an unknown text is shown as it is.
 
-A line of a shape not listed here is shown as the engine said it: tests/test_chinese_ui.py
-walks a real setup in Chinese and fails on any line left in English, so a new engine line
-comes with its shape here."""
+The setup engine's own lines are messages (installer/messages.py), said by desktop/messages.py
+without reading any English back; a shape here goes when its module reports a message."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 
-from .client_texts import summaries
 from .i18n import tr
 
 Say = Callable[[dict[str, str]], str]
-_NAMES = r"(?P<name>Claude Code|Cursor|CodeBuddy|WorkBuddy)"
 
 
 def _client_line(line: str) -> str | None:
@@ -34,29 +31,8 @@ def _where(where: str) -> str:
     return tr("line {line}, column {column}").format(line=found[1], column=found[2]) if found else where
 
 
-def _what(what: str) -> str:
-    names = {
-        "hooks": tr("hooks"),
-        "the MCP server": tr("the MCP server"),
-        "the memory_resolve and memory_propose permissions": tr(
-            "the permissions for memory_resolve and memory_propose"
-        ),
-    }
-    return names.get(what, what)
-
-
 def _client_shapes() -> list[tuple[re.Pattern[str], Say]]:
     return [
-        (
-            re.compile(
-                r"(?P<what>hooks|the MCP server|the memory_resolve and memory_propose permissions): (?P<path>.+)"
-            ),
-            lambda g: tr("{what} written: {path}").format(what=_what(g["what"]), path=g["path"]),
-        ),
-        (
-            re.compile(r"skill: (?P<path>\S+/)"),
-            lambda g: tr("skill placed in {path}").format(path=g["path"]),
-        ),
         (
             re.compile(
                 r"MCP server: `claude` was not found \(PATH, the desktop app, MEMEVO_CLAUDE_BIN\); run:"
@@ -92,137 +68,7 @@ def _client_shapes() -> list[tuple[re.Pattern[str], Say]]:
                 "{path} is read-only; left untouched. To let memevo register, make it writable, then run `memevo setup --repair`."
             ).format(path=g["path"]),
         ),
-        (
-            re.compile(r"already registered, nothing changed"),
-            lambda g: tr("already registered, nothing changed"),
-        ),
     ]
-
-
-def _notes() -> dict[str, str]:
-    """The clients' notes (installer/clients/*.py `notes`), word for word."""
-    return {
-        'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.': tr(
-            'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.'
-        ),
-        "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).": tr(
-            "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog)."
-        ),
-        "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply.": tr(
-            "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply."
-        ),
-    }
-
-
-def _shapes() -> list[tuple[re.Pattern[str], Say]]:
-    states = {english: said for english, said in zip(_english_summaries(), summaries().values(), strict=True)}
-    return [
-        (re.compile(r"Checking the embedding model…"), lambda g: tr("Checking the embedding model…")),
-        (re.compile(r"The embedding model is ready\."), lambda g: tr("The embedding model is ready.")),
-        (
-            re.compile(r"Restart (?P<client>[^,]+) so it loads memevo's MCP server\."),
-            lambda g: tr("Restart {client} so it loads memevo's MCP server.").format(client=g["client"]),
-        ),
-        (
-            re.compile(r"Stopped before registering anything: (?P<reason>.*)"),
-            lambda g: tr("Stopped before registering anything: {reason}").format(reason=g["reason"]),
-        ),
-        (
-            re.compile(_NAMES + r": not installed \((?P<path>.+) is missing\); skipped"),
-            lambda g: tr("{client}: not installed ({path} is missing); skipped").format(
-                client=g["name"], path=g["path"]
-            ),
-        ),
-        (
-            re.compile(r"The side API key is in the OS keyring\."),
-            lambda g: tr("The side API key is in the OS keyring."),
-        ),
-        (  # the wizard's own line when the user chose the file (desktop/wizard.py)
-            re.compile(
-                r"The side API key is in (?P<path>.+), a file only your account can read \(not encrypted\)\."
-            ),
-            lambda g: tr(
-                "The side API key is in {path}, a file only your account can read (not encrypted)."
-            ).format(path=g["path"]),
-        ),
-        (
-            re.compile(r"The key was not saved: (?P<why>.*)\. Set it later with `memevo secret set`\."),
-            lambda g: tr(
-                "The key was not saved: {why}. Set it later in Settings or with `memevo secret set`."
-            ).format(why=g["why"]),
-        ),
-        (re.compile(r"Start at login: off"), lambda g: tr("Start at login: off")),
-        (
-            re.compile(r"Start at login: updated (?P<path>.+)"),
-            lambda g: tr("Start at login: updated {path}").format(path=g["path"]),
-        ),
-        (
-            re.compile(r"Start at login: not changed — (?P<why>.+)"),
-            lambda g: tr("Start at login: not changed — {why}").format(why=g["why"]),
-        ),
-        (
-            re.compile(r"Start at login: (?P<path>.+)"),
-            lambda g: tr("Start at login: {path}").format(path=g["path"]),
-        ),
-        (
-            re.compile(r"Note \(" + _NAMES + r"\): (?P<note>.+)"),
-            lambda g: tr("Note ({client}): {note}").format(
-                client=g["name"], note=_notes().get(g["note"], g["note"])
-            ),
-        ),
-        (
-            re.compile(r"Backups of the changed client files: (?P<files>.+)"),
-            lambda g: tr("Backups of the changed client files: {files}").format(files=g["files"]),
-        ),
-        (
-            re.compile(
-                r"The Node tool's memories are in the data dir: `memevo import-legacy` imports them\."
-            ),
-            lambda g: tr(
-                "The Node tool's memories are in the data dir: `memevo import-legacy` imports them."
-            ),
-        ),
-        (
-            re.compile(r"Restart (?P<clients>.+) so they load memevo's MCP server\."),
-            lambda g: tr("Restart {clients} so they load memevo's MCP server.").format(clients=g["clients"]),
-        ),
-        (
-            re.compile(r"  run: (?P<command>.+)"),
-            lambda g: tr("  run: {command}").format(command=g["command"]),
-        ),
-        (
-            re.compile(
-                _NAMES
-                + r": (?P<state>"
-                + "|".join(re.escape(s) for s in states)
-                + r")(?P<stopped>; repairs stopped)?"
-            ),
-            lambda g: tr("{client}: {state}").format(
-                client=g["name"],
-                state=states[g["state"]] + (tr("; ") + tr("repairs stopped") if g["stopped"] else ""),
-            ),
-        ),
-    ]
-
-
-def _english_summaries() -> list[str]:
-    from ..installer.client_state import SUMMARY
-
-    return list(SUMMARY.values())
-
-
-def translate(line: str) -> str:
-    """The engine's line in the UI language (unchanged when its shape is not known)."""
-    for pattern, say in _shapes():
-        found = pattern.fullmatch(line)
-        if found:
-            return say(found.groupdict())
-    client, sep, rest = line.partition(": ")
-    if sep and client in ("Claude Code", "Cursor", "CodeBuddy", "WorkBuddy"):
-        said = _client_line(rest)
-        if said is not None:
-            return tr("{client}: {state}").format(client=client, state=said)
-    return line
 
 
 def stage(text: str) -> str:
@@ -277,9 +123,6 @@ def problem(text: str) -> str:
         return tr("the keyring did not give the key back, so it is not saved there")
     if text == "the keyring did not give the key back; the file is kept":
         return tr("the keyring did not give the key back; the file is kept")
-    provision = re.fullmatch(r"the embedding model could not be provisioned: (?P<why>.*)", text)
-    if provision:
-        return tr("the embedding model could not be provisioned: {why}").format(why=provision["why"])
     if text == "the key is empty":
         return tr("the key is empty")
     if text == "the key has a line break or another character that cannot be in a key":

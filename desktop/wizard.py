@@ -24,6 +24,7 @@ from ..installer import setup_engine as engine
 from ..installer.clients import CLIENTS, DISPLAY_NAMES, installed
 from .client_texts import title
 from .i18n import tr
+from .messages import said
 from .qt import (
     QApplication,
     QLabel,
@@ -69,9 +70,10 @@ Provision = Callable[[Any], Any]
 
 # -- the run, off the UI thread ------------------------------------------------------------------------
 class SetupRelay(Relay):
-    """The engine's progress (stage, step) and its `say` lines, carried into the UI thread."""
+    """The engine's progress (stage, step) and its `say` lines, carried into the UI thread (a
+    line as the object it is: a Message keeps its code and parameters for desktop/messages)."""
 
-    line = Signal(str)
+    line = Signal(object)
 
 
 @dataclass(frozen=True)
@@ -114,15 +116,16 @@ def run_setup(
 
 
 def _keep_in_file(key: str, say: Callable[[str], None]) -> None:
-    """In the engine's words (setup_lines translates them), so the log reads as one."""
+    """As the engine's messages, so the log reads as one."""
     from ..core.privacy import side_api_key as secrets
+    from ..installer import messages as m
 
     try:
         where = secrets.set_api_key(key, to_file=True)
     except Exception as exc:  # a full disk, a data dir that is not ours: said, nothing else lost
-        say(f"The key was not saved: {exc}. Set it later with `memevo secret set`.")
+        say(m.Message(m.KEY_NOT_SAVED, why=str(exc)))
         return
-    say(f"The side API key is in {where}, a file only your account can read (not encrypted).")
+    say(m.Message(m.KEY_IN_FILE, path=str(where)))
 
 
 # -- small helpers -------------------------------------------------------------------------------------
@@ -206,11 +209,12 @@ class ProgressPage(QWizardPage):
             self.bar.setValue(max(0, min(100, int(100 * done / total))))
 
     def _on_line(self, line: str) -> None:
-        """The engine says English (a terminal's words); the log shows it in the UI language."""
-        from .setup_lines import translate
+        """The engine's messages (its English is a terminal's words); the log says them in the
+        UI language."""
+        from .messages import said
 
         self.owner.lines.append(line)
-        self.log.appendPlainText(translate(line))
+        self.log.appendPlainText(said(line))
 
     def _finished(self, outcome: RunOutcome, relay: SetupRelay) -> None:
         relay.deleteLater()
@@ -220,7 +224,7 @@ class ProgressPage(QWizardPage):
             self.state = "failed"
             self.stage_label.setText(tr("Setup stopped."))
             self.reason_label.setText(
-                tr("Setup stopped: {reason}").format(reason=problem(outcome.result.reason))
+                tr("Setup stopped: {reason}").format(reason=said(outcome.result.reason))
             )
             hint = tr("Click Back, then Set up, to try again.")
             if not outcome.crashed:

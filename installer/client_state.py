@@ -6,13 +6,15 @@ The hooks and the MCP server are shown apart: Claude Code's MCP server goes thro
 `claude` CLI, and without that binary memevo cannot register it alone — the state is then
 "needs one command", with the exact command, never "missing" (which Repair now would fix).
 
-The English texts below have their Chinese twins in desktop/client_texts.py (tr()), which a
-test keeps word for word equal to these."""
+The words for each state are defined once, below, in English and keyed by code; the desktop
+says the same codes through tr() (desktop/client_texts.py), and a state's line is a Message
+(installer/messages.py) whose codes the wizard's log translates."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import messages as m
 from . import state
 from .clients import DISPLAY_NAMES, files, get
 
@@ -36,6 +38,12 @@ SUMMARY = {
     NOT_INSTALLED: "not installed",
 }
 REPAIRS_STOPPED = "repairs stopped"
+# As messages: "state.ok", …, and a summary with its repairs stopped.
+STOPPED_REPAIRING = "state.repairs-stopped"
+m.define(
+    {f"state.{code}": text for code, text in SUMMARY.items()}
+    | {STOPPED_REPAIRING: "{state}; " + REPAIRS_STOPPED}
+)
 # Per part: hooks, the MCP server, the skill.
 PART_NAMES = {"hooks": "Hooks", "mcp": "MCP server", "skill": "Skill"}
 PART_STATES = {
@@ -65,22 +73,26 @@ class ClientState:
         """Set up by memevo and not removed: repairs and "stop repairing" apply."""
         return self.overall not in (NOT_INSTALLED, REMOVED, NOT_REGISTERED)
 
-    def summary(self) -> str:
-        """The English sentence (the desktop says it through desktop/client_texts)."""
-        text = SUMMARY[self.overall]
+    def summary(self) -> m.Message:
+        """The state in words: its English as a str, its code for the desktop (desktop/client_texts)."""
+        said = m.Message(f"state.{self.overall}")
         if self.registered and not self.repairing:
-            text += f"; {REPAIRS_STOPPED}"
-        return text
+            said = m.Message(STOPPED_REPAIRING, state=said)
+        return said
+
+    def title(self) -> m.Message:
+        """`Claude Code: hooks registered; the MCP server needs one command`."""
+        return m.Message(m.STATE, client=self.display, state=self.summary())
 
     def lines(self) -> list[str]:
         """`Claude Code: …`, then one line per part, then the command: what `memevo setup` prints."""
-        out = [f"{self.display}: {self.summary()}"]
+        out: list[str] = [self.title()]
         if self.problem:
             out.append(f"  {self.problem}")
         if self.registered:
             out += [f"  {PART_NAMES[p]}: {PART_STATES[s]}" for p, s in self.parts.items()]
         if self.command:
-            out.append(f"  run: {self.command}")
+            out.append(m.Message(m.RUN, command=self.command))
         return out
 
 

@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import jsonfile, state
+from . import messages as m
 from .clients import CLIENTS, DISPLAY_NAMES, REGISTRY, ClientResult, files, installed, register_client
+from .messages import Message
 
+# Each line is a Message (installer/messages.py): its English on a terminal, its code for the desktop.
 Say = Callable[[str], None]
 
 
@@ -61,12 +64,12 @@ def run(
     if only is None and not repair:
         write_choices(choices, say)
     try:
-        say("Checking the embedding model…")
+        say(Message(m.CHECKING_MODEL))
         (provision_model or _provision)(progress)
-        say("The embedding model is ready.")
+        say(Message(m.MODEL_READY))
     except Exception as exc:
-        result.ok, result.reason = False, f"the embedding model could not be provisioned: {exc}"
-        say(f"Stopped before registering anything: {result.reason}")
+        result.ok, result.reason = False, Message(m.MODEL_FAILED, why=str(exc))
+        say(Message(m.STOPPED, reason=result.reason))
         return result
     present = installed()
     targets = [only] if only else _targets(present, repair)
@@ -74,7 +77,7 @@ def run(
     writer = jsonfile.Writer()
     for client in targets:
         if not files(client).installed:
-            say(f"{DISPLAY_NAMES[client]}: not installed ({files(client).config_dir} is missing); skipped")
+            say(Message(m.NOT_INSTALLED, client=DISPLAY_NAMES[client], path=str(files(client).config_dir)))
             result.skipped.append(client)
             continue
         outcome = register_client(client, writer, choices.allow_resolve)
@@ -125,9 +128,9 @@ def write_choices(choices: Choices, say: Say) -> None:
 
         try:
             secrets.set_api_key(choices.side_key)
-            say("The side API key is in the OS keyring.")
+            say(Message(m.KEY_IN_KEYRING))
         except Exception as exc:  # no keyring: say how to set it, lose nothing else
-            say(f"The key was not saved: {exc}. Set it later with `memevo secret set`.")
+            say(Message(m.KEY_NOT_SAVED, why=str(exc)))
 
 
 def _provision(progress: Any) -> Any:
@@ -147,15 +150,15 @@ def _autostart(wanted: bool | None, refresh: bool, say: Say) -> None:
         return
     try:
         if wanted is True:
-            say(f"Start at login: {autostart.enable()}")
+            say(Message(m.AUTOSTART_ON, path=str(autostart.enable())))
         elif wanted is False and autostart.status()["ours"]:
             autostart.disable()
-            say("Start at login: off")
+            say(Message(m.AUTOSTART_OFF))
         elif refresh and (current := autostart.status()).get("stale") and current.get("enabled"):
             # one switched off at the desktop stays as the user left it (it never runs anyway)
-            say(f"Start at login: updated {autostart.enable()}")
+            say(Message(m.AUTOSTART_UPDATED, path=str(autostart.enable())))
     except (autostart.AutostartNotOurs, OSError) as exc:  # someone else's file of that name stays
-        say(f"Start at login: not changed — {exc}")
+        say(Message(m.AUTOSTART_NOT_CHANGED, why=str(exc)))
 
 
 def _write_fallback_texts() -> None:
@@ -178,27 +181,27 @@ def _report(outcome: ClientResult, say: Say) -> None:
     name = DISPLAY_NAMES[outcome.client]
     if outcome.problems:
         for problem in outcome.problems:
-            say(f"{name}: {problem}")
+            say(Message(m.CLIENT_SAYS, client=name, line=problem))
     if not outcome.changed and not outcome.problems and not outcome.manual_command:
-        say(f"{name}: already registered, nothing changed")
+        say(Message(m.CLIENT_SAYS, client=name, line=Message(m.UNCHANGED)))
         return
     for line in outcome.lines:
-        say(f"{name}: {line}")
+        say(Message(m.CLIENT_SAYS, client=name, line=line))
 
 
 def _closing_words(result: SetupResult, say: Say) -> None:
     registered = {c.client for c in result.clients}
     for client in REGISTRY:
         for note in client.notes if client.name in registered else ():
-            say(f"Note ({client.display}): {note}")
+            say(Message(m.NOTE, client=client.display, note=note))
     if result.backups:
-        say("Backups of the changed client files: " + ", ".join(result.backups))
+        say(Message(m.BACKUPS, files=", ".join(result.backups)))
     if result.legacy_found:
-        say("The Node tool's memories are in the data dir: `memevo import-legacy` imports them.")
+        say(Message(m.LEGACY_FOUND))
     if len(result.restart) == 1:
-        say(f"Restart {result.restart[0]} so it loads memevo's MCP server.")
+        say(Message(m.RESTART_ONE, client=result.restart[0]))
     elif result.restart:
-        say("Restart " + ", ".join(result.restart) + " so they load memevo's MCP server.")
+        say(Message(m.RESTART_MANY, clients=", ".join(result.restart)))
     _states(result, say)
 
 
@@ -210,6 +213,6 @@ def _states(result: SetupResult, say: Say) -> None:
     for outcome in result.clients:
         current = client_state.read(outcome.client)
         result.states.append(current)
-        say(f"{current.display}: {current.summary()}")
+        say(current.title())
         if current.command:
-            say(f"  run: {current.command}")
+            say(Message(m.RUN, command=current.command))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import string
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,16 +58,35 @@ def _sub(tray: Tray, starts: str) -> object:
     return next(a.menu() for a in tray.clients_menu.actions() if a.menu() and a.text().startswith(starts))
 
 
-def test_the_english_texts_are_the_desktops_word_for_word(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client_texts, "tr", lambda text: text)
-    assert client_texts.summaries() == client_state.SUMMARY
-    assert client_texts.part_names() == client_state.PART_NAMES
-    assert client_texts.part_states() == client_state.PART_STATES
-    assert client_texts.repairs_stopped() == client_state.REPAIRS_STOPPED
-    # the source spells each one out for lupdate: no computed tr() argument
-    tree = ast.parse(Path(client_texts.__file__).read_text(encoding="utf-8"))
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "tr"]
-    assert calls and all(isinstance(c.args[0], ast.Constant) for c in calls)
+def test_the_desktop_words_every_state_code_and_message_code() -> None:
+    """The English is the installer's alone; the desktop says each code through tr()."""
+    from memevo.desktop import messages as desktop_messages
+    from memevo.installer import messages
+
+    overall = {
+        client_state.NOT_INSTALLED,
+        client_state.REMOVED,
+        client_state.NOT_REGISTERED,
+        client_state.BROKEN,
+        client_state.NEEDS_REPAIR,
+        client_state.NEEDS_COMMAND,
+        client_state.OK,
+    }
+    assert set(client_texts.summaries()) == overall == set(client_state.SUMMARY)
+    assert set(client_texts.part_names()) == set(client_state.PART_NAMES)
+    assert set(client_texts.part_states()) == set(client_state.PART_STATES)
+    # uninstall's lines and a skill another client reads are said on a terminal only
+    terminal_only = {messages.SKILL_REMOVED, messages.SKILL_SHARED}
+    assert set(messages.ENGLISH) - terminal_only == set(desktop_messages._wordings())
+    # each wording has the English one's {names}
+    for code, wording in desktop_messages._wordings().items():
+        names = {n for _, n, _, _ in string.Formatter().parse(messages.ENGLISH[code]) if n}
+        assert {n for _, n, _, _ in string.Formatter().parse(wording) if n} == names, code
+    # the sources spell each wording out for lupdate: no computed tr() argument
+    for module in (client_texts, desktop_messages):
+        tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "tr"]
+        assert calls and all(isinstance(c.args[0], ast.Constant) for c in calls)
 
 
 def test_without_claude_its_mcp_server_needs_one_command_everywhere(

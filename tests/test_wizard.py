@@ -325,9 +325,9 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     )
     assert "The embedding model is ready." in wizard.lines
     log_text = page.log.toPlainText()
-    from memevo.desktop.setup_lines import translate
+    from memevo.desktop.messages import said
 
-    assert log_text.splitlines() == [translate(line) for line in wizard.lines]
+    assert log_text.splitlines() == [said(line) for line in wizard.lines]
     assert "Checking the embedding model…" in wizard.lines
     assert "Restart Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server." in wizard.lines
     assert "Claude Code: hooks registered; the MCP server needs one command" in wizard.lines  # no claude here

@@ -8,7 +8,8 @@ are the same for every client; a client changes only the step that differs for i
 
 Setup, `setup --repair`, `uninstall` and the tray's watcher all come through `register`,
 `unregister` and `status`, so a repair writes exactly what setup writes. Each step reports
-what it did as a line of text; a client file that is not valid JSON stops that client only,
+what it did as a line, a Message (installer/messages.py: its English text, and a code the
+desktop translates); a client file that is not valid JSON stops that client only,
 untouched, with the reason. Paths are computed at call time from HOME and the clients' own
 overrides, so tests and users with moved folders get the right files."""
 
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .. import entries, jsonfile, skills
+from .. import messages as m
 from ..hook_command import command
 
 Change = Callable[[dict[str, Any]], bool]
@@ -76,7 +78,7 @@ def edit(result: ClientResult, writer: jsonfile.Writer, path: Path, change: Chan
     try:
         data = jsonfile.load(path)
         if change(data) and writer.save(path, data):
-            result.lines.append(f"{what}: {tilde(path)}")
+            result.lines.append(m.Message(m.WROTE, what=what, path=tilde(path)))
             result.changed = True
     except jsonfile.ClientFileError as exc:
         result.problems.append(str(exc))
@@ -173,7 +175,7 @@ class Client:
             self.remove_permission(result, writer, where)
         self.unregister_mcp(result, writer, where, use_cli)
         if skills.remove(where.skills_dir):
-            result.lines.append(f"removed the skill from {tilde(where.skills_dir)}/")
+            result.lines.append(m.Message(m.SKILL_REMOVED, path=f"{tilde(where.skills_dir)}/"))
             result.changed = True
         return result
 
@@ -247,11 +249,11 @@ class Client:
         try:
             if self.owns_skill():
                 if skills.install(where.skills_dir):
-                    result.lines.append(f"skill: {tilde(where.skills_dir)}/")
+                    result.lines.append(m.Message(m.SKILL_PLACED, path=f"{tilde(where.skills_dir)}/"))
                     result.changed = True
             elif skills.remove(where.skills_dir):  # it reads another's copy: ours here would be a second
                 result.lines.append(
-                    f"skill: removed the copy in {tilde(where.skills_dir)} ({self.skill_shared_note()})"
+                    m.Message(m.SKILL_SHARED, path=tilde(where.skills_dir), why=self.skill_shared_note())
                 )
                 result.changed = True
             for peer in peers:
