@@ -41,7 +41,7 @@ RESIDENT_OPTIONS = {"serve": {"--wait-lock": True}, "tray": {"--wait-lock": True
 def resident_command(words: Sequence[str]) -> tuple[Handler, argparse.Namespace] | None:
     """`serve` or `tray` with only their own options, spelled in full: their handler and the
     arguments the parser would give, without the parser (argparse and every command's module,
-    which the resident process would keep: ~4 MB). Anything else (--help, an abbreviated or
+    which the resident process would keep for nothing). Anything else (--help, an abbreviated or
     unknown option, a value that is not a number) is None: the parser answers it as always."""
     if not words or words[0] not in RESIDENT_OPTIONS:
         return None

@@ -32,7 +32,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         for memory in rows:
             print(memory_line(memory))
         stale = [m for m in rows if m.get("stale")]
-        if stale:  # offered for update or deletion (issue 34)
+        if stale:  # offered for update or deletion
             one = stale[0]["id"]
             print(
                 f'{len(stale)} may be out of date (stale): update one with `memevo edit {one} "…"`, '

@@ -1,4 +1,4 @@
-"""Beyond one machine (issue 35): `memevo share` writes a repository's facts to its
+"""Beyond one machine: `memevo share` writes a repository's facts to its
 `.memevo/facts.md`, reviewed and merged like code (core/sharing/facts.py)."""
 
 from __future__ import annotations

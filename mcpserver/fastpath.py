@@ -1,8 +1,8 @@
 """The MCP server's first answers, given while the SDK still loads.
 
 The MCP SDK takes most of a second to import (pydantic models for every protocol type), and
-the CodeBuddy CLI holds its first hook until its MCP servers have answered (issue 30, item 7:
-0.7-0.9 s of every `codebuddy -p`). This front runs before that import. It stands between the
+the CodeBuddy CLI holds its first hook until its MCP servers have answered (so the import
+delayed every `codebuddy -p`). This front runs before that import. It stands between the
 client's stdio and the SDK's (two pipes), answers `initialize` and `tools/list` at once with
 the answers the SDK itself gave last time (kept per client, for this build of memevo, of the
 SDK and of Python), and forwards every line to the SDK as before; the SDK's own reply to a

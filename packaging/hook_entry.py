@@ -1,7 +1,7 @@
 """`memevo-hook`: the small, standard-library-only runner for client hooks in the frozen build.
 
 The main program starts torch-, Qt- and setuptools-aware runtime hooks before any of our
-code (~0.25 s); a prompt hook must answer in tens of milliseconds. This executable shares
+code; a prompt hook must answer in tens of milliseconds (`memevo bench --json`: hook_prompt_ms). This executable shares
 the bundle's `_internal/` folder but has its own tiny module archive, and behaves like the
 interpreter line that installer/hook_command.py writes:
 
@@ -11,7 +11,7 @@ interpreter line that installer/hook_command.py writes:
 The hook scripts are plain files in _internal/memevo/hooks/ and import only the standard
 library; every module they use is imported below so that PyInstaller bundles it. inspect,
 pkgutil and runpy are left out on purpose (memevo.spec): with them PyInstaller adds runtime
-hooks that cost ~30 ms per start, more than the rest of this program's start together. A hook
+hooks that cost more per start than the rest of this program's start together. A hook
 that one day imports a module missing here fails quietly (exit 0, a line in hooks.log) and
 packaging/smoke.sh, which checks recall through this program, fails loudly.
 """

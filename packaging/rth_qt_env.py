@@ -1,7 +1,7 @@
 """Runtime hook replacing PyInstaller's pyi_rth_pyside6 (see memevo.spec).
 
 That hook imports PySide6.QtCore at every start only to check whether Qt's prefix needs an
-embedded qt.conf; PySide6 wheels embed one themselves. Importing Qt (~60-100 ms) is wasted
+embedded qt.conf; PySide6 wheels embed one themselves. Importing Qt (a slow import) is wasted
 on every CLI command and hook that never shows a window, so only the environment it sets
 remains here; Qt itself loads when the tray app imports it.
 """

@@ -7,8 +7,8 @@ fact is compared with that repository's facts and the global ones with the globa
 repositories may well use different ports). At most MAX_PAIRS candidate pairs, closest
 first, get the text signals (signals.py, linear in the texts) and are classified with the
 calibrated thresholds. Duplicates are joined into clusters of at most MAX_CLUSTER memories.
-10k memories of one scope: 128 x 10k floats a block (5 MB), about 40 GFLOP in all — 6 s
-measured on a loaded 2-core machine, on the pass's own thread, never in a request of a hook.
+10k memories of one scope: 128 x 10k floats a block (5 MB), about 40 GFLOP in all — seconds,
+on the pass's own thread, never in a request of a hook.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .thresholds import Thresholds, classify
 
 # Rows a matrix product at a time. The pass runs inside the resident service, and glibc keeps
 # what a block's temporaries took (the products, their negation, argpartition's int64 indices):
-# 512 rows over a 10k pool kept ~180 MB in the service after the day's pass; 128 rows ~10 MB each.
+# the larger the block, the more the service keeps after the day's pass (`service_rss_mb`).
 BLOCK = 128
 NEIGHBOURS = 4
 MAX_PAIRS = 2000

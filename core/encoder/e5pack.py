@@ -85,7 +85,7 @@ def _skip_tokenizer(r: Reader) -> None:
 
 
 # Blocks dequantized at a time: the word table alone is 3M blocks, and whole-table float32
-# temporaries (384 MB each, page-faulted in) made the conversion ~8 s of a first run's CPU.
+# temporaries (384 MB each, page-faulted in) made the conversion cost a first run seconds of CPU.
 CHUNK_BLOCKS = 1 << 15
 
 

@@ -44,7 +44,7 @@ def halve_word_embeddings(model: Any) -> bool:
     A multilingual vocabulary makes it most of the model (multilingual-e5-small: 96M of 118M
     parameters, 384 MB as float32) and our weights ship as float16 anyway, so the float32 copy
     transformers makes holds no extra information. Rows are looked up in float16 and widened
-    to float32, so every vector is bit-identical (tested); the service keeps ~190 MB less."""
+    to float32, so every vector is bit-identical (tested); the service keeps half the table's size less."""
     import torch
 
     try:
@@ -149,7 +149,7 @@ class Encoder:
         self._model: Any = None
         self._lock = threading.Lock()
         # One encode at a time, on one lane: overlapping requests on several threads made every
-        # later torch encode ~70% slower for the service's life (docs/performance.md,
+        # later torch encode much slower for the service's life (docs/performance-journal.md,
         # 2026-11-30); on 2 cores two encodes at once only share the same cores anyway, so they
         # queue here instead, and what waits is encoded as one batch.
         self._lane = ThreadPoolExecutor(1, thread_name_prefix="memevo-encode")
@@ -171,7 +171,7 @@ class Encoder:
                     self._model = OnnxEncoderModel(self.folder)
                     release_free_memory()
                     # The weights are read whole on every encode: in huge pages an encode is
-                    # 5-10% faster, a first one after a pause more (docs/performance.md)
+                    # faster, a first one after a pause most (`memevo bench --json`: encode_ms)
                     started = time.monotonic()
                     self.huge_page_bytes = huge.collapse()
                     log.info(

@@ -1,8 +1,8 @@
 """The model loading on a thread of its own, begun as early as a process can.
 
-onnxruntime builds its session without the GIL (~0.2-0.5 s for the default model), so the
+onnxruntime builds its session without the GIL (a noticeable part of a start), so the
 service's start runs it beside work that holds the GIL: `memevo serve` begins it before it
-imports the service (~0.4-0.8 s of imports), the service's host takes it up
+imports the service (the imports take as long again), the service's host takes it up
 (ServiceHost.start_model_load), and the recall engine reads the pool and the lexical index
 while it finishes. Only a model already provisioned and ready to load is begun early; one still
 to download, convert or build is left to the host's load_engine, which shows its progress.

@@ -1,13 +1,13 @@
 """The default model's ONNX graph, written straight from its weights: no torch.
 
-`torch.onnx.export` of the sentence-transformers model (onnx_export.py) needs torch, 500 MB
-of it in the packaged program, for a graph that is nothing but a BERT encoder. This module
+`torch.onnx.export` of the sentence-transformers model (onnx_export.py) needs torch, most of
+the packaged program's size, for a graph that is nothing but a BERT encoder. This module
 writes the same model with `onnx.helper` from the folder's `model.safetensors` (read with
 safetensors' numpy API: the arrays e5pack.py converted), what the torch export computes, with
 its vectors (within 1e-6 of the torch export's, tested), in fewer and larger nodes: the
 activations as rows so that onnxruntime fuses each dense layer and its bias into a Gemm, and
 self-attention as onnxruntime's fused `Attention` (LAYOUT 2: a prompt's encode is faster than
-with LAYOUT 1, the torch export's nodes; docs/performance.md, "2026-12-04, evening"):
+with LAYOUT 1, the torch export's nodes; `memevo bench --json`: encode_ms):
 
 - embeddings: the word table stays float16, a Cast follows the Gather; plus token type 0;
   plus absolute positions 0..seq-1 (BertModel's, which is what the folder's config says:

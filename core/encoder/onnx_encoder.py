@@ -37,7 +37,7 @@ WORD_TABLE = "word_table.npy"
 WORDS_INPUT = "word_rows"
 OUTPUT = "sentence_embedding"
 # Short prompts (10-60 tokens) split poorly over many threads; the cap leaves a many-core
-# machine its other cores (this one has two, so the cap itself is not measured here).
+# machine its other cores.
 MAX_THREADS = 4
 PAD_ID = 1
 
@@ -174,7 +174,7 @@ class OnnxEncoderModel:
         # The pool's threads spin briefly between the graph's many small parallel steps (the
         # default). Two spinning threads beat one thread and beat not spinning, quiet and loaded;
         # not spinning trims a loaded machine's p95 but costs every quiet prompt a good part of
-        # the hook's budget, so the pool spins (measured: docs/performance.md, "onnxruntime's
+        # the hook's budget, so the pool spins (docs/performance-journal.md, "onnxruntime's
         # thread pool"). Unlike OpenBLAS's workers (one thread in the service) they stop
         # spinning soon after a run.
         self.max_length = int(manifest.get("max_length", 512))

@@ -59,11 +59,11 @@ PACK_SHA256 = {
     ),
 }
 HUB_PROBE_TIMEOUT_S = 3.0
-# The offline pack is the 4-bit model: against the C engine it came from it agrees to 0.9999;
-# the full-precision hub model agrees with the 4-bit one to about 0.98-0.99.
+# The offline pack is the 4-bit model, which agrees closely with the C engine it came from;
+# the full-precision hub model agrees with the 4-bit one less closely, hence its lower floor.
 MIN_AGREEMENT = {"offline-pack": 0.999, "hub": 0.95}
-# Building the graph and its checks takes seconds, the torch export longer (measured:
-# docs/recall.md, "The ONNX graph"); the timeout only catches a hung child.
+# Building the graph and its checks takes seconds, the torch export longer (docs/recall.md,
+# "The ONNX graph"); the timeout only catches a hung child.
 CHECK_TIMEOUT_S = 1800
 GRAPH_FAILED = "memevo-onnx-failed.json"
 log = logging.getLogger("memevo.encoder")
@@ -134,7 +134,7 @@ def hub_endpoint() -> str:
 def hub_reachable() -> bool:
     if os.environ.get("HF_HUB_OFFLINE") in ("1", "true", "TRUE"):
         return False
-    import urllib.request  # http.client, email and 25 more (~2 MB): the service's start has no use for them
+    import urllib.request  # http.client, email and many more: the service's start has no use for them
 
     try:
         request = urllib.request.Request(hub_endpoint() + "/api/models", method="HEAD")

@@ -1,10 +1,10 @@
 """Token ids for the ONNX encoder, the same as the model's tokenizer.json gives, in less memory.
 
 `tokenizers` keeps a Unigram vocabulary in a trie of hash maps: for multilingual-e5-small's
-250k pieces that is +282 MB in the process that holds it; a plain dict of the pieces still
-held +45-53 MB of Python objects. The pieces are kept without an object each (PieceTable, in
+250k pieces that is hundreds of MB in the process that holds it; a plain dict of the pieces
+still holds tens of MB of Python objects. The pieces are kept without an object each (PieceTable, in
 `tokenizer_table.py`, with the file it is mapped from), and a Viterbi pass in Python segments
-each word (about 60 µs for a short prompt): the normaliser and the pre-tokeniser are still
+each word (a small part of an encode: `memevo bench --json`, encode_ms): the normaliser and the pre-tokeniser are still
 `tokenizers`' own, built from the same file, so only the segmentation is ours, and it follows
 `tokenizers`' Unigram exactly (double-precision scores, the same tie order, unknown characters
 scored min-score − 10 and fused into one <unk>). Tests compare both on the verify sets and on
@@ -103,8 +103,9 @@ class LeanUnigram:
     def release_pages(self) -> None:
         """Unmap the pack's pages from this process, at rest: they are clean pages of a file
         (the page cache keeps them), and a prompt's lookups fault in most of the pack whatever
-        it asks (binary searches across it; large folios), ~7 MB of RSS for nothing between
-        bursts. The next prompt maps them again from the page cache (docs/performance.md)."""
+        it asks (binary searches across it; large folios), RSS held for nothing between bursts.
+        The next prompt maps them again from the page cache (`memevo bench --json`:
+        service_rss_mb)."""
         if self._region is not None and hasattr(mmap, "MADV_DONTNEED"):
             with contextlib.suppress(OSError, ValueError):  # closed, or a kernel without it
                 self._region.madvise(mmap.MADV_DONTNEED)

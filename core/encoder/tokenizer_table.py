@@ -2,7 +2,7 @@
 tokenizer.json and kept in the file beside it (`tokenizer-lean.bin`, mapped read-only).
 
 The pieces are kept here without a Python object each (PieceTable: their UTF-8 bytes in one
-blob, the CRC-32s of those bytes sorted in one array beside their ids, their scores, ~10 MB);
+blob, the CRC-32s of those bytes sorted in one array beside their ids, their scores);
 why, and the segmentation that runs on this table, are in `tokenizer.py`.
 
 The table is built from tokenizer.json once and written beside it (PACK, `tokenizer-lean.bin`);

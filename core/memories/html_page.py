@@ -40,7 +40,7 @@ def render_pieces(store: Store | None) -> Iterator[str]:
     Made whole, the rows' strings (each over Python's small-object size once it holds Chinese)
     were all alive together in malloc's heaps, among the request threads' own allocations;
     freed, they left a render's worth of pages that malloc_trim could not give back, and a
-    render follows every run of writes (the soak, docs/performance.md)."""
+    render follows every run of writes (`memevo bench --json`: soak_growth_pct)."""
     yield (
         '<!doctype html><html lang="zh"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"

@@ -18,7 +18,7 @@ log = logging.getLogger("memevo.redaction")
 @functools.cache
 def _third_party() -> tuple[Any, ...]:
     """detect-secrets' provider patterns (maintained upstream), compiled with RE2 on bytes.
-    Loaded once, for the first text that may_match_third_party (~0.2 s): never in a hook."""
+    Loaded once, for the first text that may_match_third_party (a slow import): never in a hook."""
     try:
         import re2
         from detect_secrets.plugins import (

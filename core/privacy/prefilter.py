@@ -9,7 +9,7 @@ import functools
 import re
 from pathlib import Path
 
-# Loading detect-secrets and RE2 costs every process ~16 MB (requests is most of it) and ~0.2 s,
+# Loading detect-secrets and RE2 costs every process memory (requests is most of it) and time,
 # and most texts (a log record, a prompt) cannot match any of their patterns. So a text is first
 # asked whether it could: every match of each pattern of the version below contains one of these
 # literals or shapes (Stripe's `[rs]k_live_…` contains `k_live_`, Telegram's `\d{8,10}:…{35}` a
@@ -17,8 +17,8 @@ from pathlib import Path
 # `@` after it (basic auth, Cloudant). The (?i) patterns are looked for in the text's casefold,
 # literals only: RE2 folds `ſ` and the Kelvin sign to s and k as casefold does, and a `.` of
 # theirs may match a character the casefold makes two. Only a text that might match loads them.
-# Every shape starts with a literal, so each search skips to it (~30 ms a megabyte, against
-# 100-500 for the patterns themselves). The superset is proved over redaction's corpus and an
+# Every shape starts with a literal, so each search skips to it (several times faster than the
+# patterns themselves; `memevo bench --json`: filter_worst_ms). The superset is proved over redaction's corpus and an
 # example of each pattern (tests/test_redaction_prefilter.py); with another detect-secrets
 # version every text loads them.
 PATTERNS_FOR = "1.5.0"

@@ -3,13 +3,13 @@
 glibc gives each thread that allocates an arena of its own, up to eight per core: the service's
 request threads, onnxruntime's pool, DuckDB's threads and the loaders each kept theirs, with
 what they freed scattered in them where `malloc_trim` cannot return it. Two arenas keep the
-service ~10 MB lighter at rest after the bench's bursts (docs/performance.md, "the service at
-rest under 250 MB"); Python's own small objects never reach malloc's locks (they use its own
+service lighter at rest after the bench's bursts (`memevo bench --json`: service_rss_mb);
+Python's own small objects never reach malloc's locks (they use its own
 allocator, under the GIL), so the contention this adds is onnxruntime's and DuckDB's few large
 buffers.
-The loaded model's weights (~90 MB, read whole on every encode) are put in huge pages: in 4 KB
-pages an encode walks ~23,000 page-table entries, which a pause between prompts lets other work
-push out of the caches (docs/performance.md, "the weights in huge pages").
+The loaded model's weights (read whole on every encode) are put in huge pages: in 4 KB pages an
+encode walks tens of thousands of page-table entries, which a pause between prompts lets other
+work push out of the caches (`memevo bench --json`: encode_ms, encoder_huge_pages_mb).
 Elsewhere (macOS, Windows, musl, kernels before 6.1) these do nothing.
 """
 
@@ -25,13 +25,13 @@ from .. import envvars
 
 ARENAS = 2
 _M_ARENA_MAX = -8  # malloc.h
-# The default model's largest weight block is a feed-forward layer as onnxruntime packs it (~2.4
-# MB): from 3 MB up all its 86 MB of layers are in the heaps (2 MB: 64 MB)
+# The default model's largest weight block is a feed-forward layer as onnxruntime packs it (a
+# few MB): a threshold above it puts all its layers in the heaps
 WEIGHT_BLOCKS = 4 << 20
 _THP_SIZE = "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 _MADV_COLLAPSE = 25  # Linux 6.1
-# The longest a model's load waits for its weights to go into huge pages: ~0.2 s for the
-# default model's 86 MB on the VM of docs/performance.md, much less where memory was used before
+# The longest a model's load waits for its weights to go into huge pages (usually far less;
+# `memevo bench --json`: service_ready_s)
 COLLAPSE_BUDGET_S = 1.0
 
 
@@ -70,8 +70,8 @@ def keep_blocks_in_heaps(up_to: int = WEIGHT_BLOCKS) -> bool:
     glibc raises its mmap threshold by itself whenever a mapped block larger than it (and under
     32 MB) is freed (mallopt(3), M_MMAP_THRESHOLD); freeing one of `up_to` takes it there at
     once, and glibc goes on adjusting it as before (mallopt would fix it for good). Raised to
-    the 32 MB ceiling instead, the tray at rest was 15 MB larger one start in three: a pool-sized
-    block freed into a heap stayed there."""
+    the 32 MB ceiling instead, the tray at rest was larger now and then (`memevo bench --json`:
+    tray_rss_mb): a pool-sized block freed into a heap stayed there."""
     if not _wanted():
         return False
     with contextlib.suppress(OSError, AttributeError):

@@ -16,7 +16,7 @@ rebuilt from the live texts once dead documents outnumber live ones.
 
 An index restored from its file (lexical_file.py) keeps the file's postings as they were read:
 flat arrays, each term a slice of them found through the terms' hashes (`FrozenPostings`), no Python
-object per term (a dict of per-term views held ~170k objects, 13 MB, at 10k memories). A
+object per term (a dict of per-term views held an object for every term and posting). A
 restored term copies its slice into the dict of arrays when a document is added to it.
 """
 
@@ -370,7 +370,7 @@ class LexicalScores:
         return float(self._scores[at]) if at < len(self._docs) and self._docs[at] == doc else 0.0
 
     def of_many(self, memory_ids: list[str]) -> list[float]:
-        """`of` for many ids with one binary search (the prompt path asks for ~80 of them)."""
+        """`of` for many ids with one binary search (the prompt path asks for dozens of them)."""
         if not len(self._docs):
             return [0.0] * len(memory_ids)
         wanted = [self._index.doc_of(i) for i in memory_ids]

@@ -1,5 +1,5 @@
 """The lexical index kept on disk beside the store, so a start loads it instead of indexing
-every memory again (~190 µs a memory in Python: 1.9 s of a 10k pool's start on a busy machine).
+every memory again (in Python, a large part of a start: `memevo bench --json`, service_ready_s).
 
 The file is a cache and never the truth. It holds the documents' ids and texts with their
 postings (lexical.Snapshot), and a start uses it only as a base: the engine then makes it hold

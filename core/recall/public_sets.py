@@ -1,4 +1,4 @@
-"""Public recall benchmarks through `memevo verify`'s production gate (issue 49).
+"""Public recall benchmarks through `memevo verify`'s production gate.
 
 Three public memory benchmarks (LoCoMo, MADial-Bench, PrefEval; unrelated prompts from
 MemoryBank too) are converted to one JSON form (extbench/README.md):

@@ -25,18 +25,19 @@ from .damage import DamagedConnection, check_size, damage_detail
 from .migrations import MIGRATIONS, latest_version
 
 log = logging.getLogger("memevo.store")
-# Long enough for a burst of commands writing without a service (measured: docs/data.md,
-# "One owner, any start order").
+# Long enough for a burst of commands writing without a service (docs/data.md, "One owner, any
+# start order").
 DEFAULT_LOCK_WAIT_S = 30.0
 _PID = re.compile(r"held in (?P<holder>.+?) \(PID (?P<pid>\d+)\)")
-# Read whole at every open (a few ms for 10k memories), so a command meets damage to what the
+# Read whole at every open (quick next to the open itself), so a command meets damage to what the
 # user sees as StoreDamaged; the service reads every table once more when it starts.
 OPEN_CHECKED = ("memories", "trash", "state")
 # Set (in `state`) in the transaction that deletes text which must leave the file, cleared in the
 # compacted copy itself: a compaction cut short is done again by the next read-write open.
 COMPACT_PENDING = "store.compact_pending"
-# reopen_if_worn: a 10k-memory service runs a few leaking queries a write (~35 KB), so after
-# this many uses a reopen gives back a few MB; rarely enough that its 20-45 ms is not felt.
+# reopen_if_worn: a service runs a few leaking queries a write, so after this many uses a
+# reopen gives back what they kept (`memevo bench --json`: soak_growth_pct); rarely enough that
+# its pause is not felt.
 REOPEN_AFTER_USES = 500
 
 
@@ -281,12 +282,12 @@ class Store:
 
     def release_cache(self) -> None:
         """DuckDB's buffer pool keeps every block a query read until memory_limit (80% of the
-        machine's memory) presses it: after `verify` and the pool's load, the whole store (~15 MB
-        of a 10k-memory service's resident memory, measured). Lowering the limit for a moment
+        machine's memory) presses it: after `verify` and the pool's load, the whole store (part of
+        the service's resident memory: `memevo bench --json`, service_rss_mb). Lowering the limit for a moment
         evicts the blocks no query holds; a later query reads what it needs again (from the page
         cache). Under the lock, so no query of this process runs meanwhile. The store runs on
         DuckDB's default limit, which RESET puts back exactly (a limit SET again from its
-        printed form, `18.8 GiB`, came back lower each time)."""
+        printed form, rounded, came back lower each time)."""
         with self._lock:
             try:
                 self.con.execute("SET memory_limit = '1MB'")
@@ -297,12 +298,11 @@ class Store:
 
     def reopen_if_worn(self, after_uses: int = REOPEN_AFTER_USES) -> bool:
         """Close the database and open it again once `after_uses` reads and transactions ran
-        since it was opened: DuckDB keeps native memory for each query it has run (4-13 KB for
-        ours: a top-N over text, the correlated subqueries; in no cache that closing a
-        connection, lowering memory_limit or a checkpoint empties), up to tens of MB, and gives
-        it back only when the database closes (docs/performance.md, "The soak: what DuckDB
-        keeps"). For a resident process, at a pause: under the lock (20-45 ms at 10k
-        memories), the next query reads its blocks again from the page cache. True when it
+        since it was opened: DuckDB keeps native memory for each query it has run (ours: a top-N
+        over text, the correlated subqueries; in no cache that closing a connection, lowering
+        memory_limit or a checkpoint empties), and gives it back only when the database closes
+        (docs/performance-journal.md, "The soak: what DuckDB keeps"). For a resident process,
+        at a pause: under the lock (a short pause), the next query reads its blocks again from the page cache. True when it
         reopened."""
         import duckdb
 
@@ -412,8 +412,8 @@ class StoreLock:
 
 def returns_freed_memory(con: Any) -> Any:
     """DuckDB's allocator keeps what a query freed until a background thread gives it back:
-    without one, loading a 10k pool left ~50 MB resident in the service for good; with it,
-    back within ~1.5 s (the service's memory: `service_rss_mb`, docs/performance.md). Set, not
+    without one, loading a pool left memory resident in the service for good; with it, back
+    soon after (the service's memory: `memevo bench --json`, service_rss_mb). Set, not
     passed as connect config: a connection with other config to the same file would fail."""
     con.execute("SET allocator_background_threads = true")
     return con

@@ -1,9 +1,9 @@
 """A vector as the store keeps it: one BLOB of float32 little-endian bytes per row.
 
 DuckDB hands a BLOB column over as one `bytes` per row, which numpy joins into a matrix in one
-copy; a `FLOAT[]` column came as one numpy array per row (or through pyarrow, whose ~30 MB of
-libraries the resident service then mapped). Rows go in through a registered dict of numpy
-arrays (DuckDB scans it without pyarrow or pandas): `executemany` took ~3 ms a row.
+copy; a `FLOAT[]` column came as one numpy array per row (or through pyarrow, whose libraries
+the resident service then mapped). Rows go in through a registered dict of numpy arrays
+(DuckDB scans it without pyarrow or pandas): `executemany` was far slower, a row at a time.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def convert_float_lists(con: Any) -> None:
     shown = con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0]
     con.execute("SET enable_progress_bar = false")
     # DuckDB caches the old table's blocks and the new one's until memory_limit (80% of the
-    # machine's memory) presses: a million vectors took the process to 5.6 GB. A lower limit for
+    # machine's memory) presses: a million vectors took the process to several GB. A lower limit for
     # the conversion makes it write out and evict as it goes; RESET puts DuckDB's default back.
     con.execute(f"SET memory_limit = '{CONVERT_MEMORY}'")
     try:

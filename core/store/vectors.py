@@ -39,7 +39,7 @@ class Pool:
 def stale(store: Store, model: str) -> list[tuple[str, str]]:
     """(id, text) of memories whose vector must be (re)encoded for this model. The texts' hashes
     are compared in DuckDB (its sha256 is text_sha's, hex): every start and every write asks,
-    and hashing each text in Python cost 80-190 ms a 10k pool, holding the GIL."""
+    and hashing each text in Python cost a start much longer, holding the GIL."""
     rows = store.query(
         "SELECT m.id, m.text FROM memories m LEFT JOIN vectors v ON v.memory_id = m.id "
         "WHERE v.model IS DISTINCT FROM ? OR v.text_sha IS DISTINCT FROM left(sha256(m.text), 16)",
@@ -70,7 +70,7 @@ def iter_pool(store: Store, model: str, batch_rows: int = 50_000) -> Iterator[Po
 
     The memories' columns come whole (numpy, fast), the vectors in rowid ranges of their own
     table, matched by id here: a join in DuckDB built its hash table over the vectors side,
-    every vector held a second time (~350 MB more at 200k memories)."""
+    every vector held a second time."""
     with store.reading() as con:
         live = con.execute("SELECT id, category, text, deprecated FROM memories").fetchnumpy()
         ids: list[str] = live["id"].tolist()

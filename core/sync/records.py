@@ -1,4 +1,4 @@
-"""A person's memories as text records (issue 35, item 2): one JSON file per memory, written,
+"""A person's memories as text records: one JSON file per memory, written,
 read and merged here; core/sync/remote.py moves them through git.
 
 A record is a memory's whole state: its row (text, confidence and the rest), pin, scope, trash
