@@ -28,12 +28,10 @@ from ..clock import Clock, SystemClock
 from ..encoder import background
 from ..encoder.encoder import Encoder
 from ..encoder.loading import ModelLoad, OnThread
-from ..errors import StoreBusy
 from ..memories import cues as cues_mod
-from ..memories import live as memories
 from ..store import vectors
 from ..store.database import Store
-from . import actions, crossing, generic, lexical_file, sentences
+from . import actions, crossing, generic, lexical_file, sentences, shown
 from .concepts import textbook_question
 from .gate import GateSettings, gate_category
 from .gate_defaults import for_model
@@ -43,7 +41,6 @@ from .lexical import alone as lexical_alone
 from .textfilter import recall_input
 
 log = logging.getLogger("memevo.recall")
-AWARD_LOCK_WAIT_S = 0.3
 CANDIDATES = 20  # per category and signal, merged before fusing
 CATEGORIES = ("rule", "project")
 # At most this many memories without a current vector are encoded after the pool is loaded
@@ -439,13 +436,6 @@ class RecallEngine:
                 for row in rows
             ]
             setattr(result, "rules" if category == "rule" else "projects", hits)
-        if award and result.hits:
-            result.awarded = self._award([h.id for h in result.hits])
+        if award and result.hits:  # everything the gate passed is shown (shown.py: the one award path)
+            result.awarded = shown.award(self.store, self.clock, [h.id for h in result.hits]) or {}
         return result
-
-    def _award(self, ids: list[str]) -> dict[str, int]:
-        try:
-            return memories.award_recall(self.store, ids, self.clock, lock_wait_s=AWARD_LOCK_WAIT_S)
-        except StoreBusy as exc:
-            log.warning("recall award skipped for %s: %s", ",".join(ids), exc)
-            return {}

@@ -12,8 +12,11 @@ import json
 import threading
 from typing import Any
 
+from ..recall.shown import Awards
+
+__all__ = ["Awards", "Rows", "SessionStarts"]
+
 KEPT_TEXTS = 64  # (flavor, budget, repository, config) combinations; a handful in practice
-KEPT_AWARDS = 10_000
 
 
 class SessionStarts:
@@ -52,30 +55,6 @@ class SessionStarts:
         with self._lock:
             self._texts.clear()
             self._generation += 1
-
-
-class Awards:
-    """Memories already awarded (or found not due) today: a recall that shows only these
-    decides without reading the store. Only ever skips an award that would gain nothing."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._day: str | None = None
-        self._done: set[str] = set()
-
-    def not_yet(self, ids: list[str], today: str) -> list[str]:
-        with self._lock:
-            if self._day != today:
-                self._day, self._done = today, set()
-            return [i for i in ids if i not in self._done]
-
-    def mark(self, ids: list[str], today: str) -> None:
-        with self._lock:
-            if self._day != today:
-                self._day, self._done = today, set()
-            if len(self._done) + len(ids) > KEPT_AWARDS:
-                self._done.clear()
-            self._done.update(ids)
 
 
 KEPT_ROWS = 4096

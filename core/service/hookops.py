@@ -14,11 +14,12 @@ from typing import Any
 
 from ...hooks import client_table
 from .. import config as config_mod
-from ..errors import StoreBusy
+from ..errors import InvalidInput, StoreBusy
 from ..learning import readiness
 from ..memories import live as memories
 from ..memories import maintenance, scopes
 from ..ops.table import operation
+from ..recall import shown
 from ..sharing import facts as sharing
 from . import fallback_texts as caches
 from . import injection_log as books
@@ -33,8 +34,6 @@ ACTION_REPEAT_S = 600.0
 _SESSIONS_KEPT = 256
 _injected: dict[tuple[str, str], dict[str, float]] = {}
 _injected_lock = threading.Lock()
-AWARD_LOCK_WAIT_S = 0.3  # as the engine's own: a busy store costs the award, never the prompt
-SCOPE_WIDEN = 3  # the gate keeps this many times recallTopK, before other repositories' go
 
 
 @dataclass(frozen=True)
@@ -183,10 +182,10 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         hits = result.hits
         if hits:
             try:
-                found = ctx.rows.find(ctx.store, [h.id for h in hits], AWARD_LOCK_WAIT_S)
+                found = ctx.rows.find(ctx.store, [h.id for h in hits], shown.AWARD_LOCK_WAIT_S)
             except StoreBusy:
                 found = {}
-            hits = [h for h in hits if h.id not in found or scopes.visible(found[h.id].scope, ask.repo)]
+            hits = shown.applying(hits, found, ask.repo, len(hits))
     except Exception:  # a tool call is never held up by recall
         log.exception("action recall failed")
         return _done(ctx, ask, "action", started, None, [])
@@ -317,37 +316,45 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     return result
 
 
+def answer(ctx: ServiceContext, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    """A hook operation called directly: what the relayed adapter asks for (core/service/relay.py)."""
+    handler = _BY_OP.get(op)
+    if handler is None:
+        raise InvalidInput(f"unknown hook operation {op!r}")
+    return handler(ctx, **params)
+
+
+_BY_OP = {
+    "hook.session_start": on_session_start,
+    "hook.prompt": on_prompt,
+    "hook.action": on_action,
+    "hook.stop": on_stop,
+}
+
+
 def _recall(
     ctx: ServiceContext, prompt: str, config: config_mod.Config, repo: str | None = None
 ) -> tuple[str, list[str], str | None, dict[str, Any] | None]:
-    """The gate's hits that apply here (global, or of this repository), this repository's
-    and pinned ones first, then the most confident, cut to the recallChars budget; only what
-    is shown is awarded (and logged). The gate looks at more candidates than it keeps, so
-    other repositories' facts do not crowd out this one's."""
+    """What recall shows for this prompt (core/recall/shown.py): the gate's hits that apply
+    here, in order, cut to the recallChars budget; only what is shown is awarded (and logged).
+    The gate looks at more candidates than it keeps, so other repositories' facts do not crowd
+    out this one's."""
     engine = ctx.engine
     if engine is None:
         return "", [], ctx.engine_error or "the model is still loading", None
     settings = engine.settings(config.values)  # config is read once per request
-    wide = dataclasses.replace(settings, top_k=settings.top_k * SCOPE_WIDEN)
+    wide = dataclasses.replace(settings, top_k=settings.top_k * shown.SCOPE_WIDEN)
     result = engine.recall(prompt, award=False, settings=wide)
     if not result.hits:
         return "", [], result.skipped, None
     try:
-        found = ctx.rows.find(ctx.store, [h.id for h in result.hits], AWARD_LOCK_WAIT_S)
+        found = ctx.rows.find(ctx.store, [h.id for h in result.hits], shown.AWARD_LOCK_WAIT_S)
     except StoreBusy:  # the gate's own order then
         found = {}
-    hits = [h for h in result.hits if h.id not in found or scopes.visible(found[h.id].scope, repo)]
-    hits = [h for i, h in enumerate(hits) if sum(o.category == h.category for o in hits[:i]) < settings.top_k]
+    hits = shown.applying(result.hits, found, repo, settings.top_k)
     if not hits:
         return "", [], "only other repositories' memories matched", None
-
-    def rank(hit: Any) -> tuple[bool, bool, int]:
-        memory = found.get(hit.id)
-        if memory is None:
-            return (True, True, 0)
-        return (not memory.pinned, memory.scope is None, -memory.confidence)
-
-    ordered = sorted(hits, key=rank)
+    ordered = shown.ranked(hits, found)
     kept, left_out = texts.fit_recall(  # a stale memory's note counts toward the budget
         [(h.id, _group(ctx, h), _noted(h.text, found.get(h.id))) for h in ordered], int(config["recallChars"])
     )
@@ -356,9 +363,9 @@ def _recall(
     block = texts.recall_block_of(kept, left_out)
     ids = [i for i, _, _ in kept]
     _award(ctx, ids, found, "recall")
-    shown = set(ids)
-    why = _receipt("recall", [h for h in ordered if h.id in shown], found)
-    why["left_out"] = [h.id for h in ordered if h.id not in shown]  # passed the gate, no room
+    on_show = set(ids)
+    why = _receipt("recall", [h for h in ordered if h.id in on_show], found)
+    why["left_out"] = [h.id for h in ordered if h.id not in on_show]  # passed the gate, no room
     why["other_repositories"] = len(result.hits) - len(hits)
     return block, ids, None, why
 
@@ -388,18 +395,12 @@ def _noted(text: str, memory: memories.Memory | None) -> str:
 
 
 def _award(ctx: ServiceContext, ids: list[str], found: dict[str, memories.Memory], what: str) -> None:
-    """Only what was shown is awarded. Memories already awarded today are known in memory, so
-    the usual case (the same rules recalled again today) decides without the store."""
-    today = ctx.clock.local_day(ctx.clock.now_ms())
-    due = ctx.awards.not_yet(ids, today)
-    if not due:
+    """Only what was shown is awarded (core/recall/shown.py, with today's memo: the usual case,
+    the same rules recalled again today, decides without the store); the rows and texts kept
+    for the next hook then follow."""
+    gained = shown.award(ctx.store, ctx.clock, ids, found=found, awards=ctx.awards, what=what)
+    if gained is None:
         return
-    try:
-        gained = memories.award_recall(ctx.store, due, ctx.clock, lock_wait_s=AWARD_LOCK_WAIT_S, known=found)
-    except StoreBusy as exc:
-        log.warning("%s award skipped for %s: %s", what, ",".join(due), exc)
-        return
-    ctx.awards.mark(due, today)
     ctx.rows.drop(list(gained))  # their confidence and award day changed
     if gained:
         ctx.session_starts.clear()  # confidence orders the session start's rules

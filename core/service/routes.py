@@ -75,17 +75,6 @@ def search(
     )
 
 
-@operation("recall", service=True)
-def recall(ctx: ServiceContext, prompt: Any = "", award: Any = False) -> dict[str, Any]:
-    if ctx.engine is None:
-        raise InvalidInput(ctx.engine_error or "the model is still loading; try again in a few seconds")
-    result = ctx.engine.recall(str(prompt), award=bool(award))
-    if result.awarded:
-        ctx.session_starts.clear()  # confidence orders the session start's rules
-        ctx.rows.drop(list(result.awarded))
-    return {"hits": [h.as_json() for h in result.hits], "skipped": result.skipped}
-
-
 @operation("side.resolve", service=True)
 def resolve(
     ctx: ServiceContext,
@@ -131,4 +120,12 @@ def ui_test(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
 @operation("hook.relay", service=True)
 def hook_relay(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """The relay hook: a client's raw payload in, its raw output out (relay.py)."""
-    return relay.answer(lambda op, inner: dispatch(ctx, op, inner), params)
+    return relay.answer(lambda op, inner: hook_answer(ctx, op, inner), params)
+
+
+def hook_answer(ctx: ServiceContext, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The hook operation the relayed adapter asks for, called directly: the relay is already
+    one request through the table, its hook.* answer is not a second one."""
+    if ctx.damaged:
+        return damaged.answer_from_cache(op, params)
+    return hookops.answer(ctx, op, params)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ...hooks.clients import base
 from ..memories.text import remove_unsafe
+from ..recall import shown
 
 PLUGIN = "memory-self-evolution"
 CONFIRM_MARKER = base.CONFIRM_MARKER  # the adapters tell our own continuation by it
@@ -246,15 +247,6 @@ def recall_cut_note(left_out: int) -> str:
 
 
 def fit_recall(hits: Sequence[tuple[str, str, str]], budget: int) -> tuple[list[tuple[str, str, str]], int]:
-    """(id, category, text) hits in the order to keep them (most confident first): those that
-    fit the block in budget characters, and how many were left out. The first always fits a
-    sane budget (400-character texts, a 200-character minimum budget would not: it is cut)."""
-    kept: list[tuple[str, str, str]] = []
-    for index, hit in enumerate(hits):
-        trial = [*kept, hit]
-        rest = len(hits) - index - 1
-        block = recall_block_of(trial, rest)
-        if len(block) > budget:
-            break
-        kept = trial
-    return kept, len(hits) - len(kept)
+    """(id, category, text) hits in the order to keep them: those whose block fits in budget
+    characters, and how many were left out (core/recall/shown.py measures)."""
+    return shown.fit(hits, budget, recall_block_of)
