@@ -1,6 +1,6 @@
 """A resident store is closed and opened again once it has run enough queries
 (Store.reopen_if_worn): DuckDB keeps native memory for every query it runs and gives it back
-only when the database closes (docs/performance.md, "The soak: what DuckDB keeps")."""
+only when the database closes (docs/performance-journal.md, "The soak: what DuckDB keeps")."""
 
 from __future__ import annotations
 

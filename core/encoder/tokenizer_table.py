@@ -7,7 +7,7 @@ why, and the segmentation that runs on this table, are in `tokenizer.py`.
 
 The table is built from tokenizer.json once and written beside it (PACK, `tokenizer-lean.bin`);
 later loads map that file read-only, so only the pages prompts touch are resident, and none of
-tokenizer.json's 9.5 MB of JSON is parsed again. A pack that is missing, damaged, of another
+tokenizer.json's JSON is parsed again. A pack that is missing, damaged, of another
 format or of another tokenizer.json (its SHA-256 is in the pack) is built again; where it
 cannot be written, the table built in memory serves as before.
 """
