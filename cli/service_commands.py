@@ -139,30 +139,24 @@ def cmd_service(args: argparse.Namespace) -> int:
     return 0
 
 
-# Who proposes memories in each mode, as `memevo service` says it.
-MODE_WORDS = {
-    "side": "the side judge (your side API) reads what you say",
-    "client": "your assistant's model proposes (memory_propose)",
-    "off": "nothing new is learned",
-}
-# Why a mode chosen as auto or side is off (the status does not say which of the two for side).
-OFF_BECAUSE = {
-    "auto": "waiting for `memevo setup` (the Node tool's sideJudge=false)",
-    "side": "the side API is not configured (sideApiBase, sideApiModel and a key)",
-}
-
-
 def learning_lines(learning: dict[str, Any]) -> list[tuple[str, str]]:
-    """The status's learning dict as a person reads it: the mode (and the chosen one when it
-    differs: "auto → client: …"), then the proposals and side API calls against their caps."""
+    """The status's learning dict as a person reads it: who proposes now in the words the
+    desktop uses (core.learning.readiness.NOW_WORDS), after the chosen mode when it differs
+    ("auto → client: …", "side → off: …"), then the proposals and side API calls against
+    their caps."""
+    from ..core.learning import readiness
+
     if "error" in learning:
         return [("learning", f"unknown: {learning['error']}")]
     mode, chosen = str(learning.get("mode")), str(learning.get("chosen") or learning.get("mode"))
-    words = MODE_WORDS.get(mode, mode)
-    if mode == "off" and chosen in OFF_BECAUSE:
-        words = OFF_BECAUSE[chosen]
-    head = mode if chosen == mode else f"{chosen} → {mode}"
-    lines = [("learning", f"{head}: {words}")]
+    # Off under auto is the Node tool's block; under side the status does not say whether it is
+    # that or a side API not set up: the latter, by far the likelier.
+    words = readiness.NOW_WORDS.get(readiness.now(mode, chosen, chosen == readiness.AUTO), mode)
+    if mode == readiness.OFF:  # the words say "off" themselves
+        said = words if chosen == mode else f"{chosen} → {words}"
+    else:
+        said = f"{mode}: {words}" if chosen == mode else f"{chosen} → {mode}: {words}"
+    lines = [("learning", said)]
     if "proposals_today" in learning:
         lines.append(
             (

@@ -67,6 +67,9 @@ def _minutes_or_never(value: Any) -> float | int:
     return value
 
 
+# How memevo learns (the config's `learning`), in the one order every chooser offers them: the
+# terminal's numbered question, the wizard, Settings. Who proposes in each, and why not when
+# off: core/learning/readiness.py (English), desktop/learning_texts.py (tr()).
 LEARNING_MODES = ("auto", "side", "client", "off")
 
 

@@ -2,7 +2,10 @@
 proposes now (core.learning.readiness), and who proposed a given memory (a job's proposal).
 
 One place, so the tray, the status panel, Settings, the wizard and the confirmation dialog
-say the same thing in the same words (each spelled out in tr() for extraction)."""
+say the same thing in the same words (each spelled out in tr() for extraction). The modes and
+their order are core's (config.LEARNING_MODES); who proposes now is a code of
+core.learning.readiness, whose English (NOW_WORDS) the command line says and which is worded
+here through tr()."""
 
 from __future__ import annotations
 
@@ -11,15 +14,13 @@ from typing import Any
 from ..core.learning import readiness
 from .i18n import tr
 
-MODES = ("auto", "client", "side", "off")  # the order the choices are offered in
-
 
 def mode_label(mode: str) -> str:
     """The short name of a choice of `learning` (a combo item, a radio button)."""
     labels = {
         "auto": tr("Automatic (recommended)"),
-        "client": tr("Your coding assistant's own model"),
         "side": tr("The side judge (your side API)"),
+        "client": tr("Your coding assistant's own model"),
         "off": tr("Off"),
     }
     return labels.get(mode, mode)
@@ -31,33 +32,33 @@ def mode_help(mode: str) -> str:
         "auto": tr(
             "The side judge when its API is set up below; otherwise your coding assistant's own model proposes memories, with nothing to configure."
         ),
-        "client": tr(
-            "Your coding assistant's own model proposes memories (through memevo's memory_propose tool); nothing to configure."
-        ),
         "side": tr(
             "An OpenAI-compatible endpoint you set up reads what you say and proposes memories. Prompts are filtered first: code and logs are removed and key-like strings are hidden."
+        ),
+        "client": tr(
+            "Your coding assistant's own model proposes memories (through memevo's memory_propose tool); nothing to configure."
         ),
         "off": tr("Nothing is learned; memevo still recalls the memories you add by hand."),
     }
     return texts.get(mode, "")
 
 
+def now_words() -> dict[str, str]:
+    """Who proposes now, or why learning is off and what turns it on: readiness.NOW_WORDS's codes."""
+    return {
+        readiness.NOW_SIDE: tr("the side judge proposes memories"),
+        readiness.NOW_CLIENT: tr("your coding assistant's model proposes memories"),
+        readiness.OFF_CHOSEN: tr("off (you chose off)"),
+        readiness.OFF_SIDE_UNSET: tr(
+            "off: it is set to the side judge, whose API is not set up (base URL, model and key)"
+        ),
+        readiness.OFF_LEGACY: tr("off: set the side API in Settings or run `memevo setup`"),
+    }
+
+
 def effective(state: readiness.LearningState) -> str:
     """Who proposes now, as one phrase (the tray, the status panel, Settings)."""
-    if state.mode == readiness.CLIENT:
-        return tr("your coding assistant's model proposes memories")
-    if state.mode == readiness.SIDE:
-        return tr("the side judge proposes memories")
-    return off_reason(state)
-
-
-def off_reason(state: readiness.LearningState) -> str:
-    """Why learning is off, and what turns it on."""
-    if state.chosen == readiness.OFF:
-        return tr("off (you chose off)")
-    if state.chosen == readiness.SIDE and not state.legacy_blocking:
-        return tr("off: it is set to the side judge, whose API is not set up (base URL, model and key)")
-    return tr("off: set the side API in Settings or run `memevo setup`")
+    return now_words()[state.now]
 
 
 def proposer(proposal: dict[str, Any], client: str) -> str:

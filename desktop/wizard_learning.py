@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core import config as config_mod
 from .i18n import tr
-from .learning_texts import MODES, mode_help, mode_label
+from .learning_texts import mode_help, mode_label
 from .qt import QCheckBox, QGridLayout, QLabel, QLineEdit, QRadioButton, QVBoxLayout, QWizardPage
 from .settings_workers import ERROR_STYLE
 from .wizard_pages import PAGE_AUTOSTART, PAGE_CLAUDE, _help, _label
@@ -40,7 +40,7 @@ class SidePage(QWizardPage):
             )
         )
         self.mode_radios: dict[str, QRadioButton] = {}
-        for mode in MODES:
+        for mode in config_mod.LEARNING_MODES:
             radio = self.mode_radios[mode] = QRadioButton(mode_label(mode))
             layout.addWidget(radio)
             layout.addWidget(_help(mode_help(mode), indent=24))

@@ -79,3 +79,13 @@ def test_who_learns_is_said_in_the_ui_language(language: str, expected: list[str
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == expected
+
+
+def test_who_learns_has_one_wording_per_code_and_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """core.learning.readiness words each code in English (the command line says it); the
+    desktop words the same codes through tr(), and in English says the same words."""
+    from memevo.core.learning import readiness
+    from memevo.desktop import learning_texts
+
+    monkeypatch.setattr(learning_texts, "tr", lambda text: text)
+    assert learning_texts.now_words() == readiness.NOW_WORDS

@@ -31,21 +31,21 @@ def test_service_status_says_the_mode_what_auto_chose_and_the_caps(
         auto = run_cli("service", "status")
         assert auto.returncode == 0, auto.stderr
         shown = _lines(auto.stdout)
-        assert shown["learning"] == "auto → client: your assistant's model proposes (memory_propose)"
+        assert shown["learning"] == "auto → client: your coding assistant's model proposes memories"
         assert shown["proposals today"] == "0 of 12 a day (at most 3 per session)"
         assert shown["side API calls"] == "0 of 40 today"
         assert "{" not in auto.stdout and "proposals_per_day" not in auto.stdout  # not the raw dict
 
         assert run_cli("config", "learning", "client").returncode == 0
         assert _lines(run_cli("service", "status").stdout)["learning"] == (
-            "client: your assistant's model proposes (memory_propose)"
+            "client: your coding assistant's model proposes memories"
         )
         assert run_cli("config", "learning", "side").returncode == 0
         assert _lines(run_cli("service", "status").stdout)["learning"] == (
-            "side → off: the side API is not configured (sideApiBase, sideApiModel and a key)"
+            "side → off: it is set to the side judge, whose API is not set up (base URL, model and key)"
         )
         assert run_cli("config", "learning", "off").returncode == 0
-        assert _lines(run_cli("service", "status").stdout)["learning"] == "off: nothing new is learned"
+        assert _lines(run_cli("service", "status").stdout)["learning"] == "off (you chose off)"
 
         as_json = json.loads(run_cli("service", "status", "--json").stdout)
         assert as_json["learning"]["mode"] == "off" and as_json["learning"]["proposals_per_day"] == 12
@@ -64,14 +64,14 @@ def test_learning_lines_for_the_side_judge_and_a_status_that_failed() -> None:
         "side_daily_limit": 300,
     }
     assert learning_lines(side) == [
-        ("learning", "auto → side: the side judge (your side API) reads what you say"),
+        ("learning", "auto → side: the side judge proposes memories"),
         ("proposals today", "2 of 30 a day (at most 8 per session)"),
         ("side API calls", "17 of 300 today"),
     ]
     legacy = side | {"mode": "off"}
     assert learning_lines(legacy)[0] == (
         "learning",
-        "auto → off: waiting for `memevo setup` (the Node tool's sideJudge=false)",
+        "auto → off: set the side API in Settings or run `memevo setup`",
     )
     assert learning_lines({"error": "IOException: busy"}) == [("learning", "unknown: IOException: busy")]
 

@@ -170,8 +170,8 @@ def test_the_pages_in_order_their_defaults_and_the_choices_they_make(
     assert side_page.mode() == "auto" and side_page.mode_radios["auto"].isChecked()  # preselected
     assert [r.text() for r in side_page.mode_radios.values()] == [
         "自动（推荐）",
-        "你的编程助手自己的模型",
         "旁路模型（你的旁路接口）",
+        "你的编程助手自己的模型",
         "关闭",
     ]
     assert tr(
