@@ -56,13 +56,6 @@ def _wordings() -> dict[str, str]:
         m.STATE: tr("{client}: {state}"),
         m.WROTE: tr("{what} written: {path}"),
         m.SKILL_PLACED: tr("skill placed in {path}"),
-        m.CLAUDE_NOT_FOUND: tr(
-            "MCP server: no `claude` command was found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:"
-        ),
-        m.COMMAND: "  {command}",
-        m.CLAUDE_ADDED: tr("MCP server: registered with claude mcp add --scope user (in ~/.claude.json)"),
-        m.CLAUDE_ADD_FAILED: tr("claude mcp add failed: {reason}"),
-        m.CURSOR_SKILL_DROPPED: tr("skill: removed Cursor's own copy (Cursor reads ~/.claude/skills)"),
     } | state_wordings()
 
 

@@ -39,13 +39,6 @@ WROTE = "client.wrote"
 SKILL_PLACED = "client.skill-placed"
 SKILL_SHARED = "client.skill-shared"
 SKILL_REMOVED = "client.skill-removed"
-# Lines installer/clients/claude.py and cursor.py report as text today, defined here so that they
-# can report these codes (desktop/setup_lines.py reads their English back until they do).
-CLAUDE_NOT_FOUND = "client.claude-not-found"
-COMMAND = "client.command"
-CLAUDE_ADDED = "client.claude-added"
-CLAUDE_ADD_FAILED = "client.claude-add-failed"
-CURSOR_SKILL_DROPPED = "client.cursor-skill-dropped"
 
 ENGLISH: dict[str, str] = {
     CHECKING_MODEL: "Checking the embedding model…",
@@ -73,11 +66,6 @@ ENGLISH: dict[str, str] = {
     SKILL_PLACED: "skill: {path}",
     SKILL_SHARED: "skill: removed the copy in {path} ({why})",
     SKILL_REMOVED: "removed the skill from {path}",
-    CLAUDE_NOT_FOUND: "MCP server: `claude` was not found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:",
-    COMMAND: "  {command}",
-    CLAUDE_ADDED: "MCP server: claude mcp add --scope user (in ~/.claude.json)",
-    CLAUDE_ADD_FAILED: "claude mcp add failed: {reason}",
-    CURSOR_SKILL_DROPPED: "skill: removed Cursor's own copy (Cursor reads ~/.claude/skills)",
 }
 
 
