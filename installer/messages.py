@@ -92,8 +92,13 @@ class Message(str):
         }
         return self
 
-    def __repr__(self) -> str:
-        return f"Message({self.code!r}, {dict(self.params)!r})"
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copied and pickled as the message it is (str's own way would lose the code)."""
+        return (_message, (self.code, dict(self.params)))
+
+
+def _message(code: str, params: dict[str, str]) -> Message:
+    return Message(code, **params)
 
 
 def render(message: str, say: Mapping[str, str], word: Callable[[str, str], str] | None = None) -> str:

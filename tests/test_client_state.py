@@ -215,3 +215,22 @@ def test_the_status_tab_says_the_same(qtbot, host: ServiceHost, no_claude_cli: P
     for current in client_state.read_all():
         assert client_texts.title(current) in shown
     assert claude_mcp.printable(claude_mcp.add_command()).split(" -- ")[0] in shown
+
+
+def test_a_message_is_its_english_and_keeps_its_code_through_a_copy() -> None:
+    """The terminal prints a Message as it is; the desktop reads its code, never its English."""
+    import copy
+    import pickle
+
+    from memevo.installer import messages
+
+    line = messages.Message(
+        messages.CLIENT_SAYS, client="Cursor", line=messages.Message(messages.WROTE, what="hooks", path="~/h")
+    )
+    assert line == "Cursor: hooks: ~/h" and str(line) == line and repr(line) == repr("Cursor: hooks: ~/h")
+    for again in (copy.deepcopy(line), pickle.loads(pickle.dumps(line))):
+        assert again == line and again.code == messages.CLIENT_SAYS
+        assert getattr(again.params["line"], "code", None) == messages.WROTE
+    said = messages.render(line, {messages.CLIENT_SAYS: "{client} — {line}", messages.WROTE: "{what}@{path}"})
+    assert said == "Cursor — hooks@~/h"
+    assert messages.render("plain text", {messages.CLIENT_SAYS: "x"}) == "plain text"
