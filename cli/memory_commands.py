@@ -233,7 +233,7 @@ def _answer_pending(args: argparse.Namespace) -> int:
     def say(result: dict[str, Any]) -> None:
         print(result["message"] if "message" in result else f"{result['sessionID']}: {result.get('action')}")
 
-    return reply(args, call("pending.resolve", sessionID=args.session_id, decision=decision), say)
+    return reply(args, call("pending_resolve", sessionID=args.session_id, decision=decision), say)
 
 
 def _tray_hosts_service() -> bool:

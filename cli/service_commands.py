@@ -351,7 +351,7 @@ def _tell_the_service() -> None:
     from ..core.service import fallback_texts as caches
 
     try:
-        client.call("secret.changed", {}, timeout_s=5)
+        client.call("secret_changed", {}, timeout_s=5)
     except client.ServiceUnavailable:  # a lost reply too: a service holding the store is left alone
         caches.write_without_service()
     except MemevoError:  # an older service without the operation: it asks the keyring within 30 s

@@ -2,7 +2,7 @@
 against the tray app (offscreen) hosting the service over a 10k-memory pool, and its RSS before
 and after (the `soak_growth_pct` budget in cli/bench/budgets.py).
 
-Most prompts are sent as the hook sends them (`hook.relay` with the client's raw payload: the
+Most prompts are sent as the hook sends them (`hook_relay` with the client's raw payload: the
 hook itself only forwards stdin's bytes), from several threads; a sample runs as real hook
 processes (`<python> -I -S memevo_hook.py claude UserPromptSubmit`). Sessions, prompts and
 written texts all differ, so per-session and per-text state is exercised, not one cached
@@ -29,7 +29,7 @@ GROWTH_BUDGET_PCT = 10.0
 
 
 def relay_params(index: int) -> dict[str, Any]:
-    """The params of the hook's own hook.relay request for the index-th prompt of the soak."""
+    """The params of the hook's own hook_relay request for the index-th prompt of the soak."""
     payload = {
         "session_id": f"soak-{index % SESSIONS}",
         "prompt_id": f"p{index}",
@@ -72,7 +72,7 @@ def soak(
 
         def prompt(index: int) -> None:
             nonlocal recalled
-            text = injected(client.call("hook.relay", relay_params(index), timeout_s=120))
+            text = injected(client.call("hook_relay", relay_params(index), timeout_s=120))
             if FACT in text:
                 with count_lock:
                     recalled += 1

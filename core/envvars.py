@@ -172,7 +172,7 @@ TRAY_TEST_HOOK = EnvVar(
     "MEMEVO_TRAY_TEST_HOOK",
     DEVELOPMENT,
     "off",
-    "`1` when the tray starts: the service's `ui.test` operation may open its menu and press its "
+    "`1` when the tray starts: the service's `ui_test` operation may open its menu and press its "
     "buttons (the real-display tests, the screenshots).",
     "desktop/testhook.py, core/service/routes.py",
 )

@@ -84,7 +84,7 @@ def bring_first_to_front(why: str) -> int:
     from ..core.service.client import ServiceUnavailable, call
 
     try:
-        answer = call("ui.show", {"view": "panel"}, timeout_s=5)
+        answer = call("ui_show", {"view": "panel"}, timeout_s=5)
     except ServiceUnavailable as exc:
         print(f"memevo: {why}, and it does not answer ({exc}).", file=sys.stderr)
         return 3

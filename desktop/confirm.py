@@ -294,7 +294,7 @@ class ConfirmQueue(QObject):
             self.resolved.emit(job_id, tr("Not written: {error}").format(error=exc))
 
         self.resolving.add(job_id)
-        self.worker.run(lambda: self.host.handle("side.resolve", params), done, failed)
+        self.worker.run(lambda: self.host.handle("side_resolve", params), done, failed)
         self._show_next()
 
     def _on_dismissed(self, job_id: str) -> None:

@@ -180,7 +180,7 @@ class SideKeyMixin:
         """The key is stored either way: a failure to tell the service is logged, not shown as
         a failure to store it (the service checks the keyring again within 30 s)."""
         try:
-            self.host.handle("secret.changed", {})
+            self.host.handle("secret_changed", {})
         except Exception:
             log.warning("the service could not take the new key at once", exc_info=True)
 

@@ -1,7 +1,7 @@
 """The tray app's test hook: lets a test (or a support script) in another process see what
 the tray shows and answer a confirmation dialog the way a user would, by filling its editor
 and clicking its button. Off unless MEMEVO_TRAY_TEST_HOOK=1 was set when the tray started;
-reached through the service's `ui.test` operation, and always run on the UI thread."""
+reached through the service's `ui_test` operation, and always run on the UI thread."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def enabled() -> bool:
 
 
 def install(host: Any, tray: Any, confirmations: Any, loop: asyncio.AbstractEventLoop) -> None:
-    """Route `ui.test` requests (they arrive on the service's worker threads) to the UI thread."""
+    """Route `ui_test` requests (they arrive on the service's worker threads) to the UI thread."""
 
     def on_request(params: dict[str, Any]) -> dict[str, Any]:
         answer: concurrent.futures.Future[dict[str, Any]] = concurrent.futures.Future()

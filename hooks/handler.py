@@ -106,7 +106,7 @@ def answer(adapter, kind, payload, environ, ask, log, failed=None, deadline=None
             raise failed
         if timeout <= 0:
             raise TimeoutError("timed out")
-        result = ask(f"hook.{kind}", params, timeout)
+        result = ask(f"hook_{kind}", params, timeout)
     except (hookio.Unavailable, hookio.Stale) as exc:
         log(f"{adapter.name} {kind}: service unavailable ({exc.__class__.__name__}: {exc}); falling back")
         if kind != "action":  # the prompt before it has started one; a tool call only reads

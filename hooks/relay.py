@@ -2,11 +2,11 @@
 
 It imports the wire (wire.py: `_socket`, `posix`, not even `os`, a millisecond of every hook)
 and the client table (client_table.py: the event's kind and deadline) and nothing else, hands
-stdin's bytes to the service (op hook.relay; the client's adapter runs there,
+stdin's bytes to the service (op hook_relay; the client's adapter runs there,
 core/service/relay.py) and prints the bytes that come back, then exits without the
 interpreter's teardown (for a client that takes the output at the exit, once it has read
 them: _wait_until_read). When the service is down, slow, stale, older or answers nonsense, the
-hook answers on its own as it always has (handler.py: the adapter, the service's hook.* ops,
+hook answers on its own as it always has (handler.py: the adapter, the service's hook_* operations,
 the cached texts, starting the service), within the same deadline.
 
 Wire format (no json module on this path): the request is one JSON line built by hand, the
@@ -203,7 +203,7 @@ def _request(client, event, raw, token):
     parts = [
         f'{{"v": {wire.PROTOCOL_VERSION}, "build": ',
         _json_text(build) if build else "null",
-        ', "op": "hook.relay", ',
+        ', "op": "hook_relay", ',
         "" if token is None else '"token": ' + _json_text(token) + ", ",
         '"params": {"client": ',
         _json_text(client),

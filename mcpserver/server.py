@@ -154,7 +154,7 @@ def build(client: str) -> MCPServer:
     )
     def memory_resolve(sessionID: str, decision: str) -> str:
         result = _call(
-            "side.resolve",
+            "side_resolve",
             {"client": client, "sessionID": sessionID, "decision": decision},
             service_only=True,
         )

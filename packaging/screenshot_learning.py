@@ -84,7 +84,7 @@ def ui_state(env: dict[str, str]) -> dict[str, Any]:
     os.environ["MEMEVO_HOME"] = env["MEMEVO_HOME"]
     from memevo.core.service import client
 
-    return client.call("ui.test", {"action": "state"}, timeout_s=10)
+    return client.call("ui_test", {"action": "state"}, timeout_s=10)
 
 
 def ping(env: dict[str, str]) -> dict[str, Any]:

@@ -46,10 +46,10 @@ def run_hook(
 class FakeService:
     """A Unix socket that records each request and answers with a canned reply (or hangs).
 
-    The relay hook's request (hook.relay) runs through the service's own relay code
+    The relay hook's request (hook_relay) runs through the service's own relay code
     (core/service/relay.py, the client's adapter in this process); what it asks of the service
-    (hook.prompt, ...) is what gets recorded and answered. relay=False: an older service,
-    which refuses hook.relay, so the hook answers on its own."""
+    (hook_prompt, ...) is what gets recorded and answered. relay=False: an older service,
+    which refuses hook_relay, so the hook answers on its own."""
 
     def __init__(
         self, data_dir: Path, reply: dict[str, Any] | None = None, hang: bool = False, relay: bool = True
@@ -59,7 +59,7 @@ class FakeService:
         self.reply = reply if reply is not None else {"context": None}
         self.hang = hang
         self.relay = relay
-        self.relayed = 0  # hook.relay requests answered
+        self.relayed = 0  # hook_relay requests answered
         self.requests: list[dict[str, Any]] = []
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(str(self.path))
@@ -84,7 +84,7 @@ class FakeService:
                     chunks.append(chunk)
                 data = b"".join(chunks)
                 request = json.loads(data) if data else {}
-                if request.get("op") == "hook.relay":
+                if request.get("op") == "hook_relay":
                     body = self._relay(request)
                 else:
                     if data:
@@ -100,7 +100,7 @@ class FakeService:
         from memevo.core.service import relay
 
         if not self.relay:
-            return {"v": 1, "ok": False, "code": "InvalidInput", "error": "unknown op 'hook.relay'"}
+            return {"v": 1, "ok": False, "code": "InvalidInput", "error": "unknown op 'hook_relay'"}
 
         def dispatch(op: str, params: dict[str, Any]) -> dict[str, Any]:
             self.requests.append({"v": request["v"], "op": op, "params": json.loads(json.dumps(params))})

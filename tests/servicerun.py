@@ -153,7 +153,7 @@ def offscreen_tray(
         status = wait_for(home)
         assert status["desktop"] and status["pid"] == tray.pid, status
         answer = client.call(
-            "hook.prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "tray"}, timeout_s=60
+            "hook_prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "tray"}, timeout_s=60
         )
         assert "pay_new_flow_v2" in json.dumps(answer, ensure_ascii=False), answer
         yield tray

@@ -107,7 +107,7 @@ def test_a_made_up_client_is_served_from_its_table_row_alone(
 
     raw = json.dumps({"session_id": "s1", "prompt": "怎么部署支付页", "cwd": str(home)}).encode()
     out, kind = handler.handle("zed", "UserPromptSubmit", raw, {}, ask=ask, log=lambda line: None)
-    assert kind == "prompt" and asked[0][0] == "hook.prompt" and asked[0][1]["client"] == "zed"
+    assert kind == "prompt" and asked[0][0] == "hook_prompt" and asked[0][1]["client"] == "zed"
     body = json.loads(out)["hookSpecificOutput"]
     assert body == {"hookEventName": "UserPromptSubmit", "additionalContext": "规则：回答用中文"}
     assert type(adapters.load("zed")).__name__ == "Adapter"  # the default one
@@ -204,3 +204,14 @@ def test_no_layer_above_writes_the_client_list_out() -> None:
                 if len(named) >= 2:
                     found.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert found == []
+
+
+def test_operation_names_are_snake_case_and_the_dotted_ones_still_answer() -> None:
+    """One style for the operation table; a hook or MCP server of the version before an upgrade
+    in place may still send a dotted name, which reaches the same operation."""
+    from memevo.core.ops import table
+    from memevo.core.service import routes  # registers every operation
+
+    assert routes.TABLE and all(re.fullmatch(r"[a-z]+(_[a-z0-9]+)*", name) for name in table.TABLE)
+    for old, new in table.RENAMED.items():
+        assert "." in old and table.find(old) is table.find(new)

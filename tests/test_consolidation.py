@@ -306,7 +306,7 @@ def test_with_a_side_api_the_side_model_writes_the_merged_text(side_host: Any) -
     assert job.proposal["merged_text"] == "API 服务器监听 8080 端口" and job.proposal["options"][0] == "merge"
     assert _texts(store)[first.id] == first.text  # nothing yet
     result = side_host.handle(  # the tray's dialog: the user's click
-        "side.resolve",
+        "side_resolve",
         {"client": proposals.CLIENT, "sessionID": job.id, "decision": "merge", "from_dialog": True},
     )
     keep = job.proposal["target"]
@@ -328,20 +328,20 @@ def test_headless_the_next_chat_that_stops_asks_once_and_its_answer_applies(mode
     report = model_host.handle("consolidate", {})
     assert len(report["proposed"]) == 1 and report["desktop"] is False
     stop_params = {"client": "claude", "flavor": "claude", "session": "sess-1"}
-    text = model_host.handle("hook.stop", stop_params)["context"]
+    text = model_host.handle("hook_stop", stop_params)["context"]
     assert text.startswith("MEMORY_CONFIRM_V1") and report["proposed"][0] in text
     assert f"1. 保留 #{en.id}，其余移到回收站（keep:{en.id}）" in text
     assert "回答用中文" in text and "都保留，不再提议" in text
-    assert not model_host.handle("hook.stop", stop_params | {"session": "sess-2"}).get("context")  # once
+    assert not model_host.handle("hook_stop", stop_params | {"session": "sess-2"}).get("context")  # once
     with pytest.raises(InvalidInput, match="只能由用户自己确认"):
         model_host.handle(
-            "side.resolve",
+            "side_resolve",
             {"client": "claude", "sessionID": report["proposed"][0], "decision": f"keep:{en.id}"},
         )
-    bare = model_host.handle("hook.prompt", stop_params | {"prompt": "1", "kind": "user"})  # a number only
+    bare = model_host.handle("hook_prompt", stop_params | {"prompt": "1", "kind": "user"})  # a number only
     assert "只回编号" in bare["context"] and zh.id in _texts(store)  # a save needs the option's words
     answer = {"prompt": f"保留 #{en.id}，其余移到回收站", "kind": "user"}  # the user, naming it
-    reply = model_host.handle("hook.prompt", stop_params | answer)
+    reply = model_host.handle("hook_prompt", stop_params | answer)
     assert f"保留记忆 #{en.id}" in reply["context"]
     assert zh.id not in _texts(store) and _texts(store)[en.id] == "回答用英文"
 

@@ -536,7 +536,7 @@ def test_a_key_set_outside_the_service_starts_cues_at_once(
     runner = _runner(side_host)
     assert server.cue_requests == [] and runner.cue_error is not None  # not configured: nothing sent
     monkeypatch.setenv(secrets.ENV, "sk-test-local-only-0000000000")  # as the keyring would now answer
-    assert side_host.handle("secret.changed", {}) == {"noticed": True}
+    assert side_host.handle("secret_changed", {}) == {"noticed": True}
     runner.wait_cues(10)
     assert len(server.cue_requests) == 1 and _stored(side_host) == {memory_id: tuple(MONEY_CUES)}
     assert runner.cue_error is None

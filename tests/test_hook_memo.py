@@ -37,7 +37,7 @@ def _prompt(host: ServiceHost, cwd: str | None = None) -> bool:
     params: dict[str, Any] = {"client": "claude", "session": "s1", "prompt": PROMPT}
     if cwd:
         params["cwd"] = cwd
-    return FACT in (host.handle("hook.prompt", params).get("context") or "")
+    return FACT in (host.handle("hook_prompt", params).get("context") or "")
 
 
 def _sync(host: ServiceHost) -> None:

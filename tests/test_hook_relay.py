@@ -50,7 +50,7 @@ def _both_ways(
     **kw: Any,
 ) -> tuple[Any, ...]:
     """(relayed, alone): each (stdout, requests, log lines), against the same fake service.
-    relays: whether the relayed run went through hook.relay once (None: not checked)."""
+    relays: whether the relayed run went through hook_relay once (None: not checked)."""
     out = []
     for relay in (True, False):
         log = data_dir / "logs" / "hooks.log"
@@ -168,7 +168,7 @@ def test_garbage_payloads_log_and_print_the_same(data_dir: Path, stdin: bytes) -
 
 # -- services that do not answer the relay as they should ------------------------------------------------
 class Scripted:
-    """Answers hook.* as FakeService does (recorded); each hook.relay goes to `on_relay`."""
+    """Answers hook_* as FakeService does (recorded); each hook_relay goes to `on_relay`."""
 
     def __init__(
         self,
@@ -215,7 +215,7 @@ class Scripted:
                 data += chunk
             request = json.loads(data)
             assert request.get("token") == self.token
-            if request["op"] == "hook.relay":
+            if request["op"] == "hook_relay":
                 self.relays += 1
                 self.on_relay(conn, request)
             else:
@@ -272,7 +272,7 @@ def test_a_garbled_relay_answer_ends_in_the_hooks_own_answer(data_dir: Path, ans
     finally:
         service.close()
     assert (result.returncode, result.stderr) == (0, b"")
-    assert service.relays == 1 and [r["op"] for r in service.requests] == ["hook.prompt"]
+    assert service.relays == 1 and [r["op"] for r in service.requests] == ["hook_prompt"]
     assert result.stdout == EXPECTED
 
 
@@ -334,7 +334,7 @@ def test_a_stale_service_still_gets_the_cached_answer_and_a_new_service(data_dir
         service.close()
     assert (result.returncode, result.stderr) == (0, b"")
     assert json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"] == "缓存的规则"
-    assert service.relays == 1 and [r["op"] for r in service.requests] == ["hook.session_start"]
+    assert service.relays == 1 and [r["op"] for r in service.requests] == ["hook_session_start"]
     assert _log_lines(data_dir) == ["claude session_start: service unavailable (Stale: 0.0.1); falling back"]
 
 
@@ -467,7 +467,7 @@ def test_the_services_errors_reach_the_log_as_the_hooks_did() -> None:
         "prompt", "", ["claude prompt: RuntimeError: the store is busy; nothing injected"]
     )
     assert relay.answer(crash, params)["relay"] == relay.frame(
-        "prompt", "", ["claude prompt: RuntimeError: hook.prompt failed: 'boom'; nothing injected"]
+        "prompt", "", ["claude prompt: RuntimeError: hook_prompt failed: 'boom'; nothing injected"]
     )
 
 
@@ -619,7 +619,7 @@ def test_the_hand_built_request_is_json() -> None:
     line = hook._request(odd, odd, raw, "t0k")
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     request = json.loads(line)
-    assert request["op"] == "hook.relay" and request["token"] == "t0k" and request["v"] == 1
+    assert request["op"] == "hook_relay" and request["token"] == "t0k" and request["v"] == 1
     assert request["params"]["client"] == request["params"]["event"] == odd
     assert bytes.fromhex(request["params"]["payload"]) == raw
 

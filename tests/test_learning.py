@@ -387,12 +387,12 @@ def test_text_limits_hold_for_learned_memories(side_host: ServiceHost) -> None:
 
 # -- Stop: results and the in-chat confirmation (headless) ---------------------------------------------------
 def _stop(host: ServiceHost, **params: object) -> dict:
-    return host.handle("hook.stop", {"client": "claude", "flavor": "claude", "session": "sess-1"} | params)
+    return host.handle("hook_stop", {"client": "claude", "flavor": "claude", "session": "sess-1"} | params)
 
 
 def _reply(host: ServiceHost, prompt: str, prompt_id: str = "reply", **ask: str) -> dict:
     """The user's next prompt, through the prompt hook's operation."""
-    return host.handle("hook.prompt", ASK | ask | {"prompt_id": prompt_id, "prompt": prompt, "kind": "user"})
+    return host.handle("hook_prompt", ASK | ask | {"prompt_id": prompt_id, "prompt": prompt, "kind": "user"})
 
 
 def test_stop_asks_in_words_and_only_the_users_reply_writes(side_host: ServiceHost) -> None:
@@ -412,9 +412,9 @@ def test_stop_asks_in_words_and_only_the_users_reply_writes(side_host: ServiceHo
     assert jobs.get(side_host.store, job.id).status == "shown"  # type: ignore[union-attr]
     assert _stop(side_host) == {"context": None}  # shown once
     with pytest.raises(InvalidInput, match="another client"):
-        side_host.handle("side.resolve", {"client": "cursor", "sessionID": job.id, "decision": "create_rule"})
+        side_host.handle("side_resolve", {"client": "cursor", "sessionID": job.id, "decision": "create_rule"})
     with pytest.raises(InvalidInput, match="只能由用户自己确认"):  # the model answering for the user
-        side_host.handle("side.resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"})
+        side_host.handle("side_resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"})
     assert memories.ranked(side_host.store, "rule") == []
     answered = _reply(side_host, "保存为规则")["context"]
     assert "选了「保存为规则」" in answered and answered.count("新增记忆") == 1
@@ -422,11 +422,11 @@ def test_stop_asks_in_words_and_only_the_users_reply_writes(side_host: ServiceHo
     assert [m.text for m in memories.ranked(side_host.store, "rule")] == ["回答问题时一律使用中文"]
     # the model's memory_resolve after it: the user's own choice reported, nothing written twice
     again = side_host.handle(
-        "side.resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"}
+        "side_resolve", {"client": "claude", "sessionID": job.id, "decision": "create_rule"}
     )
     assert "已经在对话里回答过" in again["message"]
     with pytest.raises(InvalidInput, match="用户选的是 create_rule"):
-        side_host.handle("side.resolve", {"client": "claude", "sessionID": job.id, "decision": "discard"})
+        side_host.handle("side_resolve", {"client": "claude", "sessionID": job.id, "decision": "discard"})
     assert [m.text for m in memories.ranked(side_host.store, "rule")] == ["回答问题时一律使用中文"]
 
 
@@ -462,7 +462,7 @@ def test_a_new_question_voids_the_unanswered_one(side_host: ServiceHost) -> None
     assert jobs.get(side_host.store, first.id).status == "voided"  # type: ignore[union-attr]
     assert jobs.get(side_host.store, second).status == "shown"  # type: ignore[union-attr]
     with pytest.raises(InvalidInput, match="already handled"):
-        side_host.handle("side.resolve", {"client": "claude", "sessionID": first.id, "decision": "discard"})
+        side_host.handle("side_resolve", {"client": "claude", "sessionID": first.id, "decision": "discard"})
     assert "选了「不落成」" in _reply(side_host, "不落成")["context"]  # the second is answerable
     assert jobs.get(side_host.store, second).status == "done"  # type: ignore[union-attr]
 
@@ -486,13 +486,13 @@ def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(side_host: Se
         _learn(side_host, "以后回答我都用中文", client="cursor")
     finally:
         server.close()
-    reply = side_host.handle("hook.stop", {"client": "cursor", "flavor": "default", "session": "sess-1"})
+    reply = side_host.handle("hook_stop", {"client": "cursor", "flavor": "default", "session": "sess-1"})
     assert (
         reply["notice"].startswith("memory-self-evolution 捕捉到了新的记忆")
         and "MEMORY_CONFIRM_V1" not in reply["notice"]
     )
     back = side_host.handle(
-        "hook.prompt",
+        "hook_prompt",
         {
             "client": "cursor",
             "flavor": "default",
@@ -503,7 +503,7 @@ def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(side_host: Se
     )
     assert back["context"].startswith("MEMORY_CONFIRM_V1") and "AskQuestion" in back["context"]
     again = side_host.handle(
-        "hook.prompt",
+        "hook_prompt",
         {
             "client": "cursor",
             "flavor": "default",
@@ -517,7 +517,7 @@ def test_cursor_keeps_the_instruction_hidden_until_the_next_prompt(side_host: Se
 
 def _prompt(host: ServiceHost, prompt: str, prompt_id: str) -> None:
     """Through the prompt hook's service operation, as a client's hook would."""
-    host.handle("hook.prompt", ASK | {"prompt_id": prompt_id, "prompt": prompt, "kind": "user"})
+    host.handle("hook_prompt", ASK | {"prompt_id": prompt_id, "prompt": prompt, "kind": "user"})
     host.ctx.learner.runner.wait(sessionid.session_id(ASK["client"], ASK["session"], prompt_id, prompt), 30)
 
 

@@ -41,7 +41,7 @@ def _say(
 ) -> dict[str, Any]:
     """The user's prompt, as the prompt hook hands it to the service."""
     return host.handle(
-        "hook.prompt",
+        "hook_prompt",
         {
             "client": client,
             "flavor": client,
@@ -60,11 +60,11 @@ def _propose(host: ServiceHost, **fields: Any) -> dict[str, Any]:
 
 def _resolve(host: ServiceHost, session_id: str, decision: str, client: str = "claude") -> dict[str, Any]:
     """memory_resolve as the MCP server sends it: no from_dialog, the client from its registration."""
-    return host.handle("side.resolve", {"client": client, "sessionID": session_id, "decision": decision})
+    return host.handle("side_resolve", {"client": client, "sessionID": session_id, "decision": decision})
 
 
 def _stop(host: ServiceHost, session: str = "s1") -> dict[str, Any]:
-    return host.handle("hook.stop", {"client": "claude", "flavor": "claude", "session": session})
+    return host.handle("hook_stop", {"client": "claude", "flavor": "claude", "session": session})
 
 
 def _rules(host: ServiceHost) -> list[str]:
@@ -115,7 +115,7 @@ def test_a_reply_that_is_not_an_answer_ends_the_wait(model_host: ServiceHost) ->
     assert _rules(model_host) == []
     with pytest.raises(InvalidInput, match="只能由用户自己确认"):
         _resolve(model_host, asked["sessionID"], "create_rule")
-    done = model_host.handle("pending.resolve", {"sessionID": asked["sessionID"][:8]})  # the user's terminal
+    done = model_host.handle("pending_resolve", {"sessionID": asked["sessionID"][:8]})  # the user's terminal
     assert done["action"] == "create" and _rules(model_host) == [TEXT]
 
 
@@ -201,7 +201,7 @@ def test_a_question_handed_over_at_a_session_start_is_answered_after_the_model_a
     start = {"client": "codebuddy", "flavor": "codebuddy", "session": "cb-2", "echoes": True}
     if prompt_first:
         _say(model_host, "你好", session="cb-2", client="codebuddy")
-    assert "dropped-1" in model_host.handle("hook.session_start", start)["context"]
+    assert "dropped-1" in model_host.handle("hook_session_start", start)["context"]
     if not prompt_first:
         assert "记忆确认" not in (
             _say(model_host, "你好", session="cb-2", client="codebuddy")["context"] or ""
@@ -216,12 +216,12 @@ def test_the_dialog_and_the_chat_answer_once(model_host: ServiceHost) -> None:
     user's "1" then is an ordinary prompt, nothing is written twice."""
     _say(model_host, WORDS)
     asked = _propose(model_host)
-    model_host.handle("pending.resolve", {"sessionID": asked["sessionID"], "decision": "discard"})
+    model_host.handle("pending_resolve", {"sessionID": asked["sessionID"], "decision": "discard"})
     assert "记忆确认" not in (_say(model_host, "1")["context"] or "")
     assert _rules(model_host) == []
     from_dialog = _propose(model_host, text="Python 代码统一用 4 个空格缩进", words=WORDS)
     done = model_host.handle(
-        "side.resolve",
+        "side_resolve",
         {
             "client": "claude",
             "sessionID": from_dialog["sessionID"],
@@ -232,7 +232,7 @@ def test_the_dialog_and_the_chat_answer_once(model_host: ServiceHost) -> None:
     assert done["action"] == "create"
     with pytest.raises(InvalidInput, match="already handled"):
         model_host.handle(
-            "side.resolve",
+            "side_resolve",
             {
                 "client": "claude",
                 "sessionID": from_dialog["sessionID"],
@@ -293,7 +293,7 @@ def test_with_two_chats_of_one_client_the_question_is_asked_in_neither(model_hos
     assert _rules(model_host) == []
     [waiting] = model_host.handle("pending", {})["pending"]
     assert waiting["sessionID"] == reply["sessionID"] and waiting["session"].startswith("mcp-")
-    model_host.handle("pending.resolve", {"sessionID": reply["sessionID"][:8]})  # the user's terminal
+    model_host.handle("pending_resolve", {"sessionID": reply["sessionID"][:8]})  # the user's terminal
     assert _rules(model_host) == [TEXT]
 
 
@@ -473,8 +473,8 @@ def test_refusals_show_a_models_escape_sequences_as_text(model_host: ServiceHost
     assert printable(ESC + "x\u202e\n") == "\\x1b]0;PWNED\\x07\\x1b[2Jx\\u202e\\n"
     refusals = []
     for op, params in [
-        ("side.resolve", {"client": "claude", "sessionID": ESC + "x", "decision": ESC}),
-        ("side.resolve", {"client": "claude", "sessionID": ESC, "decision": "x", "from_dialog": True}),
+        ("side_resolve", {"client": "claude", "sessionID": ESC + "x", "decision": ESC}),
+        ("side_resolve", {"client": "claude", "sessionID": ESC, "decision": "x", "from_dialog": True}),
         (
             "propose",
             {
@@ -630,7 +630,7 @@ def _hook_prompt(home: Path, project: Path, session: str, prompt: str) -> dict[s
     os.environ["MEMEVO_HOME"] = str(home)
     try:
         return client.call(
-            "hook.prompt",
+            "hook_prompt",
             {
                 "client": "claude",
                 "flavor": "claude",

@@ -22,7 +22,7 @@ TEXT = "提交信息（commit message）一律用英文写"
 def _say(host: ServiceHost, prompt: str, session: str = "s1", client: str = "claude") -> None:
     """The user's prompt, as the prompt hook hands it to the service."""
     host.handle(
-        "hook.prompt",
+        "hook_prompt",
         {"client": client, "flavor": client, "session": session, "prompt": prompt, "cwd": None},
     )
 
@@ -42,12 +42,12 @@ def test_without_a_side_api_the_client_proposes_and_the_reminder_names_the_tool(
     config = config_mod.load()
     assert model_host.status()["learning"]["mode"] == "client"
     reply = model_host.handle(
-        "hook.prompt", {"client": "claude", "flavor": "claude", "session": "s1", "prompt": "hi"}
+        "hook_prompt", {"client": "claude", "flavor": "claude", "session": "s1", "prompt": "hi"}
     )
     assert reply["context"].endswith(texts.client_reminder("claude"))
     assert "mcp__memory-self-evolution__memory_propose" in reply["context"]
     assert "记忆沉淀未启用" not in reply["context"]
-    start = model_host.handle("hook.session_start", {"client": "claude", "flavor": "claude", "session": "s1"})
+    start = model_host.handle("hook_session_start", {"client": "claude", "flavor": "claude", "session": "s1"})
     assert texts.client_duties("claude") in start["context"]
     assert config["learning"] == "auto"
 
@@ -86,15 +86,15 @@ def test_confirm_on_headless_asks_in_chat_and_the_users_reply_lands_it(model_hos
     assert (waiting["client"], waiting["words"], waiting["text"]) == ("claude", WORDS, TEXT)
     with pytest.raises(InvalidInput, match="another client"):
         model_host.handle(
-            "side.resolve", {"client": "cursor", "sessionID": reply["sessionID"], "decision": "create_rule"}
+            "side_resolve", {"client": "cursor", "sessionID": reply["sessionID"], "decision": "create_rule"}
         )
     with pytest.raises(InvalidInput, match="只能由用户自己确认"):  # the model cannot answer for the user
         model_host.handle(
-            "side.resolve", {"client": "claude", "sessionID": reply["sessionID"], "decision": "create_rule"}
+            "side_resolve", {"client": "claude", "sessionID": reply["sessionID"], "decision": "create_rule"}
         )
     assert _rules(model_host) == []
     answered = model_host.handle(
-        "hook.prompt",
+        "hook_prompt",
         {"client": "claude", "flavor": "claude", "session": "s1", "prompt": "保存为规则", "cwd": None},
     )
     assert TEXT in answered["context"] and "新增记忆" in answered["context"]
@@ -172,7 +172,7 @@ def test_other_modes_refuse_and_say_why(model_host: ServiceHost, mode: str) -> N
     with pytest.raises(InvalidInput, match=f"learning={mode}" if mode == "off" else "side"):
         _propose(model_host)
     reminder = model_host.handle(
-        "hook.prompt", {"client": "claude", "flavor": "claude", "session": "s", "prompt": "hi"}
+        "hook_prompt", {"client": "claude", "flavor": "claude", "session": "s", "prompt": "hi"}
     )
     assert "memory_propose" not in reminder["context"]
 
@@ -234,7 +234,7 @@ def test_the_models_cues_are_used_by_recall_at_the_tool_call(model_host: Service
     memory_id = next(m.id for m in memories.ranked(model_host.store, "rule", limit=None))
     assert memory_id in engine.cued
     action = model_host.handle(
-        "hook.action",
+        "hook_action",
         {"client": "claude", "session": "s9", "tool": "Bash", "input": {"command": "pip install requests"}},
     )
     assert action["context"] and "第三方依赖" in action["context"], action

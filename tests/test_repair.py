@@ -378,7 +378,7 @@ def test_the_service_names_the_damage_and_repair_stops_it(
         _says_damaged(run_cli("list"))  # answered by the service
         _says_damaged(run_cli("rule", "add", "written into a damaged store"))
         os.environ["MEMEVO_HOME"] = str(data_dir)
-        start = client.call("hook.session_start", {"client": "claude", "flavor": "claude"}, timeout_s=CALL_S)
+        start = client.call("hook_session_start", {"client": "claude", "flavor": "claude"}, timeout_s=CALL_S)
         cache = data_dir / "cache" / "session-start-claude.txt"
         cached = cache.read_text(encoding="utf-8") if cache.exists() else ""  # none written before the damage
         assert start["context"] == (f"{cached}\n\n{DAMAGED_NOTICE}" if cached else DAMAGED_NOTICE)

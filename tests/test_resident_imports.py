@@ -163,12 +163,12 @@ def test_a_running_service_imports_and_maps_nothing_it_does_not_serve_with(
         try:
             servicerun.wait_for(data_dir)
             answer = client.call(
-                "hook.prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "imports"}, timeout_s=60
+                "hook_prompt", {"prompt": "支付页新流程的开关叫什么", "session_id": "imports"}, timeout_s=60
             )
             assert "pay_new_flow_v2" in json.dumps(answer, ensure_ascii=False)
             with ThreadPoolExecutor(8) as pool:  # eight at once: request threads, the encoder's batch
                 asked = {"prompt": "支付页新流程的开关叫什么", "session_id": "imports"}
-                assert all(pool.map(lambda _: client.call("hook.prompt", asked, timeout_s=60), range(8)))
+                assert all(pool.map(lambda _: client.call("hook_prompt", asked, timeout_s=60), range(8)))
             maps = Path(f"/proc/{proc.pid}/maps").read_text(encoding="utf-8")
             extra_arenas = _extra_arenas(proc.pid, maps)
         finally:

@@ -156,7 +156,7 @@ def test_the_days_maintenance_rebuilds_the_indexes_only_when_it_deprecated_a_mem
         host.load_engine()
         assert host.engine is not None, host.ctx.engine_error
         index, lexical = host.engine.index, host.engine.lexical
-        host.handle("hook.session_start", {"client": "claude", "session_id": "day-one"})
+        host.handle("hook_session_start", {"client": "claude", "session_id": "day-one"})
         assert host.ctx.session_starts.maintained_day is not None  # it ran, deprecating nothing
         assert host.engine.index is index and host.engine.lexical is lexical
         assert [h.id for h in host.engine.recall("pay_new_flow_v2 是什么开关", award=False).hits] == [fact.id]
@@ -164,7 +164,7 @@ def test_the_days_maintenance_rebuilds_the_indexes_only_when_it_deprecated_a_mem
         with store.transaction() as con:  # below 0.4: the day's maintenance deprecates it
             con.execute("UPDATE memories SET confidence = 0.3 WHERE id = ?", [fact.id])
         clock.advance(days=1)
-        host.handle("hook.session_start", {"client": "claude", "session_id": "day-two"})
+        host.handle("hook_session_start", {"client": "claude", "session_id": "day-two"})
         assert host.engine.index is not index  # deprecated by the day's maintenance: rebuilt
         assert host.engine.recall("pay_new_flow_v2 是什么开关", award=False).hits == []
     finally:

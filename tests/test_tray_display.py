@@ -164,7 +164,7 @@ def test_on_a_real_x_display_the_tray_shows_its_icon_menu_and_the_dialog_a_promp
 
     def ui(**params: Any) -> dict[str, Any]:
         os.environ["MEMEVO_HOME"] = str(data_dir)
-        return client.call("ui.test", params, timeout_s=CALL_S)
+        return client.call("ui_test", params, timeout_s=CALL_S)
 
     try:
         status = servicerun.wait_for(data_dir)

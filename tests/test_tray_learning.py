@@ -129,7 +129,7 @@ def prompt_payload(session: str, prompt: str) -> dict[str, Any]:
 
 @pytest.fixture
 def tray(data_dir: Path, tmp_path: Path) -> Iterator[Callable[..., dict[str, Any]]]:
-    """A real `memevo tray` (offscreen) with its test hook on; yields a `ui.test` caller."""
+    """A real `memevo tray` (offscreen) with its test hook on; yields a `ui_test` caller."""
     log = (tmp_path / "tray.out").open("w+b")
     proc = subprocess.Popen(
         [sys.executable, "-m", "memevo.cli", "tray"],
@@ -140,7 +140,7 @@ def tray(data_dir: Path, tmp_path: Path) -> Iterator[Callable[..., dict[str, Any
 
     def ui(**params: Any) -> dict[str, Any]:
         os.environ["MEMEVO_HOME"] = str(data_dir)
-        return client.call("ui.test", params, timeout_s=CALL_S)
+        return client.call("ui_test", params, timeout_s=CALL_S)
 
     try:
         servicerun.wait_for(data_dir)

@@ -293,11 +293,11 @@ def test_open_panel_from_the_menu(qtbot, host: ServiceHost, clock: FakeClock) ->
 
 def test_a_second_start_shows_the_panel_through_the_service(qtbot, host: ServiceHost) -> None:
     """`memevo` while the tray runs: the service's ui.show op reaches the tray's panel."""
-    assert host.handle("ui.show", {"view": "panel"})["shown"] is False  # headless: nothing to show
+    assert host.handle("ui_show", {"view": "panel"})["shown"] is False  # headless: nothing to show
     tray, _ = _tray(qtbot, host)
     asked: list[str] = []
     host.ctx.ui_request = lambda view: (asked.append(view), tray.open_panel(view))
-    assert host.handle("ui.show", {"view": "trash"}) == {"shown": True}
+    assert host.handle("ui_show", {"view": "trash"}) == {"shown": True}
     qtbot.addWidget(tray.panel)
     assert asked == ["trash"] and tray.panel.tabs.currentWidget() is tray.panel.trash
 

@@ -51,7 +51,7 @@ def _thread_names(pid: int) -> list[str]:
 
 
 def _loaded() -> set[str]:
-    return set(client.call("ui.test", {"action": "loaded"}, timeout_s=30)["modules"])
+    return set(client.call("ui_test", {"action": "loaded"}, timeout_s=30)["modules"])
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps (Linux)")
@@ -71,9 +71,9 @@ def test_the_tray_at_rest_loads_no_window_keyring_transport_or_font(
         assert _fonts(tray.pid) == []
         assert IDLE_EXECUTOR not in _thread_names(tray.pid)
 
-        client.call("ui.test", {"action": "menu"}, timeout_s=60)  # the menu, then each panel view
+        client.call("ui_test", {"action": "menu"}, timeout_s=60)  # the menu, then each panel view
         deadline = time.monotonic() + HANG_S
-        while client.call("ui.test", {"action": "state"}, timeout_s=30)["busy"]:
+        while client.call("ui_test", {"action": "state"}, timeout_s=30)["busy"]:
             assert time.monotonic() < deadline, "the panel's workers did not answer"
             time.sleep(0.2)
         opened = _loaded()

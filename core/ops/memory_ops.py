@@ -211,7 +211,7 @@ def op_award_recall(ctx: Context, ids: list[str]) -> dict[str, Any]:
     return {"gained": {k: conf.as_float(v) for k, v in gained.items()}}
 
 
-@operation("pending.resolve", writes=True)
+@operation("pending_resolve", writes=True)
 def op_pending_resolve(ctx: Context, sessionID: str, decision: str = "") -> dict[str, Any]:
     """`memevo pending accept|discard`: the user answers a waiting proposal from a terminal,
     whichever client's session it came from (the tray's dialog and the user's own reply in the

@@ -93,8 +93,24 @@ def operation(name: str, **kind: bool) -> Callable[[Func], Func]:
     return register
 
 
+# Operation names are snake_case. These dotted names of earlier versions are still accepted:
+# a hook or MCP server of the version before an upgrade in place may still send them.
+RENAMED = {
+    "hook.action": "hook_action",
+    "hook.prompt": "hook_prompt",
+    "hook.relay": "hook_relay",
+    "hook.session_start": "hook_session_start",
+    "hook.stop": "hook_stop",
+    "pending.resolve": "pending_resolve",
+    "secret.changed": "secret_changed",
+    "side.resolve": "side_resolve",
+    "ui.show": "ui_show",
+    "ui.test": "ui_test",
+}
+
+
 def find(name: str) -> Operation:
-    op = TABLE.get(name)
+    op = TABLE.get(RENAMED.get(name, name))
     if op is None:
         raise InvalidInput(f"unknown operation {name!r}")
     return op

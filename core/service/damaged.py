@@ -34,9 +34,9 @@ def answer_from_cache(op: str, params: dict[str, Any]) -> dict[str, Any]:
         except OSError:
             return ""
 
-    if op == "hook.session_start":
+    if op == "hook_session_start":
         text = cached(f"session-start-{flavor}.txt")
         return {"context": f"{text}\n\n{DAMAGED_NOTICE}" if text else DAMAGED_NOTICE}
-    if op == "hook.prompt" and params.get("kind") != "plugin" and str(params.get("prompt") or "").strip():
+    if op == "hook_prompt" and params.get("kind") != "plugin" and str(params.get("prompt") or "").strip():
         return {"context": cached(f"prompt-reminder-{flavor}.txt") or None}
     return {"context": None}

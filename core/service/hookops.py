@@ -18,6 +18,7 @@ from ..errors import InvalidInput, StoreBusy
 from ..learning import readiness
 from ..memories import live as memories
 from ..memories import maintenance, scopes
+from ..ops import table as optable
 from ..ops.table import operation
 from ..recall import shown
 from ..sharing import facts as sharing
@@ -87,7 +88,7 @@ def prompt_reminder(ctx: ServiceContext, config: config_mod.Config, flavor: str)
     return caches.prompt_reminder(config, ctx.keys.has(), flavor, ctx.learner.side_error is not None)
 
 
-@operation("hook.session_start", service=True)
+@operation("hook_session_start", service=True)
 def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     ask = Ask.of(params)
     started = time.perf_counter()
@@ -109,7 +110,7 @@ def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     return _done(ctx, ask, "session_start", started, text, ids)
 
 
-@operation("hook.prompt", service=True)
+@operation("hook_prompt", service=True)
 def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """kind: "user" (the user's own words), "other" (not the user's words: no recall, no
     judging, reminder still), "plugin" (our own continuation or notice: nothing at all)."""
@@ -158,7 +159,7 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     return result
 
 
-@operation("hook.action", service=True)
+@operation("hook_action", service=True)
 def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """A tool call about to run (Claude Code PreToolUse; Cursor beforeShellExecution /
     beforeMCPExecution): the rules that govern it, as context for that step. Never blocks:
@@ -282,7 +283,7 @@ def _maybe_learn(ctx: ServiceContext, config: config_mod.Config, params: dict[st
         log.exception("could not start the side analysis")
 
 
-@operation("hook.stop", service=True)
+@operation("hook_stop", service=True)
 def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """Shows this session's learning results, or asks the user to confirm (headless)."""
     from ..learning import stop
@@ -318,17 +319,17 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
 
 def answer(ctx: ServiceContext, op: str, params: dict[str, Any]) -> dict[str, Any]:
     """A hook operation called directly: what the relayed adapter asks for (core/service/relay.py)."""
-    handler = _BY_OP.get(op)
+    handler = _BY_OP.get(optable.RENAMED.get(op, op))
     if handler is None:
         raise InvalidInput(f"unknown hook operation {op!r}")
     return handler(ctx, **params)
 
 
 _BY_OP = {
-    "hook.session_start": on_session_start,
-    "hook.prompt": on_prompt,
-    "hook.action": on_action,
-    "hook.stop": on_stop,
+    "hook_session_start": on_session_start,
+    "hook_prompt": on_prompt,
+    "hook_action": on_action,
+    "hook_stop": on_stop,
 }
 
 

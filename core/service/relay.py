@@ -2,7 +2,7 @@
 
 The hook (hooks/memevo_hook.py) imports nothing but `_socket` and sends stdin's bytes; here the
 client's adapter, the same code the hook falls back on (hooks/handler.py, hooks/clients/*,
-loaded as memevo.hooks.*), reads the payload, the service's hook.* op answers through
+loaded as memevo.hooks.*), reads the payload, the service's hook_* operation answers through
 `dispatch`, and the adapter renders the client's output. What the hook would have written to
 logs/hooks.log comes back with it, for the hook to write.
 
@@ -37,13 +37,13 @@ def warm() -> None:
 def answer(dispatch: Dispatch, params: dict[str, Any]) -> dict[str, Any]:
     client, event, payload = params.get("client"), params.get("event"), params.get("payload")
     if not isinstance(client, str) or not isinstance(event, str) or not isinstance(payload, str):
-        raise InvalidInput("hook.relay needs client, event and payload")
+        raise InvalidInput("hook_relay needs client, event and payload")
     if len(payload) > MAX_PAYLOAD_HEX:
-        raise InvalidInput("hook.relay: payload too large")
+        raise InvalidInput("hook_relay: payload too large")
     try:
         raw = bytes.fromhex(payload)
     except ValueError as exc:
-        raise InvalidInput("hook.relay: the payload is not hex") from exc
+        raise InvalidInput("hook_relay: the payload is not hex") from exc
     given = params.get("environ")
     environ = {k: v for k, v in (given.items() if isinstance(given, dict) else ()) if isinstance(v, str)}
     cwd = params.get("cwd") if isinstance(params.get("cwd"), str) else None
@@ -64,7 +64,7 @@ def answer(dispatch: Dispatch, params: dict[str, Any]) -> dict[str, Any]:
         out, kind = handler.handle(client, event, raw, environ, ask=ask, log=lines.append, cwd=cwd)
         return {"relay": frame(kind, out, lines)}
     except Exception as exc:  # as the hook's own crash guard: logged, nothing printed
-        log.exception("hook.relay: %s %s failed", client, event)
+        log.exception("hook_relay: %s %s failed", client, event)
         lines.append(f"hook crashed: {exc.__class__.__name__}: {exc}")
         return {"relay": frame(None, "", lines)}
 

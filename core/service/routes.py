@@ -23,7 +23,8 @@ log = logging.getLogger("memevo.service")
 
 def dispatch(ctx: ServiceContext, op: str, params: dict[str, Any]) -> dict[str, Any]:
     """One request. While the store is damaged, hooks answer from the last cached texts."""
-    if ctx.damaged and op.startswith("hook.") and op != "hook.relay":
+    op = optable.RENAMED.get(op, op)
+    if ctx.damaged and op.startswith("hook_") and op != "hook_relay":
         return damaged.answer_from_cache(op, params)
     return optable.dispatch(ctx, op, params)
 
@@ -34,7 +35,7 @@ def ping(ctx: ServiceContext) -> dict[str, Any]:
     return ctx.status()
 
 
-@operation("secret.changed", service=True)
+@operation("secret_changed", service=True)
 def secret_changed(ctx: ServiceContext) -> dict[str, Any]:
     """The side API key was just set or cleared (`memevo secret`, the settings page): learning
     and the hooks' fallback texts see it now rather than at the next key check, and memories
@@ -75,7 +76,7 @@ def search(
     )
 
 
-@operation("side.resolve", service=True)
+@operation("side_resolve", service=True)
 def resolve(
     ctx: ServiceContext,
     client: Any = "",
@@ -100,7 +101,7 @@ def resolve(
     return result
 
 
-@operation("ui.show", service=True)
+@operation("ui_show", service=True)
 def show_ui(ctx: ServiceContext, view: Any = "panel") -> dict[str, Any]:
     """A second `memevo` start asks the running tray app to bring its panel to the front."""
     if ctx.ui_request is None:
@@ -109,7 +110,7 @@ def show_ui(ctx: ServiceContext, view: Any = "panel") -> dict[str, Any]:
     return {"shown": True}
 
 
-@operation("ui.test", service=True)
+@operation("ui_test", service=True)
 def ui_test(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """The tray app's test hook (desktop/testhook.py): read and answer its dialogs."""
     if ctx.ui_test is None:
@@ -117,7 +118,7 @@ def ui_test(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     return ctx.ui_test(params)
 
 
-@operation("hook.relay", service=True)
+@operation("hook_relay", service=True)
 def hook_relay(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """The relay hook: a client's raw payload in, its raw output out (relay.py)."""
     return relay.answer(lambda op, inner: hook_answer(ctx, op, inner), params)
@@ -125,7 +126,7 @@ def hook_relay(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
 
 def hook_answer(ctx: ServiceContext, op: str, params: dict[str, Any]) -> dict[str, Any]:
     """The hook operation the relayed adapter asks for, called directly: the relay is already
-    one request through the table, its hook.* answer is not a second one."""
+    one request through the table, its hook_* answer is not a second one."""
     if ctx.damaged:
         return damaged.answer_from_cache(op, params)
     return hookops.answer(ctx, op, params)
