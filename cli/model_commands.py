@@ -80,7 +80,7 @@ def cmd_model(args: argparse.Namespace) -> int:
     from ..core.encoder.models import entry_for, model_folder
     from ..core.encoder.provision import provision, ready_folder
     from ..core.process.runtime import configured_model
-    from ..core.recall import gate_defaults as calibration
+    from ..core.recall import gate_defaults
 
     model_id = configured_model()
     if args.action == "provision":
@@ -89,7 +89,7 @@ def cmd_model(args: argparse.Namespace) -> int:
     else:
         folder = ready_folder(model_id)
         entry = entry_for(model_id)
-        hybrid = calibration.for_model(model_id)
+        hybrid = gate_defaults.for_model(model_id)
         result = {
             "model": model_id,
             "ready": folder is not None,

@@ -347,12 +347,11 @@ def _tell_the_service() -> None:
     hooks' fallback texts (which say whether learning is configured) are rewritten here, as
     every command that runs without a service does; nothing is started for this."""
     from ..core.errors import MemevoError
-    from ..core.service import client
-    from ..core.service import fallback_texts as caches
+    from ..core.service import client, fallback_texts
 
     try:
         client.call("secret_changed", {}, timeout_s=5)
     except client.ServiceUnavailable:  # a lost reply too: a service holding the store is left alone
-        caches.write_without_service()
+        fallback_texts.write_without_service()
     except MemevoError:  # an older service without the operation: it asks the keyring within 30 s
         pass

@@ -411,9 +411,9 @@ class LocalContext(Context):
 
     def after(self, op: Operation, result: dict[str, Any]) -> None:
         from ..privacy import side_api_key as secrets
-        from ..service import fallback_texts as caches
+        from ..service import fallback_texts
 
-        caches.write(self.access.get(write=False), secrets.has_api_key(quiet=True))
+        fallback_texts.write(self.access.get(write=False), secrets.has_api_key(quiet=True))
 
 
 def call_local(name: str, params: dict[str, Any], clock: Clock | None = None) -> dict[str, Any]:

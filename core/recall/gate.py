@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..encoder.models import ModelEntry
-from . import gate_defaults as calibration
+from . import gate_defaults
 
 RELATIVE_KEEP = 0.6
 OFF = -1
@@ -60,7 +60,7 @@ class GateSettings:
             value = values.get(key)
             return default if value is None else float(value)
 
-        hybrid = calibration.for_model(entry.id)
+        hybrid = gate_defaults.for_model(entry.id)
         weight = number("recallLexicalWeight", hybrid.lexical_weight if hybrid else 0.0)
         use_cues = False
         if weight > 0 and hybrid is not None:

@@ -318,9 +318,9 @@ def _session_start_rules(store: Any) -> list[str]:
     """The ids of the rules a session of this store starts with, under the configured budget
     (what the SessionStart hook injects)."""
     from .. import config as config_mod
-    from ..service import fallback_texts as caches
+    from ..service import fallback_texts
 
-    _text, ids = caches.session_start_text(store, config_mod.load(), False, "claude", 1 << 30)
+    _text, ids = fallback_texts.session_start_text(store, config_mod.load(), False, "claude", 1 << 30)
     return ids
 
 

@@ -19,7 +19,7 @@ from ..learning import jobs
 from ..ops import table as optable
 from ..recall.engine import RecallEngine
 from ..store.database import Store
-from . import fallback_texts as caches
+from . import fallback_texts
 from .anchorwork import AnchorChecks
 from .answer_cache import Awards, Rows, SessionStarts
 from .html_page_work import PageWriter
@@ -218,7 +218,7 @@ class ServiceContext(optable.Context):
         session-start texts kept in memory are rendered again on next use."""
         self.session_starts.clear()
         self.rows.clear()
-        caches.write(self.store, self.keys.has())
+        fallback_texts.write(self.store, self.keys.has())
 
     def refresh_snapshot(self) -> None:
         """memories.html rendered again soon, on its own thread (pagework.py): once for a run

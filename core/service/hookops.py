@@ -22,13 +22,11 @@ from ..ops import table as optable
 from ..ops.table import operation
 from ..recall import shown
 from ..sharing import facts as sharing
-from . import fallback_texts as caches
-from . import injection_log as books
-from . import sharework, texts
+from . import fallback_texts, injection_log, sharework, texts
 from .context import ServiceContext
 
 log = logging.getLogger("memevo.service")
-DEFAULT_MAX_CHARS = caches.DEFAULT_MAX_CHARS
+DEFAULT_MAX_CHARS = fallback_texts.DEFAULT_MAX_CHARS
 # A memory injected into a session (by its prompt's recall or a tool call's) is not injected
 # again before a tool call for this long: it is still in the model's context.
 ACTION_REPEAT_S = 600.0
@@ -38,7 +36,10 @@ _injected_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
-class Ask:
+class HookRequest:
+    """What every hook request says: which client and chat, the prompt's id, the injection
+    limit, and where the session is."""
+
     client: str
     flavor: str
     session: str | None
@@ -48,7 +49,7 @@ class Ask:
     folder: str | None = None  # where it is: the git top-level of the session's cwd, else the cwd
 
     @classmethod
-    def of(cls, params: dict[str, Any]) -> Ask:
+    def of(cls, params: dict[str, Any]) -> HookRequest:
         return cls(
             client=str(params.get("client") or "unknown"),
             flavor=str(params.get("flavor") or "default"),
@@ -66,7 +67,7 @@ def _opt(value: Any) -> str | None:
 
 def learning_text(ctx: ServiceContext, config: config_mod.Config, flavor: str) -> str | None:
     """The 「记忆沉淀未启用」 text while learning is not active, else None."""
-    return caches.learning_text(config, ctx.keys.has(), flavor)
+    return fallback_texts.learning_text(config, ctx.keys.has(), flavor)
 
 
 def session_start_text(
@@ -79,18 +80,18 @@ def session_start_text(
     if kept is not None:
         return kept
     generation = ctx.session_starts.generation
-    made = caches.session_start_text(ctx.store, config, has_key, flavor, max_chars, repo)
+    made = fallback_texts.session_start_text(ctx.store, config, has_key, flavor, max_chars, repo)
     ctx.session_starts.put(key, made, generation)
     return made
 
 
 def prompt_reminder(ctx: ServiceContext, config: config_mod.Config, flavor: str) -> str:
-    return caches.prompt_reminder(config, ctx.keys.has(), flavor, ctx.learner.side_error is not None)
+    return fallback_texts.prompt_reminder(config, ctx.keys.has(), flavor, ctx.learner.side_error is not None)
 
 
 @operation("hook_session_start", service=True)
 def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
-    ask = Ask.of(params)
+    ask = HookRequest.of(params)
     started = time.perf_counter()
     config = config_mod.load()
     _run_maintenance(ctx, config)
@@ -114,7 +115,7 @@ def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
 def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """kind: "user" (the user's own words), "other" (not the user's words: no recall, no
     judging, reminder still), "plugin" (our own continuation or notice: nothing at all)."""
-    ask = Ask.of(params)
+    ask = HookRequest.of(params)
     started = time.perf_counter()
     config = config_mod.load()
     kind = str(params.get("kind") or "user")
@@ -166,7 +167,7 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     the answer only ever adds context, and any failure answers nothing. Memories of other
     repositories are left out as for a prompt; one already injected into this session in the
     last ACTION_REPEAT_S (by the prompt's recall or an earlier call) is not repeated."""
-    ask = Ask.of(params)
+    ask = HookRequest.of(params)
     started = time.perf_counter()
     config = config_mod.load()
     engine = ctx.engine
@@ -225,12 +226,14 @@ def tool_call(tool: Any, tool_input: Any) -> str:
     if isinstance(data, dict):
         detail = next((data[k] for k in _TOOL_DETAIL if data.get(k)), None)
         if detail is None:  # an MCP tool's arguments: their first values, as words
-            detail = " ".join(str(v)[: books.EXCERPT_CHARS] for v in itertools.islice(data.values(), 8))
-    text = str(detail)[: books.EXCERPT_CHARS * 2] if detail is not None else ""
+            detail = " ".join(
+                str(v)[: injection_log.EXCERPT_CHARS] for v in itertools.islice(data.values(), 8)
+            )
+    text = str(detail)[: injection_log.EXCERPT_CHARS * 2] if detail is not None else ""
     return f"{name}: {text}" if text.strip() else name
 
 
-def _not_recently_injected(ask: Ask, ids: list[str]) -> set[str]:
+def _not_recently_injected(ask: HookRequest, ids: list[str]) -> set[str]:
     if not ask.session:
         return set(ids)
     now = time.monotonic()
@@ -239,7 +242,7 @@ def _not_recently_injected(ask: Ask, ids: list[str]) -> set[str]:
         return {i for i in ids if now - seen.get(i, -ACTION_REPEAT_S) >= ACTION_REPEAT_S}
 
 
-def _remember_injected(ask: Ask, ids: list[str]) -> None:
+def _remember_injected(ask: HookRequest, ids: list[str]) -> None:
     if not ask.session or not ids:
         return
     now = time.monotonic()
@@ -251,7 +254,7 @@ def _remember_injected(ask: Ask, ids: list[str]) -> None:
             _injected.pop(next(iter(_injected)))
 
 
-def _answer(ctx: ServiceContext, ask: Ask, prompt: str) -> Any:
+def _answer(ctx: ServiceContext, ask: HookRequest, prompt: str) -> Any:
     """The user's prompt read as the reply to the questions of this chat that awaited it (the
     store is asked only when one did): reply.Answer, or None when it is not one."""
     waiting = ctx.learner.reply_to(ask.client, ask.session)
@@ -288,7 +291,7 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """Shows this session's learning results, or asks the user to confirm (headless)."""
     from ..learning import stop
 
-    ask = Ask.of(params)
+    ask = HookRequest.of(params)
     started = time.perf_counter()
     config = config_mod.load()
     ctx.learner.remember_answer(
@@ -426,7 +429,7 @@ def _run_maintenance(ctx: ServiceContext, config: config_mod.Config) -> None:
 
 def _done(
     ctx: ServiceContext,
-    ask: Ask,
+    ask: HookRequest,
     event: str,
     started: float,
     text: str | None,

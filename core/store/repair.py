@@ -190,13 +190,13 @@ def _install(fresh: Path, path: Path) -> None:
 def _refresh_caches(store: Store) -> None:
     """The hooks' fallback texts from the repaired store (no service runs to do it)."""
     from ..privacy import side_api_key as secrets
-    from ..service import fallback_texts as caches
+    from ..service import fallback_texts
 
     try:
         has_key = secrets.has_api_key()
     except Exception:
         has_key = False
-    caches.write(store, has_key)
+    fallback_texts.write(store, has_key)
 
 
 def _live_counts(counts: dict[str, int]) -> dict[str, int]:
