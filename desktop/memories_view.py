@@ -57,7 +57,7 @@ class MemoriesView(QWidget):
 
     def _size_columns(self) -> None:
         """The text takes the room left; every other column is at least as wide as its header
-        and its longest usual value, so no "全局" or date is cut (issue 31, item 13)."""
+        and its longest usual value, so no "全局" or date is cut."""
         from .qt import QHeaderView
 
         header = self.table.horizontalHeader()

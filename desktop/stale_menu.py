@@ -1,8 +1,8 @@
-"""The Memories table's context menu: Edit… and Delete for the memory under the pointer, and —
-for a stale one (issue 34: its repository no longer has the names it gives) — why it may be out
-of date and Still true, which has the repository checked again and, if the names are still
-missing, keeps the memory as true (core/staleness.still_true). Each entry runs the view's own
-action, so undo, the worker and the messages are the buttons' own."""
+"""The Memories table's context menu: Edit… and Delete for the memory under the pointer, and — for a
+stale one (its repository no longer has the names it gives) — why it may be out of date and Still
+true, which has the repository checked again and, if the names are still missing, keeps the memory
+as true (core/staleness.still_true). Each entry runs the view's own action, so undo, the worker and
+the messages are the buttons' own."""
 
 from __future__ import annotations
 

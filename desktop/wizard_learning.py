@@ -144,9 +144,9 @@ class SidePage(QWizardPage):
         return self.problem()[0] is None
 
     def _show_keyring(self, problem: str | None) -> None:
-        """No OS keyring: say so before the user types a key that cannot be kept (issue 31,
-        item 8), and offer the remedy that also reaches a tray app started at login: the key in
-        a file only the user's account can read — where it is, and that it is not encrypted."""
+        """No OS keyring: say so before the user types a key that cannot be kept, and offer the
+        remedy that also reaches a tray app started at login: the key in a file only the user's
+        account can read — where it is, and that it is not encrypted."""
         from .settings_key import file_words
 
         self.keyring_missing = problem is not None

@@ -1,17 +1,17 @@
 """CodeBuddy (IDE and CLI): ~/.codebuddy/settings.json. The IDE sends `user_prompt`, the CLI `prompt`.
 
-A tool call's rules come after it, in PostToolUse: the CLI ignores PreToolUse's
-`additionalContext` (only a permission decision acts there) and appends PostToolUse's to the
-tool's result (client-protocols.md, Appendix C §5). Claude Code's shape (the IDE's tools are
-execute_command, write_to_file, replace_in_file): only `additionalContext`, and nothing at all
-when no rule applies (the CLI would inject raw stdout). MCP tools fire tool hooks twice (as
-DeferExecuteTool and as mcp__…): the registration's matcher names neither.
+A tool call's rules come after it, in PostToolUse: the CLI ignores PreToolUse's `additionalContext`
+(only a permission decision acts there) and appends PostToolUse's to the tool's result. Claude
+Code's shape (the IDE's tools are execute_command, write_to_file, replace_in_file): only
+`additionalContext`, and nothing at all when no rule applies (the CLI would inject raw stdout). MCP
+tools fire tool hooks twice (as DeferExecuteTool and as mcp__…): the registration's matcher names
+neither.
 """
 
 from .base import Adapter, _json
 
 # The CLI's continuation after a Stop hook asked for one: UserPromptSubmit fires again with the
-# hook's reason behind this prefix (client-protocols.md, Appendix C §6). Never the user's words.
+# hook's reason behind this prefix. Never the user's words.
 STOP_CONTINUATION = "Stop hook:"
 
 
@@ -29,8 +29,8 @@ class CodeBuddy(Adapter):
         return ""
 
     def project_dir(self, payload, environ, here):
-        # The CLI's SessionStart carries no cwd (Appendix C §4); it starts every hook in the
-        # project and names it in CODEBUDDY_PROJECT_DIR. The IDE has been seen sending cwd "/".
+        # The CLI's SessionStart carries no cwd; it starts every hook in the project and names
+        # it in CODEBUDDY_PROJECT_DIR. The IDE has been seen sending cwd "/".
         for folder in (
             super().project_dir(payload, environ, here),
             environ.get("CODEBUDDY_PROJECT_DIR"),

@@ -1,8 +1,8 @@
 """Cursor: ~/.cursor/hooks.json, sessionStart / beforeSubmitPrompt / stop.
 
-beforeSubmitPrompt documents only `continue` and `user_message`; current builds (3.20) also
-honour `additional_context` there, injected as a system reminder (client-protocols.md,
-Appendix B). We answer both, so a build that checks the documented fields lets the prompt on.
+beforeSubmitPrompt documents only `continue` and `user_message`; current builds (3.20) also honour
+`additional_context` there, injected as a system reminder. We answer both, so a build that checks
+the documented fields lets the prompt on.
 
 beforeShellExecution / beforeMCPExecution: the rules about the command or MCP tool about to run
 go in `agent_message` ("message sent to agent"). No `permission` is answered, so Cursor's own

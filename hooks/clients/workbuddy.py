@@ -1,10 +1,10 @@
 """WorkBuddy: ~/.workbuddy/settings.json, the CodeBuddy engine with its own folder.
 
 Its UserPromptSubmit `prompt` is the whole session: every user message joined, each in
-`<user_query>…</user_query>` and carrying injected `<system-reminder>` (with `<user_info>`,
-project context, memory, the expert's instructions) around it (client-protocols.md,
-Appendix B). The user's words now are the last `<user_query>`; the earlier ones are dropped.
-A WorkBuddy hook that times out blocks the user's prompt, so ours gives up on the service early.
+`<user_query>…</user_query>` and carrying injected `<system-reminder>` (with `<user_info>`, project
+context, memory, the expert's instructions) around it. The user's words now are the last
+`<user_query>`; the earlier ones are dropped. A WorkBuddy hook that times out blocks the user's
+prompt, so ours gives up on the service early.
 """
 
 from .base import _json

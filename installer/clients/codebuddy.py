@@ -3,11 +3,11 @@ onto WorkBuddy's folder), SessionStart / UserPromptSubmit / PostToolUse / Stop, 
 MCP files. An earlier PreToolUse registration of ours (its context never reached the CLI's
 model) is stale: setup and the tray's repair take it away.
 
-Only the last hook's `additionalContext` per event reaches the CLI's model (the hooks' answers
-are merged by object spread, in config order; Appendix C §3): our SessionStart and
-UserPromptSubmit hooks are placed after everyone else's, a registration with another tool's
-hook after ours is stale (the tray's watcher puts ours back last), and setup and repair say
-which other hooks share those events, whose context is then dropped.
+Only the last hook's `additionalContext` per event reaches the CLI's model (the hooks' answers are
+merged by object spread, in config order): our SessionStart and UserPromptSubmit hooks are placed
+after everyone else's, a registration with another tool's hook after ours is stale (the tray's
+watcher puts ours back last), and setup and repair say which other hooks share those events, whose
+context is then dropped.
 
 The IDE reads mcp.json; the CLI reads the first existing of .mcp.json, mcp.json and
 ~/.codebuddy.json. mcp.json always gets our entry (the IDE), and so does whichever of the
