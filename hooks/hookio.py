@@ -1,7 +1,8 @@
 """What every hook does the same way: read stdin, talk to the service, fall back, log.
 
 Standard library only. Hooks run as `<python> -I -S hooks/memevo_hook.py <client> <event>`
-and must never import memevo's heavy modules: a whole prompt hook budget is ~60 ms.
+and must never import memevo's heavy modules: a whole prompt hook is held to a budget
+(`hook_prompt_ms` in `memevo bench --json`, docs/performance.md).
 """
 
 import json

@@ -114,12 +114,12 @@ def _write(out):
 # whatever it had not read by then: CodeBuddy's CLI (and WorkBuddy's build of it) resolves a hook
 # at `exit` and closes its stdout there, and libuv reaps every exited child whenever any child's
 # SIGCHLD comes in, so output written just before the exit can still be unread (a SessionStart's
-# rules missing from the first request, once in CI). Measured with that executor's logic in node
-# beside other children exiting: 37-64% of outputs lost when the hook exits at once, none of 400
-# when it waits until its output has been read. Linux: node's stdio pipes are socketpairs, whose
+# rules missing from the first request, once in CI). Reproduced with that executor's logic in
+# node beside other children exiting: some outputs are lost when the hook exits at once, none when
+# it waits until its output has been read. Linux: node's stdio pipes are socketpairs, whose
 # unread bytes SIOCOUTQ counts (FIONREAD on our end says 0); on a pipe FIONREAD counts them.
-# The wait costs a round trip with the reader (~1 ms of the hook's wall time here, measured
-# against a Python reader), so only for the clients whose executor is known to read at exit.
+# The wait costs a round trip with the reader, so only for the clients whose executor is known
+# to read at exit.
 _SIOCOUTQ, _FIONREAD = 0x5411, 0x541B
 READ_WAIT_S = 0.5  # a client that reads only after the exit costs at most this
 
@@ -131,7 +131,7 @@ def _wait_until_read(argv):
     if row is None or not row.reads_output_at_exit:
         return
     try:
-        import fcntl  # ~0.2 ms, only here
+        import fcntl  # only here, on the one path that needs it
 
         fd = sys.stdout.fileno()
         request = _SIOCOUTQ
@@ -262,7 +262,8 @@ def registered_home(argv):
 
 
 def run(argv):
-    """The whole hook: answer, flush, exit 0 at once (the teardown is ~3 ms of a hook)."""
+    """The whole hook: answer, flush, exit 0 at once (the interpreter's teardown would be part of
+    `hook_prompt_ms`)."""
     _os.umask(0o077)  # the hook's log and spawn guard are the user's alone, like all of memevo's files
     args = argv
     try:
