@@ -61,12 +61,12 @@ KEPT_ROWS = 4096
 
 
 class Rows:
-    """Rows of recalled memories (pin, repository, confidence, award day), kept between
-    prompts: recall needs them to rank and to decide an award, the same memories come back
-    prompt after prompt, and even one keyed read of the store was the largest part of the
-    service's answer after the encode (docs/performance.md, 2026-12-01). Cleared by every
-    change (the context's `refresh_caches`) and dropped for memories an award wrote; a read
-    that raced a change is not kept (generation, as SessionStarts)."""
+    """Rows of recalled memories (pin, repository, confidence, award day), kept between prompts:
+    recall needs them to rank and to decide an award, the same memories come back prompt after
+    prompt, and even one keyed read of the store was the largest part of the service's answer
+    after the encode (docs/performance-journal.md, 2026-12-01). Cleared by every change (the
+    context's `refresh_caches`) and dropped for memories an award wrote; a read that raced a
+    change is not kept (generation, as SessionStarts)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

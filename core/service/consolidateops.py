@@ -36,8 +36,8 @@ _COMING = threading.Lock()  # one day's pass started (waiting for quiet, or runn
 REQUEST_MERGE_S = 15.0
 BACKGROUND_MERGE_S = 180.0
 # The day's pass starts at the day's first session start, when the user's first prompts follow
-# within seconds; a pass over a 10k pool takes the CPUs for seconds (hook_figures' eight prompts
-# at once: median 149 -> 164-231 ms beside it). So it waits until no request has come for
+# within seconds; a pass over a 10k pool takes the CPUs for seconds (eight prompts at once,
+# `hook_prompt_concurrent_ms`, slow down beside it). So it waits until no request has come for
 # QUIET_S, but never longer than QUIET_MAX_WAIT_S (a busy day still gets its pass).
 QUIET_S = 30.0
 QUIET_MAX_WAIT_S = 600.0

@@ -49,9 +49,10 @@ def side_api_named() -> bool:
 
 class KeyCheck:
     """Whether the side API key is set (and matters), asked of the keyring at most every
-    KEY_CHECK_TTL_S, and only once the config names a side API: until then the keyring and what
-    it loads (secretstorage, jeepney, cryptography: ~12 MB, ~0.2 s) stay out of the service. A
-    config change through the service (config_set) asks again at once (ServiceContext.after)."""
+    KEY_CHECK_TTL_S, and only once the config names a side API: until then the keyring and what it
+    loads (secretstorage, jeepney, cryptography: `service_rss_mb`, `service_ready_s`) stay out of
+    the service. A config change through the service (config_set) asks again at once
+    (ServiceContext.after)."""
 
     def __init__(self) -> None:
         self._checked = (-1e9, False)
@@ -194,8 +195,9 @@ class ServiceContext(optable.Context):
     def after_maintenance(self, deprecated: int) -> None:
         """After the day's maintenance. Of what it changes, the indexes hold only whether a
         memory is deprecated (confidences, the trash, side jobs are read from the store), so
-        they are rebuilt only when it deprecated some: a rebuild every morning cost ~0.7 s of the
-        day's first session start at 10k memories and left ~8 MB of freed pieces in the heaps."""
+        they are rebuilt only when it deprecated some: a rebuild every morning slowed the day's
+        first session start (`hook_session_start_ms`) and left freed pieces in the heaps
+        (`service_rss_mb`)."""
         if self.engine is not None and deprecated:
             self.engine.sync_all()
         self.refresh_caches()

@@ -98,7 +98,7 @@ class ServiceHost:
                 loading=loading,
                 lexical_file=lexical_file.path_beside(self.store.path),
             )
-            self.store.release_cache()  # the blocks verify and the pool's load read (~15 MB for 10k)
+            self.store.release_cache()  # the blocks verify and the pool's load read (`service_rss_mb`)
             release_free_memory()  # what loading freed (the pool's batches)
             ctx.ready_after_s = time.monotonic() - ctx.started
             log.info("recall ready after %.1f s (%d memories)", ctx.ready_after_s, len(ctx.engine.index))
@@ -152,9 +152,8 @@ class LoadProgress:
 
 def limit_blas_threads() -> None:
     """One BLAS thread in the service. numpy's OpenBLAS threads keep spinning after a search
-    and fight torch's threads for the two cores during the next encode; measured per prompt
-    with 10k memories, one BLAS thread halved it (a prompt's time today: `memevo bench`,
-    docs/performance.md).
+    and fight torch's threads for the two cores during the next encode: one BLAS thread makes a
+    prompt's answer faster (`hook_prompt_ms` in `memevo bench --json`, docs/performance.md).
 
     `memevo serve` and `memevo tray` set OPENBLAS_NUM_THREADS=1 before numpy's import
     (cli/service_commands.py one_blas_thread), which OpenBLAS reads as it loads: then there is

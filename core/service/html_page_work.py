@@ -1,12 +1,12 @@
 """memories.html rendered on a thread of its own, once for a run of changes.
 
-The page lists every memory: at 10k memories a render takes ~0.3 s and makes ~10k transient
-rows and a few MB of text. Rendered inside each write's request, 500 writes cost 500 renders,
-held each writer up that long and left the service ~40 MB heavier (freed pieces scattered among
-live objects; docs/performance.md). Here a change asks for a render; the thread renders once the
-changes pause for QUIET_S, and at least every AT_MOST_S while they go on. Every render begins
-after the last change it was asked for, so the page ends as the store is; `flush` waits for that
-(the service's close, and callers that read the page at once).
+The page lists every memory: at 10k memories a render takes noticeable time and makes a transient
+row per memory and megabytes of text. Rendered inside each write's request, 500 writes cost 500
+renders, held each writer up that long and left the service heavier (freed pieces scattered among
+live objects; `soak_growth_pct`, docs/performance.md). Here a change asks for a render; the thread
+renders once the changes pause for QUIET_S, and at least every AT_MOST_S while they go on. Every
+render begins after the last change it was asked for, so the page ends as the store is; `flush`
+waits for that (the service's close, and callers that read the page at once).
 """
 
 from __future__ import annotations

@@ -101,16 +101,16 @@ def holder_description() -> str:
         return "pid unknown"
 
 
-# glibc keeps what requests freed in its heaps (one per request thread): over 2,000 prompts a
-# service grew ~8 MB this way, all of it given back by malloc_trim; and DuckDB keeps writes'
-# log and undo buffers until it checkpoints by itself at 16 MB of log (40 writes: +6.1 MB, 5.1
-# of it back at a CHECKPOINT). So after requests, at most this often, off the request's reply:
-# a checkpoint, DuckDB's cache of blocks let go (Store.release_cache), then a trim (a few ms
-# each when little was written).
+# glibc keeps what requests freed in its heaps (one per request thread): over thousands of
+# prompts a service grows this way, all of it given back by malloc_trim; and DuckDB keeps
+# writes' log and undo buffers until it checkpoints by itself at 16 MB of log (most of it back
+# at a CHECKPOINT). So after requests, at most this often, off the request's reply: a
+# checkpoint, DuckDB's cache of blocks let go (Store.release_cache), then a trim (each cheap
+# when little was written).
 TRIM_EVERY_S = 30.0
 # And once requests pause this long after some came: a burst (a session's prompts, an import)
 # otherwise left up to 30 s of its garbage in the heaps until the next request came, which for
-# a resident process can be hours (the suite's soak measured +10.7% one run, +4.9% the next).
+# a resident process can be hours (the soak's growth: `soak_growth_pct`).
 IDLE_TRIM_S = 2.0
 
 
