@@ -1,12 +1,12 @@
 """The side model writes a memory's recall cues (core/memories/cues.py): one call per memory text.
 
-The request below is the one measured on the verify set (tests/data/recall-set.json's
-`cues` were answered to exactly this text, one memory at a time, by a model that saw only the
-memory): change it and the calibrated cue offsets need `python -m memevo.core.recall.calibrate`
-again. Asking for cues specific to the memory (no generic requests) recalled 74-79% of the
-set's related prompts over two independent answers, against 70-74% without that sentence:
-generic cues ("explain this code") make a memory look related to everything, so its offset
-has to be larger. The memory is redacted before it leaves the machine, like everything sent there.
+The request below is the one measured on the verify set (tests/data/recall-set.json's `cues` were
+answered to exactly this text, one memory at a time, by a model that saw only the memory): change it
+and the calibrated cue offsets need `python -m memevo.core.recall.calibrate` again. Asking for cues
+specific to the memory (no generic requests) recalled more of the set's related prompts over two
+independent answers than without that sentence: generic cues ("explain this code") make a memory
+look related to everything, so its offset has to be larger. The memory is redacted before it leaves
+the machine, like everything sent there.
 """
 
 from __future__ import annotations

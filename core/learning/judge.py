@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..privacy.redaction import redact_secrets
 
-if TYPE_CHECKING:  # httpx (~15 MB, ~0.15 s) is imported by the first call to the side API
+if TYPE_CHECKING:  # httpx (`service_rss_mb`, `service_ready_s`) is imported by the first call to the side API
     import httpx
 
 JUDGE_SYSTEM = """你是一个长期记忆的判别器。用户正在和编程助手对话，你只看到用户当前这一句话（已去掉代码和日志，密钥已隐去）。判断这句话是否包含值得跨会话长期保存的内容。

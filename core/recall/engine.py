@@ -225,7 +225,7 @@ class RecallEngine:
             built = LexicalIndex(max(1024, len(ids) + 1024))
             built.upsert(ids, categories, texts, flags)
             # held as a restored index is (its postings flat, lexical.py): a day's maintenance
-            # rebuilds it here, and the built form holds ~5x the objects (13.6 against 2.8 MB at 10k)
+            # rebuilds it here, and the built form holds several times the objects (`service_rss_mb`)
             lexical = LexicalIndex.restore(built.snapshot())
             del built
             self._lexical_changes += max(1, len(ids))  # the file, if any, is not this index
