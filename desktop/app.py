@@ -170,12 +170,12 @@ async def _run(self_test: bool) -> int:
 
 
 def _trim_heap(server: Any, *stopping: asyncio.Future[Any]) -> None:
-    """Once the start has settled, what it freed in glibc's heaps goes back to the system, by
-    the service's own trim (a checkpoint first: on its executor, the store is off this thread).
-    First the source lines PySide6 had read: it looks for "PySide6" in the source of every
-    module imported after it (shibokensupport/feature.py, to switch its features per module),
-    and linecache keeps each file's lines, ~6 MB for the model's and the service's modules;
-    they are read again only if a traceback is printed."""
+    """Once the start has settled, what it freed in glibc's heaps goes back to the system, by the
+    service's own trim (a checkpoint first: on its executor, the store is off this thread). First
+    the source lines PySide6 had read: it looks for "PySide6" in the source of every module imported
+    after it (shibokensupport/feature.py, to switch its features per module), and linecache keeps
+    each file's lines (the model's and the service's modules: a part of `tray_rss_mb`); they are
+    read again only if a traceback is printed."""
     import linecache
 
     linecache.clearcache()
@@ -185,8 +185,8 @@ def _trim_heap(server: Any, *stopping: asyncio.Future[Any]) -> None:
 
 def _start_learning(host: ServiceHost) -> None:
     """Only once the config names a side API: until then nothing would run on the worker (the
-    side judge and the recall cues both need one), and its HTTP client — httpx's transport,
-    which imports httpcore, trio and anyio, and an SSL context: ~11 MB — stays out of the
+    side judge and the recall cues both need one), and its HTTP client — httpx's transport, which
+    imports httpcore, trio and anyio, and an SSL context, a weight in `tray_rss_mb` — stays out of the
     tray. A side API set later starts it at its first use, as in `memevo serve`."""
     from ..core.service.context import side_api_named
 

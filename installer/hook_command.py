@@ -27,7 +27,8 @@ SAFE_PATH = "-P"
 
 
 def interpreter() -> str:
-    """The real interpreter, never a version-manager shim (a pyenv shim alone costs ~115 ms)."""
+    """The real interpreter, never a version-manager shim (a pyenv shim, a shell script, alone
+    costs more than a whole hook: `hook_prompt_ms`)."""
     path = sys.executable
     if any(part in path for part in ("/shims/", "\\shims\\")):
         path = os.path.realpath(path)
@@ -47,7 +48,7 @@ def hook_script() -> Path:
 
 def hook_runner() -> str:
     """What runs a hook: the real interpreter, or in the packaged program its small
-    `memevo-hook` executable (about 55 ms faster than the full program)."""
+    `memevo-hook` executable (faster to start than the full program)."""
     if getattr(sys, "frozen", False):
         return str(Path(sys.executable).with_name("memevo-hook.exe" if os.name == "nt" else "memevo-hook"))
     return interpreter()
