@@ -8,14 +8,15 @@ Chinese and fails on any line left in English, so a new code comes with its word
 from __future__ import annotations
 
 from ..installer import messages as m
+from ..installer.clients import claude, cursor
 from .client_texts import state_wordings
 from .i18n import tr
 
 
 def said(message: str) -> str:
     """A line or a reason from the installer in the UI language. Plain text (not a Message:
-    core's reasons, a client file's problem) goes to setup_lines.problem, which knows the
-    shapes of the texts that are not messages yet."""
+    core's reasons, the keyring's) goes to setup_lines.problem, which knows the shapes of the
+    texts that are not messages."""
     if isinstance(message, m.Message) and message.code in _wordings():
         return m.render(message, _wordings(), _phrase)
     from .setup_lines import problem
@@ -24,6 +25,11 @@ def said(message: str) -> str:
 
 
 def _wordings() -> dict[str, str]:
+    return _installer_wordings() | _client_wordings() | state_wordings()
+
+
+def _installer_wordings() -> dict[str, str]:
+    """The codes of installer/messages.py."""
     return {
         m.CHECKING_MODEL: tr("Checking the embedding model…"),
         m.MODEL_READY: tr("The embedding model is ready."),
@@ -56,29 +62,47 @@ def _wordings() -> dict[str, str]:
         m.STATE: tr("{client}: {state}"),
         m.WROTE: tr("{what} written: {path}"),
         m.SKILL_PLACED: tr("skill placed in {path}"),
-    } | state_wordings()
+        m.NOT_JSON: tr(
+            "{path} is not valid JSON ({where}); left untouched. Fix it, then run `memevo setup --repair`."
+        ).format(path="{path}", where=tr("line {line}, column {column}")),
+        m.READ_ONLY: tr(
+            "{path} is read-only; left untouched. To let memevo register, make it writable, then run `memevo setup --repair`."
+        ),
+        m.JOINED: "{first}" + tr("; ") + "{rest}",
+    }
+
+
+def _client_wordings() -> dict[str, str]:
+    """The lines one client's module reports (its own codes, installer/clients/*.py)."""
+    return {
+        claude.MCP_NOT_FOUND: tr(
+            "MCP server: no `claude` command was found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:"
+        ),
+        claude.COMMAND: "  {command}",
+        claude.MCP_ADDED: tr("MCP server: registered with claude mcp add --scope user (in ~/.claude.json)"),
+        claude.MCP_ADD_FAILED: tr("claude mcp add failed: {reason}"),
+        claude.PERMISSIONS_STEP: tr("the permissions for memory_resolve and memory_propose"),
+        claude.AUTO_MEMORY_NOTE: tr(
+            'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.'
+        ),
+        claude.TRUST_NOTE: tr(
+            "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog)."
+        ),
+        cursor.SKILL_DROPPED: tr("skill: removed Cursor's own copy (Cursor reads ~/.claude/skills)"),
+    }
 
 
 def _phrase(name: str, text: str) -> str:
     """A parameter that is fixed English of a client module (installer/clients/*.py): the step a
-    file was written for, a client's note, a line it reports as text; anything else as it is."""
+    file was written for, a client's note that is not a message; anything else as it is."""
     if name == "what":
         whats = {
             "hooks": tr("hooks"),
             "the MCP server": tr("the MCP server"),
-            "the memory_resolve and memory_propose permissions": tr(
-                "the permissions for memory_resolve and memory_propose"
-            ),
         }
         return whats.get(text, text)
     if name == "note":
         notes = {
-            'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.': tr(
-                'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.'
-            ),
-            "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).": tr(
-                "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog)."
-            ),
             "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply.": tr(
                 "The CodeBuddy CLI asks you to review changed hooks in its /hooks panel before they apply."
             ),

@@ -1,10 +1,10 @@
-"""Texts from below the desktop that are not messages yet, in the UI language: core's loading
-stages, its reasons (the keyring's, config's) and what a client module or a client file says
-as plain English (installer/clients/claude.py, cursor.py; installer/jsonfile.py). Each known
-shape is matched and said again through tr(); an unknown text is shown as it is.
+"""Texts from below the desktop that are not messages, in the UI language: core's loading
+stages, its reasons (the keyring's, config's), and a repair's problems the watcher hands on as
+joined plain text. Each known shape is matched and said again through tr(); an unknown text is
+shown as it is.
 
-The setup engine's own lines are messages (installer/messages.py), said by desktop/messages.py
-without reading any English back; a shape here goes when its module reports a message."""
+The installer's lines and problems are messages (installer/messages.py), said by
+desktop/messages.py without reading any English back."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from .i18n import tr
 Say = Callable[[dict[str, str]], str]
 
 
-def _client_line(line: str) -> str | None:
-    """What a client's registration step reported (installer/clients/*), or None."""
-    for pattern, say in _client_shapes():
-        found = pattern.fullmatch(line)
+def _joined_problem(text: str) -> str | None:
+    """One of a client's problems, in a reason the watcher put together as plain text
+    ("; ".join of installer/clients' problems, which loses their codes), or None."""
+    for pattern, say in _problem_shapes():
+        found = pattern.fullmatch(text)
         if found:
             return say(found.groupdict())
     return None
@@ -31,25 +32,11 @@ def _where(where: str) -> str:
     return tr("line {line}, column {column}").format(line=found[1], column=found[2]) if found else where
 
 
-def _client_shapes() -> list[tuple[re.Pattern[str], Say]]:
+def _problem_shapes() -> list[tuple[re.Pattern[str], Say]]:
+    """The Messages installer/messages.NOT_JSON, READ_ONLY and claude.MCP_ADD_FAILED, as English
+    text: until installer/watcher.py joins a repair's problems with messages.joined (which keeps
+    each code), its reason reaches the tray as plain text."""
     return [
-        (
-            re.compile(
-                r"MCP server: `claude` was not found \(PATH, the desktop app, MEMEVO_CLAUDE_BIN\); run:"
-            ),
-            lambda g: tr(
-                "MCP server: no `claude` command was found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:"
-            ),
-        ),
-        (re.compile(r"  (?P<command>\S.*)"), lambda g: "  " + g["command"]),
-        (
-            re.compile(r"MCP server: claude mcp add --scope user \(in ~/\.claude\.json\)"),
-            lambda g: tr("MCP server: registered with claude mcp add --scope user (in ~/.claude.json)"),
-        ),
-        (
-            re.compile(r"skill: removed Cursor's own copy \(Cursor reads ~/\.claude/skills\)"),
-            lambda g: tr("skill: removed Cursor's own copy (Cursor reads ~/.claude/skills)"),
-        ),
         (
             re.compile(r"claude mcp add failed: (?P<reason>.*)"),
             lambda g: tr("claude mcp add failed: {reason}").format(reason=g["reason"]),
@@ -136,10 +123,10 @@ def problem(text: str) -> str:
         return tr(
             "its file lost memevo's entries {count} times within {minutes} minutes; memevo stopped repairing it until the tray app restarts (Clients → Repair now to try again)"
         ).format(count=gave_up["n"], minutes=gave_up["m"])
-    whole = _client_line(text)
+    whole = _joined_problem(text)
     if whole is not None:
         return whole
-    parts = [_client_line(part) for part in text.split("; ")]  # a repair's problems, joined
+    parts = [_joined_problem(part) for part in text.split("; ")]  # a repair's problems, joined
     if parts and all(parts):
         return tr("; ").join(p for p in parts if p)
     return text

@@ -290,6 +290,7 @@ class Tray:
         """Repair now (menu): the same code as setup, off the UI thread (it may run `claude`);
         the client's state is read again after it, and the notification says that state."""
         from ..installer import client_state, jsonfile, state
+        from ..installer import messages as m
         from ..installer.clients import register_client
 
         def work() -> tuple[Any, client_state.ClientState]:
@@ -301,7 +302,7 @@ class Tray:
         def done(found: tuple[Any, client_state.ClientState]) -> None:
             outcome, after = found
             if outcome.problems:
-                self.on_repair_failed(client, "; ".join(outcome.problems))
+                self.on_repair_failed(client, m.joined(outcome.problems))
             elif outcome.changed:
                 self.on_repaired(client, outcome.lines, after)
             elif after.command:  # nothing memevo can do alone: say what the user runs, once
@@ -357,10 +358,10 @@ class Tray:
 
     def on_repair_failed(self, client: str, why: str) -> None:
         from ..installer.clients import DISPLAY_NAMES
-        from .setup_lines import problem
+        from .messages import said as say
 
         name = DISPLAY_NAMES[client]
-        said = problem(why)  # the installer's reason, in the UI language where its shape is known
+        said = say(why)  # the installer's reason (a message, or text of a known shape) in the UI language
         self.registration_problems[name] = said
         self.refresh_icon()
         self.notifier.notify(

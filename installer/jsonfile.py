@@ -16,10 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ..core import atomic
+from . import messages as m
 
 
 class ClientFileError(Exception):
-    """A client file we must leave alone (invalid JSON, not an object, unreadable)."""
+    """A client file we must leave alone (invalid JSON, not an object, unreadable); its text is
+    a Message (installer/messages.py) where the file's state has a code, so str() of it keeps
+    the code."""
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -35,8 +38,7 @@ def load(path: Path) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ClientFileError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "left untouched — fix it and run `memevo setup --repair`"
+            m.Message(m.NOT_JSON, path=path, line=exc.lineno, column=exc.colno, why=exc.msg)
         ) from exc
     if not isinstance(data, dict):
         raise ClientFileError(f"{path} holds a JSON {type(data).__name__}, not an object; left untouched")
@@ -75,10 +77,7 @@ def check_writable(path: Path, target: Path) -> None:
     (the atomic rename would only need the folder's permission); an immutable one can't be
     written at all. Either way: left untouched, with what to do."""
     if not target.stat().st_mode & stat.S_IWUSR:
-        raise ClientFileError(
-            f"{path} is read-only; left untouched — to let memevo register, run `chmod u+w {path}` "
-            "then `memevo setup --repair`"
-        )
+        raise ClientFileError(m.Message(m.READ_ONLY, path=path))
     try:
         with open(target, "ab"):  # opening for append writes nothing; an immutable file refuses it
             pass

@@ -39,6 +39,11 @@ WROTE = "client.wrote"
 SKILL_PLACED = "client.skill-placed"
 SKILL_SHARED = "client.skill-shared"
 SKILL_REMOVED = "client.skill-removed"
+# A client file left alone (installer/jsonfile.py).
+NOT_JSON = "file.not-json"
+READ_ONLY = "file.read-only"
+# Problems put together ("; "), each said as itself.
+JOINED = "joined"
 
 ENGLISH: dict[str, str] = {
     CHECKING_MODEL: "Checking the embedding model…",
@@ -66,11 +71,17 @@ ENGLISH: dict[str, str] = {
     SKILL_PLACED: "skill: {path}",
     SKILL_SHARED: "skill: removed the copy in {path} ({why})",
     SKILL_REMOVED: "removed the skill from {path}",
+    NOT_JSON: "{path} is not valid JSON (line {line}, column {column}: {why}); "
+    "left untouched — fix it and run `memevo setup --repair`",
+    READ_ONLY: "{path} is read-only; left untouched — to let memevo register, run `chmod u+w {path}` "
+    "then `memevo setup --repair`",
+    JOINED: "{first}; {rest}",
 }
 
 
 def define(catalogue: Mapping[str, str]) -> None:
-    """Codes another installer module words itself (installer/client_state.py: a client's states)."""
+    """Codes another installer module words itself (installer/client_state.py: a client's
+    states; a client's module in installer/clients/: the lines only it reports)."""
     taken = ENGLISH.keys() & catalogue.keys()
     if taken:
         raise ValueError(f"message codes defined twice: {sorted(taken)}")
@@ -92,6 +103,11 @@ class Message(str):
         }
         return self
 
+    def __str__(self) -> str:
+        """The message itself (it is its English text): an exception raised with a Message,
+        or a reason passed on through str(), keeps its code."""
+        return self
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Copied and pickled as the message it is (str's own way would lose the code)."""
         return (_message, (self.code, dict(self.params)))
@@ -99,6 +115,15 @@ class Message(str):
 
 def _message(code: str, params: dict[str, str]) -> Message:
     return Message(code, **params)
+
+
+def joined(parts: list[str]) -> str:
+    """Problems put together as "a; b; c" (the text "; ".join gives), keeping each one's code."""
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return parts[0]
+    return Message(JOINED, first=parts[0], rest=joined(parts[1:]))
 
 
 def render(message: str, say: Mapping[str, str], word: Callable[[str, str], str] | None = None) -> str:

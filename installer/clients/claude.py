@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from ...hooks import client_table
 from .. import jsonfile
+from .. import messages as m
 from ..entries import MCP_MARKER, SERVER_NAME, named_home
 from ..hook_command import home_env, module_command, moved_home
 from .base import Client, ClientFiles, ClientResult, edit, home, override
@@ -31,9 +32,37 @@ RESOLVE_PERMISSION = f"mcp__{SERVER_NAME}__memory_resolve"
 PERMISSIONS = (PROPOSE_PERMISSION,)
 RETIRED = (RESOLVE_PERMISSION,)
 OURS = (*PERMISSIONS, *RETIRED)
-# The setup step's name in its output (desktop/setup_lines.py translates it): the step edits
-# both rules, adding one and taking out the retired one.
-PERMISSION_WHAT = "the memory_resolve and memory_propose permissions"
+
+# What this client's steps report beyond the shared ones (installer/messages.py), each code with
+# its English; desktop/messages.py words each through tr().
+MCP_NOT_FOUND = "claude.mcp-not-found"
+COMMAND = "claude.command"
+MCP_ADDED = "claude.mcp-added"
+MCP_ADD_FAILED = "claude.mcp-add-failed"
+PERMISSIONS_STEP = "claude.permissions-step"
+AUTO_MEMORY_NOTE = "claude.auto-memory-note"
+TRUST_NOTE = "claude.trust-note"
+# uninstall's lines, said on a terminal only
+REMOVE_NOT_FOUND = "claude.remove-not-found"
+MCP_REMOVE_FAILED = "claude.mcp-remove-failed"
+MCP_REMOVED = "claude.mcp-removed"
+m.define(
+    {
+        MCP_NOT_FOUND: "MCP server: `claude` was not found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:",
+        COMMAND: "  {command}",
+        MCP_ADDED: "MCP server: claude mcp add --scope user (in ~/.claude.json)",
+        MCP_ADD_FAILED: "claude mcp add failed: {reason}",
+        PERMISSIONS_STEP: "the memory_resolve and memory_propose permissions",
+        AUTO_MEMORY_NOTE: 'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.',
+        TRUST_NOTE: "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).",
+        REMOVE_NOT_FOUND: "MCP server: `claude` was not found; run: {command}",
+        MCP_REMOVE_FAILED: "claude mcp remove failed: {reason}",
+        MCP_REMOVED: "MCP server: claude mcp remove",
+    }
+)
+# The setup step's name in its output: the step edits both rules, adding one and taking out the
+# retired one.
+PERMISSION_WHAT = m.Message(PERMISSIONS_STEP)
 
 
 ROW = client_table.CLIENTS["claude"]
@@ -46,10 +75,7 @@ class Claude(Client):
     timeouts = ROW.registered
     # PreToolUse matches tool names: the tools whose calls rules are about.
     matchers: ClassVar[dict[str, str]] = {"PreToolUse": "Bash|Edit|MultiEdit|Write"}
-    notes: ClassVar[tuple[str, ...]] = (
-        'To use only memevo\'s memory, add "autoMemoryEnabled": false to ~/.claude/settings.json.',
-        "Interactive Claude Code runs user hooks only in folders you trusted (the workspace-trust dialog).",
-    )
+    notes: ClassVar[tuple[str, ...]] = (m.Message(AUTO_MEMORY_NOTE), m.Message(TRUST_NOTE))
     permission_question: ClassVar[str | None] = (
         "Claude Code: let memevo's memory_propose (your assistant proposes a memory) run without asking"
         " each time (you still confirm each memory)? [y/N]: "
@@ -81,17 +107,15 @@ class Claude(Client):
         claude = find_claude()
         if claude is None:
             result.manual_command = printable(add_command())
-            result.lines.append(
-                "MCP server: `claude` was not found (PATH, the desktop app, MEMEVO_CLAUDE_BIN); run:"
-            )
-            result.lines.append(f"  {result.manual_command}")
+            result.lines.append(m.Message(MCP_NOT_FOUND))
+            result.lines.append(m.Message(COMMAND, command=result.manual_command))
             return
         reason = register(claude)
         if reason:
-            result.problems.append(f"claude mcp add failed: {reason}")
+            result.problems.append(m.Message(MCP_ADD_FAILED, reason=reason))
             result.manual_command = printable(add_command(claude))
         else:
-            result.lines.append("MCP server: claude mcp add --scope user (in ~/.claude.json)")
+            result.lines.append(m.Message(MCP_ADDED))
             result.changed = True
 
     def unregister_mcp(
@@ -107,13 +131,13 @@ class Claude(Client):
         claude = find_claude()
         if claude is None:
             result.manual_command = printable(remove_command())
-            result.lines.append(f"MCP server: `claude` was not found; run: {result.manual_command}")
+            result.lines.append(m.Message(REMOVE_NOT_FOUND, command=result.manual_command))
             return
         reason = unregister(claude)
         if reason:
-            result.problems.append(f"claude mcp remove failed: {reason}")
+            result.problems.append(m.Message(MCP_REMOVE_FAILED, reason=reason))
         else:
-            result.lines.append("MCP server: claude mcp remove")
+            result.lines.append(m.Message(MCP_REMOVED))
             result.changed = True
 
     def manual_mcp_command(self) -> str | None:

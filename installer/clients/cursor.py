@@ -12,12 +12,24 @@ from pathlib import Path
 from typing import Any
 
 from ...hooks import client_table
+from .. import messages as m
 from .. import skills, state
 from ..hook_command import powershell_command
 from .base import Client, ClientResult, home, tilde
 
 # The client whose skill folder Cursor also reads (~/.claude/skills, always that literal path).
 SKILLS_OF = "claude"
+
+# What this client's steps report beyond the shared ones (installer/messages.py); desktop/messages.py
+# words the first through tr(), the other is uninstall's, said on a terminal only.
+SKILL_DROPPED = "cursor.skill-dropped"
+SKILL_OWN_AGAIN = "cursor.skill-own-again"
+m.define(
+    {
+        SKILL_DROPPED: "skill: removed Cursor's own copy (Cursor reads ~/.claude/skills)",
+        SKILL_OWN_AGAIN: "Cursor: skill: {path}/ (it read Claude Code's copy)",
+    }
+)
 
 
 ROW = client_table.CLIENTS["cursor"]
@@ -55,7 +67,7 @@ class Cursor(Client):
 
     def skill_placed_by(self, other: Client, result: ClientResult) -> None:
         if other.name == SKILLS_OF and reads_claude_copy() and skills.remove(self.files().skills_dir):
-            result.lines.append("skill: removed Cursor's own copy (Cursor reads ~/.claude/skills)")
+            result.lines.append(m.Message(SKILL_DROPPED))
 
     def after_unregistered(self, other: Client, lines: list[str]) -> None:
         """`uninstall --only claude` took the copy Cursor was reading: give Cursor its own."""
@@ -65,7 +77,7 @@ class Cursor(Client):
         if where.installed and state.client(self.name).get("registered") and not reads_claude_copy():
             try:
                 if skills.install(where.skills_dir):
-                    lines.append(f"Cursor: skill: {tilde(where.skills_dir)}/ (it read Claude Code's copy)")
+                    lines.append(m.Message(SKILL_OWN_AGAIN, path=tilde(where.skills_dir)))
             except (skills.SkillNotOurs, OSError) as exc:
                 lines.append(f"Cursor: {exc}")
 
