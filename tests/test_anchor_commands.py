@@ -1,7 +1,7 @@
-"""Commands as anchors (issue 34, item 1): `npm run X` (pnpm, yarn, bun) names a script of the
-repository's package.json, `make X` a target of its Makefile, `./scripts/x.sh` a path; in a
-real git repository a fact naming them turns stale when they are gone and fresh when they are
-back; reading is linear and bounded."""
+"""Commands as anchors: `npm run X` (pnpm, yarn, bun) names a script of the repository's
+package.json, `make X` a target of its Makefile, `./scripts/x.sh` a path; in a real git repository a
+fact naming them turns stale when they are gone and fresh when they are back; reading is linear and
+bounded."""
 
 from __future__ import annotations
 

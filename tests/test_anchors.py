@@ -1,8 +1,8 @@
-"""Anchors and stale memories (issue 34) against real git repositories in temporary folders:
-the names a memory gives are noted on every write, looked up in its repository (a path, a
-tracked identifier, a host in the configuration), and a memory whose names are all gone turns
-stale with its reason, and fresh again when they come back; never a memory without names,
-never a global one, never past the time bound."""
+"""Anchors and stale memories against real git repositories in temporary folders: the names a memory
+gives are noted on every write, looked up in its repository (a path, a tracked identifier, a host in
+the configuration), and a memory whose names are all gone turns stale with its reason, and fresh
+again when they come back; never a memory without names, never a global one, never past the time
+bound."""
 
 from __future__ import annotations
 

@@ -349,7 +349,7 @@ def test_setup_registers_the_hooks_and_the_mcp_file_the_cli_reads(shared: tuple[
     for event in ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"):
         commands = [h["command"] for group in settings["hooks"][event] for h in group["hooks"]]
         assert any("memevo_hook.py" in c and c.endswith(f"codebuddy {event}") for c in commands), commands
-    assert "PreToolUse" not in settings["hooks"]  # the CLI ignores its context (issue 30, item 5)
+    assert "PreToolUse" not in settings["hooks"]  # the CLI ignores its context
     # the CLI reads the first existing of ~/.codebuddy/.mcp.json, ~/.codebuddy/mcp.json, ~/.codebuddy.json
     assert not (home / ".codebuddy" / ".mcp.json").exists()
     entry = json.loads((home / ".codebuddy" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"][SERVER]
@@ -385,7 +385,7 @@ def test_without_memevo_home_the_cli_still_reaches_the_folder_setup_named(shared
 
 
 def test_an_unrelated_prompt_gets_the_rules_and_only_the_reminder(shared: tuple[Path, Path]) -> None:
-    """Run in a repository: its own rule is among the session start's (issue 30, item 2: the
+    """Run in a repository: its own rule is among the session start's (the
     CLI's SessionStart names no cwd; the hook's folder and CODEBUDDY_PROJECT_DIR do)."""
     home, memevo_home = shared
     _, api = run_codebuddy(UNRELATED, home, memevo_home, project=the_repository(home))
@@ -780,7 +780,7 @@ def test_a_question_one_shot_dropped_is_asked_at_the_next_session_start(tmp_path
     assert rules.count(JUDGED_RULE) == 1 and left == [], (rules, left)
 
 
-# -- another tool's prompt hook: only the last context reaches the model (issue 30, item 3) -------------
+# -- another tool's prompt hook: only the last context reaches the model --------------------------------
 OTHER_CONTEXT = "OTHER-TOOL-CONTEXT-7f3a"
 
 

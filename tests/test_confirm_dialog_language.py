@@ -1,7 +1,7 @@
-"""The confirmation dialog speaks the UI's language — title, every label and every button — and
-says it is memevo's and where the proposal came from (issue 30). Each language is read from
-a real process started under that locale (LANG / LC_ALL, as a desktop session sets them):
-tests/dialogprobe.py writes the jobs to a real store, shows the dialog and reads its widgets."""
+"""The confirmation dialog speaks the UI's language — title, every label and every button — and says
+it is memevo's and where the proposal came from. Each language is read from a real process started
+under that locale (LANG / LC_ALL, as a desktop session sets them): tests/dialogprobe.py writes the
+jobs to a real store, shows the dialog and reads its widgets."""
 
 from __future__ import annotations
 
@@ -259,7 +259,7 @@ def _foreign(language: str, case: dict[str, Any], texts: list[str]) -> list[str]
 
 
 def test_the_checker_finds_the_other_language() -> None:
-    """The check below would have caught issue 30: Chinese buttons in the English dialog."""
+    """The check below would have caught Chinese buttons in the English dialog."""
     case = CASES[0]
     assert _foreign("en", case, ["Save as a rule", "保存为规则"]) == list("保存为规则")
     assert _foreign("zh", case, ["保存为规则", "Save as a rule"]) == ["Save", "as", "rule"]

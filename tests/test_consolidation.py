@@ -1,8 +1,7 @@
-"""Consolidation (issue 34, item 3) in process, on a real store and the real model: planted
-near-duplicates and contradictions are found and proposed, nothing changes until the user
-answers, an answer applies once and keeps history, a declined cluster is not proposed again
-until a member changes; the shipped thresholds are what the calibration chooses; the bulk
-search stays bounded on 10k memories."""
+"""Consolidation in process, on a real store and the real model: planted near-duplicates and
+contradictions are found and proposed, nothing changes until the user answers, an answer applies
+once and keeps history, a declined cluster is not proposed again until a member changes; the shipped
+thresholds are what the calibration chooses; the bulk search stays bounded on 10k memories."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Consolidation through real processes (issue 34): a `memevo serve` holds the store and the
-model; `memevo consolidate` finds the planted duplicates and contradictions and proposes them
-without changing a memory; `memevo pending` lists them; an answer applies exactly once; a
-declined one is not proposed again by the next pass."""
+"""Consolidation through real processes: a `memevo serve` holds the store and the model; `memevo
+consolidate` finds the planted duplicates and contradictions and proposes them without changing a
+memory; `memevo pending` lists them; an answer applies exactly once; a declined one is not proposed
+again by the next pass."""
 
 from __future__ import annotations
 

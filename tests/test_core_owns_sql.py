@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 # The memevo package's folders other than core/ (packaging/ and tests/ are tools, not shipped).
 OUTSIDE_CORE = ("cli", "desktop", "hooks", "installer", "mcpserver")
 
-# Files that still hold SQL, each with the reason; the list is to be emptied (issue 14).
+# Files that still hold SQL, each with the reason; the list is to be emptied.
 # Modules outside core still allowed SQL while it moves into core: none left.
 NOT_YET_MOVED: set[str] = set()
 

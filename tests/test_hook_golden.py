@@ -141,7 +141,7 @@ def test_inputs_that_are_not_the_users_words(data_dir: Path, prompt: str, extra:
 @pytest.mark.parametrize(
     ("prompt", "kind"),
     [
-        # the CLI's continuation after our Stop: our notice behind its prefix (issue 30, item 1)
+        # the CLI's continuation after our Stop: our notice behind its prefix
         (
             "Stop hook: memory-self-evolution 捕捉到了新的记忆。请把下面的结果原样展示给用户：\n已记下",
             "plugin",
@@ -467,8 +467,8 @@ def test_each_hook_gives_up_on_the_service_well_inside_its_registered_timeout(
         for kind, registered in client.timeouts.items():
             assert adapter.timeouts[kind] <= registered - 1.5, (client.name, kind)
     assert load("workbuddy").timeouts["prompt"] <= 5
-    # the CodeBuddy engine counts a Stop hook's timeout as a block and continues, in a loop
-    # (issue 30, item 6): seconds of margin, not milliseconds
+    # the CodeBuddy engine counts a Stop hook's timeout as a block and continues, in a loop:
+    # seconds of margin, not milliseconds
     for name in ("codebuddy", "workbuddy"):
         client = next(c for c in REGISTRY if c.name == name)
         assert client.timeouts["stop"] - load(name).timeouts["stop"] >= 10, name

@@ -1,8 +1,7 @@
-"""The relay hook (issue 19): the hook sends stdin's bytes, the client's adapter runs in the
-service (core/service/relay.py), the hook prints what comes back. Its output is byte for byte
-what the hook answers on its own; anything wrong with the relay (an older or stale service,
-garbage, a service that dies or hangs mid-request) ends in the hook's own answer, within the
-same deadline, exit 0."""
+"""The relay hook: the hook sends stdin's bytes, the client's adapter runs in the service
+(core/service/relay.py), the hook prints what comes back. Its output is byte for byte what the hook
+answers on its own; anything wrong with the relay (an older or stale service, garbage, a service
+that dies or hangs mid-request) ends in the hook's own answer, within the same deadline, exit 0."""
 
 from __future__ import annotations
 

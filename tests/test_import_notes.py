@@ -1,6 +1,6 @@
-"""`memevo import-notes` (issue 17): the notes a user already keeps (~/.claude/CLAUDE.md, a
-repository's AGENTS.md and Cursor rules) split into rules and the repository's facts, imported
-once, the sources never changed; in a terminal, asked one by one."""
+"""`memevo import-notes`: the notes a user already keeps (~/.claude/CLAUDE.md, a repository's
+AGENTS.md and Cursor rules) split into rules and the repository's facts, imported once, the sources
+never changed; in a terminal, asked one by one."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The injection budget (issue 17): the recall block keeps the most confident memories within its
-characters and says how many it left out; the session-start text stays within its cap and is
-the same bytes whatever the time or the client's own cap (tests/test_service_scopes.py checks
-it through a real service)."""
+"""The injection budget: the recall block keeps the most confident memories within its characters
+and says how many it left out; the session-start text stays within its cap and is the same bytes
+whatever the time or the client's own cap (tests/test_service_scopes.py checks it through a real
+service)."""
 
 from __future__ import annotations
 

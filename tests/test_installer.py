@@ -503,7 +503,7 @@ def test_uninstall_removes_both_rules_and_a_permissions_block_left_empty(home: P
     assert "permissions" not in left and left["theme"] == "dark"
 
 
-# -- CodeBuddy against what its real CLI does with a registration (issue 30) ---------------------------
+# -- CodeBuddy against what its real CLI does with a registration --------------------------------------
 # Only the last hook's context per event reaches its model, so ours goes last on the events that
 # inject and setup says who else is there; PreToolUse's context is ignored, so an older
 # registration of it is stale and goes. tests/test_codebuddy_cli.py runs the real CLI.

@@ -81,7 +81,7 @@ def test_setup_only_claude_registers_mcp_and_hooks_for_real(memevo_home: Path, t
     project.mkdir()
     api = FakeAnthropic()
     # Claude Code started without MEMEVO_HOME (from the dock, say): the hooks setup registered
-    # name the moved folder themselves (issue 31, item 15)
+    # name the moved folder themselves
     claude_env = {k: v for k, v in env.items() if k != "MEMEVO_HOME"}
     try:
         run = subprocess.run(

@@ -191,7 +191,7 @@ def test_search_waits_for_a_new_service_to_load_its_model(data_dir: Path) -> Non
         assert FACT in _text(found) and seconds < 45
 
 
-# -- the first answers while the SDK loads (mcpserver/fastpath.py; issue 30, item 7) ----------------------
+# -- the first answers while the SDK loads (mcpserver/fastpath.py) ----------------------------------------
 # The CodeBuddy CLI holds its first hook until its MCP servers answer. A real `memevo mcp`
 # process, twice: the first start's SDK answers are kept, the second start gives the same ones
 # from the front, each request is answered exactly once, and the tools work behind it.

@@ -1,6 +1,6 @@
-"""A memory's history (issue 17): replace and merge keep the old text with its dates and
-restore-version brings one back, in the store and through `memevo history` / `restore-version`;
-purge leaves no version behind, not even in the daily backups."""
+"""A memory's history: replace and merge keep the old text with its dates and restore-version brings
+one back, in the store and through `memevo history` / `restore-version`; purge leaves no version
+behind, not even in the daily backups."""
 
 from __future__ import annotations
 

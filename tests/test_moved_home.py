@@ -1,13 +1,12 @@
-"""A moved data folder (MEMEVO_HOME) reaches every hook and MCP server setup registers (issue 31,
-item 15). Clients start them with their own environment, without MEMEVO_HOME: each entry names
-the folder itself — `--home FOLDER` on the hook's command line, `env` in the MCP entry (`claude
-mcp add -e`). Here setup runs with a moved folder whose path holds a space and Chinese
-characters, then every entry runs exactly as its client runs it (the hook command through the
-shell, the MCP server from the entry's command, args and env) in an environment without
-MEMEVO_HOME, and what it writes lands in the moved folder, never in the default one under HOME.
-The default folder adds nothing to any entry (the install goldens hold those bytes); another
-folder than this setup's reads as stale and a repair rewrites it; uninstall finds our entries
-whatever folder they name."""
+"""A moved data folder (MEMEVO_HOME) reaches every hook and MCP server setup registers. Clients
+start them with their own environment, without MEMEVO_HOME: each entry names the folder itself —
+`--home FOLDER` on the hook's command line, `env` in the MCP entry (`claude mcp add -e`). Here setup
+runs with a moved folder whose path holds a space and Chinese characters, then every entry runs
+exactly as its client runs it (the hook command through the shell, the MCP server from the entry's
+command, args and env) in an environment without MEMEVO_HOME, and what it writes lands in the moved
+folder, never in the default one under HOME. The default folder adds nothing to any entry (the
+install goldens hold those bytes); another folder than this setup's reads as stale and a repair
+rewrites it; uninstall finds our entries whatever folder they name."""
 
 from __future__ import annotations
 

@@ -127,7 +127,7 @@ def test_the_built_graph_is_the_torch_export(built: dict[str, Any], st_model: An
     """The same padded batches through both graphs (the torch export is today's, onnx_export.py,
     node for node what onnx_build wrote before LAYOUT 2): every vector within 1e-6, and no
     score between a pool's memory and any text of the four recall sets moves by more than 1e-6
-    (issue 33's bar for the same vectors)."""
+    (the bar for the same vectors)."""
     from memevo.core.encoder import onnx_export
 
     started = time.monotonic()

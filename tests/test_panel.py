@@ -331,7 +331,7 @@ def test_confidence_bar_paints_by_strength(qtbot, host: ServiceHost, clock: Fake
     painter.end()
     assert image.pixelColor(10, 10).name() == "#66bb6a"  # filled part: strong, green
     assert image.pixelColor(95, 10).name() == "#eeeeee"  # beyond 0.9: the empty track
-    # issue 31, item 14: a hand-added memory (0.5) is not drawn as a weak one
+    # a hand-added memory (0.5) is not drawn as a weak one
     from memevo.desktop.memtable import bar_color
 
     assert bar_color(50, False) == "#64b5f6" and bar_color(45, False) == "#ffb74d"

@@ -1,5 +1,5 @@
-"""A stale memory in the panel (issue 34; pytest-qt, offscreen, a real store and a real git
-repository): the State column says 'Stale' and its tooltip says why, in English and in Chinese."""
+"""A stale memory in the panel (pytest-qt, offscreen, a real store and a real git repository): the
+State column says 'Stale' and its tooltip says why, in English and in Chinese."""
 
 from __future__ import annotations
 

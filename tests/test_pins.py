@@ -1,6 +1,6 @@
-"""Pinned memories (issue 17): a pin keeps a memory from decaying and from being deprecated,
-revives a deprecated one and leaves awards working, survives the trash and goes with purge;
-`memevo pin` / `unpin` and the snapshot show it."""
+"""Pinned memories: a pin keeps a memory from decaying and from being deprecated, revives a
+deprecated one and leaves awards working, survives the trash and goes with purge; `memevo pin` /
+`unpin` and the snapshot show it."""
 
 from __future__ import annotations
 

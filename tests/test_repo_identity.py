@@ -1,7 +1,7 @@
-"""A repository is keyed by its normalised remote URL, not its folder (issue 35, item 3), with
-real git: one project cloned in two folders has one set of facts, old folder-keyed scopes move
-to the identity when the store opens (and stay recalled), and the anchors of a repository known
-only by its remote are checked in the folder it was last seen in."""
+"""A repository is keyed by its normalised remote URL, not its folder, with real git: one project
+cloned in two folders has one set of facts, old folder-keyed scopes move to the identity when the
+store opens (and stay recalled), and the anchors of a repository known only by its remote are
+checked in the folder it was last seen in."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The resident service loads only what it serves with (issue 33, item 2): a real `memevo serve`
-that has answered a prompt maps no library of the modules it leaves to other commands, and the
-service's own start, run in a fresh process, imports none of them."""
+"""The resident service loads only what it serves with: a real `memevo serve` that has answered a
+prompt maps no library of the modules it leaves to other commands, and the service's own start, run
+in a fresh process, imports none of them."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ NOT_MAPPED = (
     "/charset_normalizer/",  # requests', for detect-secrets
     "/pyarrow/",  # libarrow and its Python bindings, ~30 MB
 )
-# What the command line holds and the running service does not (issue 33, part two): the other
+# What the command line holds and the running service does not: the other
 # commands' modules and the installer chain they import (setup_commands: getpass, shlex,
 # termios), and threadpoolctl (the service starts numpy's OpenBLAS with one thread instead).
 # argparse is not among them: the graph builder's module (core/encoder/onnx_provision.py), which

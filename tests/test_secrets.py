@@ -173,14 +173,14 @@ def test_import_legacy_moves_the_node_key_into_the_keyring(data_dir: Path) -> No
     moved = _memevo("import-legacy", "--move-key")
     assert moved.returncode == 0 and "moved the side API key" in moved.stdout
     assert secrets.get_api_key() == "sk-node-tool-key-123456"
-    # a plain-text key must not outlive its move (issue 13): deleted once the keyring holds it
+    # a plain-text key must not outlive its move: deleted once the keyring holds it
     assert not node_secret.exists() and "deleted side-secret.json" in moved.stdout
     node_secret.write_text(json.dumps({"apiKey": "sk-node-tool-key-123456"}), encoding="utf-8")
     again = _memevo("import-legacy")  # the same key is in the keyring already: only the copy goes
     assert again.returncode == 0 and not node_secret.exists(), again.stdout
 
 
-# -- the user-only file, where no keyring works (issue 31, item 8) ----------------------------------------
+# -- the user-only file, where no keyring works -----------------------------------------------------------
 FILE_KEY = "sk-test-file-only-0123456789abcdef"
 
 

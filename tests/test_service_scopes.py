@@ -1,7 +1,7 @@
-"""Memories scoped to repositories (issue 17) through real processes: a `memevo serve`, the hook
-executable, the CLI. Recall keeps to the session's repository; search shows each hit's scope,
-which `project add --here` and `scope` set; the session-start text is the same bytes for every
-session and within its budget; imported notes are searchable at once."""
+"""Memories scoped to repositories through real processes: a `memevo serve`, the hook executable,
+the CLI. Recall keeps to the session's repository; search shows each hit's scope, which `project add
+--here` and `scope` set; the session-start text is the same bytes for every session and within its
+budget; imported notes are searchable at once."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""A repository's facts shared through its own file (issue 35, item 1), with real git and two
-data dirs playing two teammates: `memevo share` writes chosen facts to .memevo/facts.md (never a
-secret), the other teammate's memevo reads them as that repository's facts, edits and deletions
-in the file win, a local edit is offered back as a diff and written only when asked, a file
-broken by hand names its line and loses nothing; the service reads the file at session start
-only when it changed (a stat otherwise). A teammate's file is read only once trusted
-(`share --trust`; tests/test_repo_trust.py covers the trust step itself)."""
+"""A repository's facts shared through its own file, with real git and two data dirs playing two
+teammates: `memevo share` writes chosen facts to .memevo/facts.md (never a secret), the other
+teammate's memevo reads them as that repository's facts, edits and deletions in the file win, a
+local edit is offered back as a diff and written only when asked, a file broken by hand names its
+line and loses nothing; the service reads the file at session start only when it changed (a stat
+otherwise). A teammate's file is read only once trusted (`share --trust`; tests/test_repo_trust.py
+covers the trust step itself)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
 """A repository's shared facts reach a second data dir through the repository's file and are
-recalled there (issue 35, "done when"): real git, a teammate's `memevo share`, and the other
-teammate's running `memevo serve` reading .memevo/facts.md when a session starts in their own
-clone (another folder, the same remote) once they trust its content — then the hook's recall
-injects the fact there, under the repository's own heading (not as the user's words), and not
-in another repository. A change pulled mid-session waits for the user's review, and is recalled
-once trusted."""
+recalled there: real git, a teammate's `memevo share`, and the other teammate's running `memevo
+serve` reading .memevo/facts.md when a session starts in their own clone (another folder, the same
+remote) once they trust its content — then the hook's recall injects the fact there, under the
+repository's own heading (not as the user's words), and not in another repository. A change pulled
+mid-session waits for the user's review, and is recalled once trusted."""
 
 from __future__ import annotations
 

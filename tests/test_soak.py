@@ -1,10 +1,10 @@
-"""A long day against the tray app (issue 33, item 4): 5,000 prompt hooks (50 of them real hook
-processes, the rest the hook's own relay request from four threads) and writes among them,
-offscreen, over a 10k-memory pool, after a warm-up the same way; the tray's RSS after stays
-within 10% of before (cli/soak.py). The suite runs a shorter day (600 prompts after 300 to warm up, 10 of them real hook
-processes, 20 writes; a 100-prompt warm-up left the four lanes' working set short of its
-steady size: +8.6-10.7% against +1.3% after 300, the tray's heaps trimmed alike; the full one took 251 s of the suite's wall on one worker);
-`memevo bench` runs the issue's whole 5,000 prompts and 500 writes."""
+"""A long day against the tray app: 5,000 prompt hooks (50 of them real hook processes, the rest the
+hook's own relay request from four threads) and writes among them, offscreen, over a 10k-memory
+pool, after a warm-up the same way; the tray's RSS after stays within 10% of before (cli/soak.py).
+The suite runs a shorter day (600 prompts after 300 to warm up, 10 of them real hook processes, 20
+writes; a 100-prompt warm-up left the four lanes' working set short of its steady size: +8.6-10.7%
+against +1.3% after 300, the tray's heaps trimmed alike; the full one took 251 s of the suite's wall
+on one worker); `memevo bench` runs the whole day's 5,000 prompts and 500 writes."""
 
 from __future__ import annotations
 

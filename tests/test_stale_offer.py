@@ -1,7 +1,7 @@
-"""A stale memory is offered for update or deletion (issue 34, item 2), on a real store and a
-real git repository: the panel's row menu (pytest-qt, offscreen) says why and offers Edit,
-Delete and Still true; `memevo read` says how to edit, delete or keep it, and `memevo
-still-true` keeps it — fresh until a name it gives is found and lost again."""
+"""A stale memory is offered for update or deletion, on a real store and a real git repository: the
+panel's row menu (pytest-qt, offscreen) says why and offers Edit, Delete and Still true; `memevo
+read` says how to edit, delete or keep it, and `memevo still-true` keeps it — fresh until a name it
+gives is found and lost again."""
 
 from __future__ import annotations
 

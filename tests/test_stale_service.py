@@ -1,8 +1,8 @@
-"""Stale memories through real processes (issue 34): a `memevo serve`, the hook executable and
-the CLI on a real git repository. A session start in the repository has the service check it
-off the request; the flag a fact names is gone, so the fact turns stale, `memevo read` says
-why and the prompt's recall injects it with a note; `memevo maintenance --force` checks again
-at once and clears it when the flag is back."""
+"""Stale memories through real processes: a `memevo serve`, the hook executable and the CLI on a
+real git repository. A session start in the repository has the service check it off the request; the
+flag a fact names is gone, so the fact turns stale, `memevo read` says why and the prompt's recall
+injects it with a note; `memevo maintenance --force` checks again at once and clears it when the
+flag is back."""
 
 from __future__ import annotations
 

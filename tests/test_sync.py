@@ -1,12 +1,12 @@
-"""A person's memories on every machine (issue 35, item 2), with real git: a bare remote in a
-temporary folder and two data dirs playing two machines. They converge with nothing lost or
-duplicated: edits, pins, scopes, trash and history both ways; concurrent edits (the later one
-wins, the other kept in history); a delete against an edit (the edit survives); syncs killed
-with SIGKILL at many points; a broken record in the remote (a conflict shown and kept); a
-secret never leaves; a sync folder set up again loses nothing; a remote URL git could run a
-program through is refused; what changes whether or where a memory reaches the assistant is
-listed for review. A hostile remote's tree: tests/test_sync_hostile.py; a remote on this
-machine whose own hooks and config name programs: tests/test_sync_remote_side.py."""
+"""A person's memories on every machine, with real git: a bare remote in a temporary folder and two
+data dirs playing two machines. They converge with nothing lost or duplicated: edits, pins, scopes,
+trash and history both ways; concurrent edits (the later one wins, the other kept in history); a
+delete against an edit (the edit survives); syncs killed with SIGKILL at many points; a broken
+record in the remote (a conflict shown and kept); a secret never leaves; a sync folder set up again
+loses nothing; a remote URL git could run a program through is refused; what changes whether or
+where a memory reaches the assistant is listed for review. A hostile remote's tree:
+tests/test_sync_hostile.py; a remote on this machine whose own hooks and config name programs:
+tests/test_sync_remote_side.py."""
 
 from __future__ import annotations
 

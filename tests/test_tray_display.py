@@ -1,5 +1,5 @@
 """The tray app on a real X display (Xvfb, the xcb platform, openbox, trayer), and on the two
-broken desktops of issue 30: one without Qt's xcb libraries, one whose DISPLAY cannot be
+broken desktops met in use: one without Qt's xcb libraries, one whose DISPLAY cannot be
 reached. There the tray app must say why in one sentence and a working service must answer
 (the hooks recall project facts), never an abort that leaves hooks on their cache for good.
 

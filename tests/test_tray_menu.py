@@ -181,7 +181,7 @@ def test_the_menu_stays_narrow_and_the_tooltip_says_all_without_markdown(qtbot, 
     tray.refresh_icon()
     whole = tray.icon.toolTip()
     assert "memevo repair" in whole and "`" not in whole
-    tray.menu.aboutToShow.emit()  # the status line is fitted as the menu opens (issue 33: fonts)
+    tray.menu.aboutToShow.emit()  # the status line is fitted as the menu opens (fonts load only then)
     assert tray.status_action.toolTip() == whole and tray.status_action.text().endswith("…")
     assert tray.menu.sizeHint().width() <= MENU_LINE_PX + 120
     host.ctx.store_error = None
@@ -322,7 +322,7 @@ def test_notifications_once_per_event(qtbot, host: ServiceHost, clock: FakeClock
 
 
 def test_a_click_on_a_notification_changes_no_setting(qtbot, host: ServiceHost) -> None:
-    """Clicking a notification is how people dismiss it: repairs stay on (issue 31)."""
+    """Clicking a notification is how people dismiss it: repairs stay on."""
     from memevo.installer import state
 
     tray, _ = _tray(qtbot, host)

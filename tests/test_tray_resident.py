@@ -1,8 +1,8 @@
-"""The tray app at rest holds only what it shows (issue 33, item 2): a real `memevo tray`
-(offscreen, set up, no side API), its model loaded and a prompt answered, has imported none of
-the windows the user has not opened, nor the keyring's chain, nor the learning worker's HTTP
-transport; it has mapped no font file (nothing it shows at rest is text) and keeps none of
-qasync's ten idle executor threads. Opening the panel then loads them, as it must."""
+"""The tray app at rest holds only what it shows: a real `memevo tray` (offscreen, set up, no side
+API), its model loaded and a prompt answered, has imported none of the windows the user has not
+opened, nor the keyring's chain, nor the learning worker's HTTP transport; it has mapped no font
+file (nothing it shows at rest is text) and keeps none of qasync's ten idle executor threads.
+Opening the panel then loads them, as it must."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The tray's `memevo sync` (issue 35, item 2): by hand from its menu and on a timer
-(syncMinutes), through the service's operation on a worker of its own, into a real bare
-remote; nothing is tried before a remote is set."""
+"""The tray's `memevo sync`: by hand from its menu and on a timer (syncMinutes), through the
+service's operation on a worker of its own, into a real bare remote; nothing is tried before a
+remote is set."""
 
 from __future__ import annotations
 

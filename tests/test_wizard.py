@@ -318,7 +318,7 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
     assert [v for v in values if v > 0] == [25, 50, 75, 100] and page.bar.value() == 100
     assert page.isComplete() and next_enabled(wizard) and page.reason_label.isHidden()
     assert page.stage_label.text() == tr("Setup finished.")
-    # setup got through: nothing to go back to or cancel (issue 31, item 12); Next shows the summary
+    # setup got through: nothing to go back to or cancel; Next shows the summary
     assert (
         not wizard.button(BUTTON.BackButton).isEnabled()
         and not wizard.button(BUTTON.CancelButton).isEnabled()

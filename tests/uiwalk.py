@@ -1,5 +1,5 @@
 """What a window shows a user, as text, and which of it is English: the Chinese-UI test walks
-every window with these (issue 31: a Chinese desktop entirely in Chinese).
+every window with these (a Chinese desktop entirely in Chinese).
 
 `shown(widget)` reads what a user can see or hover: labels, buttons and their tooltips, menu
 entries (submenus too), tab titles, group boxes, placeholders, combo box items, list items,

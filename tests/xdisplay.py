@@ -2,7 +2,7 @@
 manager (dialogs get frames, focus and stacking as on a desktop) and trayer as the system tray
 (the tray icon is embedded in it), all stopped afterwards. tests/setup-and-test.sh installs them.
 
-Also the two broken desktops of issue 30, made for real: a display number nothing listens on,
+Also the two broken desktops met in use, made for real: a display number nothing listens on,
 and a command line that runs with system libraries hidden from the dynamic loader (a private
 mount namespace, root only) — what a fresh Debian desktop without libxcb-cursor0 looks like."""
 
