@@ -10,24 +10,21 @@ from __future__ import annotations
 import getpass
 from collections.abc import Callable
 
+from ..core.config import LEARNING_MODES
+from ..core.learning import readiness
 from .setup_engine import Choices
 
 Ask = Callable[[str], str]
 
-# Each mode with the words the question shows for it (one or more lines), numbered in this order.
-LEARNING_CHOICES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "auto",
-        (
-            "your coding assistant's own model proposes memories (nothing extra to configure);",
-            "a side API is used instead if you configure one below",
-        ),
-    ),
-    ("side", ("only a side API you configure below (without one, nothing is learned)",)),
-    ("client", ("only your coding assistant's own model (no side API)",)),
-    ("off", ("nothing new is learned (what you have is still recalled)",)),
-)
-LEARNING_MODES = tuple(mode for mode, _ in LEARNING_CHOICES)
+# What each learning mode means, as the question words it (one or more lines). The modes and
+# their order are core's (config.LEARNING_MODES), numbered in that order; Enter takes the first.
+MODE_WORDS: dict[str, str] = {
+    readiness.AUTO: "your coding assistant's own model proposes memories (nothing extra to configure);\n"
+    "a side API is used instead if you configure one below",
+    readiness.SIDE: "only a side API you configure below (without one, nothing is learned)",
+    readiness.CLIENT: "only your coding assistant's own model (no side API)",
+    readiness.OFF: "nothing new is learned (what you have is still recalled)",
+}
 
 
 def ask_choices(permission_question: str | None, ask: Ask = input, secret: Ask = getpass.getpass) -> Choices:
@@ -35,14 +32,14 @@ def ask_choices(permission_question: str | None, ask: Ask = input, secret: Ask =
     choices = Choices()
     print("memevo setup — Enter takes the default in [brackets].")
     choices.learning = ask_learning(ask)
-    if choices.learning != "off":
+    if choices.learning != readiness.OFF:
         answer = _ask_until(
             ask,
             "Before a learned memory is written: 1) ask me in a native dialog  2) write it directly [1]: ",
             lambda text: None if text in ("", "1", "2", "ask", "direct") else "answer 1 or 2 (Enter: 1)",
         )
         choices.confirm = answer != "2" and answer != "direct"
-    if choices.learning in ("auto", "side"):
+    if choices.learning in (readiness.AUTO, readiness.SIDE):
         _ask_side_api(choices, choices.learning, ask, secret)
     if permission_question:
         answer = ask(permission_question)
@@ -53,19 +50,24 @@ def ask_choices(permission_question: str | None, ask: Ask = input, secret: Ask =
 def ask_learning(ask: Ask = input) -> str:
     """The learning mode: a number or a mode's name; Enter (or too many wrong answers) is auto."""
     print("How should memevo learn what you tell your assistant?")
-    for number, (mode, lines) in enumerate(LEARNING_CHOICES, 1):
+    for number, mode in enumerate(LEARNING_MODES, 1):
         head = f"  {number}) {mode} — "
-        print(head + lines[0])
-        for line in lines[1:]:
+        first, *more = MODE_WORDS[mode].split("\n")
+        print(head + first)
+        for line in more:
             print(" " * len(head) + line)
-    answer = _ask_until(ask, "Learning [1 auto]: ", _learning_problem)
-    return _learning_mode(answer.lower()) or "auto"
+    answer = _ask_until(ask, f"Learning [1 {LEARNING_MODES[0]}]: ", _learning_problem)
+    return _learning_mode(answer.lower()) or LEARNING_MODES[0]
 
 
 def _learning_problem(answer: str) -> str | None:
     if answer == "" or _learning_mode(answer):
         return None
-    return "answer 1, 2, 3 or 4, or auto, side, client, off (Enter: auto)"
+    numbers = [str(n) for n in range(1, len(LEARNING_MODES) + 1)]
+    return (
+        f"answer {', '.join(numbers[:-1])} or {numbers[-1]}, or {', '.join(LEARNING_MODES)}"
+        f" (Enter: {LEARNING_MODES[0]})"
+    )
 
 
 def _learning_mode(answer: str) -> str | None:
@@ -77,7 +79,7 @@ def _learning_mode(answer: str) -> str | None:
 
 
 def _ask_side_api(choices: Choices, learning: str, ask: Ask, secret: Ask) -> None:
-    if learning == "side":
+    if learning == readiness.SIDE:
         print(
             "The side API judges what you say (OpenAI-compatible chat/completions); without it nothing"
             " is learned. Type `skip` to skip."
@@ -89,7 +91,7 @@ def _ask_side_api(choices: Choices, learning: str, ask: Ask, secret: Ask) -> Non
         )
     base = _ask_until(ask, "  base URL (e.g. https://api.openai.com/v1): ", _url_problem)
     if not base or base.lower() == "skip":
-        if learning == "side":
+        if learning == readiness.SIDE:
             print(
                 "  No side API: nothing is learned until you configure one (`memevo setup` again, or"
                 " `memevo config sideApiBase URL`, `memevo config sideApiModel NAME`, `memevo secret set`)."

@@ -230,3 +230,10 @@ def test_no_terminal_asks_nothing_and_keeps_every_choice(env: dict[str, str]) ->
     assert "Learning [" not in done.stdout
     assert _config(env) == {"learning": "off", "sideJudge": False}
     assert _settings(env)["permissions"]["allow"] == ["Bash(ls:*)", RESOLVE_RULE]  # type: ignore[index]
+
+
+def test_the_question_offers_cores_modes_in_cores_order_each_worded_once() -> None:
+    from memevo.core import config
+    from memevo.installer import prompts
+
+    assert list(prompts.MODE_WORDS) == list(config.LEARNING_MODES)
