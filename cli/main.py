@@ -80,7 +80,14 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from ..installer.clients import CLIENTS
-    from . import import_commands, memory_commands, model_commands, service_commands, share_commands
+    from . import (
+        backfill_commands,
+        import_commands,
+        memory_commands,
+        model_commands,
+        service_commands,
+        share_commands,
+    )
 
     parser = argparse.ArgumentParser(prog="memevo", description="Self-evolving long-term memory.")
     parser.add_argument("--version", action="version", version=f"memevo {__version__}")
@@ -202,6 +209,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", help="the repository whose files to read (default: the current folder's)")
     p.add_argument("--yes", action="store_true", help="take every candidate as proposed, without asking")
     p.add_argument("--dry-run", action="store_true", help="only list the candidates")
+    p = command(
+        "backfill",
+        backfill_commands.cmd_backfill,
+        "find what you said again and again in your clients' past sessions, to keep as memories",
+    )
+    p.add_argument(
+        "--review", action="store_true", help="go through the candidates: accept, edit, regroup or skip"
+    )
+    p.add_argument("--all", action="store_true", help="read every transcript again, not only what is new")
     p = command(
         "share",
         share_commands.cmd_share,

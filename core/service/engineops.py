@@ -69,3 +69,14 @@ def build_background(ctx: ServiceContext) -> dict[str, Any]:
     engine.background = background.ensure(engine.encoder)
     engine.recentre()  # the index and the generic prompts are centred with the mean: again
     return {"model": engine.encoder.model_id, "path": str(target), "sentences": len(background.sentences())}
+
+
+@operation("backfill_scan", service=True)
+def backfill_scan(ctx: ServiceContext, prompts: Any = None) -> dict[str, Any]:
+    """`memevo backfill`: candidates in the user's past prompts (read by the command from the
+    clients' transcripts), found with the loaded encoder against the memories there are."""
+    from ..importers import backfill
+
+    if not isinstance(prompts, list):
+        raise InvalidInput("backfill_scan needs prompts (a list)")
+    return backfill.run(ctx.store, _engine(ctx).encoder, prompts)

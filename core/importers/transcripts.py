@@ -1,0 +1,238 @@
+"""The user's own words in the transcripts their clients keep on this machine (`memevo backfill`).
+
+Read, never changed, and only these stores (each client's folder moves with its own variable):
+- Claude Code: `~/.claude/projects/<folder>/<session>.jsonl` ($CLAUDE_CONFIG_DIR moves ~/.claude);
+  a user row is {"type": "user", "message": {"role": "user", "content": …}, "cwd", "timestamp"}.
+- The CodeBuddy Code CLI: `~/.codebuddy/projects/<folder>/<session>.jsonl`
+  ($CODEBUDDY_CONFIG_DIR); the same rows as Claude Code's, or agent items
+  {"type": "message", "role": "user", "content": [{"type": "input_text", "text"}]}.
+- Cursor: `~/.cursor/projects/<folder>/agent-transcripts/<id>/<id>.jsonl`; a user row is
+  {"role": "user", "message": {"content": [{"type": "text", "text"}]}} with the words in
+  `<user_query>`.
+WorkBuddy and the CodeBuddy IDE keep no transcript file memevo can read (the IDE keeps a folder
+of JSON per conversation under its extension's data, unstable across versions): not read.
+
+Only what the user typed: the assistant's text, tool results, subagents' and synthetic rows are
+skipped, and a prompt is classified by the client's own hook adapter (hooks/clients/), so a
+slash command, another tool's continuation or memevo's own question is never taken for the
+user's words. Reading is bounded: files over MAX_FILE_BYTES are read from their end, lines over
+MAX_LINE_BYTES are skipped, and at most MAX_PROMPTS prompts are kept, newest files first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...hooks.clients import load as load_adapter
+from ..repos import identity as repos
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_LINE_BYTES = 1024 * 1024
+MAX_PROMPTS = 20_000
+MAX_PROMPT_CHARS = 4000
+MAX_FILES = 5000
+
+
+@dataclass(frozen=True)
+class Prompt:
+    client: str
+    session: str
+    text: str
+    day: str  # YYYY-MM-DD, from the row's timestamp or the file's
+    cwd: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "client": self.client,
+            "session": self.session,
+            "text": self.text,
+            "day": self.day,
+            "cwd": self.cwd,
+        }
+
+
+@dataclass(frozen=True)
+class TranscriptStore:
+    """One client's transcript store: where it is, and how its session files are found."""
+
+    client: str
+    root: Path
+    pattern: str
+
+
+def stores(home: Path, environ: dict[str, str] | None = None) -> list[TranscriptStore]:
+    env = os.environ if environ is None else environ
+    claude = Path(env["CLAUDE_CONFIG_DIR"]).expanduser() if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    codebuddy = (
+        Path(env["CODEBUDDY_CONFIG_DIR"]).expanduser()
+        if env.get("CODEBUDDY_CONFIG_DIR")
+        else home / ".codebuddy"
+    )
+    return [
+        TranscriptStore("claude", claude / "projects", "*/*.jsonl"),
+        TranscriptStore("codebuddy", codebuddy / "projects", "*/*.jsonl"),
+        TranscriptStore("cursor", home / ".cursor" / "projects", "*/agent-transcripts/*/*.jsonl"),
+    ]
+
+
+def session_files(home: Path, environ: dict[str, str] | None = None) -> list[tuple[str, Path]]:
+    """(client, file) of every session file in the stores that exist, newest first; symlinks
+    that lead out of a store are not followed."""
+    found: list[tuple[float, str, Path]] = []
+    for store in stores(home, environ):
+        if not store.root.is_dir():
+            continue
+        root = store.root.resolve()
+        for path in store.root.glob(store.pattern):
+            try:
+                real = path.resolve()
+                if not real.is_relative_to(root) or not real.is_file():
+                    continue
+                found.append((real.stat().st_mtime, store.client, real))
+            except OSError:
+                continue
+    found.sort(key=lambda item: -item[0])
+    return [(client, path) for _, client, path in found[:MAX_FILES]]
+
+
+def signature(path: Path) -> str:
+    """What a re-run compares to know a file has nothing new: its size and modification time."""
+    try:
+        info = path.stat()
+    except OSError:
+        return ""
+    return f"{info.st_size}:{info.st_mtime_ns}"
+
+
+def prompts_of(client: str, path: Path) -> Iterator[Prompt]:
+    """The user's own prompts in one session file, in order."""
+    adapter: Any = load_adapter(client)
+    fallback_day = _day_of_mtime(path)
+    session = path.stem
+    for row in _rows(path):
+        text = _user_text(client, row)
+        if not text:
+            continue
+        cwd = row.get("cwd") if isinstance(row.get("cwd"), str) else None
+        payload = {"prompt": text, "cwd": cwd}
+        if adapter is not None:
+            text = adapter.prompt_text(payload) or ""
+            if not text.strip() or adapter.prompt_kind(payload, text) != "user":
+                continue
+        day = _day(row.get("timestamp")) or fallback_day
+        sid = row.get("sessionId") or row.get("session_id")
+        yield Prompt(
+            client, sid if isinstance(sid, str) and sid else session, text[:MAX_PROMPT_CHARS], day, cwd
+        )
+
+
+def read_all(
+    home: Path, environ: dict[str, str] | None = None, skip: dict[str, str] | None = None
+) -> tuple[list[Prompt], dict[str, str]]:
+    """Every user prompt of every store (at most MAX_PROMPTS), and each file's signature. A file
+    whose signature is in `skip` (read at an earlier run, unchanged since) is not read again."""
+    prompts: list[Prompt] = []
+    seen: dict[str, str] = {}
+    for client, path in session_files(home, environ):
+        sig = signature(path)
+        seen[str(path)] = sig
+        if skip and skip.get(str(path)) == sig:
+            continue
+        for prompt in prompts_of(client, path):
+            prompts.append(prompt)
+            if len(prompts) >= MAX_PROMPTS:
+                return prompts, seen
+    return prompts, seen
+
+
+def repo_of(cwd: str | None) -> str | None:
+    """The repository a session ran in: its identity, when its folder is still there."""
+    folder = repos.folder_of(cwd) if cwd else None
+    return repos.identity(folder) if folder else None
+
+
+# -- reading rows ----------------------------------------------------------------------------------
+def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            start = max(0, size - MAX_FILE_BYTES)
+            handle.seek(start)
+            first = True
+            for line in handle:
+                if first and start:  # cut in the middle
+                    first = False
+                    continue
+                first = False
+                if len(line) > MAX_LINE_BYTES or b'"user"' not in line:
+                    continue
+                try:
+                    row = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(row, dict):
+                    yield row
+    except OSError:
+        return
+
+
+def _user_text(client: str, row: dict[str, Any]) -> str | None:
+    if row.get("isMeta") or row.get("isSidechain") or row.get("isCompactSummary"):
+        return None
+    inner = row.get("message")
+    message: dict[str, Any] = inner if isinstance(inner, dict) else row
+    role = message.get("role") or row.get("role")
+    if role != "user" or (row.get("type") not in (None, "user", "message")):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        parts = [
+            item["text"]
+            for item in content
+            if isinstance(item, dict)
+            and item.get("type") in ("text", "input_text")
+            and isinstance(item.get("text"), str)
+        ]
+        if not parts:  # a tool result row: no words of the user's
+            return None
+        text = "\n".join(parts)
+    else:
+        return None
+    if client == "cursor":
+        text = _between(text, "<user_query>", "</user_query>")
+    return text.strip() or None
+
+
+def _between(text: str, opening: str, closing: str) -> str:
+    start = text.find(opening)
+    if start < 0:
+        return text
+    start += len(opening)
+    end = text.find(closing, start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _day(stamp: Any) -> str | None:
+    if isinstance(stamp, str) and len(stamp) >= 10 and stamp[4] == "-" and stamp[7] == "-":
+        return stamp[:10]
+    if isinstance(stamp, (int, float)) and stamp > 0:
+        import time
+
+        return time.strftime("%Y-%m-%d", time.gmtime(stamp / 1000 if stamp > 1e11 else stamp))
+    return None
+
+
+def _day_of_mtime(path: Path) -> str:
+    import time
+
+    try:
+        return time.strftime("%Y-%m-%d", time.localtime(path.stat().st_mtime))
+    except OSError:
+        return "1970-01-01"
