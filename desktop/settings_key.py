@@ -128,8 +128,8 @@ class SideKeyMixin:
 
     def _placeholder(self) -> None:
         """With no keyring, a key has nowhere to go until the file is ticked: the field and
-        Save wait for it (as the wizard's do) instead of promising the keyring (issue 31,
-        item 8, seen on a real display)."""
+        Save wait for it (as the wizard's do) instead of promising the keyring, which would
+        only fail on Save."""
         nowhere = self._no_keyring and not self._to_file()
         self.key_edit.setEnabled(not nowhere)
         self.save_key_button.setEnabled(not nowhere)
