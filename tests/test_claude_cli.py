@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -336,3 +337,47 @@ def test_a_skipped_question_leads_to_no_resolve(tmp_path: Path) -> None:
     ]
     assert "AskUserQuestion" in called and RESOLVE_TOOL not in called
     assert "Skipped" in state["answer"] or "tool_result" in state["answer"]
+
+
+def test_backfill_reads_the_real_clis_transcripts(tmp_path: Path) -> None:
+    """Two sessions of the real CLI, the same preference said in each in other words: backfill
+    proposes it from the transcripts the CLI wrote, with the user's words as evidence."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    project = home / "project"
+    project.mkdir()
+    api = FakeAnthropic()
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": api.url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-real-key",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    try:
+        for prompt in ("以后回答都用中文。然后帮我看看 main.py", "记住：回答一律用中文"):
+            ran = subprocess.run(
+                [str(CLAUDE), "-p", prompt],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=HANG_S,
+            )
+            assert ran.returncode == 0, ran.stderr
+    finally:
+        api.close()
+    found = subprocess.run(
+        [sys.executable, "-m", "memevo.cli", "backfill", "--json"],
+        env=os.environ | {"HOME": str(home), "MEMEVO_HOME": str(tmp_path / "data")},
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
+    assert found.returncode == 0, found.stderr
+    report = json.loads(found.stdout)
+    assert report["sessions"] == 2
+    (candidate,) = report["candidates"]
+    assert "中文" in candidate["text"] and candidate["category"] == "rule"
+    assert set(candidate["evidence"]["words"]) == {"记住：回答一律用中文", "以后回答都用中文。"}
+    assert not (tmp_path / "data" / "backfill.json").exists()
