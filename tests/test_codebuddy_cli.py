@@ -824,3 +824,20 @@ def test_another_tools_prompt_hook_after_ours_is_reported_and_ours_put_back_last
     last = json.loads(path.read_text(encoding="utf-8"))["hooks"]["UserPromptSubmit"][-1]["hooks"][-1]
     assert last["command"].endswith("codebuddy UserPromptSubmit")
     assert reminder in after.texts() and OTHER_CONTEXT not in after.texts()
+
+
+def test_backfill_reads_the_real_clis_transcripts(tmp_path: Path) -> None:
+    """Two sessions of the real CLI, one preference said in each in other words: backfill reads
+    the CLI's own transcripts (~/.codebuddy/projects/…) and proposes it once."""
+    home, memevo_home = tmp_path / "home", tmp_path / "data"
+    (home / ".codebuddy").mkdir(parents=True)
+    project = new_project(home)
+    for prompt in ("以后回答都用中文。然后帮我看看 main.py", "记住：回答一律用中文"):
+        run_codebuddy(prompt, home, memevo_home, project=project)
+    assert list((home / ".codebuddy" / "projects").glob("*/*.jsonl"))
+    found = memevo(memevo_home, home, "backfill")
+    assert found["sessions"] == 2, found
+    (candidate,) = found["candidates"]
+    assert "中文" in candidate["text"] and candidate["category"] == "rule"
+    assert set(candidate["evidence"]["words"]) == {"记住：回答一律用中文", "以后回答都用中文。"}
+    assert candidate["evidence"]["clients"] == ["codebuddy"]
