@@ -246,3 +246,58 @@ def write_cursor(home: Path, cwd: Path, session: str, day: str, prompts: list[st
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(_lines(rows), encoding="utf-8")
     return path
+
+
+# what each preference and fact is known by in a candidate, in any of its wordings
+KNOWN_BY: list[tuple[str, ...]] = [
+    ("中文",),
+    ("commit", "automatically"),
+    ("英文",),
+    ("pytest",),
+    ("pnpm",),
+    ("空格",),
+    ("emoji",),
+    ("删",),
+]
+FACTS_BY: list[tuple[str, ...]] = [("pay_new_flow_v2",), ("staging",)]
+
+
+def score(candidates: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of `memevo backfill --json`'s candidates: how many preferences and facts it proposes, and
+    how many candidates are neither (noise) or a second one of the same (duplicates)."""
+
+    def matches(c: dict[str, Any], names: tuple[str, ...]) -> bool:
+        return all(n.lower() in c["text"].lower() for n in names)
+
+    wanted = KNOWN_BY + FACTS_BY
+    hits = [sum(matches(c, names) for c in candidates) for names in wanted]
+    noise = [c["text"] for c in candidates if not any(matches(c, names) for names in wanted)]
+    return {
+        "preferences": f"{sum(1 for h in hits[: len(KNOWN_BY)] if h)}/{len(KNOWN_BY)}",
+        "facts": f"{sum(1 for h in hits[len(KNOWN_BY) :] if h)}/{len(FACTS_BY)}",
+        "candidates": len(candidates),
+        "duplicates": sum(max(0, h - 1) for h in hits),
+        "noise": noise,
+    }
+
+
+if __name__ == "__main__":
+    # python3 tests/history.py FOLDER [SEED]: a user's HOME with the history (and git repositories)
+    # then: HOME=FOLDER MEMEVO_HOME=FOLDER/.memevo memevo backfill --json | python3 tests/history.py --score
+    import subprocess
+    import sys
+
+    if sys.argv[1] == "--score":
+        print(json.dumps(score(json.load(sys.stdin)["candidates"]), ensure_ascii=False, indent=1))
+        raise SystemExit(0)
+    root = Path(sys.argv[1])
+    found = {}
+    for name in ("shop", "blog", "infra"):
+        repo = root / "code" / name
+        repo.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        subprocess.run(
+            ["git", "-C", str(repo), "remote", "add", "origin", f"git@github.com:ann/{name}.git"], check=False
+        )
+        found[name] = repo
+    print(json.dumps(realistic(root, found, int(sys.argv[2]) if len(sys.argv) > 2 else 7)))

@@ -40,17 +40,7 @@ def _found(candidates: list[dict[str, Any]], *needles: str) -> bool:
     return any(all(n.lower() in c["text"].lower() for n in needles) for c in candidates)
 
 
-# what each preference of tests/history.py is known by, in any of its wordings
-KNOWN_BY = [
-    ("中文",),
-    ("commit", "automatically"),
-    ("英文",),
-    ("pytest",),
-    ("pnpm",),
-    ("空格",),
-    ("emoji",),
-    ("删",),
-]
+KNOWN_BY = history.KNOWN_BY
 
 
 def test_only_the_users_own_typing_is_read(user_home: Path) -> None:
