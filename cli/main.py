@@ -209,6 +209,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", help="the repository whose files to read (default: the current folder's)")
     p.add_argument("--yes", action="store_true", help="take every candidate as proposed, without asking")
     p.add_argument("--dry-run", action="store_true", help="only list the candidates")
+    for name, what in (
+        (
+            "off",
+            "switch memevo off in a repository: no recall, no learning, no backfill, no staleness checks",
+        ),
+        ("on", "switch memevo on again in a repository"),
+    ):
+        p = command(name, backfill_commands.cmd_off, what)
+        p.add_argument("repo", nargs="?", help="the repository (default: the current folder's)")
+        p.add_argument("--list", action="store_true", help="list the repositories memevo is off in")
+        p.set_defaults(switch=name)
     p = command(
         "backfill",
         backfill_commands.cmd_backfill,

@@ -94,6 +94,22 @@ def _non_empty_text(value: Any) -> str:
     return value.strip()
 
 
+MAX_OFF_REPOSITORIES = 500
+
+
+def _repositories(value: Any) -> list[str]:
+    """Repositories, as their identities (`host/org/name`, or a folder): each once, in order."""
+    if not isinstance(value, list) or len(value) > MAX_OFF_REPOSITORIES:
+        raise ValueError(f"must be a list of at most {MAX_OFF_REPOSITORIES} repositories")
+    found: list[str] = []
+    for item in value:
+        if not isinstance(item, str) or not item.strip() or len(item) > 1000 or "\n" in item:
+            raise ValueError("each repository must be a non-empty single-line text")
+        if item.strip() not in found:
+            found.append(item.strip())
+    return found
+
+
 _HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
 
 
@@ -189,6 +205,12 @@ SCHEMA: tuple[Key, ...] = (
         "at most this many proposals from the clients' models per day, all clients together",
     ),
     Key("sideWaitMs", 12000, _int_range(0, 60000), "how long Stop waits for the side judge (ms)"),
+    Key(
+        "offRepositories",
+        [],
+        _repositories,
+        "repositories where memevo does nothing: no recall, no learning, no backfill, no staleness checks",
+    ),
     Key("decayDays", 30, _int_range(1, 3650), "idle days before a memory loses 0.05"),
     Key(
         "syncMinutes",

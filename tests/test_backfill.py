@@ -138,3 +138,14 @@ def test_after_a_whole_review_a_rerun_reads_only_what_is_new(
     history.write_claude(user_home, repo, "new-session-2", "2026-12-02", ["记住：日志里不要打印用户的手机号"])
     fresh = json.loads(run_cli("backfill", "--json").stdout)
     assert fresh["sessions"] == 2 and _found(fresh["candidates"], "手机号")
+
+
+def test_a_repository_memevo_is_off_in_is_not_read(
+    user_home: Path, data_dir: Path, run_cli: Any, provisioned_model: Any
+) -> None:
+    assert run_cli("off", "github.com/ann/shop").returncode == 0
+    found = json.loads(run_cli("backfill", "--json").stdout)["candidates"]
+    assert not _found(found, "pay_new_flow_v2") and not any(
+        "github.com/ann/shop" in c["evidence"]["repositories"] for c in found
+    )
+    assert _found(found, "pnpm")  # what was said elsewhere still is

@@ -137,3 +137,29 @@ def test_imported_notes_are_searchable_at_once_through_the_service(scoped_servic
     assert [m["scope"] for m in done["imported"]] == [str(repo)]
     found = json.loads(_memevo("search", "数据库迁移脚本在哪个目录", "--limit", "1", "--json").stdout)
     assert found["hits"][0]["text"] == "订单服务的数据库迁移脚本放在 db/migrations 目录"
+
+
+def test_memevo_off_in_a_repository_leaves_its_sessions_alone(scoped_service_home: Path) -> None:
+    """`memevo off` inside repo-a: its sessions get nothing (not even the rules), nothing of them
+    is learned; repo-b's sessions are served as before; `memevo on` brings it back."""
+    repo_a, repo_b = scoped_service_home / "repo-a", scoped_service_home / "repo-b"
+
+    def prompt(cwd: Path) -> subprocess.CompletedProcess[bytes]:
+        payload = {"session_id": "off", "prompt_id": f"p-{cwd.name}", "prompt": PROMPT, "cwd": str(cwd)}
+        return run_hook("claude", "UserPromptSubmit", json.dumps(payload, ensure_ascii=False))
+
+    def start(cwd: Path) -> subprocess.CompletedProcess[bytes]:
+        return run_hook(
+            "claude", "SessionStart", json.dumps({"session_id": "off", "source": "startup", "cwd": str(cwd)})
+        )
+
+    switched = _memevo("off", cwd=repo_a / "src")
+    assert switched.returncode == 0 and "memevo is off in" in switched.stdout, switched.stderr
+    try:
+        assert _memevo("off", "--list").stdout.strip() == str(repo_a)
+        for answered in (start(repo_a), prompt(repo_a / "src")):
+            assert answered.returncode == 0 and answered.stdout == b"" and answered.stderr == b""
+        assert THEIRS in _context(prompt(repo_b)) and RULE in _context(start(repo_b))
+    finally:
+        assert _memevo("on", cwd=repo_a).returncode == 0
+    assert OURS in _context(prompt(repo_a / "src"))

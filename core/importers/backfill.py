@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import atomic, paths
+from .. import config as config_mod
 from ..memories.text import MAX_TEXT, text_width
 from ..privacy.redaction import redact_secrets
 from ..recall.textfilter import strip_code_and_logs
@@ -146,14 +147,17 @@ def key_of(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def statements(prompts: Sequence[Prompt]) -> list[Statement]:
+def statements(prompts: Sequence[Prompt], off: Sequence[str] = ()) -> list[Statement]:
     """Each prompt cut into statements worth a memory: code and logs out, secrets redacted, each
-    MIN_WIDTH..MAX_WIDTH columns; the newest MAX_STATEMENTS."""
+    MIN_WIDTH..MAX_WIDTH columns; the newest MAX_STATEMENTS. Prompts of a repository memevo is
+    off in (`off`) are not read."""
     repos: dict[str | None, str | None] = {}
     found: list[Statement] = []
     for prompt in prompts:
         if prompt.cwd not in repos:
             repos[prompt.cwd] = repo_of(prompt.cwd)
+        if repos[prompt.cwd] in off:
+            continue
         cleaned = redact_secrets(strip_code_and_logs(prompt.text))
         parts: list[str] = []
         for part in _SPLIT.split(cleaned):
@@ -177,11 +181,12 @@ def find(
     memory_texts: Sequence[str] = (),
     known: Callable[[list[str]], set[str]] | None = None,
     progress: Callable[[str], None] | None = None,
+    off: Sequence[str] = (),
 ) -> list[Candidate]:
     """The candidates in these prompts. `encode`: unit vectors of texts; `memory_texts`: the
     memories there are (a candidate close to one is not proposed); `known`: which candidate
     keys were imported, accepted or skipped before."""
-    said = statements(prompts)
+    said = statements(prompts, off)
     if not said:
         return []
     if progress:
@@ -341,7 +346,8 @@ def run(
     def known(keys: list[str]) -> set[str]:
         return set(notes.known(store, keys, [""] * len(keys)))
 
-    found = find(prompts, encoder.encode, texts, known, progress)
+    off = config_mod.load().values["offRepositories"]
+    found = find(prompts, encoder.encode, texts, known, progress, off)
     return {"prompts": len(prompts), "candidates": [c.as_json() for c in found]}
 
 

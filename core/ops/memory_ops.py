@@ -7,6 +7,7 @@ runs (the store opened for that command, see `call_local`).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .. import config as config_mod
@@ -371,6 +372,26 @@ def op_config_set(ctx: Context, key: str, value: Any) -> dict[str, Any]:
             "the recall minimums are calibrated per model: run `memevo verify` on your cases"
         )
     return result
+
+
+_OFF_LOCK = threading.Lock()
+
+
+@operation("repository_off", texts=True)
+def op_repository_off(ctx: Context, repo: str, off: bool = True) -> dict[str, Any]:
+    """Switch memevo off (or on again) in one repository: its identity in offRepositories."""
+    if not isinstance(repo, str) or not repo.strip():
+        raise InvalidInput("which repository? (run it inside one, or name it)")
+    with _OFF_LOCK:  # two switches at once both land
+        listed = list(config_mod.load().values["offRepositories"])
+        changed = (repo not in listed) if off else (repo in listed)
+        if off and changed:
+            listed.append(repo)
+        elif changed:
+            listed.remove(repo)
+        if changed:
+            config_mod.set_key("offRepositories", listed)
+    return {"repo": repo, "off": bool(off), "changed": changed, "off_repositories": listed}
 
 
 @operation("config_unset", texts=True)

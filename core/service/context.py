@@ -132,6 +132,7 @@ class ServiceContext(optable.Context):
             "desktop": self.desktop,
             "memories_indexed": len(self.engine.index) if self.engine else None,
             "learning": self.learning_status(),
+            "off_in": _off_repositories(),  # `memevo off`: repositories left alone
             "uptime_s": round(time.monotonic() - self.started, 1),
             "ready_after_s": round(self.ready_after_s, 2) if self.ready_after_s is not None else None,
         }
@@ -241,3 +242,9 @@ class ServiceContext(optable.Context):
         self.anchor_checks.close()
         self.learner.close()
         self.books.close()
+
+
+def _off_repositories() -> list[str]:
+    from .. import config as config_mod
+
+    return list(config_mod.load().values["offRepositories"])

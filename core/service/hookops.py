@@ -95,6 +95,8 @@ def on_session_start(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     started = time.perf_counter()
     config = config_mod.load()
     _run_maintenance(ctx, config)
+    if off_here(config, ask.repo):  # not even git: the user switched memevo off in this repository
+        return _done(ctx, ask, "session_start", started, None, [])
     ctx.anchor_checks.want(ask.repo, ask.folder)  # a queue put: git runs on the checks' own thread
     sharework.want(ctx, ask.folder)  # a stat; a changed .memevo/facts.md is read on its own thread
     if not config["enabled"]:
@@ -128,7 +130,7 @@ def on_prompt(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
             return _done(ctx, ask, "prompt", started, restored, [], asked=prompt)
         asker = ctx.learner.asker(ask.client, ask.session)
         stop.delivered(ctx.store, ctx.clock, ask.client, prompt, asker)  # CodeBuddy: our continuation's echo
-    if not config["enabled"] or kind == "plugin" or not prompt.strip():
+    if not config["enabled"] or kind == "plugin" or not prompt.strip() or off_here(config, ask.repo):
         return _done(ctx, ask, "prompt", started, None, [])
     answer = _answer(ctx, ask, prompt) if kind == "user" else None
     if answer is not None:  # the user's reply to our question: answered, nothing else to do with it
@@ -171,7 +173,7 @@ def on_action(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     started = time.perf_counter()
     config = config_mod.load()
     engine = ctx.engine
-    if not config["enabled"] or not config["actionRecall"] or engine is None:
+    if not config["enabled"] or not config["actionRecall"] or engine is None or off_here(config, ask.repo):
         return _done(ctx, ask, "action", started, None, [])
     found: dict[str, memories.Memory] = {}
     try:
@@ -294,6 +296,8 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     ask = HookRequest.of(params)
     started = time.perf_counter()
     config = config_mod.load()
+    if off_here(config, ask.repo):  # nothing of this session is kept or asked
+        return _done(ctx, ask, "stop", started, None, [])
     ctx.learner.remember_answer(
         ask.client, ask.session, params.get("last_assistant_message"), bool(config["sideContext"])
     )
@@ -318,6 +322,12 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         if row is not None and row.stop_notice_waits:
             stop.stash(ask.client, ask.session or "", found["notice"], found["continuation"])
     return result
+
+
+def off_here(config: config_mod.Config, repo: str | None) -> bool:
+    """The user switched memevo off in this repository (`memevo off`): no recall, no learning,
+    no staleness checks, nothing kept of its sessions."""
+    return repo is not None and repo in config["offRepositories"]
 
 
 def answer(ctx: ServiceContext, op: str, params: dict[str, Any]) -> dict[str, Any]:
