@@ -534,3 +534,36 @@ def test_the_user_is_shown_what_memevo_wrote_in_its_own_words(confirm_on: OnRun)
     assert f"「{ANSWER}」" in shown[0] and COMMIT_RULE in shown[0], shown
     assert f"memevo delete {stored['id']}" in shown[0], shown
     assert "memevo（记忆插件）" not in answer.sent  # the user's to read, not the model's
+
+
+# -- lessons from the work: the model proposes what a session resolved --------------------------
+LESSON_ERROR = "KeyError: 'user_id' in orders/sync.py"
+LESSON = {
+    "text": f"订单同步报 {LESSON_ERROR} 时，是上游 webhook 少了 user_id：在 sync.py 里先用 order.customer_id 补上",
+    "category": "project",
+    "words": LESSON_ERROR,
+    "scope": "repo",
+}
+
+
+def test_a_lesson_the_model_proposes_waits_for_the_user_even_with_confirmation_off(
+    tmp_path_factory: pytest.TempPathFactory, provisioned_model: Any
+) -> None:
+    """The real CLI's model (scripted) reads the reminder that asks for lessons, proposes the
+    error and its fix as a project fact with the error text as its words: memevo keeps it for the
+    user to confirm (the words are not the user's), it is not written."""
+    root = tmp_path_factory.mktemp("claude-lesson")
+    with _memevo(root, {"confirm": False}) as memevo:
+        run = run_claude(
+            memevo,
+            "lesson",
+            "订单同步又挂了，帮我查一下",
+            PlayedModel([_search("toolu_search"), _propose("toolu_propose", LESSON)]),
+        )
+        assert run.result.returncode == 0, run.evidence()
+        assert json.dumps(texts.client_reminder("claude"), ensure_ascii=False)[1:-1] in run.sent
+        answer = run.model.final("toolu_propose")
+        assert not answer["is_error"] and "新增记忆" not in answer["text"], answer
+        pending = memevo.cli("pending")
+        assert any(LESSON_ERROR in json.dumps(p, ensure_ascii=False) for p in pending["pending"]), pending
+        assert not any(LESSON_ERROR in m["text"] for m in memevo.cli("read", "project")["memories"])

@@ -292,3 +292,24 @@ def test_asking_again_after_the_model_chose_is_still_one_memory(model_host: Serv
     assert repeat["status"] == "duplicate", repeat
     written = next(m for m in memories.ranked(model_host.store, "rule", limit=None) if m.text == TEXT)
     assert len(origins.of(model_host.store, written.id)) == 1
+
+
+def test_a_lesson_from_the_work_is_a_project_fact_the_user_confirms_even_with_confirm_off(
+    model_host: ServiceHost,
+) -> None:
+    """The model proposes what the work taught (an exact error and its fix) with the error text as
+    its words: not the user's words, so it waits for the user whatever the confirmation setting;
+    the instructions the model reads ask for exactly that."""
+    config_mod.set_key("confirm", False)
+    for told in (texts.client_reminder("claude"), texts.client_duties("claude")):
+        assert "报错" in told and "项目事实" in told
+    _say(model_host, "订单同步又挂了，帮我查一下")
+    error = "KeyError: 'user_id' in orders/sync.py"
+    reply = _propose(
+        model_host,
+        text=f"订单同步报 {error} 时，是上游 webhook 少了 user_id：在 sync.py 里先用 order.customer_id 补上",
+        category="project",
+        words=error,
+    )
+    assert reply["status"] == "ask", reply
+    assert [m.text for m in memories.ranked(model_host.store, "project", limit=None)] == []
