@@ -68,6 +68,9 @@ def _installer_wordings() -> dict[str, str]:
         m.READ_ONLY: tr(
             "{path} is read-only; left untouched. To let memevo register, make it writable, then run `memevo setup --repair`."
         ),
+        m.REPAIRS_STOPPED: tr(
+            "its file lost memevo's entries {count} times within {minutes} minutes; memevo stopped repairing it until the tray app restarts (Clients → Repair now to try again)"
+        ),
         m.JOINED: "{first}" + tr("; ") + "{rest}",
     }
 

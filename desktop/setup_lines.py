@@ -1,7 +1,6 @@
-"""Texts from below the desktop that are not messages, in the UI language: core's loading
-stages, its reasons (the keyring's, config's), and a repair's problems the watcher hands on as
-joined plain text. Each known shape is matched and said again through tr(); an unknown text is
-shown as it is.
+"""Core's texts in the UI language: its loading stages, its reasons (the keyring's, config's).
+Core says them in English, as text; each known shape is matched and said again through tr(),
+and an unknown text (an OS error's own words) is shown as it is.
 
 The installer's lines and problems are messages (installer/messages.py), said by
 desktop/messages.py without reading any English back."""
@@ -14,48 +13,6 @@ from collections.abc import Callable
 from .i18n import tr
 
 Say = Callable[[dict[str, str]], str]
-
-
-def _joined_problem(text: str) -> str | None:
-    """One of a client's problems, in a reason the watcher put together as plain text
-    ("; ".join of installer/clients' problems, which loses their codes), or None."""
-    for pattern, say in _problem_shapes():
-        found = pattern.fullmatch(text)
-        if found:
-            return say(found.groupdict())
-    return None
-
-
-def _where(where: str) -> str:
-    """Python's JSON error ("line 1, column 2: Expecting …"): the place, in the UI language."""
-    found = re.match(r"line (\d+), column (\d+)", where)
-    return tr("line {line}, column {column}").format(line=found[1], column=found[2]) if found else where
-
-
-def _problem_shapes() -> list[tuple[re.Pattern[str], Say]]:
-    """The Messages installer/messages.NOT_JSON, READ_ONLY and claude.MCP_ADD_FAILED, as English
-    text: until installer/watcher.py joins a repair's problems with messages.joined (which keeps
-    each code), its reason reaches the tray as plain text."""
-    return [
-        (
-            re.compile(r"claude mcp add failed: (?P<reason>.*)"),
-            lambda g: tr("claude mcp add failed: {reason}").format(reason=g["reason"]),
-        ),
-        (
-            re.compile(
-                r"(?P<path>\S+) is not valid JSON \((?P<where>.*)\); left untouched — fix it and run `memevo setup --repair`"
-            ),
-            lambda g: tr(
-                "{path} is not valid JSON ({where}); left untouched. Fix it, then run `memevo setup --repair`."
-            ).format(path=g["path"], where=_where(g["where"])),
-        ),
-        (
-            re.compile(r"(?P<path>\S+) is read-only; left untouched — .*"),
-            lambda g: tr(
-                "{path} is read-only; left untouched. To let memevo register, make it writable, then run `memevo setup --repair`."
-            ).format(path=g["path"]),
-        ),
-    ]
 
 
 def stage(text: str) -> str:
@@ -114,21 +71,6 @@ def problem(text: str) -> str:
         return tr("the key is empty")
     if text == "the key has a line break or another character that cannot be in a key":
         return tr("the key has a line break or another character that cannot be in a key")
-    gave_up = re.fullmatch(
-        r"its file lost memevo's entries (?P<n>\d+) times within (?P<m>\d+) minutes; memevo stopped "
-        r"repairing it until the tray app restarts \(Clients → Repair now to try again\)",
-        text,
-    )
-    if gave_up:
-        return tr(
-            "its file lost memevo's entries {count} times within {minutes} minutes; memevo stopped repairing it until the tray app restarts (Clients → Repair now to try again)"
-        ).format(count=gave_up["n"], minutes=gave_up["m"])
-    whole = _joined_problem(text)
-    if whole is not None:
-        return whole
-    parts = [_joined_problem(part) for part in text.split("; ")]  # a repair's problems, joined
-    if parts and all(parts):
-        return tr("; ").join(p for p in parts if p)
     return text
 
 

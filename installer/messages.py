@@ -42,6 +42,8 @@ SKILL_REMOVED = "client.skill-removed"
 # A client file left alone (installer/jsonfile.py).
 NOT_JSON = "file.not-json"
 READ_ONLY = "file.read-only"
+# The self-repair (installer/watcher.py).
+REPAIRS_STOPPED = "repair.stopped"
 # Problems put together ("; "), each said as itself.
 JOINED = "joined"
 
@@ -75,6 +77,8 @@ ENGLISH: dict[str, str] = {
     "left untouched — fix it and run `memevo setup --repair`",
     READ_ONLY: "{path} is read-only; left untouched — to let memevo register, run `chmod u+w {path}` "
     "then `memevo setup --repair`",
+    REPAIRS_STOPPED: "its file lost memevo's entries {count} times within {minutes} minutes; memevo stopped "
+    "repairing it until the tray app restarts (Clients → Repair now to try again)",
     JOINED: "{first}; {rest}",
 }
 

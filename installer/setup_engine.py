@@ -93,7 +93,7 @@ def run(
     result.backups = [str(p) for p in writer.backed_up.values()]
     result.ok = all(c.ok for c in result.clients)
     if not result.ok:
-        result.reason = "; ".join(p for c in result.clients for p in c.problems)
+        result.reason = m.joined([p for c in result.clients for p in c.problems])
     result.legacy_found = _legacy_waiting()
     _closing_words(result, say)
     return result

@@ -19,6 +19,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from . import jsonfile, state
+from . import messages as m
 from .clients import CLIENTS, client_status, files, get, needs_repair, register_client
 
 log = logging.getLogger("memevo.watcher")
@@ -140,7 +141,7 @@ class RegistrationWatcher(FileSystemEventHandler):
             self.on_failed(client, str(exc))
             return False
         if outcome.problems:
-            self.on_failed(client, "; ".join(outcome.problems))
+            self.on_failed(client, m.joined(outcome.problems))  # each problem keeps its code
             return False
         if outcome.changed:
             self.repairs += 1
@@ -154,11 +155,8 @@ class RegistrationWatcher(FileSystemEventHandler):
         recent = [t for t in self._recent.get(client, []) if now - t < REPAIR_WINDOW_S]
         if len(recent) >= MAX_REPAIRS:
             self.given_up.add(client)
-            self.on_failed(
-                client,
-                f"its file lost memevo's entries {MAX_REPAIRS} times within {REPAIR_WINDOW_S // 60:.0f} minutes; "
-                "memevo stopped repairing it until the tray app restarts (Clients → Repair now to try again)",
-            )
+            stopped = m.Message(m.REPAIRS_STOPPED, count=MAX_REPAIRS, minutes=f"{REPAIR_WINDOW_S // 60:.0f}")
+            self.on_failed(client, stopped)
             return True
         self._recent[client] = [*recent, now]
         return False

@@ -16,6 +16,7 @@ from memevo.core.service.host import ServiceHost
 from memevo.core.store.database import Store
 from memevo.desktop.confirm import ConfirmQueue
 from memevo.desktop.tray import Tray
+from memevo.installer import messages
 
 
 class _Engine:
@@ -260,11 +261,17 @@ def test_clients_menu_shows_registration_and_repairs(
     tray.repair_client("cursor")
     settle(qtbot, tray)
     assert "memevo_hook.py" in hooks.read_text() and shown and "Cursor" in shown[-1][0]
-    tray.on_repair_failed("codebuddy", "settings.json is not valid JSON; left untouched")
+    not_json = messages.Message(
+        messages.NOT_JSON, path="settings.json", line=1, column=2, why="Expecting value"
+    )
+    read_only = messages.Message(messages.READ_ONLY, path="mcp.json")
+    # the watcher's reason: problems joined, each keeping its code
+    tray.on_repair_failed("codebuddy", messages.joined([not_json, read_only]))
     assert (
         tray.state == "problem"
         and "CodeBuddy" in tray.icon.toolTip()
-        and "not valid JSON" in tray.icon.toolTip()
+        and "settings.json 不是有效的 JSON（第 1 行第 2 列），没有改动它。" in tray.icon.toolTip()
+        and "；mcp.json 是只读的，没有改动它。" in tray.icon.toolTip()
     )
     tray.on_repaired("codebuddy", ["hooks"])
     tray.refresh_icon()

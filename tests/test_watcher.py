@@ -17,6 +17,7 @@ import servicerun
 from clienthome import FOREIGN_HOOK
 from deadlines import CALL_S, HANG_S
 from memevo.installer import jsonfile, uninstall, watcher
+from memevo.installer import messages as m
 from memevo.installer import setup_engine as setup
 
 
@@ -104,6 +105,26 @@ def test_removed_on_purpose_or_stopped_is_left_alone(set_up_home: Path, running)
     assert _wait_for(lambda: _has_ours(codebuddy))
     time.sleep(1.0)  # well past the debounce of the other two
     assert not _has_ours(cursor) and not _has_ours(workbuddy) and repaired == ["codebuddy"]
+
+
+def test_a_repair_that_fails_hands_on_its_problems_as_messages(set_up_home: Path) -> None:
+    """The reason the tray shows keeps each problem's code (the desktop says it in its language)."""
+    failed: list[str] = []
+    observer = watcher.RegistrationWatcher(lambda c, lines: None, lambda c, why: failed.append(why), 0.2)
+    settings = set_up_home / ".codebuddy" / "settings.json"
+    _client_rewrites(settings, {})
+    settings.chmod(0o444)  # the user's decision: left untouched, and said
+    assert not observer.check("codebuddy")
+    assert len(failed) == 1 and isinstance(failed[0], m.Message)
+    parts = [failed[0]]
+    while parts[-1].code == m.JOINED:  # "a; b": each part as itself
+        parts[-1:] = [parts[-1].params["first"], parts[-1].params["rest"]]
+    assert m.READ_ONLY in [getattr(p, "code", None) for p in parts]
+    settings.chmod(0o644)
+    observer._recent["codebuddy"] = [time.monotonic()] * watcher.MAX_REPAIRS
+    assert observer._too_often("codebuddy")  # something keeps undoing us: said once, as a message
+    assert isinstance(failed[-1], m.Message) and failed[-1].code == m.REPAIRS_STOPPED
+    assert failed[-1].startswith("its file lost memevo's entries 3 times within 10 minutes; ")
 
 
 def test_the_tray_app_repairs_while_it_runs(set_up_home: Path) -> None:
