@@ -15,11 +15,11 @@ from .i18n import tr
 
 def said(message: str) -> str:
     """A line or a reason from the installer in the UI language. Plain text (not a Message:
-    core's reasons, the keyring's) goes to setup_lines.problem, which knows the shapes of the
-    texts that are not messages."""
+    core's reasons, the keyring's) goes to core_texts.problem, which knows the shapes of core's
+    texts."""
     if isinstance(message, m.Message) and message.code in _wordings():
         return m.render(message, _wordings(), _phrase)
-    from .setup_lines import problem
+    from .core_texts import problem
 
     return problem(str(message))
 
@@ -112,7 +112,7 @@ def _phrase(name: str, text: str) -> str:
         }
         return notes.get(text, text)
     if name in ("line", "reason"):
-        from .setup_lines import problem
+        from .core_texts import problem
 
         return problem(text)
     return text

@@ -19,6 +19,7 @@ from ..core.encoder.models import KNOWN
 from ..core.errors import MemevoError
 from ..core.learning import readiness
 from ..core.privacy import side_api_key as secrets
+from .core_texts import config_reason, stage
 from .i18n import tr
 from .learning_texts import effective, mode_help
 from .qt import (
@@ -47,7 +48,6 @@ from .settings_workers import (
     provision_work,
     run_in_thread,
 )
-from .setup_lines import config_reason, stage
 from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")

@@ -14,10 +14,10 @@ import logging
 from typing import Any
 
 from ..core.privacy import side_api_key as secrets
+from .core_texts import problem
 from .i18n import tr
 from .qt import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout
 from .settings_workers import ERROR_STYLE
-from .setup_lines import problem
 from .worker import OffUi
 
 log = logging.getLogger("memevo.desktop")

@@ -88,7 +88,7 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     if not config["enabled"]:
         return "paused", tr("memevo: paused — nothing is injected or learned. Resume from this menu.")
     if host.engine is None:
-        from .setup_lines import stage
+        from .core_texts import stage
 
         return "loading", tr("memevo: loading the model — {stage}").format(
             stage=stage(host.load_progress.describe())

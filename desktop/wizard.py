@@ -23,6 +23,7 @@ from ..core import config as config_mod
 from ..installer import setup_engine as engine
 from ..installer.clients import CLIENTS, DISPLAY_NAMES, installed
 from .client_texts import title
+from .core_texts import problem, stage
 from .i18n import tr
 from .messages import said
 from .qt import (
@@ -40,7 +41,6 @@ from .qt import (
     Signal,
 )
 from .settings_workers import ERROR_STYLE, Relay, RelayProgress
-from .setup_lines import problem, stage
 from .wizard_learning import SidePage
 from .wizard_pages import (  # noqa: F401 - the pages are part of this module's API
     PAGE_AUTOSTART,

@@ -22,11 +22,11 @@ from memevo.core.memories import live as memories
 from memevo.core.privacy import side_api_key as secrets
 from memevo.core.recall import gate_defaults as calibration
 from memevo.core.service.host import ServiceHost
+from memevo.desktop.core_texts import config_reason, problem
 from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox
 from memevo.desktop.settings import SettingsView
 from memevo.desktop.settings_workers import ERROR_STYLE, key_texts
-from memevo.desktop.setup_lines import config_reason, problem
 from test_secrets import _keyring_works, needs_keyring
 
 PUBLIC = {key.name for key in config_mod.SCHEMA if key.public}

@@ -14,9 +14,9 @@ import pytest
 from deadlines import HANG_MS
 from memevo.core import paths
 from memevo.core.privacy import side_api_key as secrets
+from memevo.desktop.core_texts import problem
 from memevo.desktop.i18n import tr
 from memevo.desktop.qt import QLabel, QLineEdit, QPlainTextEdit, QWizard
-from memevo.desktop.setup_lines import problem
 from memevo.desktop.wizard import (
     PAGE_AUTOSTART,
     PAGE_CLAUDE,
