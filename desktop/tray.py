@@ -36,8 +36,8 @@ LETTER_M = (
 
 def _icon(color: str):  # type: ignore[no-untyped-def]
     """The round M. The letter is a shape, not text: text would load the font database and a
-    glyph cache (fontconfig, freetype: a weight in `tray_rss_mb`) into a tray that shows no text of its own until
-    its menu or a tooltip opens."""
+    glyph cache (fontconfig, freetype: a weight in `tray_rss_mb`) into a tray that shows no
+    text of its own until its menu or a tooltip opens."""
     from .qt import QColor, QIcon, QPainter, QPixmap, QPointF, QPolygonF, Qt
 
     pixmap = QPixmap(64, 64)
