@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -595,3 +596,44 @@ def test_a_learned_fact_belongs_to_the_sessions_repository(side_host: ServiceHos
     assert kept.proposal is not None and "scope" not in kept.proposal  # a cross-project decision: global
     ruled = resolve.resolve(side_host.store, side_host.clock, "claude", kept.id, "create_rule")
     assert ruled["memory"]["scope"] == "global"
+
+
+def test_a_finished_turn_s_lesson_is_proposed_and_always_waits_for_the_user(side_host: ServiceHost) -> None:
+    """sideContext on: at Stop the side judge is asked what the turn taught, from the user's
+    last words and the assistant's answer (redacted); a lesson is a project fact that waits for
+    the user even with confirmation off. With sideContext off nothing of the answer is sent."""
+    answer = "查明了：订单同步报 KeyError: 'user_id' 是上游 webhook 少了 user_id，已在 sync.py 里用 customer_id 补上。token=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+    seen: list[tuple[str, str]] = []
+    lesson = (
+        "订单同步报 KeyError: 'user_id' 时，是上游 webhook 少了 user_id：在 sync.py 里用 customer_id 补上"
+    )
+
+    def script(body: dict) -> tuple:
+        system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+        seen.append((system, user))
+        if "编程助手刚结束一轮工作" in system:
+            return ("json", {"remember": True, "text": lesson, "category": "rule", "scope": "repo"})
+        return ("json", {"remember": False})
+
+    server = FakeOpenAI(script)
+    try:
+        _configure(server, confirm=False)
+        _prompt(side_host, "订单同步又挂了，帮我查一下", "t1")
+        _stop(side_host, last_assistant_message=answer)
+        assert not any("编程助手刚结束一轮工作" in s for s, _ in seen)  # sideContext off: not asked
+        config_mod.set_key("sideContext", True)
+        _prompt(side_host, "订单同步又挂了，帮我查一下", "t2")
+        _stop(side_host, last_assistant_message=answer)
+        deadline = time.monotonic() + 30
+        while not any("编程助手刚结束一轮工作" in s for s, _ in seen) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for job_id in list(side_host.ctx.learner.runner.futures):
+            side_host.ctx.learner.runner.wait(job_id, 30)
+    finally:
+        server.close()
+    asked = [u for s, u in seen if "编程助手刚结束一轮工作" in s]
+    assert len(asked) == 1 and "订单同步又挂了" in asked[0] and "KeyError: 'user_id'" in asked[0]
+    assert "ghp_" not in asked[0] and REDACTED in asked[0]
+    waiting = [j for j in jobs.pending(side_host.store) if j.proposal and j.proposal["text"] == lesson]
+    assert len(waiting) == 1 and waiting[0].proposal["category"] == "project", waiting
+    assert not any(m.text == lesson for m in memories.ranked(side_host.store, "project", limit=None))

@@ -41,6 +41,20 @@ JUDGE_SYSTEM = """你是一个长期记忆的判别器。用户正在和编程�
 只输出一个 JSON 对象，不要任何其它文字：
 {"remember": true 或 false, "text": "记忆正文或空字符串", "category": "rule" 或 "project", "scope": "repo" 或 "global"}"""
 
+LESSON_SYSTEM = """你是一个长期记忆的判别器。编程助手刚结束一轮工作，你看到用户这一轮说的话和助手的最后回复（都已去掉代码和日志，密钥已隐去）。判断这一轮是否查明了以后在这个仓库里还用得上的经验。
+
+应当记住（remember=true），只限这几类：
+- 一个确切的报错和它的原因、修法（例如「订单同步报 KeyError: 'user_id' 时，是上游 webhook 少了 user_id，在 sync.py 里用 customer_id 补上」）；
+- 这一轮定下的决定（例如「支付回调统一走 /api/v2/callback，旧接口下个版本删除」）；
+- 本仓库的坑：看起来该这样、其实要那样的地方。
+
+不要记住（remember=false）：没有查明结论的尝试、只对这一处代码成立的改动说明、一般性的知识、助手自己的计划和总结、用户的偏好（那由别处处理）。拿不准时不要记住。
+
+如果要记住，写出记忆正文：自包含，脱离对话也能读懂，6 到 400 个字，保留报错原文和名称、路径、标识符。
+
+只输出一个 JSON 对象，不要任何其它文字：
+{"remember": true 或 false, "text": "记忆正文或空字符串", "category": "project", "scope": "repo" 或 "global"}"""
+
 DECIDE_SYSTEM = """你负责把一条新记忆与已有的相近记忆对比，决定怎么落库。
 - create：与已有记忆都不是同一件事，新建；
 - reinforce：已有某条记忆说的就是这件事，新说法没有新增信息，只强化它（target 为它的 id，text 为 null）；
@@ -179,6 +193,22 @@ async def judge(
     if repo_name:
         user = f"（当前仓库：{redact_secrets(repo_name)}）\n{user}"
     return verdict_from(await chat(client, endpoint, JUDGE_SYSTEM, user))
+
+
+async def lesson(
+    client: httpx.AsyncClient,
+    endpoint: Endpoint,
+    words: str,
+    answer: str,
+    repo_name: str | None = None,
+) -> Verdict:
+    """What a finished turn taught, from the user's words and the assistant's last answer (both
+    redacted here); always a project fact."""
+    user = f"（用户这一轮说的）\n{redact_secrets(words)}\n\n（助手的最后回复）\n{redact_secrets(answer)}"
+    if repo_name:
+        user = f"（当前仓库：{redact_secrets(repo_name)}）\n{user}"
+    found = verdict_from(await chat(client, endpoint, LESSON_SYSTEM, user))
+    return Verdict(found.remember, found.text, "project", found.scope)
 
 
 async def decide(

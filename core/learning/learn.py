@@ -106,15 +106,22 @@ class LearningRunner:
         except Exception:  # seen in the log; the next start() finds the loop dead and says so
             log.exception("the learning worker's event loop stopped")
 
-    def start(self, ask: dict[str, Any], prompt: str, context: str | None = None) -> str | None:
-        """Create the job (exclusively) and schedule its analysis. Returns the sessionID."""
+    def start(
+        self, ask: dict[str, Any], prompt: str, context: str | None = None, lesson: str | None = None
+    ) -> str | None:
+        """Create the job (exclusively) and schedule its analysis. Returns the sessionID.
+        lesson: the assistant's last answer of a finished turn (the Stop hook's): the job asks
+        what the turn taught, and its proposal always waits for the user."""
         store, clock = self.host.store, self.host.clock
         words = judge_input(prompt)
         if words is None:
             return None
         try:
             job_id = sessionid.session_id(
-                ask["client"], ask.get("session") or "", ask.get("prompt_id"), prompt
+                ask["client"],
+                ask.get("session") or "",
+                f"lesson:{ask.get('prompt_id') or ''}" if lesson is not None else ask.get("prompt_id"),
+                prompt if lesson is None else f"{prompt}\x1f{lesson}",
             )
         except ValueError as exc:
             log.warning("%s: no side analysis: %s", ask["client"], exc)  # fail closed
@@ -127,17 +134,24 @@ class LearningRunner:
         ):
             return job_id  # a retried hook: the analysis already started once
         self.futures[job_id] = asyncio.run_coroutine_threadsafe(
-            self.analyse(job_id, words, context, repo), self.loop
+            self.analyse(job_id, words, context, repo, lesson), self.loop
         )
         return job_id
 
-    async def analyse(self, job_id: str, words: str, context: str | None, repo: str | None = None) -> None:
+    async def analyse(
+        self, job_id: str, words: str, context: str | None, repo: str | None = None, lesson: str | None = None
+    ) -> None:
         store, clock = self.host.store, self.host.clock
         try:
             config = config_mod.load()
             endpoint = configured_endpoint(config)
             repo_name = scopes.name(repo) if repo else None
-            verdict = await self._call(config, judge.judge(self.client, endpoint, words, context, repo_name))
+            asked = (
+                judge.judge(self.client, endpoint, words, context, repo_name)
+                if lesson is None
+                else judge.lesson(self.client, endpoint, words, lesson, repo_name)
+            )
+            verdict = await self._call(config, asked)
             self.side_error = None
             if not verdict.remember:
                 jobs.update(store, job_id, clock.now_ms(), status="nothing")
@@ -155,7 +169,8 @@ class LearningRunner:
             proposal = _proposal(verdict, decision, dict(nearest))
             if repo and verdict.category == "project" and verdict.scope != "global":
                 proposal["scope"] = repo  # a fact of this repository: recalled only here
-            if config["confirm"] or _rewrites_pinned(store, proposal):
+            # a lesson is the work's, not the user's words: the user always says yes first
+            if config["confirm"] or lesson is not None or _rewrites_pinned(store, proposal):
                 jobs.update(store, job_id, clock.now_ms(), status="ready", proposal=proposal)
                 return
             job = jobs.get(store, job_id)

@@ -288,6 +288,23 @@ def _maybe_learn(ctx: ServiceContext, config: config_mod.Config, params: dict[st
         log.exception("could not start the side analysis")
 
 
+def _maybe_learn_lesson(ctx: ServiceContext, config: config_mod.Config, params: dict[str, Any]) -> None:
+    """The side judge, at the end of a turn: what the work taught (an error and its fix, a
+    decision, a gotcha), from the user's last words and the assistant's answer — only with
+    sideContext on (the answer leaves the machine redacted and cut, as the judge's context)."""
+    if not config["sideContext"] or not readiness.state(config, ctx.keys.has()).side:
+        return
+    client, session = str(params.get("client") or ""), params.get("session")
+    answer = ctx.learner.previous_answer(client, session)
+    said = ctx.learner.last_said(client, session if isinstance(session, str) else None)
+    if not answer or not said:
+        return
+    try:
+        ctx.learner.learn(params, said, None, lesson=answer)
+    except Exception:  # learning never costs the user their turn
+        log.exception("could not start the side analysis of the turn")
+
+
 @operation("hook_stop", service=True)
 def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
     """Shows this session's learning results, or asks the user to confirm (headless)."""
@@ -302,6 +319,8 @@ def on_stop(ctx: ServiceContext, **params: Any) -> dict[str, Any]:
         ask.client, ask.session, params.get("last_assistant_message"), bool(config["sideContext"])
     )
     quiet = params.get("continuation") or params.get("subagent") or not ask.session
+    if not quiet and config["enabled"]:
+        _maybe_learn_lesson(ctx, config, params)
     # On a desktop the tray app confirms in native dialogs and notifies results itself.
     if quiet or ctx.desktop or not config["enabled"] or not readiness.state(config, ctx.keys.has()).active:
         return _done(ctx, ask, "stop", started, None, [], log_injection=False)

@@ -74,14 +74,17 @@ class Learner:
                 log.error("learning is unavailable: %s", exc)
                 raise
 
-    def learn(self, ask: dict[str, Any], prompt: str, context: str | None = None) -> str | None:
-        """Start the background analysis of the user's words; returns its sessionID."""
+    def learn(
+        self, ask: dict[str, Any], prompt: str, context: str | None = None, lesson: str | None = None
+    ) -> str | None:
+        """Start the background analysis of the user's words (with `lesson`, the assistant's
+        last answer: what the finished turn taught); returns its sessionID."""
         from ..learning.learn import LearningUnavailable
 
         self.start()
         assert self.runner is not None
         try:
-            return self.runner.start(ask, prompt, context)
+            return self.runner.start(ask, prompt, context, lesson)
         except LearningUnavailable as exc:
             self.error = str(exc)
             log.error("learning is unavailable: %s", exc)
@@ -244,6 +247,14 @@ class Learner:
             if later:
                 self._asking[(client, session)] = later
             return [job_id for job_id, left in waiting.items() if left == 0]
+
+    def last_said(self, client: str, session: str | None) -> str | None:
+        """The user's last prompt in this session (kept, redacted, while the session is recent)."""
+        if not session:
+            return None
+        with self._lock:
+            said = self._said.get((client, session))
+            return said[-1] if said else None
 
     def previous_answer(self, client: str, session: Any) -> str | None:
         return self._answers.get((client, str(session))) if session else None
