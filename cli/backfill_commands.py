@@ -140,7 +140,7 @@ def cmd_off(args: argparse.Namespace) -> int:
 
     off = args.switch == "off"
     if args.list:
-        listed = call("config_show")["config"]["offRepositories"]["value"]
+        listed = call("off_repositories")["off_repositories"]
         if args.json:
             return emit_json({"off_repositories": listed})
         print("\n".join(listed) if listed else "memevo is on in every repository")

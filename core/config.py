@@ -210,6 +210,7 @@ SCHEMA: tuple[Key, ...] = (
         [],
         _repositories,
         "repositories where memevo does nothing: no recall, no learning, no backfill, no staleness checks",
+        public=False,  # `memevo off` / `memevo on` and the panel's list change it, one repository at a time
     ),
     Key("decayDays", 30, _int_range(1, 3650), "idle days before a memory loses 0.05"),
     Key(
@@ -317,11 +318,12 @@ def _writable_raw(path: Path) -> dict[str, Any]:
         raise InvalidInput(f"{exc}; fix or delete it first (nothing was written)") from exc
 
 
-def set_key(name: str, value: Any, path: Path | None = None) -> Any:
-    """Validate and write one key; every other byte of meaning in the file stays as it was."""
+def set_key(name: str, value: Any, path: Path | None = None, *, own_command: bool = False) -> Any:
+    """Validate and write one key; every other byte of meaning in the file stays as it was.
+    own_command: a key not offered by `memevo config`, written by the command that owns it."""
     path = path or paths.config_path()
     key = BY_NAME.get(name)
-    if key is None or not key.public:
+    if key is None or not (key.public or own_command):
         known = ", ".join(k.name for k in SCHEMA if k.public)
         raise InvalidInput(f"unknown config key {name!r} (known: {known})")
     try:

@@ -390,8 +390,14 @@ def op_repository_off(ctx: Context, repo: str, off: bool = True) -> dict[str, An
         elif changed:
             listed.remove(repo)
         if changed:
-            config_mod.set_key("offRepositories", listed)
+            config_mod.set_key("offRepositories", listed, own_command=True)
     return {"repo": repo, "off": bool(off), "changed": changed, "off_repositories": listed}
+
+
+@operation("off_repositories")
+def op_off_repositories(ctx: Context) -> dict[str, Any]:
+    """The repositories memevo is off in (`memevo off`)."""
+    return {"off_repositories": list(config_mod.load().values["offRepositories"])}
 
 
 @operation("config_unset", texts=True)

@@ -31,7 +31,7 @@ USER = "sideApiKey"
 ENV = "MEMEVO_SIDE_API_KEY"
 FILE_DIR = "secrets"
 FILE_NAME = "side-api-key"
-# The reason said wherever a key cannot go to the keyring (desktop/setup_lines.problem words it
+# The reason said wherever a key cannot go to the keyring (desktop/core_texts.problem words it
 # for the panel, where the file is a tick box rather than this command).
 NO_KEYRING = (
     "no OS keyring is available (on Linux: a Secret Service such as gnome-keyring); "
