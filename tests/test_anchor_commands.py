@@ -85,10 +85,14 @@ def test_a_release_fact_turns_stale_when_its_commands_are_gone_and_back(
 
     (repo / "Makefile").write_text("deploy-staging: deploy\ndeploy:\n\t./scripts/ship.sh\n")  # one is back
     commit(repo, "the old target again")
+    assert staleness.check_repo(store, str(repo), clock).fresh == []  # the others are still gone
+    (repo / "package.json").write_text(json.dumps({"scripts": {"build:prod": "vite build"}}))
+    (repo / "scripts/ship.sh").rename(repo / "scripts/release.sh")
+    commit(repo, "the release as it was")
     assert staleness.check_repo(store, str(repo), clock).fresh == [fact.id]
 
 
-def test_only_one_of_them_gone_is_not_stale(store: Store, clock: FakeClock, tmp_path: Path) -> None:
+def test_one_of_them_gone_is_stale_and_named(store: Store, clock: FakeClock, tmp_path: Path) -> None:
     repo = make_repo(
         tmp_path / "shop",
         {"package.json": json.dumps({"scripts": {"build:prod": "x"}}), "Makefile": "deploy-staging:\n"},
@@ -99,8 +103,9 @@ def test_only_one_of_them_gone_is_not_stale(store: Store, clock: FakeClock, tmp_
     staleness.check_repo(store, str(repo), clock)
     (repo / "Makefile").write_text("other:\n")
     commit(repo, "target renamed")
-    assert staleness.check_repo(store, str(repo), clock).stale == []
-    assert memories.get(store, fact.id).stale is None
+    assert staleness.check_repo(store, str(repo), clock).stale == [fact.id]
+    reason = memories.get(store, fact.id).stale
+    assert reason is not None and reason.startswith("deploy-staging not found") and "build:prod" not in reason
 
 
 def test_reading_commands_is_linear_and_bounded(tmp_path: Path) -> None:

@@ -163,7 +163,10 @@ def test_a_host_is_looked_for_in_the_configuration(store: Store, clock: FakeCloc
     assert "api.pay.internal not found" in (stale_of(store, memory.id) or "")
 
 
-def test_one_name_left_keeps_a_memory_fresh(store: Store, clock: FakeClock, repo: Path) -> None:
+def test_one_name_gone_makes_a_memory_stale_and_says_which(
+    store: Store, clock: FakeClock, repo: Path
+) -> None:
+    """The flag renamed while its file stays: what the memory says is no longer so."""
     memory = memories.create(
         store, "project", "pay_new_flow_v2 is read in src/pay/flags.py", clock, str(repo)
     )
@@ -171,7 +174,9 @@ def test_one_name_left_keeps_a_memory_fresh(store: Store, clock: FakeClock, repo
     (repo / "src/pay/flags.py").write_text("other = 1\n")
     commit(repo)
     staleness.check_repo(store, str(repo), clock)
-    assert stale_of(store, memory.id) is None  # the file is still there
+    reason = stale_of(store, memory.id)
+    assert reason is not None and reason.startswith("pay_new_flow_v2 not found in")
+    assert "flags.py" not in reason  # the file is still there: not named
 
 
 def test_no_names_never_stale_and_names_never_seen_prove_nothing(
@@ -377,7 +382,8 @@ def test_a_folder_claiming_the_remote_cannot_make_the_real_checkouts_facts_stale
         f"src/billing/charge.py, charge_card not found in payments since {clock.local_day(clock.now_ms())}"
     )
     # any one folder having them back makes it fresh
-    (fake / "charge.py").write_text("def charge_card(): pass\n")
+    (fake / "src" / "billing").mkdir(parents=True)
+    (fake / "src" / "billing" / "charge.py").write_text("def charge_card(): pass\n")
     commit(fake, "a copy")
     assert staleness.check_repo(store, ident, clock).fresh == [fact.id]
 

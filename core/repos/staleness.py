@@ -4,13 +4,14 @@ Kept per memory (table `anchors`, migration 14): the names its text gives, for e
 it was ever found ("seen") and whether it was found at the last check, when that check ran,
 and — for a stale memory — since when and why.
 
-A memory is stale when at least one of its names was found once and none of those is found
-any more: a name never found (a plan, a typo, a word that only looks like a name) is no
-evidence either way, so a memory without such names is never stale. Only memories that belong
+A memory is stale as soon as one of its names that was found once is found no more (a flag
+renamed while its file stays, a file deleted while its flag is still named elsewhere): the
+reason names what is gone. A name never found (a plan, a typo, a word that only looks like a
+name) is no evidence either way, so a memory without such names is never stale. Only memories that belong
 to a repository are checked, against that repository: a global memory (every rule not scoped
 by hand) is never made stale by one repository. A repository whose folder is gone is not
 checked at all (the checkout moved; the code did not), and a name not looked up in time is
-"unknown", never "gone". A memory is fresh again as soon as one of its names is found again.
+"unknown", never "gone". A memory is fresh again once every name it lost is found again.
 git runs there only through core/repos/safegit.py (a repository's config can name programs), and a
 repository another user owns is not looked into at all: its names stay unknown.
 
@@ -83,8 +84,8 @@ class Noted:
 
 
 def _stale(names: list[dict[str, Any]]) -> bool:
-    seen = [n for n in names if n.get("seen")]
-    return bool(seen) and all(n.get("found") is False for n in seen)
+    """One name it confirmed is gone: the memory says something that is no longer so."""
+    return any(n.get("seen") and n.get("found") is False for n in names)
 
 
 def note(con: Any, memory_id: str, text: str) -> None:
@@ -275,7 +276,7 @@ def _save(
 
 
 def _reason(names: list[dict[str, Any]], repo: str, clock: Clock, now_ms: int) -> str:
-    gone = [str(n["value"]) for n in names if n.get("seen")]
+    gone = [str(n["value"]) for n in names if n.get("seen") and n.get("found") is False]
     shown = ", ".join(gone[:MAX_REASON_NAMES]) + (
         f" (+{len(gone) - MAX_REASON_NAMES})" if len(gone) > MAX_REASON_NAMES else ""
     )
