@@ -278,7 +278,7 @@ def test_in_chat_confirmation_is_the_users_reply_never_the_models_memory_resolve
             return [
                 {
                     "type": "text",
-                    "text": "「记忆确认·插件」保存这条规则吗？请回复选项名称：1. 保存为规则；2. 保存为项目事实；3. 不落成",
+                    "text": "「记忆确认·插件」保存这条规则吗？请回复选项名称：1. 保存为规则；2. 保存为项目事实；3. 不保存",
                 }
             ]
         return None
@@ -312,7 +312,7 @@ def test_a_skipped_question_leads_to_no_resolve(tmp_path: Path) -> None:
                         "multiSelect": False,
                         "options": [
                             {"label": "保存为规则", "description": "create_rule"},
-                            {"label": "不落成", "description": "discard"},
+                            {"label": "不保存", "description": "discard"},
                         ],
                     }
                 ]

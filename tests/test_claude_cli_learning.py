@@ -417,7 +417,7 @@ SESSION = "6f1c2a4e-0b7d-4c39-9a55-3e2d1f0a8b71"
 OTHER_SESSION = "0c9e7d21-5a43-4b6f-8e12-7f3a9b2c4d55"
 ASKED = (
     "「记忆确认·插件」我想记下一条规则：提交信息（commit message）一律用英文写。"
-    "请回复选项名称（只回编号不会保存）：1. 保存为规则；2. 保存为项目事实；3. 不落成"
+    "请回复选项名称（只回编号不会保存）：1. 保存为规则；2. 保存为项目事实；3. 不保存"
 )
 ANSWER = "保存为规则"  # the user's reply: option 1, by its name
 

@@ -713,7 +713,7 @@ class AsksInWords:
         self.asked_in.append(queries[-1])
         return (
             f"「{stop_texts.TITLE}」我想记下一条记忆，请回复选项名称（只回编号不会保存）："
-            "1. 保存为规则；2. 保存为项目事实；3. 不落成"
+            "1. 保存为规则；2. 保存为项目事实；3. 不保存"
         )
 
 

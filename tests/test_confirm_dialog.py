@@ -41,7 +41,7 @@ def test_only_the_offered_choices_are_buttons(qtbot, store: Store, clock: FakeCl
     dialog = ConfirmDialog(_ready(store, clock, "j-merge", merge))
     qtbot.addWidget(dialog)
     labels = [b.text() for b in dialog.buttons.values()]
-    assert labels == ["保存为规则", "保存为项目事实", f"合并到已有记忆 #{target.id}", "不落成"]
+    assert labels == ["保存为规则", "保存为项目事实", f"合并到已有记忆 #{target.id}", "不保存"]
     assert dialog.text() == merge["merged_text"]
     assert dialog.windowTitle() == "memevo · 确认一条新记忆"  # names memevo
     from PySide6.QtCore import Qt

@@ -205,7 +205,7 @@ def test_chinese_names_memevo_the_origin_and_every_choice(chinese: dict[str, dic
         "group": "规则与偏好（rule）",
     }
     assert merge["project_tooltip"] == REPO
-    assert merge["buttons"] == ["保存为规则", "保存为项目事实", "合并到已有记忆 #0d136432", "不落成"]
+    assert merge["buttons"] == ["保存为规则", "保存为项目事实", "合并到已有记忆 #0d136432", "不保存"]
     for name in ("客户端：", "项目：", "会话：", "提议时间：", "提议者：", "你说：", "提议：", "分组："):
         assert name in merge["labels"]
     side = chinese["side-global"]

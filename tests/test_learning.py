@@ -464,7 +464,7 @@ def test_a_new_question_voids_the_unanswered_one(side_host: ServiceHost) -> None
     assert jobs.get(side_host.store, second).status == "shown"  # type: ignore[union-attr]
     with pytest.raises(InvalidInput, match="already handled"):
         side_host.handle("side_resolve", {"client": "claude", "sessionID": first.id, "decision": "discard"})
-    assert "选了「不落成」" in _reply(side_host, "不落成")["context"]  # the second is answerable
+    assert "选了「不保存」" in _reply(side_host, "不保存")["context"]  # the second is answerable
     assert jobs.get(side_host.store, second).status == "done"  # type: ignore[union-attr]
 
 

@@ -146,7 +146,8 @@ def test_the_answer_must_come_from_the_same_chat(model_host: ServiceHost) -> Non
         # a bare number may answer only what writes nothing
         ("3", "discard", None),
         ("第三个", "discard", None),
-        ("不落成", "discard", None),
+        ("不保存", "discard", None),
+        ("不落成", "discard", None),  # the label of earlier versions
         ("4", None, None),
         ("11", None, None),
         ("0", None, None),
@@ -175,7 +176,7 @@ def test_one_question_at_a_time_the_next_is_asked_after_the_answer(model_host: S
     assert "选了「保存为规则」" in _say(model_host, "保存为规则")["context"]
     asked = _stop(model_host)["context"]
     assert asked.startswith("MEMORY_CONFIRM_V1") and second["sessionID"] in asked
-    assert "选了「不落成」" in _say(model_host, "3")["context"]
+    assert "选了「不保存」" in _say(model_host, "3")["context"]
     assert _rules(model_host) == [TEXT]
 
 
@@ -359,8 +360,8 @@ def test_a_bare_number_saves_nothing_and_the_user_is_told_what_waits(model_host:
     assert "只有编号" in reply["context"] and "保存为规则" in reply["context"]
     assert evil in reply["user_notice"] and "保存为规则" in reply["user_notice"], reply
     assert "memevo pending" in reply["user_notice"]
-    dropped = _say(model_host, "不落成")  # the user read memevo's own words and declines
-    assert "选了「不落成」" in dropped["context"] and "放弃" in dropped["user_notice"]
+    dropped = _say(model_host, "不落成")  # an earlier version's label, still in an open chat: declines too
+    assert "选了「不保存」" in dropped["context"] and "放弃" in dropped["user_notice"]
     assert _rules(model_host) == [] and model_host.handle("pending", {})["pending"] == []
 
 
@@ -384,7 +385,7 @@ def test_the_user_is_told_what_memevo_wrote_and_how_to_undo_it(model_host: Servi
 
 
 def test_a_reordered_list_cannot_turn_the_users_choice_into_a_save(model_host: ServiceHost) -> None:
-    """The model shows "1. 不落成 2. 保存为项目事实 3. 保存为规则": the user's "1" (meaning:
+    """The model shows "1. 不保存 2. 保存为项目事实 3. 保存为规则": the user's "1" (meaning:
     don't) is read by memevo's own order, which says create_rule — and so it saves nothing."""
     _say(model_host, WORDS)
     _propose(model_host)
@@ -719,7 +720,7 @@ def test_over_mcp_memory_update_changes_nothing_by_itself(mcp_home: Path, tmp_pa
         mcp_home, project, [("memory_resolve", {"sessionID": session_id, "decision": "replace"})]
     )
     assert self_confirmed.is_error and _rule_texts(mcp_home, project) == before
-    assert "选了「不落成」" in _hook_prompt(mcp_home, project, "mcp-s2", "2")["context"]
+    assert "选了「不保存」" in _hook_prompt(mcp_home, project, "mcp-s2", "2")["context"]
     assert _rule_texts(mcp_home, project) == before
 
 

@@ -25,6 +25,8 @@ from . import jobs, resolve
 from .propose import normalised
 from .stop import WRITES_NOTHING, describe, label
 
+OLD_DISCARD = "不落成"
+
 ANSWER_CHARS = 40  # a reply with more than this (spaces and punctuation aside) is not just a choice
 _PREFIXES = ("我选择", "我选", "选择", "选", "option", "choose")
 _CHINESE_DIGITS = dict(zip("一二三四五六七八九", "123456789", strict=True))
@@ -54,6 +56,8 @@ def _named(words: str, proposal: dict[str, Any]) -> str | None:
     consolidation's keep:<id> also 「保留 #<id>」)."""
     for decision in resolve.options(proposal):
         names = {normalised(label(decision, proposal)), normalised(decision)}
+        if decision == "discard":
+            names.add(normalised(OLD_DISCARD))  # the label of earlier versions, still in open chats
         if decision.startswith("keep:"):
             names.add(normalised(f"保留{decision.removeprefix('keep:')}"))
         if words in names:

@@ -48,7 +48,7 @@ LABELS = {
     "reinforce": "强化已有记忆",
     "merge": "合并到已有记忆",
     "replace": "替换已有记忆",
-    "discard": "不落成",
+    "discard": "不保存",
 }
 # The choices that write nothing (a consolidation's discard keeps every memory as it is): the
 # only ones a bare number may answer, since the model decides how the options are numbered.
