@@ -1,4 +1,5 @@
-"""The panel window: memories, trash, pending proposals, the injection log, status and settings.
+"""The panel window: memories, what past sessions propose, trash, pending proposals, the
+injection log, status and settings.
 
 Heavy work (store queries, writes that rewrite memories.html, encoding) runs on each view's
 worker thread; the window only lays out answers."""
@@ -104,6 +105,7 @@ class TrashModel(RowsModel):
 
 class Panel(QMainWindow):
     def __init__(self, host: Any, confirmations: Any = None) -> None:
+        from .backfill_view import BackfillView
         from .logview import InjectionLogView, ProposalsView
         from .settings import SettingsView
         from .status import StatusView
@@ -113,6 +115,7 @@ class Panel(QMainWindow):
         self.resize(1100, 680)
         self.tabs = QTabWidget()
         self.memories = MemoriesView(host)
+        self.backfill = BackfillView(host)
         self.trash = TrashView(host)
         self.proposals = ProposalsView(host, confirmations)
         self.injections = InjectionLogView(host)
@@ -120,6 +123,7 @@ class Panel(QMainWindow):
         self.settings = SettingsView(host)
         self.views: dict[str, QWidget] = {
             "memories": self.memories,
+            "backfill": self.backfill,
             "trash": self.trash,
             "proposals": self.proposals,
             "injections": self.injections,
@@ -128,6 +132,7 @@ class Panel(QMainWindow):
         }
         titles = [
             tr("Memories"),
+            tr("From past sessions"),
             tr("Trash"),
             tr("Pending"),
             tr("Injection log"),

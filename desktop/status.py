@@ -1,7 +1,7 @@
 """The panel's Status tab: counts, a confidence histogram, the last daily maintenance, who
 learns now (the learning mode in effect), the side API calls and the client models' proposals
-today against their caps, recent errors, the model and thresholds in use, and hook latency as
-the service itself timed it."""
+today against their caps, recent errors, the model and thresholds in use, hook latency as
+the service itself timed it, and the repositories memevo is off in (off_repos.py)."""
 
 from __future__ import annotations
 
@@ -147,6 +147,10 @@ class StatusView(QWidget):
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setWidget(self.label)
         layout.addWidget(scroll, 1)
+        from .off_repos import OffReposBox
+
+        self.off_repos = OffReposBox(host)  # `memevo off`: listed here, switched on and off
+        layout.addWidget(self.off_repos)
         refresh = QPushButton(tr("Refresh"))
         refresh.clicked.connect(self.refresh)
         layout.addWidget(refresh)
@@ -155,6 +159,7 @@ class StatusView(QWidget):
     def refresh(self) -> None:
         """The report counts over every memory: computed on the worker, shown when it arrives."""
         self.worker.run(lambda: status_report(self.host), self._show)
+        self.off_repos.refresh()
 
     def _show(self, report: dict[str, Any]) -> None:
         self.report = report

@@ -157,6 +157,8 @@ class Tray:
         self.confirm_action = self._action(tr("Confirm before writing"), self.toggle_confirm)
         self.confirm_action.setCheckable(True)
         self.settings_action = self._action(tr("Settings…"), lambda: self.open_panel("settings"))
+        # `memevo off`: how many repositories memevo leaves alone; the list is in the Status tab
+        self.off_action = self._action(tr("On in every repository…"), lambda: self.open_panel("status"))
         self.setup_action = self._action(tr("Set up clients…"), lambda: self.open_wizard())
         self.sync_action = self._action(tr("Sync memories now"), lambda: self.sync.run())
         self.clients_menu = QMenu(tr("Clients"))
@@ -175,6 +177,7 @@ class Tray:
             self.pause_action,
             self.confirm_action,
             self.settings_action,
+            self.off_action,
             self.setup_action,
             self.sync_action,
         ):
@@ -251,6 +254,10 @@ class Tray:
         config = config_mod.load()
         self.pause_action.setText(tr("Resume memory") if not config["enabled"] else tr("Pause memory"))
         self.confirm_action.setChecked(bool(config["confirm"]))
+        off = len(config["offRepositories"])
+        self.off_action.setText(
+            tr("Off in {count} repositories…").format(count=off) if off else tr("On in every repository…")
+        )
         self.worker.run(self._read_menu, self._fill_menu, lambda exc: log.warning("tray menu: %s", exc))
 
     def _read_menu(self) -> tuple[int | None, Any]:
@@ -379,6 +386,7 @@ class Tray:
 
         if self.wizard is None or not self.wizard.isVisible():
             self.wizard = SetupWizard()
+            self.wizard.backfill_requested.connect(self.open_backfill)
         self.wizard.show()
         self.wizard.raise_()
         self.wizard.activateWindow()
@@ -435,6 +443,13 @@ class Tray:
         self.panel.raise_()
         self.panel.activateWindow()
         return self.panel
+
+    def open_backfill(self) -> Any:
+        """The panel's From past sessions tab, its scan started (it writes nothing by itself)."""
+        panel = self.open_panel("backfill")
+        if panel is not None:
+            panel.backfill.start()
+        return panel
 
     def toggle_pause(self) -> None:
         """Through the config operations, which also rewrite the hooks' fallback texts from the

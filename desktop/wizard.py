@@ -5,7 +5,9 @@ Pages: welcome (which clients were found) → confirmation mode → learning (wh
 memories; the side API, optional) → Claude Code's
 memory_propose permission (only when Claude Code is installed) → start at login → progress (the
 engine runs on a worker thread; its progress and lines come back through queued signals) →
-summary. A failed run names its one reason and the user goes Back and tries again.
+summary, which offers to look through the past sessions (the tray opens the panel's review:
+nothing is kept without the user's yes). A failed run names its one reason and the user goes
+Back and tries again.
 
     wizard = SetupWizard(parent=None, provision_model=None)
     wizard.finished_setup.connect(...)  # the SetupResult of every run that ended
@@ -292,6 +294,14 @@ class DonePage(QWizardPage):
         self.restart_label.setFont(bold)
         self.legacy_label = _label(selectable=True)
         self.tray_label = _label()
+        # issue 46: what the user already said in past sessions, reviewed in the panel
+        self.backfill_label = _label(
+            tr(
+                "memevo can also look through your past sessions for what you said again and again: the panel shows each candidate with its evidence, and nothing is kept until you accept it."
+            )
+        )
+        self.backfill_button = QPushButton(tr("Look through your past sessions…"))
+        self.backfill_button.clicked.connect(lambda _checked=False: owner.backfill_requested.emit())
         for widget in (
             self.clients_label,
             self.skipped_label,
@@ -304,9 +314,12 @@ class DonePage(QWizardPage):
             self.restart_label,
             self.tray_label,
             self.legacy_label,
+            self.backfill_label,
+            self.backfill_button,
         ):
             layout.addWidget(widget)
         layout.setAlignment(self.copy_button, Qt.AlignmentFlag.AlignLeft)
+        layout.setAlignment(self.backfill_button, Qt.AlignmentFlag.AlignLeft)
         layout.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll)
@@ -415,6 +428,7 @@ class SetupWizard(QWizard):
     (None: the real provisioning of the configured model)."""
 
     finished_setup = Signal(object)  # the SetupResult of every run that ended, good or not
+    backfill_requested = Signal()  # the done page's offer: the tray opens the panel's review
 
     def __init__(self, parent: QWidget | None = None, provision_model: Provision | None = None) -> None:
         super().__init__(parent)

@@ -500,6 +500,8 @@ MODULE_LANES: dict[str, str] = {
     "test_onnx_build.py": PROCESSES,
     "test_panel.py": UNITS,
     "test_panel_add_and_import.py": UNITS,
+    "test_panel_backfill.py": UNITS,  # the real model and store in process; history.py's transcripts
+    "test_panel_off_repos.py": UNITS,
     "test_panel_import_notes.py": UNITS,
     "test_panel_merge_and_undo.py": UNITS,
     "test_panel_paging.py": UNITS,

@@ -150,8 +150,116 @@
         <translation>请先选中一条记忆。</translation>
     </message>
     <message>
+        <source>{group} in {repository}</source>
+        <translation>{group}（{repository}）</translation>
+    </message>
+    <message>
+        <source>said in {sessions} session(s), {first}..{last}</source>
+        <translation>在 {sessions} 个会话中说过，{first}..{last}</translation>
+    </message>
+    <message>
+        <source>said in {count} sessions</source>
+        <translation>在 {count} 个会话中说过</translation>
+    </message>
+    <message>
+        <source>says it is to last</source>
+        <translation>说明了要长期有效</translation>
+    </message>
+    <message>
+        <source>a correction of the assistant</source>
+        <translation>纠正过助手</translation>
+    </message>
+    <message>
+        <source>memevo can look through your past sessions in your coding assistants for what you said again and again, and propose it as memories. Nothing is kept until you accept it; what you skip is never proposed again.</source>
+        <translation>memevo 可以翻阅你在编程助手里的历史会话，找出你反复说过的话，提议为记忆。在你接受之前什么都不会保存；跳过的不会再提议。</translation>
+    </message>
+    <message>
+        <source>Look through past sessions</source>
+        <translation>翻阅历史会话</translation>
+    </message>
+    <message>
+        <source>Accept (a)</source>
+        <translation>接受 (a)</translation>
+    </message>
+    <message>
+        <source>Edit… (e)</source>
+        <translation>编辑… (e)</translation>
+    </message>
+    <message>
+        <source>Change group (g)</source>
+        <translation>换分组 (g)</translation>
+    </message>
+    <message>
+        <source>Skip (s)</source>
+        <translation>跳过 (s)</translation>
+    </message>
+    <message>
+        <source>Accept all shown (A)</source>
+        <translation>全部接受 (A)</translation>
+    </message>
+    <message>
+        <source>Reading your sessions…</source>
+        <translation>正在读取你的会话…</translation>
+    </message>
+    <message>
+        <source>{prompts} prompts in {sessions} sessions; finding what lasts…</source>
+        <translation>{sessions} 个会话中的 {prompts} 条提问；正在找出长期有效的内容…</translation>
+    </message>
+    <message>
+        <source>{count} to review. Nothing is kept until you accept it.</source>
+        <translation>{count} 条待审阅。在你接受之前什么都不会保存。</translation>
+    </message>
+    <message>
+        <source>Nothing new in your sessions since the last review.</source>
+        <translation>自上次审阅以来，会话中没有新内容。</translation>
+    </message>
+    <message>
+        <source>No past sessions found: no coding assistant&apos;s transcripts are on this machine.</source>
+        <translation>没有找到历史会话：本机上没有编程助手的会话记录。</translation>
+    </message>
+    <message>
+        <source>No candidates: nothing was said again, or said to last, that is not a memory already.</source>
+        <translation>没有候选：没有反复说过或要求长期有效、且尚未成为记忆的内容。</translation>
+    </message>
+    <message>
         <source>Not done: {error}</source>
         <translation>没有完成：{error}</translation>
+    </message>
+    <message>
+        <source>Edit the candidate</source>
+        <translation>编辑候选</translation>
+    </message>
+    <message>
+        <source>The text to keep:</source>
+        <translation>要保存的正文：</translation>
+    </message>
+    <message>
+        <source>Not changed: {error}</source>
+        <translation>未修改：{error}</translation>
+    </message>
+    <message>
+        <source>Kept {count}.</source>
+        <translation>已保存 {count} 条。</translation>
+    </message>
+    <message>
+        <source>{count} already there.</source>
+        <translation>{count} 条已存在。</translation>
+    </message>
+    <message>
+        <source>Skipped: it is not proposed again.</source>
+        <translation>已跳过：不会再提议。</translation>
+    </message>
+    <message>
+        <source>Every candidate is answered: kept {kept}, skipped {skipped}.</source>
+        <translation>所有候选都已处理：保存 {kept} 条，跳过 {skipped} 条。</translation>
+    </message>
+    <message>
+        <source>Why: {why}</source>
+        <translation>原因：{why}</translation>
+    </message>
+    <message>
+        <source>Your words:</source>
+        <translation>你的原话：</translation>
     </message>
     <message>
         <source>#{id} is no longer in the trash</source>
@@ -544,6 +652,10 @@
     <message>
         <source>memevo — memories</source>
         <translation>memevo — 记忆</translation>
+    </message>
+    <message>
+        <source>From past sessions</source>
+        <translation>历史会话</translation>
     </message>
     <message>
         <source>Memories</source>
@@ -1070,6 +1182,10 @@
         <translation>设置…</translation>
     </message>
     <message>
+        <source>On in every repository…</source>
+        <translation>在所有仓库中启用…</translation>
+    </message>
+    <message>
         <source>Set up clients…</source>
         <translation>设置客户端…</translation>
     </message>
@@ -1128,6 +1244,10 @@
     <message>
         <source>Resume memory</source>
         <translation>恢复记忆</translation>
+    </message>
+    <message>
+        <source>Off in {count} repositories…</source>
+        <translation>已在 {count} 个仓库中关闭…</translation>
     </message>
     <message>
         <source>Pending proposals ({count})</source>
@@ -1387,7 +1507,7 @@
     </message>
     <message>
         <source>Don&apos;t save</source>
-        <translation>不落成</translation>
+        <translation>不保存</translation>
     </message>
     <message>
         <source>Reinforce memory #{id} “{target}”</source>
@@ -1708,6 +1828,14 @@
     <message>
         <source>Copy the command</source>
         <translation>复制命令</translation>
+    </message>
+    <message>
+        <source>memevo can also look through your past sessions for what you said again and again: the panel shows each candidate with its evidence, and nothing is kept until you accept it.</source>
+        <translation>memevo 还可以翻阅你的历史会话，找出你反复说过的话：面板会列出每条候选及其依据，在你接受之前什么都不会保存。</translation>
+    </message>
+    <message>
+        <source>Look through your past sessions…</source>
+        <translation>翻阅你的历史会话…</translation>
     </message>
     <message>
         <source>memevo is set up, with problems</source>
@@ -2164,6 +2292,42 @@
     <message>
         <source>Find near-duplicate and contradicting memories and propose merges; you confirm each.</source>
         <translation>找出近似重复和互相矛盾的记忆并提议合并；每一条都由你确认。</translation>
+    </message>
+    <message>
+        <source>Repositories memevo is off in</source>
+        <translation>memevo 已关闭的仓库</translation>
+    </message>
+    <message>
+        <source>In these repositories memevo does nothing: no recall, no learning, no backfill, no staleness checks.</source>
+        <translation>在这些仓库中 memevo 什么都不做：不召回、不学习、不回顾历史、不检查过时。</translation>
+    </message>
+    <message>
+        <source>Switch on</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Switch off in a repository…</source>
+        <translation>在某个仓库中关闭…</translation>
+    </message>
+    <message>
+        <source>none: memevo is on in every repository</source>
+        <translation>无：memevo 在所有仓库中都启用</translation>
+    </message>
+    <message>
+        <source>Switch memevo off in a repository</source>
+        <translation>在某个仓库中关闭 memevo</translation>
+    </message>
+    <message>
+        <source>{folder} is not in a repository.</source>
+        <translation>{folder} 不在仓库中。</translation>
+    </message>
+    <message>
+        <source>memevo is off in {repo}.</source>
+        <translation>memevo 已在 {repo} 中关闭。</translation>
+    </message>
+    <message>
+        <source>memevo is on again in {repo}.</source>
+        <translation>memevo 已在 {repo} 中重新启用。</translation>
     </message>
 </context>
 </TS>
