@@ -294,7 +294,7 @@ class DonePage(QWizardPage):
         self.restart_label.setFont(bold)
         self.legacy_label = _label(selectable=True)
         self.tray_label = _label()
-        # issue 46: what the user already said in past sessions, reviewed in the panel
+        # what the user already said in past sessions, reviewed in the panel (backfill_view.py)
         self.backfill_label = _label(
             tr(
                 "memevo can also look through your past sessions for what you said again and again: the panel shows each candidate with its evidence, and nothing is kept until you accept it."
