@@ -440,7 +440,8 @@ E2E = "e2e"  # real clients (Claude Code, CodeBuddy CLIs), a fresh venv, the whe
 UNITS = "units"  # in-process only (the model and Qt may be loaded)
 MODULE_LANES: dict[str, str] = {
     "test_anchors.py": PROCESSES,  # git, in real repositories
-    "test_backfill.py": PROCESSES,  # git for the sessions' repositories, the real model, CLI commands
+    "test_backfill.py": PROCESSES,
+    "test_keyring_prompts.py": PROCESSES,  # a gnome-keyring in a session bus of its own  # git for the sessions' repositories, the real model, CLI commands
     "test_anchor_commands.py": PROCESSES,  # git, in real repositories
     "test_consolidation.py": UNITS,  # the real model and store, in process
     "test_consolidation_service.py": PROCESSES,  # a real `memevo serve` and the CLI

@@ -41,6 +41,12 @@ NO_KEYRING = (
 # A keyring that took the key but does not give it back (a null keyring, a collection that
 # drops the write): the key is not saved, and saying "in the OS keyring" would lose it.
 NOT_READ_BACK = "the keyring did not give the key back, so it is not saved there"
+# The keyring asked the user (to create its first collection, or to unlock it) and the prompt
+# was closed: nothing is saved, and saving again asks again.
+PROMPT_DISMISSED = (
+    "the keyring asked for its password and the prompt was closed, so the key is not saved; "
+    "save it again to be asked again, or keep it in a file only your account can read"
+)
 _FILE_MAX = 4096  # an API key is far shorter; a larger file is not read whole
 log = logging.getLogger("memevo.secrets")
 
@@ -75,6 +81,50 @@ def _keyring() -> Any:
     return keyring
 
 
+def _would_prompt() -> bool:
+    """Whether reading the Secret Service would ask the user: its default collection does not
+    exist yet (a read would create it, behind a "choose a password" prompt) or is locked (a read
+    unlocks it, behind a password prompt). Reads then find nothing instead: no keyring prompt
+    comes before the user saves a key. Other keyrings never prompt on a read."""
+    import keyring
+
+    backend = keyring.get_keyring()
+    if "SecretService" not in type(backend).__module__ or hasattr(backend, "preferred_collection"):
+        return False
+    try:
+        import secretstorage
+        from secretstorage.exceptions import ItemNotFoundException, SecretStorageException
+    except ImportError:
+        return False
+    try:
+        connection = secretstorage.dbus_init()
+    except Exception:  # no session bus: the backend's own read says so, without a prompt
+        return False
+    try:
+        return bool(secretstorage.Collection(connection).is_locked())
+    except ItemNotFoundException:
+        return True
+    except (SecretStorageException, Exception):
+        return False
+    finally:
+        with contextlib.suppress(Exception):
+            connection.close()
+
+
+def _read() -> str | None:
+    """The keyring's entry, never asking the user for anything (see _would_prompt)."""
+    keyring = _keyring()
+    if _would_prompt():
+        return None
+    value = keyring.get_password(SERVICE, USER)
+    return str(value) if value else None
+
+
+def _dismissed(exc: Exception) -> bool:
+    words = str(exc).lower()
+    return "dismissed" in words or "failed to unlock" in words
+
+
 def get_api_key(quiet: bool = False) -> str | None:
     """The environment, the keyring, then the file. quiet: for bookkeeping in a command (the
     fallback texts), where a missing keyring is not the user's question and must not print a
@@ -83,7 +133,7 @@ def get_api_key(quiet: bool = False) -> str | None:
     if from_env:
         return from_env
     try:
-        value = _keyring().get_password(SERVICE, USER)
+        value = _read()
     except KeyringUnavailable:
         value = None
     except Exception as exc:  # locked keyring, dbus down: the file if there is one, else learning stays off
@@ -96,10 +146,9 @@ def get_api_key(quiet: bool = False) -> str | None:
 def keyring_api_key() -> str | None:
     """What the keyring itself holds (the environment variable and the file not consulted)."""
     try:
-        value = _keyring().get_password(SERVICE, USER)
+        return _read()
     except Exception:
         return None
-    return value or None
 
 
 def file_api_key() -> str | None:
@@ -154,8 +203,16 @@ def set_api_key(value: str, to_file: bool = False) -> str:
                 keyring.delete_password(SERVICE, USER)
         return str(file_path())
     keyring = _keyring()
-    keyring.set_password(SERVICE, USER, value)
-    if keyring.get_password(SERVICE, USER) != value:
+    try:  # the one place the keyring may ask the user: they are saving a key
+        keyring.set_password(SERVICE, USER, value)
+        kept = keyring.get_password(SERVICE, USER)
+    except KeyringUnavailable:
+        raise
+    except Exception as exc:
+        if _dismissed(exc):
+            raise KeyringUnavailable(PROMPT_DISMISSED) from exc
+        raise
+    if kept != value:
         raise KeyringUnavailable(NOT_READ_BACK)
     remove_file()
     return f"keyring ({type(keyring.get_keyring()).__name__})"
@@ -212,9 +269,9 @@ def status() -> KeyStatus:
     try:
         keyring = _keyring()
         backend = type(keyring.get_keyring()).__name__
-        in_keyring = keyring.get_password(SERVICE, USER) is not None
+        in_keyring = _read() is not None  # never a prompt: a keyring not set up yet holds nothing
     except Exception as exc:
-        problem = str(exc)
+        problem = PROMPT_DISMISSED if _dismissed(exc) else str(exc)
     in_file = file_api_key() is not None
     kept = str(file_path()) if in_file else None
     if os.environ.get(ENV, "").strip():
