@@ -153,3 +153,15 @@ def test_import_contracts_catch_an_upward_import(tmp_path: Path) -> None:
     result = linkedtree.run_lint_imports(tree)
     assert result.returncode != 0
     assert "memevo.core is not allowed to import memevo.desktop" in result.stdout
+
+
+def test_no_product_file_is_over_500_lines() -> None:
+    """One subject per file: a file past this holds several, and is split by subject."""
+    over = {
+        str(path.relative_to(REPO)): n
+        for folder in SOURCE_FOLDERS
+        if folder != "resources"
+        for path in sorted((REPO / folder).rglob("*.py"))
+        if "__pycache__" not in path.parts and (n := len(path.read_text(encoding="utf-8").splitlines())) > 500
+    }
+    assert over == {}

@@ -425,7 +425,7 @@ def test_calibrate_measures_what_ships_and_cues_beat_the_plain_hybrid(
     chosen on 4/5 of the cases). The search's own choice on this set alone is not what ships: on
     the held-out sets it did worse (docs/recall.md, "On public data")."""
     from memevo.core.process import runtime
-    from memevo.core.recall import calibrate
+    from memevo.core.recall import calibrate_command as calibrate
     from memevo.core.recall import gate_defaults as calibration
 
     # the session's encoder (the same model, its vectors of the set's texts already made by the
