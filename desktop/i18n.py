@@ -22,6 +22,13 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("", text)
 
 
+def plural(count: int, one: str, many: str) -> str:
+    """English's singular or plural of a counted text, each already through tr() (so lupdate
+    extracts both; Chinese gives them one wording), with {count} filled in:
+    plural(n, tr("{count} change is not saved yet."), tr("{count} changes are not saved yet."))."""
+    return (one if count == 1 else many).format(count=count)
+
+
 def ui_language() -> str:
     """'zh' or 'en': MEMEVO_LANG overrides, else the system locale."""
     override = (envvars.LANG.get() or "").strip().lower()
@@ -64,10 +71,13 @@ def qt_translated() -> bool:
 
 
 # Qt's zh_CN catalogue lags its sources: these words of its own widgets have no translation
-# there (the folder chooser's "Look in" and "Files of type" labels gained an accelerator).
+# there (the folder chooser's "Look in" and "Files of type" labels gained an accelerator, and
+# the type of "/" it lists). Other words fall through to Qt's English (blank, before: this
+# translator answered "" for them, which Qt takes as the translation).
 QT_GAPS = {
     ("QFileDialog", "&Look in:"): "查找范围(&L)：",
     ("QFileDialog", "Files of &type:"): "文件类型(&T)：",
+    ("QAbstractFileIconProvider", "Drive"): "驱动器",  # the type of "/" in the folder chooser
 }
 
 
@@ -75,8 +85,12 @@ def _QtGaps() -> Any:
     from .qt import QTranslator
 
     class QtGaps(QTranslator):
-        def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str:
-            return QT_GAPS.get((context, source), "")
+        def translate(
+            self, context: str, source: str, disambiguation: str | None = None, n: int = -1
+        ) -> str | None:
+            # None (a null QString) lets Qt fall back to the source text; "" would be taken as
+            # the translation, and a string missing from the catalogues would show as nothing.
+            return QT_GAPS.get((context, source))
 
         def isEmpty(self) -> bool:
             return False
