@@ -26,6 +26,13 @@ def mode_label(mode: str) -> str:
     return labels.get(mode, mode)
 
 
+def confirm_label() -> str:
+    """The one name of the `confirm` setting (Settings, the tray's toggle, the wizard's choice):
+    a real display showed three ("Confirm before writing", "Ask before remembering", "Ask me in
+    a native dialog") for one switch."""
+    return tr("Ask before saving a learned memory")
+
+
 def mode_help(mode: str) -> str:
     """What a choice means, in plain words."""
     texts = {

@@ -19,11 +19,11 @@ from ..core.encoder.models import KNOWN
 from ..core.errors import MemevoError
 from ..core.learning import readiness
 from ..core.privacy import side_api_key as secrets
+from ..core.recall.gate import MODEL_KEYS as GATE_KEYS
 from .core_texts import config_reason, stage
-from .i18n import tr
+from .i18n import plural, tr
 from .learning_texts import effective, mode_help
 from .qt import (
-    QComboBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -31,6 +31,7 @@ from .qt import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
@@ -39,6 +40,7 @@ from .settings_key import SideKeyMixin, _say
 from .settings_workers import (
     ERROR_STYLE,
     PROBE_TIMEOUT_S,
+    ComboBox,
     FieldRow,
     Outcome,
     Relay,
@@ -55,6 +57,7 @@ log = logging.getLogger("memevo.desktop")
 SIDE_KEYS = ("sideApiBase", "sideApiModel")
 LEARNING_KEYS = ("learning", "confirm", "proposalsPerSession", "proposalsPerDay")
 MODEL_KEYS = ("model",)
+FOLLOW_MS = 2000  # how often a shown view looks for changes made elsewhere (the tray, `memevo config`)
 
 
 class SettingsView(SideKeyMixin, QWidget):
@@ -71,6 +74,15 @@ class SettingsView(SideKeyMixin, QWidget):
         self.broken: str | None = None
         self._provisioning: str | None = None
         self.key_present: bool | None = None  # the side API key, once the keyring answered
+        # The tray's Pause and confirmation toggle and `memevo config` write the same file: a
+        # shown view reads it again on its own worker (never the UI thread) and takes what
+        # changed there, keeping what the user edited here and has not saved.
+        self.follow_worker = OffUi("memevo-settings", self)
+        self.follow_timer = QTimer(self)
+        self.follow_timer.setInterval(FOLLOW_MS)
+        self.follow_timer.timeout.connect(self.follow)
+        self._shown: tuple[Any, ...] | None = None  # the file as the form last showed it
+        self._status_counts = False  # status_label says how many changes are not saved
         self.rows = {key.name: FieldRow(key, self) for key in config_mod.SCHEMA if key.public}
         outer = QVBoxLayout(self)
         self.problem_label = QLabel()
@@ -161,7 +173,7 @@ class SettingsView(SideKeyMixin, QWidget):
 
     def _model_group(self) -> QGroupBox:
         box, layout = self._group(tr("Embedding model"), MODEL_KEYS)
-        self.model_combo = QComboBox()
+        self.model_combo = ComboBox()
         self.provision_button = QPushButton(tr("Provision"))
         self.provision_button.clicked.connect(self.provision)
         layout.addLayout(_row(self.model_combo, self.provision_button, stretch=0))
@@ -185,57 +197,118 @@ class SettingsView(SideKeyMixin, QWidget):
         return _row(self.save_button, self.reload_button, self.status_label, stretch=2)
 
     # -- the config form ------------------------------------------------------------------------------------
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self.follow_timer.start()
+        self.follow()
+
+    def hideEvent(self, event: Any) -> None:
+        self.follow_timer.stop()
+        super().hideEvent(event)
+
     def reload(self) -> None:
         """Read config.json again; a file that cannot be parsed disables every write. What the
         user changed and did not save stays in the form (Check again and switching tabs come
         here: neither may throw an edit away), and the last save's line goes."""
-        config = config_mod.load()
-        unsaved = [row for row in self.rows.values() if row.loaded is not None and row.changed()]
-        self.broken = config_is_broken()
+        self._apply(config_mod.load(), config_is_broken(), models=True)
+        self.refresh_key_status()
+        self._say_unsaved(clear=True)
+
+    def follow(self) -> None:
+        """Changes made elsewhere, read on the worker: the form takes them when they arrive."""
+        if self.follow_worker.busy:
+            return
+        self.follow_worker.run(lambda: (config_mod.load(), config_is_broken()), self._followed, _ignore)
+
+    def _followed(self, read: tuple[config_mod.Config, str | None]) -> None:
+        config, broken = read
+        if _shape(config, broken) != self._shown:
+            self._apply(config, broken)
+            self._say_unsaved()
+
+    def _apply(self, config: config_mod.Config, broken: str | None, models: bool = False) -> None:
+        """Show a read of the file; rows edited here and not saved keep the edit. models: look
+        at what is provisioned again (else only when the model changed)."""
+        model_before = self._shown and self._shown[0].get("model")
+        self.broken = broken
+        self._shown = _shape(config, broken)
         problems = [config_reason(p) for p in config.problems]
         if self.broken:
             problems.append(tr("Settings cannot be saved until config.json is fixed or deleted."))
         self.problem_label.setText("\n".join(problems))
         self.problem_label.setVisible(bool(problems))
         for row in self.rows.values():
-            row.load(config, writable=self.broken is None, keep_edit=row in unsaved)
-        self.status_label.setText(
-            tr("{count} changes are not saved yet: Save keeps them.").format(count=len(unsaved))
-            if unsaved
-            else ""
-        )
+            row.load(config, writable=self.broken is None, keep_edit=row.changed())
         self.save_button.setEnabled(self.broken is None)
         self.provision_button.setEnabled(self.broken is None and self._provisioning is None)
-        self.refresh_key_status()
-        self.refresh_models(str(config["model"]))
+        if self._provisioning is None and (models or model_before != config["model"]):
+            self.refresh_models(str(config["model"]))
         self.refresh_learning_note()
+
+    def unsaved(self) -> list[FieldRow]:
+        return [row for row in self.rows.values() if row.changed()]
+
+    def row_edited(self, _row: FieldRow) -> None:
+        """An edit (typing the saved value back included): the count of unsaved changes is
+        said again, and a line about an earlier save or reset goes."""
+        self._say_unsaved(clear=True)
+
+    def _say_unsaved(self, clear: bool = False) -> None:
+        count = len(self.unsaved())
+        if count:
+            self.status_label.setText(
+                plural(
+                    count,
+                    tr("{count} change is not saved yet: Save keeps it."),
+                    tr("{count} changes are not saved yet: Save keeps them."),
+                )
+            )
+        elif clear or self._status_counts:
+            self.status_label.setText("")
+        self._status_counts = bool(count)
+
+    def _say_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self._status_counts = False
 
     def save(self) -> None:
         if self.broken is not None:
-            self.status_label.setText(tr("Nothing saved: config.json is broken."))
+            self._say_status(tr("Nothing saved: config.json is broken."))
             return
-        changed = [row for row in self.rows.values() if row.changed()]
+        changed = self.unsaved()
         saved = [row for row in changed if self._save_row(row)]
-        if saved:  # each row's config_set rewrote the hooks' fallback texts
-            config = config_mod.load()
-            for row in saved:
+        # Every row shows the file as it is now (the tray may have changed a key meanwhile):
+        # saved rows say so, refused ones keep the edit and the reason, the others follow the file.
+        config = config_mod.load()
+        self._shown = _shape(config, self.broken)
+        for row in self.rows.values():
+            if row in saved:
                 row.load(config, writable=True)
                 row.show_message(tr("Saved."))
-            self.refresh_models(str(config["model"]))
-            self.refresh_learning_note()
+            elif row not in changed:
+                row.load(config, writable=True)
+        self.refresh_models(str(config["model"]))
+        self.refresh_learning_note()
         failed = len(changed) - len(saved)
         if failed:
-            self.status_label.setText(
+            self._say_status(
                 tr("Saved {saved}, not saved {failed}: see the messages next to the fields.").format(
                     saved=len(saved), failed=failed
                 )
             )
+        elif saved:
+            self._say_status(plural(len(saved), tr("Saved {count} setting."), tr("Saved {count} settings.")))
         else:
-            self.status_label.setText(
-                tr("Saved {n} settings.").format(n=len(saved)) if saved else tr("No changes.")
-            )
+            self._say_status(tr("No changes."))
 
     def _save_row(self, row: FieldRow) -> bool:
+        if row.key.name in GATE_KEYS and row.value() is None:  # empty: back to the model's value
+            try:
+                self.host.handle("config_unset", {"key": row.key.name})
+            except MemevoError as exc:
+                row.show_message(tr("Not saved: {reason}").format(reason=exc), error=True)
+                return False
+            return True
         try:
             value = row.key.validate(row.value())
         except ValueError as exc:
@@ -264,6 +337,7 @@ class SettingsView(SideKeyMixin, QWidget):
         config = config_mod.load()
         row.load(config, writable=True)
         row.show_message(tr("Back to the default."))
+        self._say_unsaved(clear=True)  # the last save's line is about an older state
         self.refresh_models(str(config["model"]))
         self.refresh_learning_note()
 
@@ -368,6 +442,16 @@ def _row(*widgets: QWidget, stretch: int) -> QHBoxLayout:
     for index, widget in enumerate(widgets):
         layout.addWidget(widget, 1 if index == stretch else 0)
     return layout
+
+
+def _shape(config: config_mod.Config, broken: str | None) -> tuple[Any, ...]:
+    """What of a read of config.json the form shows: a change elsewhere changes this."""
+    return dict(config.values), frozenset(config.user_set), tuple(config.problems), broken
+
+
+def _ignore(exc: Exception) -> None:
+    """A read that failed while following: the next one (or Check again) says what is wrong."""
+    log.debug("settings could not read config.json: %s", exc)
 
 
 def _dispose(relay: Any) -> None:

@@ -23,7 +23,7 @@ from ..core.learning import judge
 from ..core.process import aioloop
 from ..core.recall.gate import MODEL_KEYS, model_defaults
 from .i18n import tr
-from .learning_texts import mode_label
+from .learning_texts import confirm_label, mode_label
 from .qt import (
     QCheckBox,
     QComboBox,
@@ -33,6 +33,7 @@ from .qt import (
     QObject,
     QPushButton,
     QSpinBox,
+    Qt,
     Signal,
 )
 
@@ -73,6 +74,44 @@ def parse_text(kind: str, text: str) -> Any:
     return config_mod.parse_cli_value(text.strip()) if kind == "number" else text
 
 
+def off_word() -> str:
+    """How a recall condition switched off (-1 in the file) is shown in its field."""
+    return tr("off")
+
+
+def takes_off(key: config_mod.Key) -> bool:
+    """-1 switches this key's condition off (shown as "off", not as a bare -1)."""
+    return kind_of(key) == "number" and _accepts(key.validate, -1)
+
+
+# -- editors a passing wheel leaves alone ------------------------------------------------------------
+# Scrolling the page over a spin box or a combo box changed the setting under the pointer (a
+# real display: 12000 became 11993). They take the focus only from a click or Tab, and an
+# unfocused one hands the wheel on to the page, which scrolls.
+class SpinBox(QSpinBox):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event: Any) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
+class ComboBox(QComboBox):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event: Any) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
 def config_is_broken() -> str | None:
     """The reason config.json cannot be written over (config refuses to), or None."""
     from ..core import paths
@@ -96,21 +135,28 @@ def key_texts() -> dict[str, tuple[str, str]]:
             tr("Off: hooks inject nothing and learning stops (the CLI still works)."),
         ),
         "recallTopK": (tr("Memories per prompt"), tr("At most this many rules and this many project facts.")),
-        "recallMinScore": (tr("Rule recall minimum"), tr("0 to 1; empty: the model's value; -1: off.")),
+        "recallMinScore": (
+            tr("Minimum match for rules"),
+            tr(
+                "How closely a rule must match your prompt to be recalled, 0 to 1. Empty: the model's value. off (or -1): no minimum."
+            ),
+        ),
         "recallMinScoreProject": (
-            tr("Project recall minimum"),
-            tr("0 to 1; empty: the model's value; -1: off."),
+            tr("Minimum match for project facts"),
+            tr(
+                "How closely a project fact must match your prompt to be recalled, 0 to 1. Empty: the model's value. off (or -1): no minimum."
+            ),
         ),
         "recallMinMargin": (
-            tr("Lead over the next match"),
+            tr("Only a clear best match"),
             tr(
-                "A memory is recalled only when its match beats the next memory's by this much, 0 to 1; -1: no such condition."
+                "A memory is recalled only when it matches your prompt better than the next-best memory by at least this much, 0 to 1. off (or -1): the next-best memory does not matter."
             ),
         ),
         "recallLexicalWeight": (
-            tr("Weight of shared words"),
+            tr("Weight of exact words"),
             tr(
-                "How much sharing exact words with your prompt counts beside sharing its meaning, 0 to 2; empty: the model's value; 0: meaning only."
+                "How much using the same words as your prompt counts beside meaning the same, 0 to 2. Empty: the model's value. 0: meaning only."
             ),
         ),
         "actionRecall": (
@@ -139,7 +185,7 @@ def key_texts() -> dict[str, tuple[str, str]]:
             ),
         ),
         "confirm": (
-            tr("Ask before remembering"),
+            confirm_label(),
             tr("Ask before writing what the side judge or your coding assistant's model proposes."),
         ),
         "proposalsPerSession": (
@@ -178,30 +224,40 @@ def choice_label(name: str, value: str) -> str:
 
 
 def default_text(key: config_mod.Key, config: config_mod.Config) -> str:
-    if key.name in MODEL_KEYS and key.default is None:  # what recall really uses (as `memevo config`)
-        value = model_defaults(config.values, entry_for(str(config["model"])))[key.name]
-        return tr("default: {value} (the model's value)").format(value=f"{value:g}")
+    model = model_value(key, config)
+    if model is not None:  # what recall really uses (as `memevo config`)
+        return tr("default: {value} (the model's value)").format(value=model)
     if key.default is None:
         return tr("default: none")
     if isinstance(key.default, bool):
         return tr("default: on") if key.default else tr("default: off")
     if choices_of(key) is not None:
         return tr("default: {value}").format(value=choice_label(key.name, str(key.default)))
-    if key.default == -1:  # -1 turns a recall condition off: a bare "-1" read as a value on screen
-        return tr("default: -1 (off)")
+    if key.default == -1 and takes_off(key):  # a bare "-1" read as a value on screen
+        return tr("default: off")
     return tr("default: {value}").format(value=key.default)
 
 
+def model_value(key: config_mod.Key, config: config_mod.Config) -> str | None:
+    """What recall uses for a key left empty (the model's calibrated value), or None."""
+    if key.name not in MODEL_KEYS or key.default is not None:
+        return None
+    return f"{model_defaults(config.values, entry_for(str(config['model'])))[key.name]:g}"
+
+
 class FieldRow:
-    """One config key: its editor, its default, a reset button and an inline message."""
+    """One config key: its editor, its default, a reset button and an inline message.
+
+    Whether it is changed is the editor's value against the saved one (typing the saved value
+    back is no change); Reset is offered wherever the editor or the file differs from the
+    default. Each edit tells the view (`row_edited`), which counts what is not saved."""
 
     def __init__(self, key: config_mod.Key, view: Any) -> None:
         self.key, self.kind = key, kind_of(key)
+        self.view = view
         label, help_text = key_texts().get(key.name, (key.name, key.help))
         self.label = QLabel(label)
-        self.editor: Any = {"bool": QCheckBox, "int": QSpinBox, "choice": QComboBox}.get(
-            self.kind, QLineEdit
-        )()
+        self.editor: Any = {"bool": QCheckBox, "int": SpinBox, "choice": ComboBox}.get(self.kind, QLineEdit)()
         if self.kind == "int":
             self.editor.setRange(0, 2_147_483_647)  # the schema's validator has the last word
         if self.kind == "choice":
@@ -215,6 +271,15 @@ class FieldRow:
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.loaded: Any = None
+        self.writable = False
+        self.saved_differs = False  # the file sets this key to something not the default
+        self._loading = False
+        signal = {
+            "bool": "toggled",
+            "int": "valueChanged",
+            "choice": "currentIndexChanged",
+        }.get(self.kind, "textChanged")
+        getattr(self.editor, signal).connect(lambda *_: self._edited())
 
     def add_to(self, grid: QGridLayout) -> None:
         row = grid.rowCount()
@@ -233,38 +298,90 @@ class FieldRow:
         return self.editor.text()
 
     def value(self) -> Any:
-        raw = self.raw()
-        return parse_text(self.kind, raw) if isinstance(raw, str) else raw
+        return self._meaning(self.raw())
+
+    def _meaning(self, raw: Any) -> Any:
+        """What an editor's content means: "off" is -1 where -1 switches a condition off, an
+        empty number field is None (unset), "0.50" is 0.5."""
+        if not isinstance(raw, str):
+            return raw
+        text = raw.strip()
+        if self.kind == "number":
+            if not text:
+                return None
+            if takes_off(self.key) and text.lower() in {off_word().lower(), "off"}:
+                return -1
+        return parse_text(self.kind, raw)
+
+    def _raw_of(self, value: Any) -> Any:
+        """What the editor shows for a value of the file."""
+        if self.kind == "choice":
+            return value
+        if self.kind == "bool":
+            return bool(value)
+        if self.kind == "int":
+            return int(value or 0)
+        if value is None:
+            return ""
+        if value == -1 and takes_off(self.key):
+            return off_word()
+        return str(value)
 
     def load(self, config: config_mod.Config, writable: bool, keep_edit: bool = False) -> None:
         """Show the file's value; keep_edit: the user's unsaved value stays in the editor (the
         file's is what Save compares against), and the row says it is not saved yet."""
         edited = self.raw()
-        self.set_raw(config.values[self.key.name])
-        self.loaded = self.raw()
-        self.default_label.setText(default_text(self.key, config))
-        # Reset is offered only where it changes something: a value set, and not the default's
-        self.reset_button.setEnabled(
-            writable and self.key.name in config.user_set and config.values[self.key.name] != self.key.default
+        self._loading = True
+        try:
+            self.set_raw(config.values[self.key.name])
+            self.loaded = self.raw()
+            if keep_edit:
+                self.set_raw_text(edited)
+        finally:
+            self._loading = False
+        self.writable = writable
+        self.saved_differs = (
+            self.key.name in config.user_set and config.values[self.key.name] != self.key.default
         )
-        if keep_edit and edited != self.loaded:
-            self.set_raw(edited)
-            self.show_message(tr("Changed, not saved yet."))
-        else:
-            self.show_message("")
+        self.default_label.setText(default_text(self.key, config))
+        model = model_value(self.key, config)
+        if model is not None:  # an empty field is not "nothing": recall uses the model's value
+            self.editor.setPlaceholderText(tr("the model's value ({value})").format(value=model))
+        self.show_message(tr("Changed, not saved yet.") if self.changed() else "")
+        self.refresh_reset()
 
     def set_raw(self, value: Any) -> None:
+        self.set_raw_text(self._raw_of(value))
+
+    def set_raw_text(self, raw: Any) -> None:
+        """Put an editor's content back as it was (raw(), not a value of the file)."""
         if self.kind == "choice":
-            self.editor.setCurrentIndex(max(0, self.editor.findData(value)))
+            self.editor.setCurrentIndex(max(0, self.editor.findData(raw)))
         elif self.kind == "bool":
-            self.editor.setChecked(bool(value))
+            self.editor.setChecked(bool(raw))
         elif self.kind == "int":
-            self.editor.setValue(int(value or 0))
+            self.editor.setValue(int(raw or 0))
         else:
-            self.editor.setText("" if value is None else str(value))
+            self.editor.setText("" if raw is None else str(raw))
 
     def changed(self) -> bool:
-        return bool(self.raw() != self.loaded)
+        return self.loaded is not None and bool(self._meaning(self.raw()) != self._meaning(self.loaded))
+
+    def differs_from_default(self) -> bool:
+        return bool(self._meaning(self.raw()) != self._meaning(self._raw_of(self.key.default)))
+
+    def refresh_reset(self) -> None:
+        """Reset is offered wherever it changes something: the field or the file is not the default."""
+        self.reset_button.setEnabled(self.writable and (self.saved_differs or self.differs_from_default()))
+
+    def _edited(self) -> None:
+        if self._loading or self.loaded is None:
+            return
+        self.show_message(tr("Changed, not saved yet.") if self.changed() else "")
+        self.refresh_reset()
+        edited = getattr(self.view, "row_edited", None)
+        if edited is not None:
+            edited(self)
 
     def show_message(self, text: str, error: bool = False) -> None:
         self.message.setText(text)

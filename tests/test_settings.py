@@ -24,7 +24,7 @@ from memevo.core.recall import gate_defaults as calibration
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.core_texts import config_reason, problem
 from memevo.desktop.i18n import tr
-from memevo.desktop.qt import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox
+from memevo.desktop.qt import QApplication, QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox, Qt, QWidget
 from memevo.desktop.settings import SettingsView
 from memevo.desktop.settings_workers import ERROR_STYLE, key_texts
 from test_secrets import _keyring_works, needs_keyring
@@ -84,7 +84,7 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
     assert set(rows) == PUBLIC and "sideJudge" not in rows
     assert set(key_texts()) == PUBLIC  # every key has a translatable label
     kinds = {name: type(row.editor) for name, row in rows.items()}
-    assert {n for n, t in kinds.items() if t is QCheckBox} == {
+    assert {n for n, t in kinds.items() if issubclass(t, QCheckBox)} == {
         "enabled",
         "showRecall",
         "actionRecall",
@@ -92,7 +92,7 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
         "confirm",
         "sideContext",
     }
-    assert {n for n, t in kinds.items() if t is QSpinBox} == {
+    assert {n for n, t in kinds.items() if issubclass(t, QSpinBox)} == {
         "recallTopK",
         "sideWaitMs",
         "decayDays",
@@ -101,7 +101,7 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
         "proposalsPerSession",
         "proposalsPerDay",
     }
-    assert {n for n, t in kinds.items() if t is QComboBox} == {"learning"}
+    assert {n for n, t in kinds.items() if issubclass(t, QComboBox)} == {"learning"}
     assert rows["recallTopK"].editor.value() == 5 and rows["recallTopK"].default_label.text() == tr(
         "default: {value}"
     ).format(value=3)
@@ -117,8 +117,12 @@ def test_every_public_key_is_in_the_form_with_its_value_and_default(qtbot, host:
         "default: {value} (the model's value)"
     ).format(value=f"{calibration.CALIBRATED[DEFAULT_MODEL].lexical_weight:g}")
     assert rows["recallMinScoreProject"].editor.text() == ""
-    assert rows["recallMinMargin"].editor.text() == "-1"
-    assert rows["recallMinMargin"].default_label.text() == tr("default: -1 (off)")  # not a bare -1
+    # an empty field says what it means: the model's value, as a number
+    assert rows["recallMinScoreProject"].editor.placeholderText() == tr("the model's value ({value})").format(
+        value=f"{calibration.CALIBRATED[DEFAULT_MODEL].min_project:g}"
+    )
+    assert rows["recallMinMargin"].editor.text() == tr("off")  # -1 in the file, never a bare -1
+    assert rows["recallMinMargin"].default_label.text() == tr("default: off")
     assert rows["sideApiBase"].editor.text() == "https://api.example.com/v1"
     assert rows["sideApiModel"].default_label.text() == tr("default: none")
     assert rows["model"].editor.text() == DEFAULT_MODEL
@@ -169,7 +173,7 @@ def test_save_writes_valid_changes_and_shows_why_the_others_were_not_written(
         "sideWaitMs": 8000,
     }
     assert rows["sideApiBase"].editor.text() == "https://api.example.com/v1"  # shown as stored
-    assert view.status_label.text() == tr("Saved {n} settings.").format(n=2)
+    assert view.status_label.text() == tr("Saved {count} settings.").format(count=2)
     view.save_button.click()
     assert view.status_label.text() == tr("No changes.")
 
@@ -209,6 +213,116 @@ def test_check_again_keeps_unsaved_edits_and_drops_the_last_saves_line(view: Set
     rows["recallMinScore"].editor.setText(rows["recallMinScore"].loaded)
     view.reload_button.click()
     assert view.status_label.text() == "" and not any(row.changed() for row in rows.values())
+
+
+def _wheel(widget: QWidget) -> None:
+    """One notch of the wheel over the widget (the page scrolled past it)."""
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+
+    centre = QPointF(widget.rect().center())
+    event = QWheelEvent(
+        centre,
+        QPointF(widget.mapToGlobal(QPoint(int(centre.x()), int(centre.y())))),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(widget, event)
+
+
+def test_a_wheel_passing_over_an_unfocused_field_changes_nothing(qtbot, view: SettingsView) -> None:
+    """Issue 48, item 5: scrolling the page over 'Side judge wait (ms)' made 12000 11993."""
+    view.show()
+    qtbot.waitExposed(view)
+    spin, combo = view.rows["sideWaitMs"].editor, view.rows["learning"].editor
+    for widget in (spin, combo, view.model_combo):
+        assert widget.focusPolicy() == Qt.FocusPolicy.StrongFocus  # a wheel gives no focus
+    before = (spin.value(), combo.currentIndex(), view.model_combo.currentIndex())
+    for widget in (spin, combo, view.model_combo):
+        _wheel(widget)
+    assert (spin.value(), combo.currentIndex(), view.model_combo.currentIndex()) == before
+    assert view.status_label.text() == "" and not view.unsaved()
+    spin.setFocus()
+    qtbot.waitUntil(spin.hasFocus)
+    _wheel(spin)  # a field the user clicked into: the wheel is theirs
+    assert spin.value() != before[0]
+
+
+def test_changed_is_the_value_against_the_saved_one_and_reset_follows_the_value(view: SettingsView) -> None:
+    """Issue 48, item 5: typing the saved value back left "Changed, not saved yet." while Save
+    said "No changes.", and Reset stayed greyed beside a value not the default."""
+    row = view.rows["sideWaitMs"]
+    default = config_mod.BY_NAME["sideWaitMs"].default
+    assert not row.reset_button.isEnabled()
+    row.editor.setValue(default - 7)
+    assert row.changed() and row.message.text() == tr("Changed, not saved yet.")
+    assert row.reset_button.isEnabled()  # the value differs from the default: Reset puts it back
+    assert view.status_label.text() == tr("{count} change is not saved yet: Save keeps it.").format(count=1)
+    row.editor.setValue(default)  # typed back
+    assert not row.changed() and row.message.text() == "" and view.status_label.text() == ""
+    assert not row.reset_button.isEnabled()
+    view.save_button.click()
+    assert view.status_label.text() == tr("No changes.") and not paths.config_path().exists()
+    margin = view.rows["recallMinMargin"]
+    margin.editor.setText("-1")  # the file's -1, shown as off: no change
+    assert not margin.changed()
+    margin.editor.setText("0.2")
+    row.editor.setValue(default - 7)
+    assert view.status_label.text() == tr("{count} changes are not saved yet: Save keeps them.").format(
+        count=2
+    )
+    view.save_button.click()
+    assert _config_file() == {"recallMinMargin": 0.2, "sideWaitMs": default - 7}
+    assert view.status_label.text() == tr("Saved {count} settings.").format(count=2)
+    margin.editor.setText(tr("off"))
+    view.save_button.click()
+    assert _config_file()["recallMinMargin"] == -1
+    assert view.status_label.text() == tr("Saved {count} setting.").format(count=1)
+    margin.editor.setText("0.3")  # a later edit: the last save's line goes
+    assert view.status_label.text() == tr("{count} change is not saved yet: Save keeps it.").format(count=1)
+
+
+def test_an_empty_model_value_field_is_saved_as_the_models_value(view: SettingsView) -> None:
+    config_mod.set_key("recallMinScore", 0.5)
+    view.reload()
+    row = view.rows["recallMinScore"]
+    row.editor.setText("")
+    view.save_button.click()
+    assert "recallMinScore" not in _config_file() and row.message.text() == tr("Saved.")
+
+
+def test_changes_made_elsewhere_are_followed_and_never_saved_back(qtbot, view: SettingsView) -> None:
+    """Issue 48, item 6: after Pause or the confirmation toggle in the tray, Settings still
+    showed them on, and saving another setting kept the stale view."""
+    view.show()
+    qtbot.waitExposed(view)
+    rows = view.rows
+    rows["recallTopK"].editor.setValue(7)  # edited here, not saved
+    config_mod.set_key("enabled", False)  # the tray's Pause
+    config_mod.set_key("confirm", False)  # the tray's toggle
+    config_mod.set_key("recallTopK", 4)  # elsewhere too: the edit here wins on screen
+    view.follow()
+    qtbot.waitUntil(lambda: not rows["enabled"].editor.isChecked())
+    assert not rows["confirm"].editor.isChecked()
+    assert rows["recallTopK"].editor.value() == 7 and rows["recallTopK"].changed()
+    config_mod.set_key("enabled", True)  # resumed in the tray; the form still says paused...
+    rows["decayDays"].editor.setValue(12)
+    view.save_button.click()  # ...saving another setting writes only what was edited here
+    assert _config_file() == {"enabled": True, "confirm": False, "recallTopK": 7, "decayDays": 12}
+    assert rows["enabled"].editor.isChecked()  # and the form shows the file as it is now
+    assert view.follow_timer.isActive()
+    view.hide()
+    assert not view.follow_timer.isActive()
+
+
+def test_the_confirmation_setting_has_one_name(view: SettingsView) -> None:
+    from memevo.desktop.learning_texts import confirm_label
+
+    assert view.rows["confirm"].label.text() == confirm_label() == tr("Ask before saving a learned memory")
 
 
 @pytest.mark.usefixtures("clean_keyring")

@@ -52,6 +52,14 @@
         <translation>显示已废弃</translation>
     </message>
     <message>
+        <source>Stale only</source>
+        <translation>只看可能已过时的</translation>
+    </message>
+    <message>
+        <source>Only memories whose repository no longer has the names they give</source>
+        <translation>只显示其仓库中已找不到所提名字的记忆</translation>
+    </message>
+    <message>
         <source>Add…</source>
         <translation>手动添加…</translation>
     </message>
@@ -358,6 +366,18 @@
         <translation>无法再撤销“{what}”：{why}。</translation>
     </message>
     <message>
+        <source>None of the selected memories is stale.</source>
+        <translation>选中的记忆都没有过时。</translation>
+    </message>
+    <message>
+        <source>{names}: not stale, the repository has the names again.</source>
+        <translation>{names}：没有过时，仓库里又有这些名字了。</translation>
+    </message>
+    <message>
+        <source>Kept {names} as true.</source>
+        <translation>已把 {names} 当作仍然成立保留。</translation>
+    </message>
+    <message>
         <source>everywhere</source>
         <translation>所有地方</translation>
     </message>
@@ -486,6 +506,10 @@
         <translation>作用于选中的两条记忆。</translation>
     </message>
     <message>
+        <source>Acts on the selected stale memories: their repository is checked again; names still missing stop counting.</source>
+        <translation>作用于选中的可能已过时的记忆：再查一次它们的仓库；仍然找不到的名字不再算数。</translation>
+    </message>
+    <message>
         <source>Acts on the selected memories.</source>
         <translation>作用于选中的记忆。</translation>
     </message>
@@ -534,6 +558,10 @@
         <translation>范围</translation>
     </message>
     <message>
+        <source>{text} (may be out of date: {reason})</source>
+        <translation>{text}（可能已过时：{reason}）</translation>
+    </message>
+    <message>
         <source>Pinned</source>
         <translation>已置顶</translation>
     </message>
@@ -574,6 +602,14 @@
         <translation>字数</translation>
     </message>
     <message>
+        <source>Double-click a row to see what it injected and why.</source>
+        <translation>双击一行，查看它注入了什么、为什么注入。</translation>
+    </message>
+    <message>
+        <source>This row is not in its session&apos;s receipts.</source>
+        <translation>这一行不在它所属会话的注入凭据里。</translation>
+    </message>
+    <message>
         <source>(none: a session start has no prompt)</source>
         <translation>（无：会话开始没有提示词）</translation>
     </message>
@@ -588,6 +624,102 @@
     <message>
         <source>Logged before memevo kept an excerpt of each prompt, or removed when a memory was purged.</source>
         <translation>这条记录产生于 memevo 开始保留提示词摘录之前，或摘录在彻底清除某条记忆时被一并删除。</translation>
+    </message>
+    <message>
+        <source>How many characters memevo added to the model&apos;s context: the memories&apos; texts and its own notes around them (the learning reminder, at a session start the division of duties).</source>
+        <translation>memevo 加入模型上下文的字数：记忆的文字，以及它自己附带的说明（学习提醒；会话开始时还有分工说明）。</translation>
+    </message>
+    <message>
+        <source>{count} memories: {texts}</source>
+        <translation>{count} 条记忆：{texts}</translation>
+    </message>
+    <message>
+        <source>(no memory: memevo&apos;s question about what it learned)</source>
+        <translation>（没有记忆：memevo 就学到的内容提出的问题）</translation>
+    </message>
+    <message>
+        <source>(no memory: memevo&apos;s notes for the session)</source>
+        <translation>（没有记忆：memevo 给本会话的说明）</translation>
+    </message>
+    <message>
+        <source>(no memory: memevo&apos;s learning reminder)</source>
+        <translation>（没有记忆：memevo 的学习提醒）</translation>
+    </message>
+    <message>
+        <source>memevo&apos;s own note to the model: to propose what is worth remembering from this prompt (or the answer to a question memevo asked). No memory matched the prompt.</source>
+        <translation>memevo 自己写给模型的说明：提议这条提示词中值得记住的内容（或是对 memevo 所提问题的回答）。没有记忆与这条提示词匹配。</translation>
+    </message>
+    <message>
+        <source>What was injected, and why</source>
+        <translation>注入了什么，为什么</translation>
+    </message>
+    <message>
+        <source>Reading the receipt…</source>
+        <translation>正在读取注入凭据…</translation>
+    </message>
+    <message>
+        <source>Answered: {prompt}</source>
+        <translation>回应的是：{prompt}</translation>
+    </message>
+    <message>
+        <source>{count} characters: {what}</source>
+        <translation>{count} 字：{what}</translation>
+    </message>
+    <message>
+        <source>No receipt for this row: memevo keeps receipts by session, and this one has no session id.</source>
+        <translation>这一行没有注入凭据：memevo 按会话保存凭据，而这一行没有会话 ID。</translation>
+    </message>
+    <message>
+        <source>Passed the gate, left out for room: {memory}</source>
+        <translation>通过了门槛，但因篇幅所限未注入：{memory}</translation>
+    </message>
+    <message>
+        <source>{count} memories of other repositories matched and were left out.</source>
+        <translation>另有 {count} 条其他仓库的记忆匹配，未注入。</translation>
+    </message>
+    <message>
+        <source>Could not read the receipt: {error}</source>
+        <translation>无法读取注入凭据：{error}</translation>
+    </message>
+    <message>
+        <source>(purged since)</source>
+        <translation>（之后已彻底清除）</translation>
+    </message>
+    <message>
+        <source> [in the trash]</source>
+        <translation> ［在回收站中］</translation>
+    </message>
+    <message>
+        <source> [deleted since]</source>
+        <translation> ［之后已删除］</translation>
+    </message>
+    <message>
+        <source>score {score} ≥ minimum {minimum} (cosine {cosine}, lexical {lexical})</source>
+        <translation>得分 {score} ≥ 门槛 {minimum}（语义相似度 {cosine}，词语匹配 {lexical}）</translation>
+    </message>
+    <message>
+        <source>, with its cues</source>
+        <translation>，借助其召回线索</translation>
+    </message>
+    <message>
+        <source>, damped {damped}</source>
+        <translation>，减分 {damped}</translation>
+    </message>
+    <message>
+        <source>; it was stale then</source>
+        <translation>；当时它可能已过时</translation>
+    </message>
+    <message>
+        <source>a rule listed at session start (pinned first, then by confidence)</source>
+        <translation>会话开始时列出的规则（先置顶的，再按置信度）</translation>
+    </message>
+    <message>
+        <source>logged before memevo kept receipts</source>
+        <translation>记录于 memevo 保存注入凭据之前</translation>
+    </message>
+    <message>
+        <source>not recorded</source>
+        <translation>未记录</translation>
     </message>
     <message>
         <source>#{id} (deleted since)</source>
@@ -738,6 +870,10 @@
         <translation>config.json 修好或删除之前，设置无法保存。</translation>
     </message>
     <message>
+        <source>{count} change is not saved yet: Save keeps it.</source>
+        <translation>有 {count} 处修改还没保存：点“保存”保留它们。</translation>
+    </message>
+    <message>
         <source>{count} changes are not saved yet: Save keeps them.</source>
         <translation>有 {count} 处修改还没保存：点“保存”保留它们。</translation>
     </message>
@@ -754,8 +890,12 @@
         <translation>已保存 {saved} 项，{failed} 项没有保存：见各项旁边的说明。</translation>
     </message>
     <message>
-        <source>Saved {n} settings.</source>
-        <translation>已保存 {n} 项设置。</translation>
+        <source>Saved {count} setting.</source>
+        <translation>已保存 {count} 项设置。</translation>
+    </message>
+    <message>
+        <source>Saved {count} settings.</source>
+        <translation>已保存 {count} 项设置。</translation>
     </message>
     <message>
         <source>No changes.</source>
@@ -914,40 +1054,12 @@
         <translation>规则和项目事实各最多召回这么多条。</translation>
     </message>
     <message>
-        <source>Rule recall minimum</source>
-        <translation>规则召回下限</translation>
-    </message>
-    <message>
-        <source>0 to 1; empty: the model&apos;s value; -1: off.</source>
-        <translation>0 到 1；留空：用模型的值；-1：关闭。</translation>
-    </message>
-    <message>
-        <source>Project recall minimum</source>
-        <translation>项目事实召回下限</translation>
-    </message>
-    <message>
         <source>Rules before each action</source>
         <translation>每步操作前召回规则</translation>
     </message>
     <message>
         <source>Before a command or an edit runs (Claude Code, Cursor), recall the rules about it.</source>
         <translation>在执行命令或修改文件之前（Claude Code、Cursor），召回与这一步有关的规则。</translation>
-    </message>
-    <message>
-        <source>Lead over the next match</source>
-        <translation>领先下一条的幅度</translation>
-    </message>
-    <message>
-        <source>A memory is recalled only when its match beats the next memory&apos;s by this much, 0 to 1; -1: no such condition.</source>
-        <translation>只有当一条记忆的匹配度比下一条高出这么多时才召回它，0 到 1；-1：不设这个条件。</translation>
-    </message>
-    <message>
-        <source>Weight of shared words</source>
-        <translation>相同词语的权重</translation>
-    </message>
-    <message>
-        <source>How much sharing exact words with your prompt counts beside sharing its meaning, 0 to 2; empty: the model&apos;s value; 0: meaning only.</source>
-        <translation>除了意思相近之外，和你的提示词有相同词语占多大分量，0 到 2；留空：用模型的值；0：只看意思。</translation>
     </message>
     <message>
         <source>Recall cues (with a side API)</source>
@@ -990,8 +1102,40 @@
         <translation>自动：配置了旁路接口就用旁路模型，否则用你的编程助手自己的模型。关闭：什么都不学习。</translation>
     </message>
     <message>
-        <source>Ask before remembering</source>
-        <translation>写入前确认</translation>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Minimum match for rules</source>
+        <translation>规则的最低匹配度</translation>
+    </message>
+    <message>
+        <source>How closely a rule must match your prompt to be recalled, 0 to 1. Empty: the model&apos;s value. off (or -1): no minimum.</source>
+        <translation>规则与你的提示要多接近才会被召回，0 到 1。留空：用模型的值。关（或 -1）：不设下限。</translation>
+    </message>
+    <message>
+        <source>Minimum match for project facts</source>
+        <translation>项目事实的最低匹配度</translation>
+    </message>
+    <message>
+        <source>How closely a project fact must match your prompt to be recalled, 0 to 1. Empty: the model&apos;s value. off (or -1): no minimum.</source>
+        <translation>项目事实与你的提示要多接近才会被召回，0 到 1。留空：用模型的值。关（或 -1）：不设下限。</translation>
+    </message>
+    <message>
+        <source>Only a clear best match</source>
+        <translation>只召回明显最匹配的</translation>
+    </message>
+    <message>
+        <source>A memory is recalled only when it matches your prompt better than the next-best memory by at least this much, 0 to 1. off (or -1): the next-best memory does not matter.</source>
+        <translation>一条记忆与你的提示的匹配度要比次匹配的记忆至少高出这么多才会被召回，0 到 1。关（或 -1）：不看次匹配的记忆。</translation>
+    </message>
+    <message>
+        <source>Weight of exact words</source>
+        <translation>相同字词的权重</translation>
+    </message>
+    <message>
+        <source>How much using the same words as your prompt counts beside meaning the same, 0 to 2. Empty: the model&apos;s value. 0: meaning only.</source>
+        <translation>除了意思相同，与你的提示用了相同的字词占多少分量，0 到 2。留空：用模型的值。0：只看意思。</translation>
     </message>
     <message>
         <source>Ask before writing what the side judge or your coding assistant&apos;s model proposes.</source>
@@ -1094,12 +1238,12 @@
         <translation>默认：{value}</translation>
     </message>
     <message>
-        <source>default: -1 (off)</source>
-        <translation>默认：-1（不设此条件）</translation>
-    </message>
-    <message>
         <source>Reset to default</source>
         <translation>恢复默认</translation>
+    </message>
+    <message>
+        <source>the model&apos;s value ({value})</source>
+        <translation>模型的值（{value}）</translation>
     </message>
     <message>
         <source>Changed, not saved yet.</source>
@@ -1230,8 +1374,8 @@
         <translation>客户端</translation>
     </message>
     <message>
-        <source>Quit memevo</source>
-        <translation>退出 memevo</translation>
+        <source>Quit memevo (until you start it again)</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>memevo: {client}&apos;s registration is broken: {why}. Fix it, then choose Repair now under Clients.</source>
@@ -2206,6 +2350,10 @@
         <translation>由旁路模型提议记忆</translation>
     </message>
     <message>
+        <source>Ask before saving a learned memory</source>
+        <translation>保存学到的记忆前先问我</translation>
+    </message>
+    <message>
         <source>off (you chose off)</source>
         <translation>已关闭（你选择了关闭）</translation>
     </message>
@@ -2272,14 +2420,6 @@
     <message>
         <source>Check its repository again; if the names are still missing, keep it as true.</source>
         <translation>再查一次它的仓库；如果这些名字仍然找不到，也把它当作仍然成立保留。</translation>
-    </message>
-    <message>
-        <source>#{id} is not stale: its repository has its names again.</source>
-        <translation>#{id} 没有过时：它的仓库里又有这些名字了。</translation>
-    </message>
-    <message>
-        <source>Kept #{id} as true.</source>
-        <translation>已确认 #{id} 仍然成立。</translation>
     </message>
     <message>
         <source>Tidy up</source>
