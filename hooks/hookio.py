@@ -196,6 +196,9 @@ _remaining = wire.remaining
 def start_service():
     """Start the service detached (wire's rule: the tray app in a desktop session, headless
     otherwise), unless another starter did a moment ago."""
+    if wire.quit_by_user():
+        log("not starting the service: memevo was quit from its menu (start memevo to have it back)")
+        return
     try:
         if wire.tray_died_here():
             log("the tray app died on this display before its window came up; starting `memevo serve`")

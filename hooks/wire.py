@@ -76,6 +76,10 @@ CLI_MODULE = "memevo.cli"
 SPAWN_GUARD_S = 15.0
 SPAWN_GUARD_FILE = "service.spawned"
 TRAY_START_RECORD = "tray-start.json"  # core/process/display.py writes it; see tray_died_here
+# Left by the tray's "Quit memevo": no starter starts memevo again until the user does (the
+# tray app, `memevo serve`, a login start), which removes it. Pause is the off switch that
+# keeps memevo running; Quit is the user's word that it should not be.
+QUIT_FILE = "quit-by-user"
 
 
 def join(folder: str, name: str) -> str:
@@ -189,12 +193,23 @@ def service_command(mode: str) -> "list[str]":
     return [sys.executable, "-P", "-m", CLI_MODULE, mode, "--wait-lock", str(int(SPAWN_GUARD_S))]
 
 
+def quit_by_user() -> bool:
+    """The user chose Quit in the tray's menu and has not started memevo since."""
+    try:
+        _os.stat(join(data_dir(), QUIT_FILE))
+    except OSError:
+        return False
+    return True
+
+
 def start_service(mode: "str | None" = None, note: "str | None" = None) -> "object | None":
     """Start the service detached (`mode`, else service_mode()) unless one was started within
     the guard window; the started process (subprocess.Popen), or None. Its output goes to
     logs/service-start.log, after `note` (a starter's word on why this mode)."""
     import subprocess  # only on this rare path: it costs a prompt hook several milliseconds
 
+    if quit_by_user():
+        return None
     folder = data_dir()
     guard = join(folder, SPAWN_GUARD_FILE)
     try:

@@ -181,7 +181,7 @@ def test_on_a_real_x_display_the_tray_shows_its_icon_menu_and_the_dialog_a_promp
         xdisplay.click(x_display, x + width // 2, y + height // 2, button=3)
         menu = wait_until("the menu to open", lambda: (m := ui(action="state")["menu"])["visible"] and m)
         texts = [item["text"] for item in menu["items"]]
-        assert {"Open panel", "Pause memory", "Quit memevo"} <= set(texts), texts
+        assert {"Open panel", "Pause memory", "Quit memevo (until you start it again)"} <= set(texts), texts
         click_entry(x_display, menu, "Pause memory")
         wait_until("memevo to pause", lambda: ui(action="state")["tray_state"] == "paused")
         assert not ui(action="state")["menu"]["visible"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ...hooks import wire
 from .. import atomic, paths
 from ..errors import MemevoError, StoreDamaged
 from ..privacy.redaction import RedactingFilter
@@ -336,6 +337,8 @@ async def hosted_service() -> AsyncIterator[tuple[ServiceHost, Server, Path]]:
     from ..errors import StoreDamaged
     from ..store.database import Store
 
+    with contextlib.suppress(OSError):  # started again: a Quit from the tray's menu is over
+        (paths.data_dir() / wire.QUIT_FILE).unlink()
     tightened = paths.tighten_data_dir()  # an install from before files were user-only
     if tightened:
         log.info("made %d files and folders in the data dir user-only", tightened)
