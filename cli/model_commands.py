@@ -8,7 +8,17 @@ import sys
 from typing import Any
 
 from ..core.errors import InvalidInput
-from .shared import call, emit_json, plain, progress, service_holds_store, shown, through_service, with_engine
+from .shared import (
+    call,
+    counted,
+    emit_json,
+    plain,
+    progress,
+    service_holds_store,
+    shown,
+    through_service,
+    with_engine,
+)
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
@@ -38,7 +48,8 @@ def cmd_maintenance(args: argparse.Namespace) -> int:
     if a:
         late = f"; not finished in time: {', '.join(a['timed_out'])}" if a["timed_out"] else ""
         print(
-            f"checked {a['checked']} memories against {a['repositories']} repositories: "
+            f"checked {counted(a['checked'], 'memory', 'memories')} against "
+            f"{counted(a['repositories'], 'repository', 'repositories')}: "
             f"{len(a['became_stale'])} now stale, {len(a['fresh_again'])} fresh again{late}"
         )
         for repo in a.get("not_owned") or []:  # git's safe.directory rule: said, never silent
@@ -65,8 +76,9 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
         return emit_json(result)
     skipped = result["skipped"]
     print(
-        f"found {result['duplicates']} clusters of near-duplicates and {result['contradictions']} "
-        f"contradicting pairs; proposed {len(result['proposed'])} "
+        f"found {counted(result['duplicates'], 'cluster', 'clusters')} of near-duplicates and "
+        f"{counted(result['contradictions'], 'contradicting pair', 'contradicting pairs')}; "
+        f"proposed {len(result['proposed'])} "
         f"({skipped['declined']} declined before, {skipped['proposed_before']} already proposed, "
         f"{skipped['no_room']} left for later)"
     )

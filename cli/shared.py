@@ -161,3 +161,8 @@ def through_service(op: str, params: dict[str, Any]) -> dict[str, Any]:
 
     print(f"memevo: {op.replace('_', '-')} runs in the memevo service (it holds the store)…", file=sys.stderr)
     return call_service(op, params, timeout_s=3600)
+
+
+def counted(count: int, one: str, many: str) -> str:
+    """`1 cluster`, `2 clusters`: a count with the word it counts."""
+    return f"{count} {one if count == 1 else many}"

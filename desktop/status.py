@@ -18,7 +18,7 @@ from ..core.sharing import trust as sharetrust
 from ..installer import client_state
 from .client_texts import client_label, part_lines, title
 from .clients_menu import event_label
-from .i18n import tr
+from .i18n import plural, tr
 from .learning_texts import effective
 from .qt import QLabel, QPushButton, Qt, QVBoxLayout, QWidget
 from .worker import OffUi
@@ -38,6 +38,7 @@ def status_report(host: Any) -> dict[str, Any]:
         # the keyring may be slow or prompt: asked here, on the worker (the service caches it)
         "learning": readiness.state(config, host.ctx.keys.has()),
         "side_calls_today": jobs.calls_today(store, today),
+        "side_api_named": bool(config["sideApiBase"] and config["sideApiModel"]),
         "side_daily_limit": config["sideDailyLimit"],
         "proposals_today": jobs.proposals_today(store, today),
         "proposals_per_day": config["proposalsPerDay"],
@@ -63,16 +64,23 @@ def render(report: dict[str, Any]) -> str:
             facts=counts["project"]["live"],
             facts_old=counts["project"]["deprecated"],
         ),
-        tr("<b>Confidence</b> (live memories):")
+        tr("<b>Confidence of the live memories</b> (how many at each level; new ones start at 0.5):")
         + "<br>"
-        + "<br>".join(f"<tt>{k} {'█' * min(n, 40)} {n}</tt>" for k, n in report["histogram"].items()),
+        + "<br>".join(
+            f"<tt>{k} {'█' * min(n, 40)} </tt>" + plural(n, tr("{count} memory"), tr("{count} memories"))
+            for k, n in report["histogram"].items()
+        ),
         tr("<b>Last daily maintenance</b>: {day}").format(
             day=report["last_maintenance"] or tr("not run yet")
         ),
         tr("<b>Learning</b>: {how}").format(how=html.escape(effective(report["learning"])))
-        + "<br>"
-        + tr("<b>Side API</b>: {calls} / {limit} calls today").format(
-            calls=report["side_calls_today"], limit=report["side_daily_limit"]
+        + (
+            "<br>"
+            + tr("<b>Side API</b>: {calls} / {limit} calls today").format(
+                calls=report["side_calls_today"], limit=report["side_daily_limit"]
+            )
+            if report.get("side_api_named", True)
+            else ""
         )
         + "<br>"
         + tr(

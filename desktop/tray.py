@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import StoreDamaged
 from ..core.service.host import ServiceHost
-from .i18n import tr
+from .i18n import plural, tr
+from .learning_texts import confirm_label
 from .notify import Notifier
 from .tray_state import (  # noqa: F401 - part of this module's API (tests, the app)
     MENU_LINE_PX,
@@ -50,7 +51,7 @@ class Tray:
         self.panel_action = self._action(tr("Open panel"), lambda: self.open_panel())
         self.pending_action = self._action(tr("No proposals waiting"), self.show_pending, enabled=False)
         self.pause_action = self._action(tr("Pause memory"), self.toggle_pause)
-        self.confirm_action = self._action(tr("Confirm before writing"), self.toggle_confirm)
+        self.confirm_action = self._action(confirm_label(), self.toggle_confirm)
         self.confirm_action.setCheckable(True)
         self.settings_action = self._action(tr("Settings…"), lambda: self.open_panel("settings"))
         # `memevo off`: how many repositories memevo leaves alone; the list is in the Status tab
@@ -154,7 +155,9 @@ class Tray:
         self.confirm_action.setChecked(bool(config["confirm"]))
         off = len(config["offRepositories"])
         self.off_action.setText(
-            tr("Off in {count} repositories…").format(count=off) if off else tr("On in every repository…")
+            plural(off, tr("Off in {count} repository…"), tr("Off in {count} repositories…"))
+            if off
+            else tr("On in every repository…")
         )
         self.worker.run(self._read_menu, self._fill_menu, lambda exc: log.warning("tray menu: %s", exc))
 

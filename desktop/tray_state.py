@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..core.service.host import ServiceHost
-from .i18n import tr
+from .i18n import plural, tr
 
 if TYPE_CHECKING:
     from ..core.learning.readiness import LearningState
@@ -84,7 +84,7 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     learning = readiness.state(config, host.ctx.keys.known())
     if not learning.active:
         return "learning-off", learning_off_text(learning, count)
-    text = tr("memevo: working — {count} memories").format(count=count)
+    text = plural(count, tr("memevo: working — {count} memory"), tr("memevo: working — {count} memories"))
     if learning.mode == readiness.CLIENT:  # nothing to configure: the client's model proposes
         text += "\n" + tr("Learning: your coding assistant's model proposes memories.")
     else:
@@ -113,15 +113,15 @@ def learning_off_text(learning: LearningState, count: int) -> str:
     from ..core.learning import readiness
 
     if learning.chosen == readiness.OFF:
-        return tr("memevo: {count} memories stored; learning is off, as chosen in Settings.").format(
+        return tr("memevo: memories kept: {count}. Learning is off, as chosen in Settings.").format(
             count=count
         )
     if learning.chosen == readiness.SIDE and not learning.legacy_blocking:
         return tr(
-            "memevo: {count} memories stored; learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode."
+            "memevo: memories kept: {count}. Learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode."
         ).format(count=count)
     return tr(
-        "memevo: {count} memories stored; learning is off — set the side API in Settings, or run “memevo setup” in a terminal."
+        "memevo: memories kept: {count}. Learning is off — set the side API in Settings, or run “memevo setup” in a terminal."
     ).format(count=count)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from ..core import config as config_mod
 from ..installer.clients import CLIENTS, DISPLAY_NAMES, files, installed, tilde
 from .i18n import tr
+from .learning_texts import confirm_label
 from .qt import (
     QCheckBox,
     QFont,
@@ -148,7 +149,7 @@ class ConfirmPage(QWizardPage):
             )
         )
         layout.addSpacing(4)
-        self.ask_radio = QRadioButton(tr("Ask me in a native dialog (recommended)"))
+        self.ask_radio = QRadioButton(tr("{name} (recommended)").format(name=confirm_label()))
         self.direct_radio = QRadioButton(tr("Write it directly"))
         layout.addWidget(self.ask_radio)
         layout.addWidget(

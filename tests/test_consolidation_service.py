@@ -135,7 +135,7 @@ def test_memevo_consolidate_without_a_service_runs_the_pass_here(
         assert run_cli(category, "add", text).returncode == 0
     result = run_cli("consolidate")
     assert result.returncode == 0, result.stderr
-    assert "found 1 clusters of near-duplicates" in result.stdout and "proposed 1" in result.stdout
+    assert "found 1 cluster of near-duplicates" in result.stdout and "proposed 1" in result.stdout
     waiting = run_cli("pending").stdout
     assert planted["dup_a"][1] in waiting and planted["dup_b"][1] in waiting
     assert planted["deploy"][1] not in waiting and "memevo's consolidation" in waiting
