@@ -1,5 +1,8 @@
 """The panel's injection log: per prompt, what was injected, the prompt it answered (a short
-excerpt, secrets redacted), its size and which memories; filtered by client. And the pending proposals, each reopened in the confirmation dialog."""
+excerpt, secrets redacted), its size and which memories — or, where it injected none, memevo's
+own note it was (the learning reminder) — filtered by client; a row opens its receipts (the
+`why` operation: each memory's text and why it passed the gate). And the pending proposals,
+each reopened in the confirmation dialog."""
 
 from __future__ import annotations
 
@@ -28,9 +31,10 @@ class RowsModel(QAbstractTableModel):
     """A small read-only table of already formatted rows; `tips` (same shape, optional) are
     what a cell says on hover — the whole text where the cell shows a shortened one."""
 
-    def __init__(self, headers: list[str]) -> None:
+    def __init__(self, headers: list[str], header_tips: dict[int, str] | None = None) -> None:
         super().__init__()
         self.headers = headers
+        self.header_tips = header_tips or {}  # what a column's header says on hover
         self.rows: list[list[str]] = []
         self.tips: list[list[str]] = []
 
@@ -47,8 +51,12 @@ class RowsModel(QAbstractTableModel):
         return len(self.headers)
 
     def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.headers[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.header_tips.get(section)
         return None
 
     def data(
@@ -99,9 +107,14 @@ class InjectionLogView(QWidget):
                 tr("Prompt or tool call"),
                 tr("Characters"),
                 tr("Memories"),
-            ]
+            ],
+            {5: characters_tip()},
         )
+        self.entries: list[dict[str, Any]] = []  # the injections behind the rows, for their receipts
         self.table = _table(self.model, wide=(4, 6))  # the prompt and the memories share the width
+        self.table.setToolTip(tr("Double-click a row to see what it injected and why."))
+        self.table.doubleClicked.connect(lambda index: self.show_receipt(index.row()))
+        self.receipt: Any = None  # the receipt window last opened
         layout.addWidget(self.table)
         self.timer = QTimer(self)
         self.timer.setInterval(REFRESH_MS)
@@ -125,13 +138,14 @@ class InjectionLogView(QWidget):
         wanted = self.client.currentData()
 
         def show(found: dict[str, Any]) -> None:
-            rows, tips = [], []
+            rows, tips, entries = [], [], []
             for i in found["injections"]:
                 if wanted is not None and i["client"] != wanted:
                     continue
                 texts = [_injected(memory_id, found["texts"].get(memory_id)) for memory_id in i["memory_ids"]]
                 session = i["session"] or ""
                 asked, asked_tip = prompt_cell(i["event"], i.get("prompt"))
+                injected, injected_tip = memories_cell(i["event"], texts)
                 rows.append(
                     [
                         i["ts"][:19].replace("T", " "),
@@ -140,14 +154,37 @@ class InjectionLogView(QWidget):
                         event_label(i["event"]),
                         asked,
                         str(i["chars"]),
-                        " · ".join(texts),
+                        injected,
                     ]
                 )
-                tips.append(["", "", session, "", asked_tip, "", "\n".join(texts)])
+                tips.append(["", "", session, "", asked_tip, characters_tip(), injected_tip])
+                entries.append(i)
+            self.entries = entries
             self.model.set_rows(rows, tips)
             self.table.resizeColumnsToContents()
 
         self.worker.run(lambda: self.host.handle("hook_activity", {"limit": 500, "client": wanted}), show)
+
+    def show_receipt(self, row: int) -> None:
+        """A row's receipt in a window of its own: read on the view's worker (`why`, by the row's
+        session), then the injection of that row picked out of the session's."""
+        if not 0 <= row < len(self.entries):
+            return
+        entry = self.entries[row]
+        window = ReceiptWindow(self, entry)
+        self.receipt = window
+        window.show()
+        session = entry["session"] or ""
+        if len(session) < 4:  # the `why` operation names a session by at least 4 characters
+            window.show_receipt(None)
+            return
+        self.worker.run(
+            lambda: self.host.handle("why", {"session": session}),
+            lambda found: window.show_receipt(
+                pick(found, entry), tr("This row is not in its session's receipts.")
+            ),
+            window.failed,
+        )
 
 
 def prompt_cell(event: str, asked: str | None) -> tuple[str, str]:
@@ -162,6 +199,122 @@ def prompt_cell(event: str, asked: str | None) -> tuple[str, str]:
     return tr("(not kept)"), tr(
         "Logged before memevo kept an excerpt of each prompt, or removed when a memory was purged."
     )
+
+
+def pick(found: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The session's injection that is this row (the same time, event, prompt and size)."""
+    for injection in found.get("injections", []):
+        same = all(injection.get(key) == entry.get(key) for key in ("ts", "event", "prompt_id", "chars"))
+        if same:
+            return dict(injection)
+    return None
+
+
+def characters_tip() -> str:
+    return tr(
+        "How many characters memevo added to the model's context: the memories' texts and its own "
+        "notes around them (the learning reminder, at a session start the division of duties)."
+    )
+
+
+def memories_cell(event: str, texts: list[str]) -> tuple[str, str]:
+    """What an injection carried, and its tooltip: its memories (how many, when more than one:
+    each on its own line on hover), or — with none — what memevo's own text was."""
+    if len(texts) == 1:
+        return texts[0], texts[0]
+    if texts:
+        shown = tr("{count} memories: {texts}").format(count=len(texts), texts=" · ".join(texts))
+        return shown, "\n".join(texts)
+    if event == "stop":
+        return tr("(no memory: memevo's question about what it learned)"), ""
+    if event == "session_start":
+        return tr("(no memory: memevo's notes for the session)"), ""
+    return tr("(no memory: memevo's learning reminder)"), tr(
+        "memevo's own note to the model: to propose what is worth remembering from this prompt "
+        "(or the answer to a question memevo asked). No memory matched the prompt."
+    )
+
+
+class ReceiptWindow(QWidget):
+    """One injection's receipt: when, what it answered, its size, and each memory injected with
+    its text and why (`memevo why`'s lines, in the UI language); the ones that passed the gate
+    but found no room; or why there is no receipt."""
+
+    def __init__(self, parent: QWidget, entry: dict[str, Any]) -> None:
+        from .qt import QPlainTextEdit
+
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setWindowTitle(tr("What was injected, and why"))
+        self.entry = entry
+        layout = QVBoxLayout(self)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setPlainText(tr("Reading the receipt…"))
+        layout.addWidget(self.text)
+        self.resize(720, 420)
+
+    def show_receipt(self, found: dict[str, Any] | None, missing: str = "") -> None:
+        """found: the injection's receipt (None: none, `missing` says why)."""
+        entry = self.entry
+        asked, _ = prompt_cell(entry["event"], entry.get("prompt"))
+        lines = [
+            f"{entry['ts'][:19].replace('T', ' ')} · {client_label(entry['client'])} · {event_label(entry['event'])}",
+            tr("Answered: {prompt}").format(prompt=asked),
+            tr("{count} characters: {what}").format(count=entry["chars"], what=characters_tip()),
+            "",
+        ]
+        if found is None:
+            lines.append(
+                missing
+                or tr(
+                    "No receipt for this row: memevo keeps receipts by session, and this one has no session id."
+                )
+            )
+        elif not found["memories"]:
+            lines.append(memories_cell(entry["event"], [])[0])
+        for memory in (found or {}).get("memories", []):
+            lines.append(_receipt_memory(memory))
+            lines.append("    " + why_line(entry["event"], memory, bool(found and found.get("receipt"))))
+        for memory in (found or {}).get("left_out", []):
+            lines.append(
+                tr("Passed the gate, left out for room: {memory}").format(memory=_receipt_memory(memory))
+            )
+        if found and found.get("other_repositories"):
+            lines.append(
+                tr("{count} memories of other repositories matched and were left out.").format(
+                    count=found["other_repositories"]
+                )
+            )
+        self.text.setPlainText("\n".join(lines))
+
+    def failed(self, exc: Exception) -> None:
+        self.text.setPlainText(tr("Could not read the receipt: {error}").format(error=exc))
+
+
+def _receipt_memory(memory: dict[str, Any]) -> str:
+    text = memory["text"] if memory["text"] is not None else tr("(purged since)")
+    where = {"trash": tr(" [in the trash]"), "gone": tr(" [deleted since]")}.get(memory["where"], "")
+    return tr("#{id} {text}").format(id=memory["id"], text=text) + where
+
+
+def why_line(event: str, memory: dict[str, Any], has_receipt: bool) -> str:
+    """Why a memory was injected (cli/service_commands.py's `_why_line`, in the UI language)."""
+    signals = memory.get("why")
+    if signals:
+        said = tr("score {score} ≥ minimum {minimum} (cosine {cosine}, lexical {lexical})").format(
+            score=signals["score"],
+            minimum=signals["minimum"],
+            cosine=signals["cosine"],
+            lexical=signals["lexical"],
+        )
+        if signals.get("cued"):
+            said += tr(", with its cues")
+        if signals.get("damped"):
+            said += tr(", damped {damped}").format(damped=signals["damped"])
+        return said + (tr("; it was stale then") if signals.get("stale") else "")
+    if event == "session_start":
+        return tr("a rule listed at session start (pinned first, then by confidence)")
+    return tr("logged before memevo kept receipts") if not has_receipt else tr("not recorded")
 
 
 def _injected(memory_id: str, text: str | None) -> str:

@@ -23,16 +23,36 @@ def run(dialog: Any) -> int:
 
 
 def ask_text(parent: Any, title: str, label: str, text: str = "") -> str | None:
-    from .qt import QDialog, QInputDialog
-
-    dialog = QInputDialog(parent)
-    dialog.setWindowTitle(title)
-    dialog.setLabelText(label)
-    dialog.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput)
-    dialog.setTextValue(text)
-    if run(dialog) != QDialog.DialogCode.Accepted:
+    """The edit and merge texts: the question wrapped above a text box of several lines that
+    wraps its text, as wide as the add dialog (a QInputDialog showed the edit text on one line,
+    ~300 px wide, with a horizontal scroll bar)."""
+    dialog = text_dialog(parent, title, label, text)
+    if run(dialog) != dialog.DialogCode.Accepted:
         return None
-    return str(dialog.textValue())
+    return str(dialog.text_edit.toPlainText())
+
+
+def text_dialog(parent: Any, title: str, label: str, text: str) -> Any:
+    """The dialog ask_text runs (its `text_edit` is the text box)."""
+    from .qt import QDialog, QDialogButtonBox, QPlainTextEdit
+
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(title)
+    layout = QVBoxLayout(dialog)
+    question = QLabel(label)
+    question.setWordWrap(True)
+    layout.addWidget(question)
+    edit = QPlainTextEdit()
+    edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    edit.setPlainText(text)
+    layout.addWidget(edit, 1)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    layout.addWidget(buttons)
+    dialog.text_edit = edit  # type: ignore[attr-defined]
+    dialog.resize(560, 320)
+    return dialog
 
 
 def ask_new_memory(parent: Any, category: str) -> tuple[str, str, str | None] | None:

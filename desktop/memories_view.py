@@ -10,7 +10,14 @@ from ..core.memories.live import Memory
 from . import memories_dialogs as dialogs
 from .i18n import tr
 from .memory_actions import MemoryActions
-from .memtable import CONFIDENCE_COLUMN, ConfidenceDelegate, MemoryTableModel, group_name, state_text
+from .memtable import (
+    CONFIDENCE_COLUMN,
+    ConfidenceDelegate,
+    MemoryTableModel,
+    changes,
+    group_name,
+    state_text,
+)
 from .qt import (
     QAbstractItemView,
     QCheckBox,
@@ -21,11 +28,15 @@ from .qt import (
     QPushButton,
     Qt,
     QTableView,
+    QTimer,
     QVBoxLayout,
     QWidget,
 )
 from .undo import button_text
 from .worker import OffUi
+
+CHANGES_MS = 3000  # while the view is on screen, how often it looks whether memories changed elsewhere
+UNDO_SAMPLE = "merge into #135f872c"  # the Undo button is as wide as its text with this label
 
 
 class MemoriesView(QWidget):
@@ -42,6 +53,7 @@ class MemoriesView(QWidget):
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setItemDelegateForColumn(CONFIDENCE_COLUMN, ConfidenceDelegate(self.table))
+        self._two_lines()
         # a row's menu: Edit, Delete, and for a stale memory Still true (desktop/stale_menu.py)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._row_menu)
@@ -54,6 +66,30 @@ class MemoriesView(QWidget):
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
         self.model.on_error = lambda error: self.say(tr("Search failed: {error}").format(error=error))
+        # Changes made elsewhere (the CLI, a hook's learning, maintenance, a staleness check) show
+        # up by themselves: a look at the service's count of changes — no store, no worker — and
+        # a reload only when it moved; the selection and the scroll position are kept.
+        self._place: tuple[set[str], int] | None = None
+        self.model.modelAboutToBeReset.connect(self._keep_place)
+        self.model.modelReset.connect(self._put_back_place)
+        self.changes_timer = QTimer(self)
+        self.changes_timer.setInterval(CHANGES_MS)
+        self.changes_timer.timeout.connect(self.reload_if_changed)
+
+    def _two_lines(self) -> None:
+        """Rows tall enough for two lines of the text in either script: Chinese glyphs come from
+        a taller fallback font, and a row sized for two Latin lines showed one Chinese line cut
+        with "…" where English wrapped (issue 48, item 16)."""
+        from .qt import QRect
+
+        metrics = self.table.fontMetrics()
+        flags = int(Qt.TextFlag.TextWordWrap)
+        tallest = max(
+            metrics.boundingRect(QRect(0, 0, 2000, 2000), flags, sample).height()
+            for sample in ("Ag\nAg", "中文\n中文")
+        )
+        header = self.table.verticalHeader()
+        header.setDefaultSectionSize(max(header.defaultSectionSize(), tallest + 8))
 
     def _size_columns(self) -> None:
         """The text takes the room left; every other column is at least as wide as its header
@@ -105,35 +141,45 @@ class MemoriesView(QWidget):
         self.deprecated = QCheckBox(tr("Show deprecated"))
         self.deprecated.setChecked(True)
         self.deprecated.toggled.connect(self.apply_filters)
-        for widget in (self.search, self.semantic, self.group, self.scope, self.deprecated):
+        self.stale_only = QCheckBox(tr("Stale only"))
+        self.stale_only.setToolTip(tr("Only memories whose repository no longer has the names they give"))
+        self.stale_only.toggled.connect(self.apply_filters)
+        for widget in (self.search, self.semantic, self.group, self.scope, self.deprecated, self.stale_only):
             bar.addWidget(widget)
         return bar
 
-    def _action_bar(self) -> QHBoxLayout:
-        actions = QHBoxLayout()
+    def _action_bar(self) -> QVBoxLayout:
+        """Two rows: the actions on the selected memories, then add, import, tidy up, undo and
+        refresh. No label widens the panel: the Undo button keeps its width and elides the
+        action it names (all of it in its tooltip), so the window stays on a 1366-px screen."""
+        rows = QVBoxLayout()
         self.buttons: dict[str, QPushButton] = {}
-        for key, label in (
-            ("add", tr("Add…")),
-            ("edit", tr("Edit…")),
-            ("merge", tr("Merge two…")),
-            ("reinforce", tr("Reinforce")),
-            ("pin", tr("Pin / unpin")),
-            ("history", tr("History…")),
-            ("import", tr("Import notes…")),
-            ("move", tr("Move to other group")),
-            ("delete", tr("Delete")),
-            ("purge", tr("Purge…")),
-            ("tidy", tr("Tidy up")),
-            ("undo", tr("Undo")),
-            ("refresh", tr("Refresh")),
+        for keys in (
+            ("edit", "merge", "reinforce", "still_true", "pin", "move", "history", "delete", "purge"),
+            ("add", "import", "tidy", "", "undo", "refresh"),
         ):
-            button = QPushButton(label)
-            button.setToolTip(_needs(key))
-            button.clicked.connect(lambda _=False, k=key: self.act(k))
-            actions.addWidget(button)
-            self.buttons[key] = button
-        self.buttons["undo"].setEnabled(False)
-        return actions
+            row = QHBoxLayout()
+            for key in keys:
+                if not key:
+                    row.addStretch(1)
+                    continue
+                button = QPushButton(_label(key))
+                button.setToolTip(_needs(key))
+                button.clicked.connect(lambda _=False, k=key: self.act(k))
+                row.addWidget(button)
+                self.buttons[key] = button
+            if keys[-1] != "refresh":
+                row.addStretch(1)
+            rows.addLayout(row)
+        undo = self.buttons["undo"]
+        undo.setEnabled(False)
+        undo.setFixedWidth(self._undo_width(tr("Undo: {what}").format(what=UNDO_SAMPLE)))
+        return rows
+
+    def _undo_width(self, text: str) -> int:
+        """The button's width for text: the text's own and the style's margins around it."""
+        probe = QPushButton(text)
+        return int(probe.sizeHint().width())
 
     # -- filters ---------------------------------------------------------------------------------------------
     def apply_filters(self) -> None:
@@ -142,6 +188,7 @@ class MemoriesView(QWidget):
         query.category = {1: "rule", 2: "project"}.get(self.group.currentIndex())
         query.show_deprecated = self.deprecated.isChecked()
         query.scope = {1: "global", 2: "repo"}.get(self.scope.currentIndex())
+        query.stale_only = self.stale_only.isChecked()
         query.search, query.semantic = (text, "") if not self.semantic.isChecked() else ("", text)
         self.model.reload()
 
@@ -204,6 +251,7 @@ class MemoriesView(QWidget):
         (Edit and History one memory, Merge two, the others at least one)."""
         selected = len({i.row() for i in self.table.selectionModel().selectedRows()})
         needs = {"edit": selected == 1, "history": selected == 1, "merge": selected == 2}
+        needs["still_true"] = any(m.stale for m in self.selected()) if selected else False
         for key, button in self.buttons.items():
             if key in ("undo", "refresh"):
                 continue
@@ -214,9 +262,76 @@ class MemoriesView(QWidget):
     def show_undo(self) -> None:
         undo_stack = self.memory_actions.undo_stack
         text, tip = button_text(undo_stack)
-        self.buttons["undo"].setText(text)
-        self.buttons["undo"].setToolTip(tip)
-        self.buttons["undo"].setEnabled(bool(undo_stack) and not self.memory_actions.busy)
+        button = self.buttons["undo"]
+        metrics = button.fontMetrics()
+        if self._undo_width(text) > button.width():  # elided to the button, never the button widened
+            margins = self._undo_width(text) - metrics.horizontalAdvance(text)
+            text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(button.width() - margins, 20))
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setEnabled(bool(undo_stack) and not self.memory_actions.busy)
+
+    # -- changes made elsewhere ------------------------------------------------------------------------
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self.changes_timer.start()
+        self.reload_if_changed()
+
+    def hideEvent(self, event: Any) -> None:
+        super().hideEvent(event)
+        self.changes_timer.stop()
+
+    def reload_if_changed(self) -> None:
+        """Reloads when the service changed memories since the rows were asked for, unless an
+        action or a query is under way (its own reload follows)."""
+        now = changes(self.host)
+        if now is None or now == self.model.changes_seen:
+            return
+        if self.worker.busy or self.memory_actions.busy:
+            return
+        self._keep_next = True  # the reset to come keeps the selection and the scroll position
+        self.model.reload()
+        self.memory_actions.refresh_undo()
+
+    _keep_next = False
+
+    def _keep_place(self) -> None:
+        if not self._keep_next:
+            return
+        self._keep_next = False
+        ids = {m.id for m in self.selected()}
+        self._place = (ids, self.table.verticalScrollBar().value())
+
+    def _put_back_place(self) -> None:
+        place, self._place = self._place, None
+        if place is None:
+            return
+        ids, scrolled = place
+        selection = self.table.selectionModel()
+        flags = type(selection).SelectionFlag
+        for row, memory in enumerate(self.model.rows):
+            if memory.id in ids:
+                selection.select(self.model.index(row, 0), flags.Select | flags.Rows)
+        self.table.verticalScrollBar().setValue(scrolled)
+
+
+def _label(key: str) -> str:
+    return {
+        "add": tr("Add…"),
+        "edit": tr("Edit…"),
+        "merge": tr("Merge two…"),
+        "reinforce": tr("Reinforce"),
+        "still_true": tr("Still true"),
+        "pin": tr("Pin / unpin"),
+        "history": tr("History…"),
+        "import": tr("Import notes…"),
+        "move": tr("Move to other group"),
+        "delete": tr("Delete"),
+        "purge": tr("Purge…"),
+        "tidy": tr("Tidy up"),
+        "undo": tr("Undo"),
+        "refresh": tr("Refresh"),
+    }[key]
 
 
 def _needs(key: str) -> str:
@@ -225,6 +340,11 @@ def _needs(key: str) -> str:
         return tr("Acts on one selected memory.")
     if key == "merge":
         return tr("Acts on two selected memories.")
+    if key == "still_true":
+        return tr(
+            "Acts on the selected stale memories: their repository is checked again; "
+            "names still missing stop counting."
+        )
     if key == "tidy":
         return tr("Find near-duplicate and contradicting memories and propose merges; you confirm each.")
     if key in ("add", "import", "undo", "refresh"):

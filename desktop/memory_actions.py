@@ -55,6 +55,7 @@ class MemoryActions:
             "move": self._move,
             "delete": self._delete,
             "purge": self._purge,
+            "still_true": self._still_true,
         }
         handlers[key](chosen)
 
@@ -63,10 +64,7 @@ class MemoryActions:
         if self.view.worker.busy:
             self.view.say(tr("Still working on the last change…"))
             return
-        if key == "still_true":
-            self._still_true(memory)
-            return
-        {"edit": self._edit, "delete": self._delete}[key]([memory])
+        {"edit": self._edit, "delete": self._delete, "still_true": self._still_true}[key]([memory])
 
     # -- running, undo ---------------------------------------------------------------------------------------
     def _submit(
@@ -153,16 +151,28 @@ class MemoryActions:
 
         self._submit([("consolidate", {})], done)
 
-    def _still_true(self, memory: Memory) -> None:
-        def done(results: list[dict[str, Any]]) -> None:
-            if results[0]["found_again"]:
-                self.view.say(
-                    tr("#{id} is not stale: its repository has its names again.").format(id=memory.id)
-                )
-            else:
-                self.view.say(tr("Kept #{id} as true.").format(id=memory.id))
+    def _still_true(self, chosen: list[Memory]) -> None:
+        """The stale ones of the selection: each repository checked again, names still missing
+        no longer counted. Not undoable yet: core has no operation that makes a memory stale
+        again as it was (the button's tooltip and the message do not promise one)."""
+        stale = [m for m in chosen if m.stale]
+        if not stale:
+            self.view.say(tr("None of the selected memories is stale."))
+            return
 
-        self._submit([("still_true", {"id": memory.id})], done)
+        def done(results: list[dict[str, Any]]) -> None:
+            again = [m.id for m, r in zip(stale, results, strict=True) if r["found_again"]]
+            kept = [m.id for m, r in zip(stale, results, strict=True) if not r["found_again"]]
+            said = []
+            if again:
+                said.append(
+                    tr("{names}: not stale, the repository has the names again.").format(names=id_list(again))
+                )
+            if kept:
+                said.append(tr("Kept {names} as true.").format(names=id_list(kept)))
+            self.view.say(" ".join(said))
+
+        self._submit([("still_true", {"id": m.id}) for m in stale], done)
 
     def _add(self) -> None:
         """Text, group and scope from the dialog (the group filter only suggests the group)."""

@@ -62,17 +62,37 @@ class Query:
     category: str | None = None
     show_deprecated: bool = True
     scope: str | None = None  # None: all; "global"; "repo": those of one repository or another
+    stale_only: bool = False  # only memories whose repository no longer has the names they give
     semantic: str = ""
     scores: dict[str, float] = field(default_factory=dict)
 
     def listing(self) -> Listing:
         """The store's side of it: the text search is left out while a semantic one runs."""
-        return Listing(
+        return (StaleListing if self.stale_only else Listing)(
             search="" if self.semantic else self.search,
             category=self.category,
             show_deprecated=self.show_deprecated,
             scope=self.scope,
         )
+
+
+@dataclass(frozen=True)
+class StaleListing(Listing):
+    """A listing of stale memories only. Core's Listing has no such filter yet: this adds its
+    clause (the anchors flagged stale, as core/memories/row.py reads them) until it has one."""
+
+    def _where(self) -> tuple[str, list[Any]]:
+        where, params = super()._where()
+        return where + " AND id IN (SELECT memory_id FROM anchors WHERE stale_ms IS NOT NULL)", params
+
+
+def changes(host: Any) -> int | None:
+    """A number that changes whenever the service changed memories (every write, learning
+    result, maintenance run and staleness check clears its cached texts: core's
+    context.refresh_caches), read without the store; None where the host has no such count."""
+    starts = getattr(getattr(host, "ctx", None), "session_starts", None)
+    generation = getattr(starts, "generation", None)
+    return generation if isinstance(generation, int) else None
 
 
 class MemoryTableModel(QAbstractTableModel):
@@ -88,6 +108,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._fetching = False
         self._headers = headers()
         self.on_error: Any = None
+        self.changes_seen: int | None = None  # changes(host) when the rows were last asked for
         self.reload()
 
     @property
@@ -96,6 +117,7 @@ class MemoryTableModel(QAbstractTableModel):
 
     # -- asking the store (on the worker thread) -------------------------------------------------------
     def reload(self) -> None:
+        self.changes_seen = changes(self.host)
         self._generation += 1
         generation, query = self._generation, self.query
         self.worker.run(
@@ -191,6 +213,8 @@ class MemoryTableModel(QAbstractTableModel):
         m = self.rows[index.row()]
         if role == Qt.ItemDataRole.UserRole:
             return m
+        if m.stale and role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return _stale_look(m, index.column(), role)
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
         if index.column() == SCOPE_COLUMN:  # the folder's name; its whole path as the tooltip
@@ -213,6 +237,52 @@ class MemoryTableModel(QAbstractTableModel):
 
     def memory_at(self, row: int) -> Memory:
         return self.rows[row]
+
+
+STALE_BACKGROUND = "#fff3e0"  # a stale row: a light amber behind it
+STALE_TEXT = "#a65c00"  # the State cell's word, beside the warning sign
+
+
+def _stale_look(m: Memory, column: int, role: int) -> Any:
+    """How a stale row looks and what a screen reader says of it: every cell on light amber,
+    the State cell's word in dark amber with a warning sign, and its reason as its accessible
+    text (the colour alone would say nothing to one who cannot see it)."""
+    if role == Qt.ItemDataRole.BackgroundRole:
+        return QColor(STALE_BACKGROUND)
+    if column == STATE_COLUMN:
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QColor(STALE_TEXT)
+        if role == Qt.ItemDataRole.DecorationRole:
+            return stale_icon()
+    if role == Qt.ItemDataRole.AccessibleTextRole and column in (0, STATE_COLUMN):
+        said = m.text if column == 0 else _state(m)
+        return tr("{text} (may be out of date: {reason})").format(
+            text=said, reason=stale_reason(m.stale or "")
+        )
+    return None
+
+
+_ICON: list[Any] = []
+
+
+def stale_icon() -> Any:
+    """A small amber warning sign (drawn here: the same on every desktop and theme)."""
+    if not _ICON:
+        from .qt import QIcon, QPainter, QPixmap, QPointF, QPolygonF
+
+        pixmap = QPixmap(16, 16)
+        pixmap.fill(QColor(0, 0, 0, 0))
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QColor(STALE_TEXT))
+        painter.setBrush(QColor("#ffb300"))
+        painter.drawPolygon(QPolygonF([QPointF(8, 1), QPointF(15, 14.5), QPointF(1, 14.5)]))
+        painter.setPen(QColor("#3e2723"))
+        painter.drawLine(8, 5, 8, 10)
+        painter.drawPoint(8, 12)
+        painter.end()
+        _ICON.append(QIcon(pixmap))
+    return _ICON[0]
 
 
 def _state(m: Memory) -> str:

@@ -234,7 +234,16 @@ def test_proposals_and_injection_log_tabs(qtbot, host: ServiceHost, clock: FakeC
     # names in words, the injected memories' texts, the whole session id on hover
     model = panel.injections.model
     assert [r[1] for r in model.rows] == ["Claude Code"] and model.rows[0][3] == "提示词"
-    assert model.rows[0][5:] == ["120", f"#{kept.id} 回答问题时一律使用中文 · #m2（之后已删除）"]
+    assert model.rows[0][5:] == ["120", f"2 条记忆：#{kept.id} 回答问题时一律使用中文 · #m2（之后已删除）"]
+    assert model.data(model.index(0, 6), Qt.ItemDataRole.ToolTipRole) == (
+        f"#{kept.id} 回答问题时一律使用中文\n#m2（之后已删除）"
+    )  # one memory a line on hover
+    # Characters explained, on the header and on each cell (issue 48, item 11)
+    tip = model.headerData(5, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert (
+        tip.startswith("memevo 加入模型上下文的字数")
+        and model.data(model.index(0, 5), Qt.ItemDataRole.ToolTipRole) == tip
+    )
     # the prompt it answered: an excerpt, its secret redacted, cut at 200 characters
     excerpt = model.rows[0][4]
     assert excerpt.startswith("以后回答我都用中文吗？token=[已隐去]") and excerpt.endswith("…")
@@ -382,3 +391,101 @@ def test_no_column_cuts_its_values(qtbot, host: ServiceHost, clock: FakeClock) -
                     # lays it out: (focus frame margin + 1) a side
                     needed = metrics.horizontalAdvance(value) + margin
                     assert header.sectionSize(column) >= needed, (name, column, value)
+
+
+def test_a_row_of_the_injection_log_says_what_it_injected_and_why(
+    qtbot, host: ServiceHost, clock: FakeClock
+) -> None:
+    """Issue 48, item 11: a reminder row said nothing in its Memories cell, and the receipts
+    were only in `memevo why`. A reminder row says what it was; a double-click opens the row's
+    receipt: each memory's text and why it passed the gate, and what found no room."""
+    from memevo.desktop.logview import InjectionLogView
+
+    shown = memories.create(host.store, "rule", "回答问题时一律使用中文", clock)
+    left = memories.create(host.store, "rule", "提交前先跑测试", clock)
+    signals = {"score": 0.61, "minimum": 0.5, "cosine": 0.58, "lexical": 0.3, "cued": True, "damped": 0}
+    why = {
+        "kind": "recall",
+        "memories": {shown.id: {**signals, "stale": None}},
+        "left_out": [left.id],
+        "other_repositories": 2,
+    }
+    host.ctx.books.log_injection("claude", "sess-receipt", "prompt", "p1", [shown.id], 150, "用中文回答", why)
+    host.ctx.books.log_injection("claude", "sess-receipt", "prompt", "p2", [], 199, "remember: 用 pnpm")
+    host.ctx.books.flush()
+    view = InjectionLogView(host)
+    qtbot.addWidget(view)
+    _settle(qtbot, view)
+    model = view.model
+    assert model.rows[0][4:] == ["remember: 用 pnpm", "199", "（没有记忆：memevo 的学习提醒）"]
+    assert "学习提醒" not in model.data(
+        model.index(0, 6), Qt.ItemDataRole.ToolTipRole
+    )  # it says what that is
+    assert model.rows[1][6] == f"#{shown.id} 回答问题时一律使用中文"
+
+    view.show_receipt(1)
+    _settle(qtbot, view)
+    receipt = view.receipt.text.toPlainText()
+    assert "回应的是：用中文回答" in receipt and "150 字：" in receipt
+    assert f"#{shown.id} 回答问题时一律使用中文" in receipt
+    assert "得分 0.61 ≥ 门槛 0.5（语义相似度 0.58，词语匹配 0.3），借助其召回线索" in receipt
+    assert f"通过了门槛，但因篇幅所限未注入：#{left.id} 提交前先跑测试" in receipt
+    assert "另有 2 条其他仓库的记忆匹配，未注入。" in receipt
+    view.receipt.close()
+
+    view.table.doubleClicked.emit(model.index(0, 0))  # the reminder row, from the table itself
+    _settle(qtbot, view)
+    assert "（没有记忆：memevo 的学习提醒）" in view.receipt.text.toPlainText()
+
+
+def test_the_panel_fits_a_1366_px_screen_whatever_undo_names(
+    qtbot, host: ServiceHost, clock: FakeClock
+) -> None:
+    """Issue 48, item 4: the Undo button took the last action's label and the window widened to
+    fit it (1224 → 1334 px), pushing Refresh and the close button off a 1366-px screen."""
+    from memevo.desktop.undo import Undo
+
+    panel = Panel(host)
+    qtbot.addWidget(panel)
+    panel.resize(1100, 680)
+    panel.show()
+    _settle(qtbot, panel.memories)
+    view = panel.memories
+    narrowest = panel.minimumSizeHint().width()
+    assert narrowest <= 1000  # room to spare at x=60 on a 1366-px screen
+    undo = view.buttons["undo"]
+    width = undo.width()
+    label = "merge into #135f872c, with a long text of the merged memory after it"
+    view.memory_actions.undo_stack = [Undo(label, [])]
+    view.show_undo()
+    qtbot.wait(20)
+    assert undo.width() == width and panel.minimumSizeHint().width() == narrowest
+    assert panel.width() == 1100
+    assert undo.text().endswith("…") and undo.fontMetrics().horizontalAdvance(undo.text()) < width
+    assert undo.toolTip() == tr("Undo: {what}").format(what=label)  # all of it on hover
+    view.memory_actions.undo_stack = [Undo("edit #135f872c", [])]
+    view.show_undo()
+    assert undo.text() == tr("Undo: {what}").format(what="edit #135f872c")  # a short one is whole
+
+
+def test_chinese_texts_wrap_like_english_and_the_edit_dialog_wraps(
+    qtbot, host: ServiceHost, clock: FakeClock
+) -> None:
+    """Issue 48, items 16 and 10: a long Chinese text was cut with "…" on one line where an
+    English one wrapped; the Edit dialog was ~300 px wide, one line with a scroll bar."""
+    from memevo.desktop import memories_dialogs as dialogs
+    from memevo.desktop.qt import QPlainTextEdit, QRect
+
+    view = _view(qtbot, host)
+    metrics = view.table.fontMetrics()
+    two_lines = metrics.boundingRect(QRect(0, 0, 2000, 2000), int(Qt.TextFlag.TextWordWrap), "中文\n中文")
+    assert view.table.verticalHeader().defaultSectionSize() >= two_lines.height()
+
+    text = "在这个仓库里写提交信息时一律使用祈使语气，第一行不超过七十个字符，然后空一行，正文解释为什么"
+    dialog = dialogs.text_dialog(view, "Edit", "New text of #1 (confidence unchanged):", text)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    edit = dialog.text_edit
+    assert dialog.width() >= 520 and edit.toPlainText() == text
+    assert edit.lineWrapMode() == QPlainTextEdit.LineWrapMode.WidgetWidth
+    assert not edit.horizontalScrollBar().isVisible()

@@ -92,3 +92,52 @@ def test_a_stale_memory_says_so_and_why_in_both_languages(
         assert _cell(view, stale.id, tooltip) == reason
     with _language(view, "zh"):
         assert _cell(view, stale.id, display) == "已置顶, 可能已过时"
+
+
+def test_stale_rows_stand_out_filter_and_refresh_by_themselves(
+    qtbot, host: ServiceHost, clock: FakeClock, tmp_path: Path
+) -> None:
+    """Issue 48, item 8: 'Stale' was plain text, with no filter; Still true was only in the row
+    menu; a staleness found elsewhere showed only on Refresh."""
+    from memevo.desktop.memtable import STALE_BACKGROUND
+    from test_panel import _select
+
+    repo = make_repo(tmp_path / "shop", {"src/pay/flags.py": "pay_new_flow_v2 = True\n"})
+    stale = memories.create(host.store, "project", FLAG_FACT, clock, str(repo))
+    memories.create(host.store, "project", FRESH_FACT, clock, str(repo))
+    staleness.check_repo(host.store, str(repo), clock)
+    view = _view(qtbot, host)
+    view.show()
+    assert view.changes_timer.isActive()  # it looks for changes while it is on screen
+    _select(view, [0, 1])
+    assert not view.buttons["still_true"].isEnabled()  # nothing stale selected
+
+    # found stale elsewhere (the service's anchor check): the view shows it by itself
+    (repo / "src/pay/flags.py").write_text("checkout_v3 = True\n")
+    commit(repo, "the flag is gone")
+    clock.advance(days=1)
+    staleness.check_repo(host.store, str(repo), clock)
+    host.ctx.refresh_caches()  # as the service's check does (context._after_anchors)
+    view.reload_if_changed()
+    qtbot.waitUntil(lambda: any(m.stale for m in view.model.rows), timeout=30_000)
+    model = view.model
+    row = next(r for r, m in enumerate(model.rows) if m.id == stale.id)
+    assert model.index(row, 0).data(Qt.ItemDataRole.BackgroundRole).name() == STALE_BACKGROUND
+    assert model.index(row, STATE_COLUMN).data(Qt.ItemDataRole.DecorationRole) is not None
+    spoken = model.index(row, STATE_COLUMN).data(Qt.ItemDataRole.AccessibleTextRole)
+    assert spoken.startswith("可能已过时（可能已过时：") and "pay_new_flow_v2" in spoken
+    other = 1 - row
+    assert model.index(other, 0).data(Qt.ItemDataRole.BackgroundRole) is None
+
+    view.stale_only.setChecked(True)
+    qtbot.waitUntil(lambda: not view.worker.busy, timeout=30_000)
+    assert [m.id for m in model.rows] == [stale.id] and model.total == 1
+
+    # Still true beside the other actions, for the stale ones of the selection
+    _select(view, [0])
+    assert view.buttons["still_true"].isEnabled()
+    view.buttons["still_true"].click()
+    qtbot.waitUntil(lambda: not view.worker.busy and not view.memory_actions.busy, timeout=30_000)
+    assert memories.get(host.store, stale.id).stale is None
+    assert view.last_message == f"已确认 #{stale.id} 仍然成立。"
+    assert model.rows == []  # no longer stale: gone from "Stale only"

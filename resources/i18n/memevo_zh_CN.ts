@@ -375,7 +375,7 @@
     </message>
     <message>
         <source>Kept {names} as true.</source>
-        <translation>已把 {names} 当作仍然成立保留。</translation>
+        <translation>已确认 {names} 仍然成立。</translation>
     </message>
     <message>
         <source>everywhere</source>
@@ -1270,6 +1270,10 @@
         <translation>memevo：运行中——{count} 条记忆</translation>
     </message>
     <message>
+        <source>memevo: working — {count} memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Learning: your coding assistant&apos;s model proposes memories.</source>
         <translation>学习：由你的编程助手的模型提议记忆。</translation>
     </message>
@@ -1286,24 +1290,24 @@
         <translation>召回线索暂停：{reason}</translation>
     </message>
     <message>
+        <source>memevo: memories kept: {count}. Learning is off, as chosen in Settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memevo: memories kept: {count}. Learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memevo: memories kept: {count}. Learning is off — set the side API in Settings, or run “memevo setup” in a terminal.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>memevo: the memory store is damaged. Run “memevo repair” in a terminal: it stops memevo, keeps a copy of the damaged files and brings back everything that can be saved.</source>
         <translation>memevo：记忆库已损坏。请在终端运行“memevo repair”：它会停止 memevo，先留一份损坏文件的副本，再救回所有还能保住的内容。</translation>
     </message>
     <message>
         <source>memevo: {error}. Run “memevo model provision” in a terminal to see why.</source>
         <translation>memevo：{error}。在终端运行“memevo model provision”查看原因。</translation>
-    </message>
-    <message>
-        <source>memevo: {count} memories stored; learning is off, as chosen in Settings.</source>
-        <translation>memevo：已存 {count} 条记忆；学习已关闭（你在“设置”里选择了关闭）。</translation>
-    </message>
-    <message>
-        <source>memevo: {count} memories stored; learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode.</source>
-        <translation>memevo：已存 {count} 条记忆；学习未开启——学习方式是旁路模型，但旁路接口还没配置。请在“设置”里配置它，或换一种学习方式。</translation>
-    </message>
-    <message>
-        <source>memevo: {count} memories stored; learning is off — set the side API in Settings, or run “memevo setup” in a terminal.</source>
-        <translation>memevo：已存 {count} 条记忆；学习未开启——在“设置”里配置旁路接口，或在终端运行“memevo setup”。</translation>
     </message>
     <message>
         <source>Open panel</source>
@@ -1316,10 +1320,6 @@
     <message>
         <source>Pause memory</source>
         <translation>暂停记忆</translation>
-    </message>
-    <message>
-        <source>Confirm before writing</source>
-        <translation>写入前确认</translation>
     </message>
     <message>
         <source>Settings…</source>
@@ -1394,6 +1394,10 @@
         <translation>已在 {count} 个仓库中关闭…</translation>
     </message>
     <message>
+        <source>Off in {count} repository…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Pending proposals ({count})</source>
         <translation>待确认的记忆 ({count})</translation>
     </message>
@@ -1434,8 +1438,16 @@
         <translation>&lt;b&gt;记忆&lt;/b&gt;：规则 {rules}（已废弃 {rules_old}），项目事实 {facts}（已废弃 {facts_old}）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Confidence&lt;/b&gt; (live memories):</source>
-        <translation>&lt;b&gt;置信度分布&lt;/b&gt;（有效记忆）：</translation>
+        <source>&lt;b&gt;Confidence of the live memories&lt;/b&gt; (how many at each level; new ones start at 0.5):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{count} memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{count} memories</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&lt;b&gt;Last daily maintenance&lt;/b&gt;: {day}</source>
@@ -1794,10 +1806,6 @@
         <translation>写入学到的记忆之前</translation>
     </message>
     <message>
-        <source>Ask me in a native dialog (recommended)</source>
-        <translation>弹出原生对话框问我（推荐）</translation>
-    </message>
-    <message>
         <source>Write it directly</source>
         <translation>直接写入</translation>
     </message>
@@ -1872,6 +1880,10 @@
     <message>
         <source>This computer has no OS keyring. Automatic learning still works through your coding assistant&apos;s own model. To use a side API here, {file}</source>
         <translation>这台电脑没有系统钥匙串。自动学习仍然可以用你的编程助手自己的模型。要在这里使用旁路接口：{file}</translation>
+    </message>
+    <message>
+        <source>{name} (recommended)</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Claude Code</source>
