@@ -48,7 +48,9 @@ class SidePage(QWizardPage):
         self.mode_radios[chosen if chosen in self.mode_radios else "auto"].setChecked(True)
         layout.addSpacing(8)
         self.side_heading = _label(
-            tr("<b>Side API</b> (optional: used only by Automatic and The side judge)")
+            tr(
+                "<b>Side API</b> (optional; only the first two choices above use it, and Automatic does without)"
+            )
         )
         layout.addWidget(self.side_heading)
         grid = QGridLayout()
@@ -112,7 +114,7 @@ class SidePage(QWizardPage):
             self.key_edit.setPlaceholderText(
                 tr("API key (kept in that file, never shown)")
                 if self.file_check.isChecked()
-                else tr("API key (tick the file above to keep it there)")
+                else tr("API key (tick “Keep the key in that file” below to keep it there)")
             )
         problem, is_error = self.problem()
         self.message_label.setText(problem or "")
@@ -152,7 +154,6 @@ class SidePage(QWizardPage):
         self.keyring_missing = problem is not None
         if problem is None:
             return
-        self.key_note.setStyleSheet(ERROR_STYLE)
         self.key_note.setText(
             tr(
                 "This computer has no OS keyring. Automatic learning still works through your coding assistant's own model. To use a side API here, {file}"

@@ -144,7 +144,7 @@ class ConfirmPage(QWizardPage):
         layout.addWidget(
             _label(
                 tr(
-                    "When a memory is proposed from what you said (by your coding assistant's model or the side judge), memevo can:"
+                    "When a memory is proposed from what you said (by your coding assistant's model, or by a side model you may set up on the next page), memevo can:"
                 )
             )
         )

@@ -544,7 +544,7 @@ def test_without_a_keyring_the_learning_page_says_so_before_a_key_is_typed(
     assert str(secrets.file_path()) in page.key_note.text()
     assert page.file_check.isVisibleTo(page) and not page.file_check.isChecked()
     # the closed field says what opens it, in Settings' words (it said "kept in that file" unticked)
-    assert page.key_edit.placeholderText() == tr("API key (tick the file above to keep it there)")
+    assert page.key_edit.placeholderText() == tr("API key (tick “Keep the key in that file” below to keep it there)")
     page.base_edit.setText(BASE)  # editing the other fields, or the mode, never reopens it
     page.mode_radios["client"].setChecked(True)
     page.mode_radios["side"].setChecked(True)
