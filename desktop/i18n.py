@@ -7,6 +7,7 @@ Every user-visible string goes through `tr("English text")` — the bare name is
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,12 @@ def plural(count: int, one: str, many: str) -> str:
     extracts both; Chinese gives them one wording), with {count} filled in:
     plural(n, tr("{count} change is not saved yet."), tr("{count} changes are not saved yet."))."""
     return (one if count == 1 else many).format(count=count)
+
+
+def listed(items: Iterable[str]) -> str:
+    """Names in a row, with the language's own separator: "Cursor, WorkBuddy" in English,
+    「Cursor、WorkBuddy」 in Chinese."""
+    return tr(", ").join(items)
 
 
 def ui_language() -> str:

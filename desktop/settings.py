@@ -391,7 +391,7 @@ class SettingsView(SideKeyMixin, QWidget):
             state = tr("provisioned") if is_provisioned(model_id) else tr("not provisioned")
             if model_id == current:
                 state = tr("{state}, in use").format(state=state)
-            self.model_combo.addItem(f"{model_id} ({state})", model_id)
+            self.model_combo.addItem(tr("{model} ({state})").format(model=model_id, state=state), model_id)
         self.model_combo.setCurrentIndex(self.model_combo.findData(current))
 
     def provision(self) -> None:

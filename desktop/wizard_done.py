@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..installer.clients import CLIENTS, DISPLAY_NAMES
 from .client_texts import title
 from .core_texts import problem
-from .i18n import tr
+from .i18n import listed, tr
 from .qt import QApplication, QLabel, QPushButton, QScrollArea, Qt, QVBoxLayout, QWidget, QWizardPage
 from .settings_workers import ERROR_STYLE
 from .wizard_pages import _label, _names, _text_box
@@ -105,7 +105,7 @@ class DonePage(QWizardPage):
             self.commands_label,
             tr(
                 "memevo cannot register its MCP server in {clients} by itself: run this in a terminal (the hooks already work)."
-            ).format(clients=", ".join(s.display for s in manual))
+            ).format(clients=listed(s.display for s in manual))
             if manual
             else "",
         )
@@ -122,7 +122,7 @@ class DonePage(QWizardPage):
             restart = tr("Restart {client} so it loads the MCP server.").format(client=result.restart[0])
         elif result.restart:
             restart = tr("Restart {clients} so they load the MCP server.").format(
-                clients=", ".join(result.restart)
+                clients=listed(result.restart)
             )
         else:
             restart = ""

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core import config as config_mod
 from ..installer.clients import CLIENTS, DISPLAY_NAMES, files, installed, tilde
-from .i18n import tr
+from .i18n import listed, tr
 from .learning_texts import confirm_label
 from .qt import (
     QCheckBox,
@@ -60,7 +60,7 @@ def _text_box(lines: int, fixed: bool = False) -> QPlainTextEdit:
 
 
 def _names(clients: list[str]) -> str:
-    return ", ".join(DISPLAY_NAMES[c] for c in clients)
+    return listed(DISPLAY_NAMES[c] for c in clients)
 
 
 # -- the pages -----------------------------------------------------------------------------------------
