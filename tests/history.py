@@ -86,6 +86,21 @@ ASSISTANT = "I will always run the linter before committing, and never push to m
 SECRET = "my token is ghp_0123456789abcdefghijklmnopqrstuvwxyzAB, always use it for the API"
 
 
+def make_repos(home: Path) -> dict[str, Path]:
+    """The three repositories the history's sessions ran in, with their remotes, written as git
+    would (no git process needed: memevo reads a repository's identity from its config)."""
+    found = {}
+    for name in ("shop", "blog", "infra"):
+        repo = home / "code" / name
+        (repo / ".git").mkdir(parents=True, exist_ok=True)
+        (repo / ".git" / "config").write_text(
+            f'[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:ann/{name}.git\n',
+            encoding="utf-8",
+        )
+        found[name] = repo
+    return found
+
+
 def realistic(home: Path, repos: dict[str, Path], seed: int = 7) -> dict[str, Any]:
     """Write the history; returns what it holds (sessions written, the preferences)."""
     rng = random.Random(seed)
@@ -284,20 +299,11 @@ def score(candidates: list[dict[str, Any]]) -> dict[str, Any]:
 if __name__ == "__main__":
     # python3 tests/history.py FOLDER [SEED]: a user's HOME with the history (and git repositories)
     # then: HOME=FOLDER MEMEVO_HOME=FOLDER/.memevo memevo backfill --json | python3 tests/history.py --score
-    import subprocess
     import sys
 
     if sys.argv[1] == "--score":
         print(json.dumps(score(json.load(sys.stdin)["candidates"]), ensure_ascii=False, indent=1))
         raise SystemExit(0)
     root = Path(sys.argv[1])
-    found = {}
-    for name in ("shop", "blog", "infra"):
-        repo = root / "code" / name
-        repo.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "init", "-q", str(repo)], check=True)
-        subprocess.run(
-            ["git", "-C", str(repo), "remote", "add", "origin", f"git@github.com:ann/{name}.git"], check=False
-        )
-        found[name] = repo
+    found = make_repos(root)
     print(json.dumps(realistic(root, found, int(sys.argv[2]) if len(sys.argv) > 2 else 7)))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,23 +15,10 @@ import pytest
 from memevo.core.importers import backfill, transcripts
 
 
-def _repos(home: Path) -> dict[str, Path]:
-    found = {}
-    for name in ("shop", "blog", "infra"):
-        repo = home / "code" / name
-        repo.mkdir(parents=True)
-        subprocess.run(["git", "init", "-q", str(repo)], check=True)
-        subprocess.run(
-            ["git", "-C", str(repo), "remote", "add", "origin", f"git@github.com:ann/{name}.git"], check=True
-        )
-        found[name] = repo
-    return found
-
-
 @pytest.fixture
 def user_home(isolated_home: Path) -> Path:
     home = Path(os.environ["HOME"])
-    history.realistic(home, _repos(home))
+    history.realistic(home, history.make_repos(home))
     return home
 
 

@@ -24,23 +24,10 @@ from PySide6.QtCore import Qt
 SCAN_MS = 180_000
 
 
-def _repos(home: Path) -> dict[str, Path]:
-    """Three repositories with their remotes, written as git would (no git process needed)."""
-    found = {}
-    for name in ("shop", "blog", "infra"):
-        repo = home / "code" / name
-        (repo / ".git").mkdir(parents=True)
-        (repo / ".git" / "config").write_text(
-            f'[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:ann/{name}.git\n'
-        )
-        found[name] = repo
-    return found
-
-
 @pytest.fixture
 def user_home(isolated_home: Path) -> Path:
     home = Path(os.environ["HOME"])
-    history.realistic(home, _repos(home))
+    history.realistic(home, history.make_repos(home))
     return home
 
 
