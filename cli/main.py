@@ -216,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         ("on", "switch memevo on again in a repository"),
     ):
-        p = command(name, backfill_commands.cmd_off, what)
+        p = command(name, off_commands.cmd_off, what)
         p.add_argument("repo", nargs="?", help="the repository (default: the current folder's)")
         p.add_argument("--list", action="store_true", help="list the repositories memevo is off in")
         p.set_defaults(switch=name)
