@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         import_commands,
         memory_commands,
         model_commands,
+        off_commands,
         service_commands,
         share_commands,
     )
