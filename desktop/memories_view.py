@@ -79,7 +79,7 @@ class MemoriesView(QWidget):
     def _two_lines(self) -> None:
         """Rows tall enough for two lines of the text in either script: Chinese glyphs come from
         a taller fallback font, and a row sized for two Latin lines showed one Chinese line cut
-        with "…" where English wrapped (issue 48, item 16)."""
+        with "…" where English wrapped."""
         from .qt import QRect
 
         metrics = self.table.fontMetrics()

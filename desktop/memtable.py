@@ -35,6 +35,7 @@ CONFIDENCE_COLUMN = 2
 STATE_COLUMN = 5
 SCOPE_COLUMN = 7
 SEMANTIC_LIMIT = 50
+STALE_SCAN = 5000  # memories read at a time looking for the stale ones ("Stale only")
 
 
 def headers() -> list[str]:
@@ -68,22 +69,12 @@ class Query:
 
     def listing(self) -> Listing:
         """The store's side of it: the text search is left out while a semantic one runs."""
-        return (StaleListing if self.stale_only else Listing)(
+        return Listing(
             search="" if self.semantic else self.search,
             category=self.category,
             show_deprecated=self.show_deprecated,
             scope=self.scope,
         )
-
-
-@dataclass(frozen=True)
-class StaleListing(Listing):
-    """A listing of stale memories only. Core's Listing has no such filter yet: this adds its
-    clause (the anchors flagged stale, as core/memories/row.py reads them) until it has one."""
-
-    def _where(self) -> tuple[str, list[Any]]:
-        where, params = super()._where()
-        return where + " AND id IN (SELECT memory_id FROM anchors WHERE stale_ms IS NOT NULL)", params
 
 
 def changes(host: Any) -> int | None:
@@ -130,9 +121,26 @@ class MemoryTableModel(QAbstractTableModel):
         if query.semantic:
             scores = self._semantic_scores(query)
             rows = self._by_ids(list(scores), query)
+            if query.stale_only:
+                rows = [m for m in rows if m.stale]
             return len(rows), rows, scores
+        if query.stale_only:
+            rows = self._stale(query)
+            return len(rows), rows, {}
         total = listed_count(self.host.store, query.listing())
         return total, self._page(query, PAGE, None), {}
+
+    def _stale(self, query: Query) -> list[Memory]:
+        """The listing's stale memories, all of them (they are few). Core's listing has no
+        stale filter yet, so the listing is read through, a page at a time, on the worker."""
+        found: list[Memory] = []
+        after: Memory | None = None
+        while True:
+            page = self._page(query, STALE_SCAN, after)
+            found += [m for m in page if m.stale]
+            if len(page) < STALE_SCAN:
+                return found
+            after = page[-1]
 
     def _page(self, query: Query, count: int, after: Memory | None) -> list[Memory]:
         """The next page after the last row shown (keyset: see core/listing.listed_page)."""
