@@ -105,12 +105,14 @@ SETTLE_S = 2.0  # after the model is in: what the start left is dropped, then gi
 async def _run(self_test: bool) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
+    from . import confirm_texts
     from .confirm import ConfirmQueue, run_queue
 
     quit_event = asyncio.Event()
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(LOOP_WORKERS, "memevo-tray-loop"))
     async with hosted_service() as (host, server, endpoint):
         host.ctx.desktop = True
+        host.ctx.confirm_window = confirm_texts.title()  # the tool's answer names it to the model
         # This thread runs the UI and the service's loop: the store is for the workers. A use
         # from here is logged with its stack (and reported by the test hook).
         host.store.keep_off(threading.current_thread())

@@ -48,12 +48,14 @@ class ConfirmDialog(QDialog):
         self.job = job
         self.proposal: dict[str, Any] = job.proposal or {}
         self._answered = False
+        # the tray's dialog lets the user write a text: near-duplicates merge without a side model
+        self.offered = resolve.options(self.proposal, by_hand=True)
         self.setWindowTitle(texts.title(self.proposal))
         self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint)
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)  # the user's editor keeps focus
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
-        self.heading_label = _value(texts.heading(self.proposal))
+        self.heading_label = _value(texts.heading(self.proposal, self.offered))
         self.heading_label.setStyleSheet("font-weight: bold;")
         layout.addWidget(self.heading_label)
         grid = QGridLayout()
@@ -85,22 +87,50 @@ class ConfirmDialog(QDialog):
         grid.addWidget(self.unverified_label, grid.rowCount(), 0, 1, 2)
         self.proposal_label = self._row(tr("Proposal:"), texts.describe(self.proposal))
         self.group_label = self._row(tr("Group:"), texts.group_label(str(self.proposal.get("category"))))
+        # A consolidation that cannot merge (a contradiction) offers the members' own texts to
+        # keep: nothing to edit. One that can holds the merged text in the editor — the side
+        # model's, else the first member's — and a button per member puts that member's text
+        # there; the user may edit it before merging.
+        consolidating = self.proposal.get("origin") == "consolidate"
+        editable = not consolidating or "merge" in self.offered
+        members = texts.member_texts(self.proposal) if consolidating else {}
         self.editor = QPlainTextEdit(self._initial_text())
         self.editor.setFixedHeight(90)
         self.editor.textChanged.connect(self._validate)
+        self.pick_buttons: dict[str, QPushButton] = {}  # member id -> "use its text"
+        if consolidating and editable:
+            picks = QHBoxLayout()
+            picks.addWidget(QLabel(tr("Merged text:")))
+            for member_id, member_text in members.items():
+                pick = QPushButton(
+                    tr("Use #{id} “{excerpt}”").format(id=member_id, excerpt=texts.excerpt(member_text))
+                )
+                pick.setToolTip(member_text)
+                pick.clicked.connect(lambda _=False, t=member_text: self.editor.setPlainText(t))
+                picks.addWidget(pick)
+                self.pick_buttons[member_id] = pick
+            picks.addStretch(1)
+            layout.addLayout(picks)
         layout.addWidget(self.editor)
         self.counter = _value("")
         layout.addWidget(self.counter)
-        # A consolidation without a merged text offers the members' own texts to keep: nothing
-        # to edit. With one, the editor holds it (the user may change it before merging).
-        consolidating = self.proposal.get("origin") == "consolidate"
-        editable = not consolidating or "merge" in resolve.options(self.proposal)
         self.editor.setVisible(editable)
         self.counter.setVisible(editable)
         row = QHBoxLayout()
         self.buttons: dict[str, QPushButton] = {}
-        for decision in resolve.options(self.proposal):
-            button = QPushButton(texts.choice(decision, self.proposal.get("target"), consolidating))
+        target = self.proposal.get("target")
+        for decision in self.offered:
+            button = QPushButton(texts.choice(decision, target, consolidating, members))
+            kept = decision.removeprefix("keep:")
+            if decision.startswith("keep:") and kept in members:
+                button.setToolTip(members[kept])
+            elif consolidating and decision == "merge":
+                others = " ".join(f"#{i}" for i in members if i != str(target))
+                button.setToolTip(
+                    tr(
+                        "The text above becomes memory #{id}; {others} go to the trash (they can be restored)."
+                    ).format(id=target, others=others)
+                )
             button.clicked.connect(lambda _=False, d=decision: self._answer(d))
             row.addWidget(button)
             self.buttons[decision] = button
@@ -196,10 +226,11 @@ class ConfirmQueue(QObject):
         announced = []
         for job in jobs.unannounced(store):
             jobs.update(store, job.id, now, status="done", shown_ms=now)
-            message = (job.result or {}).get("message") or tr("This memory was not written: {error}").format(
-                error=job.error
-            )
-            announced.append((job.id, str(message)))
+            if job.result:  # worded in the UI's language from its fields (its message is Chinese)
+                message = texts.result(job.result)
+            else:
+                message = tr("This memory was not written: {error}").format(error=job.error)
+            announced.append((job.id, message))
         return announced, jobs.pending(store)
 
     def _looked(self, found: tuple[list[tuple[str, str]], list[jobs.Job]]) -> None:
@@ -286,7 +317,7 @@ class ConfirmQueue(QObject):
         # 100k memories): on the worker, so the UI — and the service loop it hosts — never wait.
         def done(result: dict[str, Any]) -> None:
             self.resolving.discard(job_id)
-            self.resolved.emit(job_id, str(result.get("message", "")))
+            self.resolved.emit(job_id, texts.result(result))  # in the UI's language, not core's
 
         def failed(exc: Exception) -> None:
             self.resolving.discard(job_id)

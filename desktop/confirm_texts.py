@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .i18n import tr
+from .i18n import plural, tr
 
 SESSION_SHOWN = 8  # characters of a long session id shown (the whole id is the tooltip)
+EXCERPT_CHARS = 28  # of a memory's text beside its id on a button (the whole text is the tooltip)
 
 
 def title(proposal: dict[str, Any] | None = None) -> str:
@@ -23,12 +24,31 @@ def title(proposal: dict[str, Any] | None = None) -> str:
     return tr("memevo · Confirm a new memory")
 
 
-def heading(proposal: dict[str, Any] | None = None) -> str:
+def heading(proposal: dict[str, Any] | None = None, offered: list[str] | None = None) -> str:
+    """The dialog's question: only one whose answers are among the offered choices."""
     if (proposal or {}).get("origin") == "consolidate":
         if proposal and proposal.get("kind") == "contradiction":
             return tr("These memories contradict each other. Which one still holds?")
+        if offered is not None and "merge" not in offered:
+            return tr("These memories say the same thing. Which one do you keep?")
+        if proposal and not proposal.get("merged_text"):  # merged by hand: the user's text
+            return tr(
+                "These memories say the same thing. Merge them into one (choose or edit its text "
+                "below), or keep one?"
+            )
         return tr("These memories say the same thing. Merge them, or keep one?")
     return tr("memevo learned something from your conversation. Save it as a memory?")
+
+
+def excerpt(text: str, chars: int = EXCERPT_CHARS) -> str:
+    """A memory's text short enough for a button: one line, cut with an ellipsis."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= chars else line[: chars - 1].rstrip() + "…"
+
+
+def member_texts(proposal: dict[str, Any]) -> dict[str, str]:
+    """A consolidation's members: id -> text."""
+    return {str(m.get("id")): str(m.get("text") or "") for m in proposal.get("members", [])}
 
 
 def group_label(category: str) -> str:
@@ -37,11 +57,19 @@ def group_label(category: str) -> str:
     )
 
 
-def choice(decision: str, target: Any, consolidation: bool = False) -> str:
+def choice(
+    decision: str, target: Any, consolidation: bool = False, members: dict[str, str] | None = None
+) -> str:
     """A decision's button (resolve.options names the decisions a proposal offers); keep:<id>
-    and a consolidation's merge and discard are the consolidation pass's."""
+    and a consolidation's merge and discard are the consolidation pass's. members (id -> text):
+    a keep names its memory by id and an excerpt of its text."""
     if decision.startswith("keep:"):
-        return tr("Keep #{id}, trash the others").format(id=decision.removeprefix("keep:"))
+        kept = decision.removeprefix("keep:")
+        if members and kept in members:
+            return tr("Keep #{id} “{excerpt}”, trash the others").format(
+                id=kept, excerpt=excerpt(members[kept])
+            )
+        return tr("Keep #{id}, trash the others").format(id=kept)
     if consolidation and decision == "merge":
         return tr("Merge into #{id}, trash the others").format(id=target)
     if consolidation and decision == "discard":
@@ -113,3 +141,51 @@ def when(at_ms: int, now_ms: int) -> str:
     if at.date() == today - timedelta(days=1):
         return tr("yesterday at {time}").format(time=hm)
     return tr("{date} at {time}").format(date=at.strftime("%Y-%m-%d"), time=hm)
+
+
+def result(done: dict[str, Any]) -> str:
+    """What an answer did, in the UI's language (the notification after the dialog, and for a
+    result written without confirmation): worded from the result's fields — core's `message`
+    is Chinese, for the chat and the command line."""
+    action = done.get("action")
+    memory = done.get("memory") if isinstance(done.get("memory"), dict) else {}
+    assert isinstance(memory, dict)
+    fields = {"id": memory.get("id"), "text": memory.get("text") or ""}
+    if done.get("origin") == "consolidate":
+        if action == "discard":
+            return tr("Kept them all as they are; they are not proposed again while they stay the same.")
+        deleted = done.get("deleted") or []
+        trashed = plural(
+            len(deleted),
+            tr("{count} other went to the trash (it can be restored)."),
+            tr("{count} others went to the trash (they can be restored)."),
+        )
+        if action == "merge":
+            return tr("Merged into memory #{id}: {text}").format(**fields) + "\n" + trashed
+        return tr("Kept memory #{id}: {text}").format(**fields) + "\n" + trashed
+    if action == "discard":
+        return tr("Not saved: nothing was written.")
+    gained = done.get("gained")
+    said = {
+        "create": tr("New memory #{id} (confidence {confidence}): {text}"),
+        "replace": tr("Replaced memory #{id}: {text}"),
+    }
+    if isinstance(gained, (int, float)):
+        fields["gained"] = f"{gained:g}"
+        said["merge"] = tr("Merged into memory #{id} (confidence +{gained}): {text}")
+        said["reinforce"] = (
+            tr("This memory already existed: reinforced #{id} (confidence +{gained}): {text}")
+            if done.get("existed")
+            else tr("Reinforced memory #{id} (confidence +{gained}): {text}")
+        )
+    else:  # a result kept before the confidence gained was
+        said["merge"] = tr("Merged into memory #{id}: {text}")
+        said["reinforce"] = tr("Reinforced memory #{id}: {text}")
+    if action not in said or not fields["id"]:
+        return str(done.get("message") or "")  # a result of another shape: core's own words
+    confidence = memory.get("confidence")
+    fields["confidence"] = f"{confidence:g}" if isinstance(confidence, (int, float)) else "?"
+    group = group_label(str(memory.get("category")))
+    return said[str(action)].format(**fields) + (
+        "\n" + tr("Group: {group}").format(group=group) if group else ""
+    )

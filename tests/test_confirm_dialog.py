@@ -134,9 +134,9 @@ def test_the_queue_shows_each_proposal_and_writes_the_answer(
     qtbot.waitUntil(lambda: len(messages) == 2, timeout=30_000)  # written on the worker thread
     assert [m.text for m in memories.ranked(store, "rule")] == ["回答问题时一律使用中文"]
     assert [m.text for m in memories.ranked(store, "project")] == ["支付页新流程的灰度开关是 pay_new_flow_v3"]
-    assert messages[0].endswith("归类：rule（规则与偏好）") and messages[1].endswith(
-        "归类：project（项目事实）"
-    )
+    # worded by the dialog's own catalogue from the result's fields, not core's chat message
+    assert messages[0].startswith("新增记忆 #") and messages[0].endswith("分组：规则与偏好（rule）")
+    assert messages[1].endswith("：支付页新流程的灰度开关是 pay_new_flow_v3\n分组：项目事实（project）")
 
 
 def test_a_new_proposal_voids_the_shown_unanswered_one_of_its_session(

@@ -245,11 +245,13 @@ def test_the_confirmation_dialog_offers_the_members(qtbot: Any, planted: Any) ->
     dialog = ConfirmDialog(job)
     qtbot.addWidget(dialog)
     labels = [b.text() for b in dialog.buttons.values()]
-    assert labels == [
-        f"保留 #{ids['en']}，其余移到回收站",
-        f"保留 #{ids['zh']}，其余移到回收站",
+    assert labels == [  # each memory by its id and its text
+        f"保留 #{ids['en']}「回答用英文」，其余移到回收站",
+        f"保留 #{ids['zh']}「回答用中文」，其余移到回收站",
         "都保留（不再询问）",
     ]
+    assert dialog.buttons[f"keep:{ids['en']}"].toolTip() == "回答用英文"
+    assert dialog.pick_buttons == {}  # a contradiction is not merged
     assert dialog.windowTitle() == "memevo · 整理记忆" and "互相矛盾" in dialog.heading_label.text()
     assert "回答用中文" in dialog.proposal_label.text() and "回答用英文" in dialog.proposal_label.text()
     assert dialog.editor.isHidden() and all(b.isEnabled() for b in dialog.buttons.values())
@@ -457,3 +459,39 @@ def test_the_days_pass_waits_for_a_pause_in_the_requests() -> None:
     started = time.monotonic()
     assert not wait_until_quiet(ctx, quiet_s=60, most_s=120)  # type: ignore[arg-type]
     assert time.monotonic() - started < 5  # the service closed: no pass, no minute-long wait
+
+
+def test_without_a_side_api_the_dialog_merges_by_hand(qtbot: Any, planted: Any) -> None:
+    """Near-duplicates with no side model's merged text: the dialog asks "merge, or keep one?"
+    and offers both — a merge into the first member with a text the user picks from a member
+    (or edits), keep one, keep all. The chat, which cannot edit a text, is not offered a merge;
+    a model or `memevo pending` naming one is refused."""
+    from memevo.desktop.confirm import ConfirmDialog
+    from memevo.desktop.confirm_texts import result as worded
+
+    store, clock, engine, ids = planted
+    consolidation.run(store, clock, engine)  # no merge_text: no side API
+    job = _proposed(store)[frozenset({ids["dup_a"], ids["dup_b"]})]
+    assert job.proposal is not None and "merge" not in job.proposal["options"]
+    assert "合并为一条" not in stop.confirm_instruction("claude", job)
+    with pytest.raises(resolve.ResolveRejected, match="not offered"):
+        resolve.resolve(store, clock, proposals.CLIENT, job.id, "merge")  # no text: not the dialog
+    dialog = ConfirmDialog(job)
+    qtbot.addWidget(dialog)
+    keep = str(job.proposal["target"])
+    other = ({ids["dup_a"], ids["dup_b"]} - {keep}).pop()
+    assert "合并成一条" in dialog.heading_label.text()
+    assert list(dialog.buttons) == ["merge", f"keep:{keep}", f"keep:{other}", "discard"]
+    assert not dialog.editor.isHidden() and dialog.text() == _texts(store)[keep]
+    assert set(dialog.pick_buttons) == {keep, other}
+    dialog.pick_buttons[other].click()  # the other member's text
+    assert dialog.text() == _texts(store)[other]
+    assert dialog.pick_buttons[other].toolTip() == _texts(store)[other]
+    dialog.editor.setPlainText("The API server listens on port 8080 (API server port)")
+    with qtbot.waitSignal(dialog.decided) as decided:
+        dialog.buttons["merge"].click()
+    assert decided.args == [job.id, "merge", "The API server listens on port 8080 (API server port)"]
+    done = resolve.resolve(store, clock, proposals.CLIENT, job.id, "merge", decided.args[2])  # side_resolve
+    assert done["action"] == "merge" and done["deleted"] == [other]
+    assert _texts(store)[keep] == decided.args[2] and other not in _texts(store)
+    assert worded(done) == (f"合并为记忆 #{keep}：{decided.args[2]}\n其余 1 条已移到回收站（可恢复）。")

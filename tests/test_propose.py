@@ -103,9 +103,14 @@ def test_confirm_on_headless_asks_in_chat_and_the_users_reply_lands_it(model_hos
 
 def test_on_a_desktop_the_proposal_waits_for_the_dialog(model_host: ServiceHost) -> None:
     model_host.ctx.desktop = True
+    model_host.ctx.confirm_window = "memevo · Confirm a new memory"  # an English tray (desktop/app.py)
     _say(model_host, WORDS)
     reply = _propose(model_host)
     assert reply["status"] == "pending"
+    # the window is named as the user sees it, not by a title no window has
+    assert (
+        "「memevo · Confirm a new memory」窗口" in reply["message"] and "「记忆确认」" not in reply["message"]
+    )
     job = jobs.get(model_host.store, reply["sessionID"])
     assert job is not None and job.status == "ready" and job.proposal is not None
     assert job.proposal["origin"] == "client" and job.client == "claude"

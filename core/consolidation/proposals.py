@@ -36,6 +36,12 @@ def is_consolidation(proposal: dict[str, Any] | None) -> bool:
     return bool(proposal) and (proposal or {}).get("origin") == ORIGIN
 
 
+def mergeable_by_hand(proposal: dict[str, Any]) -> bool:
+    """Near-duplicates without a merged text (no side model wrote one): the tray's dialog still
+    offers a merge, into the first member, with a text the user chooses or writes there."""
+    return proposal.get("kind") == "duplicate" and not proposal.get("merged_text")
+
+
 def declined(store: Store, keys: list[str]) -> set[str]:
     if not keys:
         return set()
@@ -146,7 +152,9 @@ def apply(
     store: Store, clock: Clock, made: dict[str, Any], decision: str, edited_text: str | None = None
 ) -> dict[str, Any]:
     """The chosen decision, applied once (the caller marks the job done in the same call).
-    Refused when a member is gone or its text changed since the proposal was made."""
+    The result's `message` is Chinese, for the chat and the command line; its fields (action,
+    memory, deleted, kept, origin) let the tray word it in the UI's language. Refused when a
+    member is gone or its text changed since the proposal was made."""
     wanted = {str(m["id"]): str(m["text"]) for m in made.get("members", [])}
     if decision == "discard":
         with store.transaction() as con:
@@ -156,6 +164,8 @@ def apply(
             )
         return {
             "action": "discard",
+            "kept": list(wanted),
+            "origin": ORIGIN,
             "message": "保留了这几条记忆，都没有改动；它们不变时不会再提议。",
         }
     found = memories.find(store, list(wanted))
@@ -167,7 +177,9 @@ def apply(
         )
     if decision == "merge":
         keep = str(made["target"])
-        text = memories.check_text((edited_text or "").strip() or str(made.get("merged_text") or ""))
+        text = memories.check_text(
+            (edited_text or "").strip() or str(made.get("merged_text") or made.get("text") or "")
+        )
         others = [i for i in wanted if i != keep]
         memory = found[keep]
         for other in others:
@@ -176,6 +188,7 @@ def apply(
             "action": "merge",
             "memory": memory.as_json(),
             "deleted": others,
+            "origin": ORIGIN,
             "message": f"合并为记忆 #{keep}：{memory.text}\n其余 {len(others)} 条已移到回收站（可恢复）。",
         }
     keep = decision.removeprefix(KEEP)
@@ -187,6 +200,7 @@ def apply(
         "action": "keep",
         "memory": found[keep].as_json(),
         "deleted": others,
+        "origin": ORIGIN,
         "message": f"保留记忆 #{keep}：{found[keep].text}\n其余 {len(others)} 条已移到回收站（可恢复）。",
     }
 

@@ -32,9 +32,15 @@ class ResolveRejected(InvalidInput):
     pass
 
 
-def options(proposal: dict[str, Any]) -> list[str]:
+def options(proposal: dict[str, Any], by_hand: bool = False) -> list[str]:
+    """The decisions a proposal offers. by_hand: asked by the tray's dialog, where the user
+    can write a text — a consolidation's near-duplicates may then be merged without a side
+    model's merged text (the user picks a member's text or edits one)."""
     if consolidation.is_consolidation(proposal):  # merge, keep:<id> for each member, discard
-        return [str(d) for d in proposal.get("options") or ["discard"]]
+        offered = [str(d) for d in proposal.get("options") or ["discard"]]
+        if by_hand and consolidation.mergeable_by_hand(proposal) and "merge" not in offered:
+            offered.insert(0, "merge")
+        return offered
     if proposal.get("edit") and proposal.get("target"):  # memory_update's rewrite: that, or nothing
         return [str(proposal.get("action")), "discard"]
     offered = ["create_rule", "create_project"]
@@ -79,9 +85,10 @@ def resolve(
     if job.status not in ("ready", "shown") or job.proposal is None:
         raise ResolveRejected(f"sessionID {shown} is already handled ({job.status})")
     ours = consolidation.is_consolidation(job.proposal)
-    if (decision not in DECISIONS and not ours) or decision not in options(job.proposal):
+    offered = options(job.proposal, by_hand=edited_text is not None)  # a text comes only from the dialog
+    if (decision not in DECISIONS and not ours) or decision not in offered:
         raise ResolveRejected(
-            f"decision {_echo(decision)!r} was not offered for {shown} (offered: {', '.join(options(job.proposal))})"
+            f"decision {_echo(decision)!r} was not offered for {shown} (offered: {', '.join(offered)})"
         )
     was = jobs.claim(store, job_id)
     if was is None:  # answered meanwhile (the dialog, a terminal, the chat)
@@ -182,14 +189,20 @@ def _apply(
     if decision == "reinforce":
         memory, gained = memories.reinforce(store, str(target), clock)
         return _result(
-            "reinforce", memory, f"强化了已有记忆 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}"
+            "reinforce",
+            memory,
+            f"强化了已有记忆 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}",
+            gained=gained / 100,
         )
     if decision == "merge":
         memory, gained = memories.merge_learned(
             store, str(target), text or str(proposal["merged_text"]), clock
         )
         return _result(
-            "merge", memory, f"合并进已有记忆 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}"
+            "merge",
+            memory,
+            f"合并进已有记忆 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}",
+            gained=gained / 100,
         )
     memory = memories.replace_learned(store, str(target), text or str(proposal["replace_text"]), clock)
     return _result("replace", memory, f"替换了已有记忆 #{memory.id}：{memory.text}")
@@ -203,15 +216,21 @@ def _create(store: Store, clock: Clock, category: str, text: str, scope: Any = N
             "reinforce",
             memory,
             f"这条记忆已存在，强化了 #{memory.id}（置信度 +{gained / 100:g}）：{memory.text}",
+            gained=gained / 100,
+            existed=True,
         )
     memory = memories.create(store, category, text, clock, scope if isinstance(scope, str) else None)
     return _result("create", memory, f"新增记忆 #{memory.id}（置信度 0.5）：{memory.text}")
 
 
-def _result(action: str, memory: memories.Memory, message: str) -> dict[str, Any]:
+def _result(action: str, memory: memories.Memory, message: str, **fields: Any) -> dict[str, Any]:
+    """What was done: `message` in Chinese for the chat and the command line; the structured
+    fields (action, memory, gained: the confidence added, existed: another session had written
+    the same text) for a surface that words it in its own language (the tray's notification)."""
     return {
         "action": action,
         "memory": memory.as_json(),
+        **fields,
         "message": f"{message}\n{GROUP_LABEL[memory.category]}",
     }
 

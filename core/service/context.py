@@ -88,6 +88,9 @@ class ServiceContext(optable.Context):
         self.started = time.monotonic()
         self.ready_after_s: float | None = None
         self.desktop = False  # the tray app sets it: native dialogs instead of the in-chat flow
+        # The confirmation window's title as the tray shows it, in the UI's language: the tool's
+        # answer names it to the model, which tells the user where to answer.
+        self.confirm_window = "memevo"
         # The tray app sets these: a UI request ("panel", "settings") run on the UI thread, and
         # its test hook (desktop/testhook.py), only when switched on.
         self.ui_request: Callable[[str], None] | None = None

@@ -164,8 +164,8 @@ def _asked(ctx: ServiceContext, job: jobs.Job, note: str = "", in_chat: bool = T
             "status": "pending",
             "sessionID": job.id,
             "message": "已交给用户在 memevo 的确认弹窗里决定，现在还没有写入。不要再次提交这一条，"
-            "也不要自己写到别处；告诉用户：请在弹出的「记忆确认」窗口里选择（也可以用 `memevo pending` 查看）。"
-            + note,
+            f"也不要自己写到别处；告诉用户：请在弹出的「{ctx.confirm_window}」窗口里选择"
+            "（也可以用 `memevo pending` 查看）。" + note,
         }
     if not in_chat:
         short = job.id[:8]

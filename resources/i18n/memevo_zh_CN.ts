@@ -1026,6 +1026,10 @@
         <translation>{state}，正在使用</translation>
     </message>
     <message>
+        <source>{model} ({state})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Provisioning {model}…</source>
         <translation>正在准备 {model}…</translation>
     </message>
@@ -1630,6 +1634,14 @@
         <translation>memevo · 确认一条新记忆</translation>
     </message>
     <message>
+        <source>These memories say the same thing. Which one do you keep?</source>
+        <translation>这几条记忆说的是同一件事。保留哪一条？</translation>
+    </message>
+    <message>
+        <source>These memories say the same thing. Merge them into one (choose or edit its text below), or keep one?</source>
+        <translation>这几条记忆说的是同一件事。合并成一条（在下面选用或修改它的文字），还是只保留一条？</translation>
+    </message>
+    <message>
         <source>memevo learned something from your conversation. Save it as a memory?</source>
         <translation>memevo 从你的对话里学到了一条内容，要保存为记忆吗？</translation>
     </message>
@@ -1640,6 +1652,10 @@
     <message>
         <source>Project facts (project)</source>
         <translation>项目事实（project）</translation>
+    </message>
+    <message>
+        <source>Keep #{id} “{excerpt}”, trash the others</source>
+        <translation>保留 #{id}「{excerpt}」，其余移到回收站</translation>
     </message>
     <message>
         <source>Save as a rule</source>
@@ -1706,6 +1722,58 @@
         <translation>{date} {time}</translation>
     </message>
     <message>
+        <source>Kept them all as they are; they are not proposed again while they stay the same.</source>
+        <translation>这几条记忆都保留了，没有改动；它们不变时不会再提议。</translation>
+    </message>
+    <message>
+        <source>{count} other went to the trash (it can be restored).</source>
+        <translation>其余 {count} 条已移到回收站（可恢复）。</translation>
+    </message>
+    <message>
+        <source>{count} others went to the trash (they can be restored).</source>
+        <translation>其余 {count} 条已移到回收站（可恢复）。</translation>
+    </message>
+    <message>
+        <source>Merged into memory #{id}: {text}</source>
+        <translation>合并为记忆 #{id}：{text}</translation>
+    </message>
+    <message>
+        <source>Kept memory #{id}: {text}</source>
+        <translation>保留了记忆 #{id}：{text}</translation>
+    </message>
+    <message>
+        <source>Not saved: nothing was written.</source>
+        <translation>已放弃这条记忆，没有写入。</translation>
+    </message>
+    <message>
+        <source>New memory #{id} (confidence {confidence}): {text}</source>
+        <translation>新增记忆 #{id}（置信度 {confidence}）：{text}</translation>
+    </message>
+    <message>
+        <source>Replaced memory #{id}: {text}</source>
+        <translation>替换了已有记忆 #{id}：{text}</translation>
+    </message>
+    <message>
+        <source>Merged into memory #{id} (confidence +{gained}): {text}</source>
+        <translation>合并进已有记忆 #{id}（置信度 +{gained}）：{text}</translation>
+    </message>
+    <message>
+        <source>This memory already existed: reinforced #{id} (confidence +{gained}): {text}</source>
+        <translation>这条记忆已存在，强化了 #{id}（置信度 +{gained}）：{text}</translation>
+    </message>
+    <message>
+        <source>Reinforced memory #{id} (confidence +{gained}): {text}</source>
+        <translation>强化了已有记忆 #{id}（置信度 +{gained}）：{text}</translation>
+    </message>
+    <message>
+        <source>Reinforced memory #{id}: {text}</source>
+        <translation>强化了已有记忆 #{id}：{text}</translation>
+    </message>
+    <message>
+        <source>Group: {group}</source>
+        <translation>分组：{group}</translation>
+    </message>
+    <message>
         <source>These words were not found in what you typed in this session — check before saving.</source>
         <translation>在本会话里你输入的内容中没有找到这段原话——保存前请核对。</translation>
     </message>
@@ -1736,6 +1804,18 @@
     <message>
         <source>Proposal:</source>
         <translation>提议：</translation>
+    </message>
+    <message>
+        <source>Merged text:</source>
+        <translation>合并后的文字：</translation>
+    </message>
+    <message>
+        <source>Use #{id} “{excerpt}”</source>
+        <translation>用 #{id}「{excerpt}」</translation>
+    </message>
+    <message>
+        <source>The text above becomes memory #{id}; {others} go to the trash (they can be restored).</source>
+        <translation>上面的文字成为记忆 #{id}；{others} 移到回收站（可恢复）。</translation>
     </message>
     <message>
         <source>Group:</source>
@@ -1806,6 +1886,10 @@
         <translation>写入学到的记忆之前</translation>
     </message>
     <message>
+        <source>When a memory is proposed from what you said (by your coding assistant&apos;s model, or by a side model you may set up on the next page), memevo can:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Write it directly</source>
         <translation>直接写入</translation>
     </message>
@@ -1830,6 +1914,10 @@
         <translation>Claude Code 自己的模型提议记忆时会调用 memevo 的 memory_propose 工具；勾选后，~/.claude/settings.json 里会加上一条权限规则，不再每次请你批准。每条记忆仍由你自己确认：memory_resolve 从不以这种方式放行，无论是否勾选，旧版本为它加的规则都会被移除。</translation>
     </message>
     <message>
+        <source>&lt;b&gt;Side API&lt;/b&gt; (optional; only the first two choices above use it, and Automatic does without)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>e.g. gpt-4o-mini</source>
         <translation>例如 gpt-4o-mini</translation>
     </message>
@@ -1846,12 +1934,12 @@
         <translation>密钥存进系统钥匙串（Keychain、凭据管理器或 Secret Service），从不写入文件。留空则保留之前保存的密钥。</translation>
     </message>
     <message>
-        <source>The base URL must start with http:// or https://.</source>
-        <translation>接口地址必须以 http:// 或 https:// 开头。</translation>
+        <source>API key (tick “Keep the key in that file” below to keep it there)</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>When a memory is proposed from what you said (by your coding assistant&apos;s model or the side judge), memevo can:</source>
-        <translation>从你说的话里提议出一条记忆时（由你的编程助手的模型或旁路模型提议），memevo 可以：</translation>
+        <source>The base URL must start with http:// or https://.</source>
+        <translation>接口地址必须以 http:// 或 https:// 开头。</translation>
     </message>
     <message>
         <source>Learning: who proposes new memories</source>
@@ -1860,10 +1948,6 @@
     <message>
         <source>memevo learns from what you say to your coding assistant: something worth keeping is proposed as a memory, and you confirm it as chosen on the previous page. Who proposes:</source>
         <translation>memevo 从你对编程助手说的话里学习：值得记住的内容会被提议为一条记忆，再按上一页的选择由你确认。由谁提议：</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Side API&lt;/b&gt; (optional: used only by Automatic and The side judge)</source>
-        <translation>&lt;b&gt;旁路接口&lt;/b&gt;（可选：只有“自动”和“旁路模型”会用到）</translation>
     </message>
     <message>
         <source>The side judge needs its base URL and model: fill them in, or choose another way.</source>
@@ -2480,6 +2564,10 @@
     <message>
         <source>memevo is on again in {repo}.</source>
         <translation>memevo 已在 {repo} 中重新启用。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>
