@@ -66,12 +66,23 @@ def ask_new_memory(parent: Any, category: str) -> tuple[str, str, str | None] | 
     return dialog.values()
 
 
-def confirm(parent: Any, title: str, question: str) -> bool:
+def confirm(parent: Any, title: str, question: str, tooltip: str = "") -> bool:
     from .qt import QMessageBox
 
     buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
     box = QMessageBox(QMessageBox.Icon.Question, title, question, buttons, parent)
+    box.setToolTip(tooltip)
     return bool(run(box) == QMessageBox.StandardButton.Yes)
+
+
+def purge_question(chosen: list[Memory]) -> tuple[str, str]:
+    """The irreversible purge's question, naming each memory by its id and an excerpt of its
+    text, and its tooltip: each memory's whole text (confirm(…, tooltip))."""
+    from .confirm_texts import excerpt
+
+    names = "\n".join(tr("#{id} “{excerpt}”").format(id=m.id, excerpt=excerpt(m.text)) for m in chosen)
+    question = tr("Remove the text of these memories from everywhere memevo keeps it? This cannot be undone.")
+    return f"{question}\n\n{names}", "\n".join(f"#{m.id}: {m.text}" for m in chosen)
 
 
 def choose_version(

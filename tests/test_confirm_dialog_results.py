@@ -140,3 +140,19 @@ def test_chinese_results_are_chinese(made: list[dict[str, Any]]) -> None:
     assert said[8].endswith("其余 1 条已移到回收站（可恢复）。")
     assert shown["keep"] == "保留 #a1b2c3d4「Use four spaces to indent c…」，其余移到回收站"
     assert shown["title"] == "memevo · 确认一条新记忆"
+
+
+def test_the_purge_question_names_each_memory_by_an_excerpt(
+    qtbot: Any, store: Store, clock: FakeClock
+) -> None:
+    """The irreversible Purge… asks about each memory by its id and an excerpt of its text, the
+    whole text in the tooltip (desktop/memories_dialogs.py; the suite's UI is Chinese)."""
+    from memevo.desktop.memories_dialogs import purge_question
+
+    long = memories.create(store, "rule", "Use four spaces to indent code in every Python file here", clock)
+    short = memories.create(store, "project", "部署脚本在 scripts/deploy.sh", clock)
+    question, tooltip = purge_question([long, short])
+    assert question.startswith("从 memevo 保存的所有地方清除这些记忆的正文？这一步不能撤销。")
+    assert f"#{long.id}「Use four spaces to indent c…」" in question
+    assert f"#{short.id}「部署脚本在 scripts/deploy.sh」" in question
+    assert tooltip == f"#{long.id}: {long.text}\n#{short.id}: {short.text}"

@@ -108,6 +108,14 @@
         <translation>刷新</translation>
     </message>
     <message>
+        <source>#{id} “{excerpt}”</source>
+        <translation>#{id}「{excerpt}」</translation>
+    </message>
+    <message>
+        <source>Remove the text of these memories from everywhere memevo keeps it? This cannot be undone.</source>
+        <translation>从 memevo 保存的所有地方清除这些记忆的正文？这一步不能撤销。</translation>
+    </message>
+    <message>
         <source>History of #{id}</source>
         <translation>#{id} 的历史</translation>
     </message>
@@ -1294,6 +1302,18 @@
         <translation>召回线索暂停：{reason}</translation>
     </message>
     <message>
+        <source>memevo: a repository&apos;s shared facts file cannot be read: {problem}. Fix it (or put back the committed file), then choose Read again in the panel&apos;s Sharing tab; the facts read before stay.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{count} more facts file has a problem (Sharing tab).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{count} more facts files have a problem (Sharing tab).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>memevo: memories kept: {count}. Learning is off, as chosen in Settings.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1346,8 +1366,8 @@
         <translation>memevo 同步</translation>
     </message>
     <message>
-        <source>No sync remote yet: run “memevo sync REMOTE” once in a terminal (a git remote you own).</source>
-        <translation>还没有同步用的远程仓库：先在终端运行一次 “memevo sync REMOTE”（一个属于你自己的 git 远程仓库）。</translation>
+        <source>No sync remote yet: set one in the panel&apos;s Sharing tab (a git remote you own), or run “memevo sync REMOTE” once in a terminal.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>memevo sync: a conflict</source>
@@ -1394,6 +1414,10 @@
         <translation>恢复记忆</translation>
     </message>
     <message>
+        <source>No sync remote yet: set one in the panel&apos;s Sharing tab.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Off in {count} repositories…</source>
         <translation>已在 {count} 个仓库中关闭…</translation>
     </message>
@@ -1438,6 +1462,10 @@
         <translation>memevo 无法监视客户端的配置文件</translation>
     </message>
     <message>
+        <source>Fix the file at the line named (or put back the committed one: git checkout -- .memevo/facts.md), then choose Read again in the Sharing tab. Nothing is read from it until then; the facts read before stay.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Memories&lt;/b&gt;: rules {rules} ({rules_old} deprecated), project facts {facts} ({facts_old} deprecated)</source>
         <translation>&lt;b&gt;记忆&lt;/b&gt;：规则 {rules}（已废弃 {rules_old}），项目事实 {facts}（已废弃 {facts_old}）</translation>
     </message>
@@ -1472,6 +1500,10 @@
     <message>
         <source>&lt;b&gt;Proposals from the coding assistants&apos; models&lt;/b&gt;: {count} / {per_day} today, at most {per_session} per session</source>
         <translation>&lt;b&gt;编程助手的模型提议&lt;/b&gt;：今天 {count} / {per_day} 条，每个会话最多 {per_session} 条</translation>
+    </message>
+    <message>
+        <source>A shared facts file cannot be read: {problem}</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&lt;b&gt;Recent errors&lt;/b&gt;:</source>
