@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from . import atomic, paths
+from . import messages as msg
 from .errors import InvalidInput
+from .messages import Message
 
 Validator = Callable[[Any], Any]  # returns the normalised value or raises ValueError
 
@@ -24,19 +26,19 @@ Validator = Callable[[Any], Any]  # returns the normalised value or raises Value
 def _bool(value: Any) -> bool:
     if isinstance(value, bool):
         return value
-    raise ValueError("must be true or false")
+    raise ValueError(Message(msg.MUST_BE_BOOL))
 
 
 def _positive_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError("must be a positive whole number")
+        raise ValueError(Message(msg.MUST_BE_POSITIVE))
     return value
 
 
 def _int_range(low: int, high: int) -> Validator:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ValueError(f"must be a whole number from {low} to {high}")
+            raise ValueError(Message(msg.MUST_BE_RANGE, low=low, high=high))
         return value
 
     return check
@@ -45,25 +47,25 @@ def _int_range(low: int, high: int) -> Validator:
 def _score_or_off(value: Any) -> float | int:
     """A cosine threshold in [0, 1], or -1 to switch that minimum off."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError("must be a number from 0 to 1, or -1 to switch it off")
+        raise ValueError(Message(msg.MUST_BE_SCORE))
     if value == -1:
         return -1  # shown as -1, as the user wrote it
     if 0 <= value <= 1:
         return float(value)
-    raise ValueError("must be a number from 0 to 1, or -1 to switch it off")
+    raise ValueError(Message(msg.MUST_BE_SCORE))
 
 
 def _weight(value: Any) -> float:
     """A fusion weight from 0 (off) to 2."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 2:
-        raise ValueError("must be a number from 0 (off) to 2")
+        raise ValueError(Message(msg.MUST_BE_WEIGHT))
     return float(value)
 
 
 def _minutes_or_never(value: Any) -> float | int:
     """Minutes as a non-negative number; 0 means never."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise ValueError("must be a number of minutes, 0 or more (0: never)")
+        raise ValueError(Message(msg.MUST_BE_MINUTES))
     return value
 
 
@@ -78,19 +80,19 @@ def _learning_mode(value: Any) -> str:
     if value is False:
         return "off"
     if not isinstance(value, str) or value.strip().lower() not in LEARNING_MODES:
-        raise ValueError(f"must be one of {', '.join(LEARNING_MODES)}")
+        raise ValueError(Message(msg.MUST_BE_ONE_OF, choices=", ".join(LEARNING_MODES)))
     return value.strip().lower()
 
 
 def _http_url(value: Any) -> str:
     if not isinstance(value, str) or not value.strip().startswith(("http://", "https://")):
-        raise ValueError("must be an http:// or https:// URL")
+        raise ValueError(Message(msg.MUST_BE_URL))
     return value.strip().rstrip("/")
 
 
 def _non_empty_text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError("must be a non-empty text")
+        raise ValueError(Message(msg.MUST_BE_TEXT))
     return value.strip()
 
 
@@ -120,10 +122,10 @@ def _model(value: Any) -> str:
     folder = Path(text).expanduser()
     if folder.is_absolute():
         if not (folder / "modules.json").is_file():
-            raise ValueError(f"must be a sentence-transformers folder: {folder} has no modules.json")
+            raise ValueError(Message(msg.MUST_BE_ST_FOLDER, folder=folder))
         return str(folder)
     if not _HUB_ID.fullmatch(text):
-        raise ValueError("must be a model id like intfloat/multilingual-e5-small, or an absolute folder")
+        raise ValueError(Message(msg.MUST_BE_MODEL))
     return text
 
 
@@ -271,7 +273,7 @@ def read_raw(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno})") from exc
+        raise ValueError(Message(msg.FILE_NOT_JSON, path=path, line=exc.lineno, column=exc.colno)) from exc
     if not isinstance(data, dict):
         raise ValueError(f"{path} must hold a JSON object")
     return data
@@ -283,7 +285,7 @@ def load(path: Path | None = None) -> Config:
     try:
         raw = read_raw(path)
     except ValueError as exc:
-        config.problems.append(f"{exc}; using defaults")
+        config.problems.append(Message(msg.USING_DEFAULTS, reason=exc.args[0] if exc.args else str(exc)))
         return config
     for name, value in raw.items():
         key = BY_NAME.get(name)
@@ -294,7 +296,14 @@ def load(path: Path | None = None) -> Config:
             config.values[name] = key.validate(value)
             config.user_set.add(name)
         except ValueError as exc:
-            config.problems.append(f"{name}={json.dumps(value, ensure_ascii=False)} {exc}; using default")
+            config.problems.append(
+                Message(
+                    msg.KEY_VALUE_DEFAULT,
+                    key=name,
+                    value=json.dumps(value, ensure_ascii=False),
+                    reason=exc.args[0] if exc.args else str(exc),
+                )
+            )
     return config
 
 

@@ -1,114 +1,74 @@
-"""Core's texts in the UI language: its loading stages, its reasons (the keyring's, config's).
-Core says them in English, as text; each known shape is matched and said again through tr(),
-and an unknown text (an OS error's own words) is shown as it is.
-
-The installer's lines and problems are messages (installer/messages.py), said by
-desktop/messages.py without reading any English back."""
+"""Core's texts in the UI language: its loading stages and its reasons (the keyring's,
+config's). Core says them as messages (core/messages.py: a code and its parameters); each code
+is worded here through tr(). Text that is not one of core's messages (an OS error's own words)
+is shown as it is."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-
+from ..core import messages as m
 from .i18n import tr
-
-Say = Callable[[dict[str, str]], str]
 
 
 def stage(text: str) -> str:
-    """A loading or provisioning stage (core/encoder/provision.py, core/service/host.py,
-    core/process/runtime.py) in the UI language; a percentage after it is kept."""
-    found = re.fullmatch(r"(?P<text>.*?)(?P<percent> \d+%)?", text)
-    body, percent = (found["text"], found["percent"] or "") if found else (text, "")
-    shapes: list[tuple[str, Say]] = [
-        (r"starting", lambda g: tr("starting")),
-        (r"Checking the memory store", lambda g: tr("checking the memory store")),
-        (
-            r"Encoding memories that have no current vector",
-            lambda g: tr("encoding memories that have no vector yet"),
-        ),
-        (r"Converting the offline model pack", lambda g: tr("converting the offline model pack")),
-        (r"Building the model's ONNX graph \(once\)", lambda g: tr("building the model's ONNX graph (once)")),
-        (r"Checking the model on known sentences", lambda g: tr("checking the model on known sentences")),
-        (
-            r"Checking the model on known sentences and building its ONNX graph",
-            lambda g: tr("checking the model on known sentences and building its ONNX graph"),
-        ),
-        (
-            r"Downloading (?P<model>\S+) from (?P<url>\S+)",
-            lambda g: tr("downloading {model} from {url}").format(model=g["model"], url=g["url"]),
-        ),
-        (
-            r"Fetching (?P<package>.+) from the Python package index",
-            lambda g: tr("fetching {package} from the Python package index").format(package=g["package"]),
-        ),
-    ]
-    for pattern, say in shapes:
-        matched = re.fullmatch(pattern, body)
-        if matched:
-            return say(matched.groupdict()) + percent
-    return text
+    """A loading or provisioning stage in the UI language."""
+    return m.render(text, _stages())
 
 
 def problem(text: str) -> str:
-    """A reason core/ gives in English (the keyring's, most often) in the UI language, when its
-    shape is known; otherwise as it is (an OS error's own words)."""
-    no_keyring = re.fullmatch(
-        r"no OS keyring is available \(on Linux: a Secret Service such as gnome-keyring\); "
-        r"keep the key in a file only your account can read \(`memevo secret set --file`, not encrypted\) "
-        r"or set the environment variable (?P<env>\w+)",
-        text,
-    )
-    if no_keyring:  # in the panel the file is a tick box, not the command
-        return tr(
-            "this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet); set one up, or tick “Keep the key in that file” to keep it in a file only your account can read (not encrypted), or set {env} where memevo starts (a tray app started at login does not see a terminal's variables)"
-        ).format(env=no_keyring["env"])
-    if text == "the keyring did not give the key back, so it is not saved there":  # NOT_READ_BACK
-        return tr("the keyring did not give the key back, so it is not saved there")
-    if text == "the keyring did not give the key back; the file is kept":
-        return tr("the keyring did not give the key back; the file is kept")
-    if text == "the key is empty":
-        return tr("the key is empty")
-    if text == "the key has a line break or another character that cannot be in a key":
-        return tr("the key has a line break or another character that cannot be in a key")
-    return text
+    """A reason core gives (the keyring's, most often) in the UI language."""
+    return m.render(text, _problems() | _config())
 
 
 def config_reason(text: str) -> str:
-    """Why core/config refused a value ("must be …"), or what it says of config.json, in the
-    UI language; unknown shapes as they are."""
-    fixed = {
-        "must be true or false": tr("must be on or off"),
-        "must be a positive whole number": tr("must be a positive whole number"),
-        "must be a number from 0 to 1, or -1 to switch it off": tr(
-            "must be a number from 0 to 1, or -1 to switch it off"
-        ),
-        "must be a number from 0 (off) to 2": tr("must be a number from 0 (off) to 2"),
-        "must be a number of minutes, 0 or more (0: never)": tr(
-            "must be a number of minutes, 0 or more (0: never)"
-        ),
-        "must be an http:// or https:// URL": tr("must be an http:// or https:// URL"),
-        "must be a non-empty text": tr("must not be empty"),
-        "must be a model id like intfloat/multilingual-e5-small, or an absolute folder": tr(
-            "must be a model id like intfloat/multilingual-e5-small, or an absolute folder"
-        ),
+    """Why core/config refused a value ("must be …"), or what it says of config.json."""
+    return m.render(text, _config())
+
+
+def _stages() -> dict[str, str]:
+    return {
+        m.STARTING: tr("starting"),
+        m.CHECKING_STORE: tr("checking the memory store"),
+        m.ENCODING_STALE: tr("encoding memories that have no vector yet"),
+        m.CONVERTING_PACK: tr("converting the offline model pack"),
+        m.BUILDING_GRAPH: tr("building the model's ONNX graph (once)"),
+        m.CHECKING_MODEL: tr("checking the model on known sentences"),
+        m.CHECKING_AND_BUILDING: tr("checking the model on known sentences and building its ONNX graph"),
+        m.DOWNLOADING: tr("downloading {model} from {url}"),
+        m.FETCHING: tr("fetching {package} from the Python package index"),
     }
-    if text in fixed:
-        return fixed[text]
-    if found := re.fullmatch(r"must be a whole number from (\d+) to (\d+)", text):
-        return tr("must be a whole number from {low} to {high}").format(low=found[1], high=found[2])
-    if found := re.fullmatch(r"must be one of (.+)", text):
-        return tr("must be one of {choices}").format(choices=found[1])
-    if found := re.fullmatch(r"must be a sentence-transformers folder: (.+) has no modules\.json", text):
-        return tr("must be a sentence-transformers folder: {folder} has no modules.json").format(
-            folder=found[1]
-        )
-    if found := re.fullmatch(r"(\w+)=(.+?) (must .+); using default", text):
-        return tr("{key}={value}: {reason}; the default is used").format(
-            key=found[1], value=found[2], reason=config_reason(found[3])
-        )
-    if found := re.fullmatch(r"(.+) is not valid JSON \(line (\d+), column (\d+)\); using defaults", text):
-        return tr("{path} is not valid JSON (line {line}, column {column}); the defaults are used").format(
-            path=found[1], line=found[2], column=found[3]
-        )
-    return text
+
+
+def _problems() -> dict[str, str]:
+    return {
+        # in the panel the file is a tick box, not the command
+        m.NO_KEYRING: tr(
+            "this computer has no OS keyring (on Linux: a Secret Service such as gnome-keyring or KWallet); set one up, or tick “Keep the key in that file” to keep it in a file only your account can read (not encrypted), or set {env} where memevo starts (a tray app started at login does not see a terminal's variables)"
+        ),
+        m.NOT_READ_BACK: tr("the keyring did not give the key back, so it is not saved there"),
+        m.FILE_KEPT: tr("the keyring did not give the key back; the file is kept"),
+        m.KEY_EMPTY: tr("the key is empty"),
+        m.KEY_BAD_CHARACTER: tr("the key has a line break or another character that cannot be in a key"),
+        m.PROMPT_DISMISSED: tr(
+            "the keyring asked for its password and the prompt was closed, so the key is not saved; save it again to be asked again, or tick “Keep the key in that file”"
+        ),
+        m.JOINED: "{first}; {rest}",
+    }
+
+
+def _config() -> dict[str, str]:
+    return {
+        m.MUST_BE_BOOL: tr("must be on or off"),
+        m.MUST_BE_POSITIVE: tr("must be a positive whole number"),
+        m.MUST_BE_RANGE: tr("must be a whole number from {low} to {high}"),
+        m.MUST_BE_SCORE: tr("must be a number from 0 to 1, or -1 to switch it off"),
+        m.MUST_BE_WEIGHT: tr("must be a number from 0 (off) to 2"),
+        m.MUST_BE_MINUTES: tr("must be a number of minutes, 0 or more (0: never)"),
+        m.MUST_BE_URL: tr("must be an http:// or https:// URL"),
+        m.MUST_BE_TEXT: tr("must not be empty"),
+        m.MUST_BE_MODEL: tr("must be a model id like intfloat/multilingual-e5-small, or an absolute folder"),
+        m.MUST_BE_ONE_OF: tr("must be one of {choices}"),
+        m.MUST_BE_ST_FOLDER: tr("must be a sentence-transformers folder: {folder} has no modules.json"),
+        m.KEY_VALUE_DEFAULT: tr("{key}={value}: {reason}; the default is used"),
+        m.FILE_NOT_JSON: tr("{path} is not valid JSON (line {line}, column {column})"),
+        m.USING_DEFAULTS: tr("{reason}; the defaults are used"),
+    }

@@ -393,7 +393,7 @@ class Relay(QObject):
     """Carries a worker's news into the UI thread."""
 
     done = Signal(object)  # an Outcome
-    stage = Signal(str)
+    stage = Signal(object)  # a stage's text: a Message (core/messages.py) keeps its code across
     step = Signal(float, float)  # done, total (0: unknown)
 
     def emit_safely(self, signal_name: str, *args: Any) -> None:

@@ -72,13 +72,17 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
         return "problem", tr("memevo: config.json has a problem: {problem}").format(
             problem=config.problems[0]
         )
+    broken = _facts_file_problems()
+    if broken:  # a repository's .memevo/facts.md memevo refuses: nothing of it is read until fixed
+        return "problem", facts_file_text(broken)
     if not config["enabled"]:
         return "paused", tr("memevo: paused — nothing is injected or learned. Resume from this menu.")
     if host.engine is None:
         from .core_texts import stage
 
         return "loading", tr("memevo: loading the model — {stage}").format(
-            stage=stage(host.load_progress.describe())
+            stage=stage(host.load_progress.text)
+            + host.load_progress.describe()[len(host.load_progress.text) :]
         )
     count = len(host.engine.index)
     learning = readiness.state(config, host.ctx.keys.known())
@@ -94,6 +98,27 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     if host.ctx.learner.cue_error:  # recall works; only the side model's cues wait (core/memories/cues.py)
         text += "\n" + tr("Recall cues wait: {reason}").format(reason=host.ctx.learner.cue_error)
     return "working", text
+
+
+def _facts_file_problems() -> list[dict[str, str]]:
+    from ..core.service import sharework
+
+    return sharework.problems()  # kept in memory: no store read on the UI thread
+
+
+def facts_file_text(broken: list[dict[str, str]]) -> str:
+    """The tooltip for a shared facts file memevo refused: its message (the file and line) and
+    what to do; the others counted."""
+    text = tr(
+        "memevo: a repository's shared facts file cannot be read: {problem}. Fix it (or put back the committed file), then choose Read again in the panel's Sharing tab; the facts read before stay."
+    ).format(problem=broken[0]["problem"])
+    if len(broken) > 1:
+        text += "\n" + plural(
+            len(broken) - 1,
+            tr("{count} more facts file has a problem (Sharing tab)."),
+            tr("{count} more facts files have a problem (Sharing tab)."),
+        )
+    return text
 
 
 MENU_LINE_PX = 360  # the status line's width in the menu; the whole text is its tooltip

@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 from memevo.core import config as config_mod
+from memevo.core import messages as msg
 from memevo.core import paths
 from memevo.core.clock import FakeClock
 from memevo.core.encoder import provision as provision_mod
 from memevo.core.encoder.models import DEFAULT_MODEL
 from memevo.core.memories import live as memories
+from memevo.core.messages import Message
 from memevo.core.privacy import side_api_key as secrets
 from memevo.core.recall import gate_defaults as calibration
 from memevo.core.service.host import ServiceHost
@@ -146,11 +148,9 @@ def test_save_writes_valid_changes_and_shows_why_the_others_were_not_written(
     rows["recallMinMargin"].editor.setText("lots")
     view.save_button.click()
     assert _config_file() == {"recallTopK": 5, "enabled": False, "recallMinScore": 0.5}
-    assert rows["sideWaitMs"].message.text() == _not_saved("must be a whole number from 0 to 60000")
-    assert rows["sideApiBase"].message.text() == _not_saved("must be an http:// or https:// URL")
-    assert rows["recallMinMargin"].message.text() == _not_saved(
-        "must be a number from 0 to 1, or -1 to switch it off"
-    )
+    assert rows["sideWaitMs"].message.text() == _not_saved(Message(msg.MUST_BE_RANGE, low=0, high=60000))
+    assert rows["sideApiBase"].message.text() == _not_saved(Message(msg.MUST_BE_URL))
+    assert rows["recallMinMargin"].message.text() == _not_saved(Message(msg.MUST_BE_SCORE))
     assert rows["sideApiBase"].editor.text() == "ftp://example.com"  # kept, to be corrected
     assert (
         rows["sideWaitMs"].message.styleSheet() == ERROR_STYLE
@@ -364,7 +364,7 @@ def test_the_learning_mode_is_a_choice_of_four_with_its_caps_and_says_who_propos
     view.save_button.click()
     assert _config_file() == {"learning": "side", "proposalsPerDay": 12}
     assert view.rows["proposalsPerSession"].message.text() == _not_saved(
-        "must be a whole number from 1 to 100"
+        Message(msg.MUST_BE_RANGE, low=1, high=100)
     )
     assert config_mod.load()["learning"] == "side" and row.reset_button.isEnabled()
     combo.setCurrentIndex(combo.findData("off"))
@@ -396,7 +396,9 @@ def test_a_broken_config_file_is_shown_and_nothing_is_written_over_it(view: Sett
     path.write_text('{"recallTopK": 4,', encoding="utf-8")
     view.reload()
     assert view.problem_label.text().startswith(
-        config_reason(f"{path} is not valid JSON (line 1, column 18); using defaults")
+        config_reason(
+            Message(msg.USING_DEFAULTS, reason=Message(msg.FILE_NOT_JSON, path=path, line=1, column=18))
+        )
     )
     assert tr("Settings cannot be saved until config.json is fixed or deleted.") in view.problem_label.text()
     assert not view.save_button.isEnabled() and not view.provision_button.isEnabled()
@@ -408,7 +410,14 @@ def test_a_broken_config_file_is_shown_and_nothing_is_written_over_it(view: Sett
     path.write_text('{"recallTopK": 0}', encoding="utf-8")  # valid JSON, one bad value: writable
     view.reload_button.click()
     assert (
-        config_reason("recallTopK=0 must be a whole number from 1 to 20; using default")
+        config_reason(
+            Message(
+                msg.KEY_VALUE_DEFAULT,
+                key="recallTopK",
+                value="0",
+                reason=Message(msg.MUST_BE_RANGE, low=1, high=20),
+            )
+        )
         in view.problem_label.text()
     )
     # the 7 typed while the file was broken is not thrown away: it waits for Save

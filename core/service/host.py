@@ -12,9 +12,11 @@ import os
 import time
 from typing import Any
 
+from .. import messages as msg
 from ..clock import Clock, SystemClock
 from ..encoder.loading import ModelLoad
 from ..errors import StoreDamaged
+from ..messages import Message
 from ..recall.engine import RecallEngine
 from ..store.database import Store
 from . import relay, routes, sharework
@@ -89,7 +91,7 @@ class ServiceHost:
                 loading = early
             else:
                 loading = ModelLoad(encoder)
-            self.load_progress.stage("Checking the memory store")
+            self.load_progress.stage(Message(msg.CHECKING_STORE))
             self.store.verify()  # every block read once: damage is named now, not blamed on the model
             ctx.engine = open_engine(
                 self.store,
@@ -136,7 +138,7 @@ class LoadProgress:
     thread, read by the UI: single attribute writes, so no lock is needed."""
 
     def __init__(self) -> None:
-        self.text = "starting"
+        self.text: str = Message(msg.STARTING)
         self.fraction: float | None = None
 
     def stage(self, text: str) -> None:
