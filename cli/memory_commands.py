@@ -310,13 +310,13 @@ def cmd_history(args: argparse.Namespace) -> int:
             print(f"  v{v['version']}  {valid}  ({v['reason']})  {shown(v['text'])}")
         for o in result.get("origins") or []:
             # "by" says it (core/memories/origins.py describe); an older service does not send it
-            who = o.get("by") or (
-                "proposed by the client's model"
-                if o["proposer"] == "client"
-                else "proposed by the side judge"
-            )
+            who = o.get("by") or {
+                "client": "proposed by the client's model",
+                "side": "proposed by the side judge",
+            }.get(o["proposer"], "added by you")
             session = f" session {shown(o['session'])[:12]}" if o.get("session") else ""
-            words = f": {shown(o['words'])}" if o.get("words") else ""
+            # a change the repository's file made names the file in `who` already
+            words = f": {shown(o['words'])}" if o.get("words") and o["words"] not in who else ""
             print(f"  {o['at'][:16].replace('T', ' ')}  {o['action']} {who} ({o['client']}{session}){words}")
 
     return reply(args, call("history", id=args.id), say)

@@ -1,5 +1,5 @@
 """The panel window: memories, what past sessions propose, trash, pending proposals, the
-injection log, status and settings.
+injection log, status, sharing and settings.
 
 Heavy work (store queries, writes that rewrite memories.html, encoding) runs on each view's
 worker thread; the window only lays out answers."""
@@ -108,6 +108,7 @@ class Panel(QMainWindow):
         from .backfill_view import BackfillView
         from .logview import InjectionLogView, ProposalsView
         from .settings import SettingsView
+        from .sharing_view import SharingView
         from .status import StatusView
 
         super().__init__()
@@ -120,6 +121,7 @@ class Panel(QMainWindow):
         self.proposals = ProposalsView(host, confirmations)
         self.injections = InjectionLogView(host)
         self.status = StatusView(host)
+        self.sharing = SharingView(host)
         self.settings = SettingsView(host)
         self.views: dict[str, QWidget] = {
             "memories": self.memories,
@@ -128,6 +130,7 @@ class Panel(QMainWindow):
             "proposals": self.proposals,
             "injections": self.injections,
             "status": self.status,
+            "sharing": self.sharing,
             "settings": self.settings,
         }
         titles = [
@@ -137,6 +140,7 @@ class Panel(QMainWindow):
             tr("Pending"),
             tr("Injection log"),
             tr("Status"),
+            tr("Sharing"),
             tr("Settings"),
         ]
         for view, title in zip(self.views.values(), titles, strict=True):

@@ -1,6 +1,6 @@
 """The panel's Status tab: counts, a confidence histogram, the last daily maintenance, who
 learns now (the learning mode in effect), the side API calls and the client models' proposals
-today against their caps, recent errors, the model and thresholds in use, hook latency as
+today against their caps, recent errors (a refused shared facts file among them, with its remedy), the model and thresholds in use, hook latency as
 the service itself timed it, and the repositories memevo is off in (off_repos.py)."""
 
 from __future__ import annotations
@@ -50,7 +50,24 @@ def status_report(host: Any) -> dict[str, Any]:
         "hooks": host.handle("hook_activity", {"limit": 1})["hooks"],
         "clients": client_state.read_all(),  # the clients' files: read here, on the worker
         "reviews": sharetrust.waiting(store),  # shared facts files not read until the user trusts them
+        "facts_file_problems": _facts_file_problems(store),  # refused facts files, with the remedy
     }
+
+
+def _facts_file_problems(store: Any) -> list[dict[str, Any]]:
+    """Read on the worker; the tray's icon and the service's status say the same (sharework)."""
+    from ..core.service import sharework
+    from ..core.sharing import overview
+
+    found = overview.problems(store)
+    sharework.note_problems(found)
+    return found
+
+
+def facts_file_remedy() -> str:
+    return tr(
+        "Fix the file at the line named (or put back the committed one: git checkout -- .memevo/facts.md), then choose Read again in the Sharing tab. Nothing is read from it until then; the facts read before stay."
+    )
 
 
 def render(report: dict[str, Any]) -> str:
@@ -93,10 +110,14 @@ def render(report: dict[str, Any]) -> str:
     ]
     if report.get("reviews"):  # the message names the repository and the command that reviews it
         lines.append("<br>".join(f"<b>{html.escape(r['message'])}</b>" for r in report["reviews"]))
+    errors = [
+        tr("A shared facts file cannot be read: {problem}").format(problem=html.escape(p["problem"]))
+        + "<br>&nbsp;&nbsp;"
+        + html.escape(facts_file_remedy())
+        for p in report.get("facts_file_problems", [])
+    ] + [html.escape(e) for e in report["recent_errors"]]
     lines.append(  # always there, as docs/desktop.md says: "none" is news too
-        tr("<b>Recent errors</b>:")
-        + "<br>"
-        + ("<br>".join(html.escape(e) for e in report["recent_errors"]) or tr("none"))
+        tr("<b>Recent errors</b>:") + "<br>" + ("<br>".join(errors) or tr("none"))
     )
     t = report["thresholds"]
     lines.append(

@@ -1,6 +1,7 @@
-"""The tray's `memevo sync`: every syncMinutes once a sync remote is set (`memevo sync REMOTE`),
-and by hand from the menu. The sync (git over the network, seconds to minutes) runs on a worker
-of its own through the service's operation, so the menu's own reads never wait behind it."""
+"""The tray's `memevo sync`: every syncMinutes once a sync remote is set (`memevo sync REMOTE`,
+or the panel's Sharing tab), and by hand from the menu (enabled only once a remote is set). The
+sync (git over the network, seconds to minutes) runs on a worker of its own through the
+service's operation, so the menu's own reads never wait behind it."""
 
 from __future__ import annotations
 
@@ -35,6 +36,12 @@ class SyncSchedule:
         if minutes > 0:
             self.timer.start(minutes * 60_000)
 
+    def ready(self) -> bool:
+        """A sync remote is set (a stat): the menu's Sync memories now is enabled only then."""
+        from ..core.sync import remote as syncgit
+
+        return syncgit.is_set_up()
+
     def run(self, by_hand: bool = True) -> bool:
         """Start a sync unless none is set up or one is running; True when one started."""
         from ..core.sync import remote as syncgit
@@ -45,7 +52,7 @@ class SyncSchedule:
                     "sync:none",
                     tr("memevo sync"),
                     tr(
-                        "No sync remote yet: run “memevo sync REMOTE” once in a terminal (a git remote you own)."
+                        "No sync remote yet: set one in the panel's Sharing tab (a git remote you own), or run “memevo sync REMOTE” once in a terminal."
                     ),
                 )
             return False

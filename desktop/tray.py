@@ -153,6 +153,11 @@ class Tray:
         config = config_mod.load()
         self.pause_action.setText(tr("Resume memory") if not config["enabled"] else tr("Pause memory"))
         self.confirm_action.setChecked(bool(config["confirm"]))
+        ready = self.sync.ready()  # a stat: no remote set, nothing to sync
+        self.sync_action.setEnabled(ready)
+        self.sync_action.setToolTip(
+            "" if ready else tr("No sync remote yet: set one in the panel's Sharing tab.")
+        )
         off = len(config["offRepositories"])
         self.off_action.setText(
             plural(off, tr("Off in {count} repository…"), tr("Off in {count} repositories…"))
@@ -313,10 +318,14 @@ class Tray:
     def check_reviews(self) -> None:
         """A repository's shared facts file waiting for the user's review (it is not read until
         trusted: core/sharing/trust.py): said once per content. Read on the worker."""
+        from ..core.service import sharework
+        from ..core.sharing import overview
         from ..core.sharing import trust as sharetrust
 
         def read() -> list[dict[str, Any]]:
             try:
+                # a facts file refused since (by `memevo share`, the panel): the icon says it
+                sharework.note_problems(overview.problems(self.host.store))
                 return sharetrust.waiting(self.host.store)
             except StoreDamaged:  # the icon says it
                 return []

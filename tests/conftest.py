@@ -509,6 +509,7 @@ MODULE_LANES: dict[str, str] = {
     "test_panel_paging.py": UNITS,
     "test_panel_pins_and_history.py": UNITS,
     "test_panel_search.py": UNITS,
+    "test_panel_sharing.py": PROCESSES,  # git, in real repositories (and a bare sync remote)
     "test_stale_offer.py": PROCESSES,  # git, in a real repository; the CLI in process
     "test_panel_stale.py": PROCESSES,  # git, in a real repository (the stale memory)
     "test_pins.py": PROCESSES,

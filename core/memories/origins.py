@@ -23,6 +23,7 @@ CLIENT = "client"  # the client's own model, through memory_propose
 CONSOLIDATE = "consolidate"  # memevo's own consolidation pass
 REPOSITORY = "repository"  # the client of a fact read from a repository's facts file
 SHARE = "share"  # and its proposer: `memevo share`'s file format, read (core/sharing/facts.py)
+USER = "user"  # nobody proposed it: a row recorded without a proposer is the user's own doing
 
 
 @dataclass(frozen=True)
@@ -43,19 +44,25 @@ class Origin:
             "proposer": self.proposer,
             "action": self.action,
             "words": self.words,
-            "by": describe(self.client, self.proposer),
+            "by": describe(self.client, self.proposer, self.action, self.words),
         }
 
 
-def describe(client: str, proposer: str) -> str:
-    """How `memevo history` says where a change came from."""
+def describe(client: str, proposer: str, action: str = "", words: str | None = None) -> str:
+    """How `memevo history` says where a change came from. A text the repository's file
+    replaced says so and names the file (its words: the file and line); only the side judge's
+    own proposals are said to be its (a row with no proposer is the user's)."""
     if client == REPOSITORY or proposer == SHARE:
+        if action == "replace":
+            return f"changed by the repository's shared facts file ({words or '.memevo/facts.md'})"
         return "read from the repository's shared facts file (not proposed; you trusted the file)"
     if proposer == CLIENT:
         return "proposed by the client's model"
     if proposer == CONSOLIDATE:
         return "proposed by memevo's consolidation"
-    return "proposed by the side judge"
+    if proposer == SIDE:
+        return "proposed by the side judge"
+    return "added by you"
 
 
 def record(store: Store, memory_id: str, now_ms: int, origin: dict[str, Any], action: str) -> None:
@@ -68,7 +75,7 @@ def record(store: Store, memory_id: str, now_ms: int, origin: dict[str, Any], ac
                 now_ms,
                 str(origin.get("client") or "unknown")[:40],
                 str(origin["session"])[:200] if origin.get("session") else None,
-                str(origin.get("proposer") or SIDE)[:20],
+                str(origin.get("proposer") or USER)[:20],
                 action,
                 str(words)[:WORDS_KEPT] if words else None,
             ],

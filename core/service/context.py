@@ -136,6 +136,7 @@ class ServiceContext(optable.Context):
             "memories_indexed": len(self.engine.index) if self.engine else None,
             "learning": self.learning_status(),
             "off_in": _off_repositories(),  # `memevo off`: repositories left alone
+            "shared_facts_problems": _shared_facts_problems(),  # facts files refused, with the remedy
             "uptime_s": round(time.monotonic() - self.started, 1),
             "ready_after_s": round(self.ready_after_s, 2) if self.ready_after_s is not None else None,
         }
@@ -251,3 +252,9 @@ def _off_repositories() -> list[str]:
     from .. import config as config_mod
 
     return list(config_mod.load().values["offRepositories"])
+
+
+def _shared_facts_problems() -> list[dict[str, str]]:
+    from . import sharework
+
+    return sharework.problems()

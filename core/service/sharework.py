@@ -38,6 +38,10 @@ MAX_FOLDERS = 512
 # notification, hears it where they work); a content the user declined is not said
 _unsaid: dict[str, str] = {}
 _said: set[tuple[str, str]] = set()
+# folder -> the refusal of its facts file (the message names the file and line) and its remedy,
+# as the last read here found it: the service's status, Status and the tray's icon say it
+# (never a store read on the tray's UI thread); `note_problems` sets them all from the store
+_problems: dict[str, dict[str, str]] = {}
 WAITING_NOTE = (
     "memory-self-evolution：这个仓库的共享事实文件 .memevo/facts.md 有还没审阅的内容，插件没有读入它"
     "（仓库里的文件要用户看过并信任后才会当作记忆）。请告诉用户：在这个仓库里运行 `memevo share --review`，"
@@ -97,6 +101,7 @@ def _changed(folder: str) -> bool:
 def _read(ctx: ServiceContext, folder: str) -> None:
     try:
         report = optable.dispatch(ctx, "share_read", {"cwd": folder})
+        _note(folder, report.get("repo"), report.get("problem"))
         if report.get("problem"):
             log.warning("%s", report["problem"])
         elif report.get("review"):
@@ -143,3 +148,36 @@ def waiting_note(folder: str | None) -> str | None:
             _said.clear()
         _said.add((folder, sha))
     return WAITING_NOTE
+
+
+def _note(folder: str, repo: Any, problem: Any) -> None:
+    from ..sharing import overview
+
+    with _lock:
+        if not problem:
+            _problems.pop(folder, None)
+            return
+        if len(_problems) >= MAX_FOLDERS:
+            _problems.clear()
+        _problems[folder] = {
+            "repo": str(repo or folder),
+            "folder": folder,
+            "file": str(sharing.path_in(folder)),
+            "problem": str(problem),
+            "remedy": overview.remedy(str(problem)),
+        }
+
+
+def note_problems(found: list[dict[str, Any]]) -> None:
+    """Every refused facts file as the store records it now (read on a worker: the tray's
+    periodic check, the panel's Sharing tab), replacing what the service's own reads noted."""
+    with _lock:
+        _problems.clear()
+        for entry in found[:MAX_FOLDERS]:
+            _problems[str(entry["folder"])] = {k: str(v) for k, v in entry.items()}
+
+
+def problems() -> list[dict[str, str]]:
+    """The facts files memevo refused to read, each with its remedy: no store read."""
+    with _lock:
+        return [dict(entry) for _, entry in sorted(_problems.items())]

@@ -257,11 +257,12 @@ def _apply_items(
                 mine = current.text == item.text and not known.from_file  # the user already said it
                 if current.text != item.text:
                     memories.replace_text(store, memory_id, item.text, clock)
-                    origins.record(store, memory_id, clock.now_ms(), _origin(item), "replace")
+                    _said_by_the_file(store, memory_id, folder)
+                    origins.record(store, memory_id, clock.now_ms(), _origin(item, folder), "replace")
                     report["updated"].append(memory_id)
                 rows[item.share_id] = Mapped(memory_id, item.text, not mine)
                 continue
-        rows[item.share_id] = _match_or_create(store, repo, clock, item, same, report)
+        rows[item.share_id] = _match_or_create(store, repo, folder, clock, item, same, report)
     still = {m.memory_id for m in rows.values()}
     gone = [
         m.memory_id for m in known_rows.values() if m.memory_id not in elsewhere and m.memory_id not in still
@@ -273,13 +274,31 @@ def _apply_items(
     return rows
 
 
-def _origin(item: Item) -> dict[str, Any]:
-    return {**ORIGIN, "words": f"{FILE} line {item.first + 1}"}
+def _origin(item: Item, folder: str) -> dict[str, Any]:
+    """The file (its whole path: which clone's) and the item's line, as the change's words."""
+    return {**ORIGIN, "words": f"{path_in(folder)} line {item.first + 1}"}
+
+
+def said_by_file(folder: str) -> str:
+    """The reason a text replaced by a read of the file is kept with (`memevo history`, the
+    panel's History dialog): not the user's edit."""
+    return f"changed by the repository's shared facts file ({path_in(folder)})"
+
+
+def _said_by_the_file(store: Store, memory_id: str, folder: str) -> None:
+    """The version replace_text just kept says the file replaced it, not an edit of the user's."""
+    with store.transaction() as con:
+        con.execute(
+            "UPDATE versions SET reason = ? WHERE memory_id = ? AND reason = 'replaced' "
+            "AND seq = (SELECT max(seq) FROM versions WHERE memory_id = ?)",
+            [said_by_file(folder), memory_id, memory_id],
+        )
 
 
 def _match_or_create(
     store: Store,
     repo: str,
+    folder: str,
     clock: Clock,
     item: Item,
     same: dict[str, tuple[str, bool]],
@@ -291,7 +310,7 @@ def _match_or_create(
     if found is not None:
         return Mapped(found[0], item.text, found[1])
     memory = memories.create(store, "project", item.text, clock, repo)
-    origins.record(store, memory.id, clock.now_ms(), _origin(item), "create")
+    origins.record(store, memory.id, clock.now_ms(), _origin(item, folder), "create")
     report["created"].append(memory.id)
     same[item.text] = (memory.id, True)  # a second item of the same text is the same fact
     return Mapped(memory.id, item.text, True)

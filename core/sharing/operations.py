@@ -113,6 +113,20 @@ def op_share_waiting(ctx: Context) -> dict[str, Any]:
     return {"waiting": sharetrust.waiting(store) if store is not None else []}
 
 
+@operation("share_overview")
+def op_share_overview(ctx: Context, cwd: str | None = None) -> dict[str, Any]:
+    """Every repository folder memevo knows (and `cwd`'s, when given): its facts file's state,
+    its facts, local changes not yet written, teammates' edits; and every file refused, with
+    its remedy (core/sharing/overview.py). Reads nothing into the store."""
+    from . import overview
+
+    extra = [_where(cwd)] if cwd is not None else []
+    store = ctx.reader()
+    if store is None:
+        return {"repositories": [], "problems": []}
+    return {"repositories": overview.overview(store, extra), "problems": overview.problems(store)}
+
+
 @operation("sync", writes=True, reload_all=True)
 def op_sync(ctx: Context, remote: str | None = None) -> dict[str, Any]:
     """Sync this machine's memories with the git remote (`remote` the first time; see

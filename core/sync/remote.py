@@ -397,6 +397,14 @@ def is_set_up() -> bool:
     return (work_tree() / ".git" / "config").is_file()
 
 
+def current_remote() -> str | None:
+    """The sync remote set (`memevo sync REMOTE`, the panel's Sharing tab), None when none is:
+    a git run in the clone, off the UI thread. Its text is the user's own (or an older memevo's)."""
+    if not is_set_up():
+        return None
+    return git(work_tree(), "remote", "get-url", "origin", check=False).strip() or None
+
+
 def conflicts() -> list[dict[str, str]]:
     try:
         return list(json.loads(conflicts_path().read_text("utf-8")))

@@ -818,6 +818,10 @@
         <translation>状态</translation>
     </message>
     <message>
+        <source>Sharing</source>
+        <translation>共享</translation>
+    </message>
+    <message>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -1303,15 +1307,15 @@
     </message>
     <message>
         <source>memevo: a repository&apos;s shared facts file cannot be read: {problem}. Fix it (or put back the committed file), then choose Read again in the panel&apos;s Sharing tab; the facts read before stay.</source>
-        <translation type="unfinished"></translation>
+        <translation>memevo：一个仓库的共享事实文件无法读取：{problem}。请修好它（或恢复已提交的版本），然后在面板的“共享”标签页中选择“重新读取”；之前读入的事实会保留。</translation>
     </message>
     <message>
         <source>{count} more facts file has a problem (Sharing tab).</source>
-        <translation type="unfinished"></translation>
+        <translation>另有 {count} 个事实文件有问题（见“共享”标签页）。</translation>
     </message>
     <message>
         <source>{count} more facts files have a problem (Sharing tab).</source>
-        <translation type="unfinished"></translation>
+        <translation>另有 {count} 个事实文件有问题（见“共享”标签页）。</translation>
     </message>
     <message>
         <source>memevo: memories kept: {count}. Learning is off, as chosen in Settings.</source>
@@ -1367,7 +1371,7 @@
     </message>
     <message>
         <source>No sync remote yet: set one in the panel&apos;s Sharing tab (a git remote you own), or run “memevo sync REMOTE” once in a terminal.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有同步远程仓库：请在面板的“共享”标签页中设置一个（你自己的 git 远程仓库），或在终端中运行一次“memevo sync REMOTE”。</translation>
     </message>
     <message>
         <source>memevo sync: a conflict</source>
@@ -1415,7 +1419,7 @@
     </message>
     <message>
         <source>No sync remote yet: set one in the panel&apos;s Sharing tab.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有同步远程仓库：请在面板的“共享”标签页中设置。</translation>
     </message>
     <message>
         <source>Off in {count} repositories…</source>
@@ -1463,7 +1467,7 @@
     </message>
     <message>
         <source>Fix the file at the line named (or put back the committed one: git checkout -- .memevo/facts.md), then choose Read again in the Sharing tab. Nothing is read from it until then; the facts read before stay.</source>
-        <translation type="unfinished"></translation>
+        <translation>请修好文件中指出的那一行（或恢复已提交的版本：git checkout -- .memevo/facts.md），然后在“共享”标签页中选择“重新读取”。在此之前不会从中读入任何内容；之前读入的事实会保留。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Memories&lt;/b&gt;: rules {rules} ({rules_old} deprecated), project facts {facts} ({facts_old} deprecated)</source>
@@ -1503,7 +1507,7 @@
     </message>
     <message>
         <source>A shared facts file cannot be read: {problem}</source>
-        <translation type="unfinished"></translation>
+        <translation>共享事实文件无法读取：{problem}</translation>
     </message>
     <message>
         <source>&lt;b&gt;Recent errors&lt;/b&gt;:</source>
@@ -2346,6 +2350,14 @@
         <translation>钥匙串没有把密钥读回来；文件保留不动</translation>
     </message>
     <message>
+        <source>{path} is not valid JSON (line {line}, column {column})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{reason}; the defaults are used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>the embedding model could not be provisioned: {why}</source>
         <translation>无法准备向量模型：{why}</translation>
     </message>
@@ -2398,6 +2410,10 @@
         <translation>必须是 {low} 到 {high} 之间的整数</translation>
     </message>
     <message>
+        <source>the keyring asked for its password and the prompt was closed, so the key is not saved; save it again to be asked again, or tick “Keep the key in that file”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>must be one of {choices}</source>
         <translation>必须是 {choices} 之一</translation>
     </message>
@@ -2408,10 +2424,6 @@
     <message>
         <source>{key}={value}: {reason}; the default is used</source>
         <translation>{key}={value}：{reason}；改用默认值</translation>
-    </message>
-    <message>
-        <source>{path} is not valid JSON (line {line}, column {column}); the defaults are used</source>
-        <translation>{path} 不是有效的 JSON（第 {line} 行第 {column} 列）；改用默认设置</translation>
     </message>
     <message>
         <source>The side API key was not saved: {problem}. Set it later in Settings or with memevo secret set.</source>
@@ -2600,6 +2612,230 @@
     <message>
         <source>, </source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no facts file yet</source>
+        <translation>还没有事实文件</translation>
+    </message>
+    <message>
+        <source>waiting for your review</source>
+        <translation>等待你审阅</translation>
+    </message>
+    <message>
+        <source>not trusted (you said no)</source>
+        <translation>未信任（你已拒绝）</translation>
+    </message>
+    <message>
+        <source>trusted</source>
+        <translation>已信任</translation>
+    </message>
+    <message>
+        <source>not reviewed yet</source>
+        <translation>尚未审阅</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Facts file&lt;/b&gt;: {file} ({state})</source>
+        <translation>&lt;b&gt;事实文件&lt;/b&gt;：{file}（{state}）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Problem&lt;/b&gt;: {problem}</source>
+        <translation>&lt;b&gt;问题&lt;/b&gt;：{problem}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;What to do&lt;/b&gt;: fix the file at the line named (or put back the committed one: git checkout -- .memevo/facts.md), then choose Read again. Nothing is read from it until then; the facts read before stay.</source>
+        <translation>&lt;b&gt;怎么办&lt;/b&gt;：修好文件中指出的那一行（或恢复已提交的版本：git checkout -- .memevo/facts.md），然后选择“重新读取”。在此之前不会从中读入任何内容；之前读入的事实会保留。</translation>
+    </message>
+    <message>
+        <source>memevo reads nothing from this file until you have seen its facts and trust them: choose Review.</source>
+        <translation>在你看过并信任这些事实之前，memevo 不会从这个文件读入任何内容：请选择“审阅”。</translation>
+    </message>
+    <message>
+        <source>{count} fact read from the file</source>
+        <translation>从文件读入 {count} 条事实</translation>
+    </message>
+    <message>
+        <source>{count} facts read from the file</source>
+        <translation>从文件读入 {count} 条事实</translation>
+    </message>
+    <message>
+        <source>{count} local change not yet written to it</source>
+        <translation>{count} 处本地改动尚未写入文件</translation>
+    </message>
+    <message>
+        <source>{count} local changes not yet written to it</source>
+        <translation>{count} 处本地改动尚未写入文件</translation>
+    </message>
+    <message>
+        <source>{count} project fact not shared yet</source>
+        <translation>{count} 条项目事实尚未共享</translation>
+    </message>
+    <message>
+        <source>{count} project facts not shared yet</source>
+        <translation>{count} 条项目事实尚未共享</translation>
+    </message>
+    <message>
+        <source>Deleted here: {text}</source>
+        <translation>已在本机删除：{text}</translation>
+    </message>
+    <message>
+        <source>Edited here: {before} → {after}</source>
+        <translation>已在本机修改：{before} → {after}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The repository&apos;s words&lt;/b&gt; (their text comes from the file):</source>
+        <translation>&lt;b&gt;仓库的原话&lt;/b&gt;（文字来自这个文件）：</translation>
+    </message>
+    <message>
+        <source>changed by the file (a teammate&apos;s edit)</source>
+        <translation>被文件修改（队友的编辑）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Review of {file}&lt;/b&gt;:</source>
+        <translation>&lt;b&gt;审阅 {file}&lt;/b&gt;：</translation>
+    </message>
+    <message>
+        <source>There is no facts file in this repository: nothing to review.</source>
+        <translation>这个仓库里没有事实文件：没有可审阅的内容。</translation>
+    </message>
+    <message>
+        <source>{count} fact, the repository&apos;s words — none read into memevo yet:</source>
+        <translation>{count} 条事实，是仓库的原话——都还没有读入 memevo：</translation>
+    </message>
+    <message>
+        <source>{count} facts, the repository&apos;s words — none read into memevo yet:</source>
+        <translation>{count} 条事实，是仓库的原话——都还没有读入 memevo：</translation>
+    </message>
+    <message>
+        <source>Changed since memevo last read it: {added} added, {changed} changed, {removed} removed</source>
+        <translation>自 memevo 上次读取以来的变化：新增 {added} 条，修改 {changed} 条，删除 {removed} 条</translation>
+    </message>
+    <message>
+        <source>A removed fact goes to the trash once you trust this.</source>
+        <translation>你信任之后，被删除的事实会移到回收站。</translation>
+    </message>
+    <message>
+        <source>A repository&apos;s project facts can live in its .memevo/facts.md, reviewed and committed like code; memevo reads a teammate&apos;s file only once you trust its content.</source>
+        <translation>仓库的项目事实可以放在它的 .memevo/facts.md 里，像代码一样审阅和提交；队友写的文件只有在你信任其内容之后才会被 memevo 读入。</translation>
+    </message>
+    <message>
+        <source>Share to the file</source>
+        <translation>共享到文件</translation>
+    </message>
+    <message>
+        <source>Writes this repository&apos;s unshared project facts and your local changes to its .memevo/facts.md (as memevo share --all --pending). Review it and commit it: memevo never commits or pushes.</source>
+        <translation>把这个仓库尚未共享的项目事实和你的本地改动写入它的 .memevo/facts.md（与 memevo share --all --pending 相同）。请审阅后自行提交：memevo 从不提交或推送。</translation>
+    </message>
+    <message>
+        <source>Review…</source>
+        <translation>审阅…</translation>
+    </message>
+    <message>
+        <source>Trust these facts</source>
+        <translation>信任这些事实</translation>
+    </message>
+    <message>
+        <source>Not now</source>
+        <translation>暂不信任</translation>
+    </message>
+    <message>
+        <source>Stop trusting</source>
+        <translation>取消信任</translation>
+    </message>
+    <message>
+        <source>Read again</source>
+        <translation>重新读取</translation>
+    </message>
+    <message>
+        <source>Another repository…</source>
+        <translation>其他仓库…</translation>
+    </message>
+    <message>
+        <source>Sync your memories through a git remote</source>
+        <translation>通过 git 远程仓库同步你的记忆</translation>
+    </message>
+    <message>
+        <source>Sync remote: reading…</source>
+        <translation>同步远程仓库：读取中…</translation>
+    </message>
+    <message>
+        <source>git@github.com:you/memories.git, an HTTPS URL or a folder</source>
+        <translation>git@github.com:you/memories.git、HTTPS 地址或一个文件夹</translation>
+    </message>
+    <message>
+        <source>Set and sync now</source>
+        <translation>设置并立即同步</translation>
+    </message>
+    <message>
+        <source>Enter a git remote you own first.</source>
+        <translation>请先输入一个你自己的 git 远程仓库。</translation>
+    </message>
+    <message>
+        <source>Syncing with {remote}…</source>
+        <translation>正在与 {remote} 同步…</translation>
+    </message>
+    <message>
+        <source>Synced with {remote}: {out} written out, {taken} taken in, {merged} merged.</source>
+        <translation>已与 {remote} 同步：写出 {out} 条，取回 {taken} 条，合并 {merged} 条。</translation>
+    </message>
+    <message>
+        <source>{count} conflict: memevo sync lists it.</source>
+        <translation>{count} 处冲突：memevo sync 会列出。</translation>
+    </message>
+    <message>
+        <source>{count} conflicts: memevo sync lists them.</source>
+        <translation>{count} 处冲突：memevo sync 会列出。</translation>
+    </message>
+    <message>
+        <source>Not synced: {error}</source>
+        <translation>未同步：{error}</translation>
+    </message>
+    <message>
+        <source>Sync remote: {remote}. The tray syncs every syncMinutes (Settings).</source>
+        <translation>同步远程仓库：{remote}。托盘每隔 syncMinutes 分钟同步一次（见“设置”）。</translation>
+    </message>
+    <message>
+        <source>No sync remote yet: enter a git remote you own (an empty repository is fine).</source>
+        <translation>还没有同步远程仓库：请输入一个你自己的 git 远程仓库（空仓库也可以）。</translation>
+    </message>
+    <message>
+        <source>none yet: memevo knows a repository once a session ran in it</source>
+        <translation>暂无：在一个仓库中运行过会话后，memevo 才会知道它</translation>
+    </message>
+    <message>
+        <source>Wrote {file}: {shared} shared, {pending} local changes written. Review it and commit it like code (nothing is pushed).</source>
+        <translation>已写入 {file}：共享 {shared} 条，写入 {pending} 处本地改动。请像代码一样审阅并提交（不会推送任何内容）。</translation>
+    </message>
+    <message>
+        <source>Nothing to write.</source>
+        <translation>没有需要写入的内容。</translation>
+    </message>
+    <message>
+        <source>Trusted: {new} new, {changed} changed, {retired} retired.</source>
+        <translation>已信任：新增 {new} 条，修改 {changed} 条，移除 {retired} 条。</translation>
+    </message>
+    <message>
+        <source>Not trusted: nothing was read, and this content is not announced again.</source>
+        <translation>未信任：没有读入任何内容，这份内容也不会再提醒。</translation>
+    </message>
+    <message>
+        <source>memevo no longer reads the facts file of {repo}; the facts read from it stay as they are.</source>
+        <translation>memevo 不再读取 {repo} 的事实文件；从中读入的事实保持原样。</translation>
+    </message>
+    <message>
+        <source>Still cannot be read: {problem}</source>
+        <translation>仍然无法读取：{problem}</translation>
+    </message>
+    <message>
+        <source>The file waits for your review: choose Review.</source>
+        <translation>这个文件等待你审阅：请选择“审阅”。</translation>
+    </message>
+    <message>
+        <source>Read: {new} new, {changed} changed, {retired} retired.</source>
+        <translation>已读取：新增 {new} 条，修改 {changed} 条，移除 {retired} 条。</translation>
+    </message>
+    <message>
+        <source>A repository to share facts in</source>
+        <translation>要共享事实的仓库</translation>
     </message>
 </context>
 </TS>
