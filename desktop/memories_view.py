@@ -203,8 +203,8 @@ class MemoriesView(QWidget):
     def ask_new_memory(self, category: str) -> tuple[str, str, str | None] | None:
         return dialogs.ask_new_memory(self, category)
 
-    def confirm(self, title: str, question: str) -> bool:
-        return dialogs.confirm(self, title, question)
+    def confirm(self, title: str, question: str, tooltip: str = "") -> bool:
+        return dialogs.confirm(self, title, question, tooltip)
 
     def choose_version(
         self, memory: Memory, versions: list[dict[str, Any]], cues: list[str] | None = None

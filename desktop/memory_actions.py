@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.memories.live import Memory
 from ..core.memories.scopes import name as scope_name
+from . import memories_dialogs as dialogs
 from .i18n import tr
 from .memtable import group_name
 from .undo import DEPTH, IN_TRASH, ChangedSince, Undo, check, id_list
@@ -373,8 +374,8 @@ class MemoryActions:
 
     def _purge(self, chosen: list[Memory]) -> None:
         names = ", ".join(f"#{m.id}" for m in chosen)
-        question = tr("Remove the text of {names} from everywhere memevo keeps it? This cannot be undone.")
-        if not self.view.confirm(tr("Purge"), question.format(names=names)):
+        question, whole = dialogs.purge_question(chosen)  # each memory with an excerpt of its text
+        if not self.view.confirm(tr("Purge"), question, whole):
             return
         self._submit(
             [("purge", {"id": m.id}) for m in chosen],
