@@ -490,10 +490,6 @@
         <translation>已删除 {count} 条（回收站保留 30 天）</translation>
     </message>
     <message>
-        <source>Remove the text of {names} from everywhere memevo keeps it? This cannot be undone.</source>
-        <translation>从 memevo 保存的所有地方清除 {names} 的正文？这一步不能撤销。</translation>
-    </message>
-    <message>
         <source>Purge</source>
         <translation>彻底清除</translation>
     </message>
@@ -1039,7 +1035,7 @@
     </message>
     <message>
         <source>{model} ({state})</source>
-        <translation type="unfinished"></translation>
+        <translation>{model}（{state}）</translation>
     </message>
     <message>
         <source>Provisioning {model}…</source>
@@ -1287,7 +1283,7 @@
     </message>
     <message>
         <source>memevo: working — {count} memory</source>
-        <translation type="unfinished"></translation>
+        <translation>memevo：运行中——{count} 条记忆</translation>
     </message>
     <message>
         <source>Learning: your coding assistant&apos;s model proposes memories.</source>
@@ -1319,15 +1315,15 @@
     </message>
     <message>
         <source>memevo: memories kept: {count}. Learning is off, as chosen in Settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>memevo：已存 {count} 条记忆；学习已关闭（你在“设置”里选择了关闭）。</translation>
     </message>
     <message>
         <source>memevo: memories kept: {count}. Learning is off — it is set to the side judge, whose API is not set up. Set it up in Settings, or choose another learning mode.</source>
-        <translation type="unfinished"></translation>
+        <translation>memevo：已存 {count} 条记忆；学习未开启——学习方式是旁路模型，但旁路接口还没配置。请在“设置”里配置它，或换一种学习方式。</translation>
     </message>
     <message>
         <source>memevo: memories kept: {count}. Learning is off — set the side API in Settings, or run “memevo setup” in a terminal.</source>
-        <translation type="unfinished"></translation>
+        <translation>memevo：已存 {count} 条记忆；学习未开启——在“设置”里配置旁路接口，或在终端运行“memevo setup”。</translation>
     </message>
     <message>
         <source>memevo: the memory store is damaged. Run “memevo repair” in a terminal: it stops memevo, keeps a copy of the damaged files and brings back everything that can be saved.</source>
@@ -1403,7 +1399,7 @@
     </message>
     <message>
         <source>Quit memevo (until you start it again)</source>
-        <translation type="unfinished"></translation>
+        <translation>退出 memevo（直到你再次启动它）</translation>
     </message>
     <message>
         <source>memevo: {client}&apos;s registration is broken: {why}. Fix it, then choose Repair now under Clients.</source>
@@ -1427,7 +1423,7 @@
     </message>
     <message>
         <source>Off in {count} repository…</source>
-        <translation type="unfinished"></translation>
+        <translation>已在 {count} 个仓库中关闭…</translation>
     </message>
     <message>
         <source>Pending proposals ({count})</source>
@@ -1475,15 +1471,15 @@
     </message>
     <message>
         <source>&lt;b&gt;Confidence of the live memories&lt;/b&gt; (how many at each level; new ones start at 0.5):</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;置信度分布&lt;/b&gt;（有效记忆在各档的数量；新记忆从 0.5 开始）：</translation>
     </message>
     <message>
         <source>{count} memory</source>
-        <translation type="unfinished"></translation>
+        <translation>{count} 条</translation>
     </message>
     <message>
         <source>{count} memories</source>
-        <translation type="unfinished"></translation>
+        <translation>{count} 条</translation>
     </message>
     <message>
         <source>&lt;b&gt;Last daily maintenance&lt;/b&gt;: {day}</source>
@@ -1923,7 +1919,7 @@
     </message>
     <message>
         <source>When a memory is proposed from what you said (by your coding assistant&apos;s model, or by a side model you may set up on the next page), memevo can:</source>
-        <translation type="unfinished"></translation>
+        <translation>从你说的话里提议出一条记忆时（由你的编程助手的模型，或你可以在下一页配置的旁路模型提议），memevo 可以：</translation>
     </message>
     <message>
         <source>Write it directly</source>
@@ -1951,7 +1947,7 @@
     </message>
     <message>
         <source>&lt;b&gt;Side API&lt;/b&gt; (optional; only the first two choices above use it, and Automatic does without)</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;旁路接口&lt;/b&gt;（可选：只有上面前两种方式会用到，“自动”没有它也能工作）</translation>
     </message>
     <message>
         <source>e.g. gpt-4o-mini</source>
@@ -1971,7 +1967,7 @@
     </message>
     <message>
         <source>API key (tick “Keep the key in that file” below to keep it there)</source>
-        <translation type="unfinished"></translation>
+        <translation>API 密钥（勾选下面的“把密钥保存在这个文件里”后保存在那里）</translation>
     </message>
     <message>
         <source>The base URL must start with http:// or https://.</source>
@@ -2003,7 +1999,7 @@
     </message>
     <message>
         <source>{name} (recommended)</source>
-        <translation type="unfinished"></translation>
+        <translation>{name}（推荐）</translation>
     </message>
     <message>
         <source>Claude Code</source>
@@ -2351,11 +2347,11 @@
     </message>
     <message>
         <source>{path} is not valid JSON (line {line}, column {column})</source>
-        <translation type="unfinished"></translation>
+        <translation>{path} 不是有效的 JSON（第 {line} 行第 {column} 列）</translation>
     </message>
     <message>
         <source>{reason}; the defaults are used</source>
-        <translation type="unfinished"></translation>
+        <translation>{reason}；改用默认设置</translation>
     </message>
     <message>
         <source>the embedding model could not be provisioned: {why}</source>
@@ -2411,7 +2407,7 @@
     </message>
     <message>
         <source>the keyring asked for its password and the prompt was closed, so the key is not saved; save it again to be asked again, or tick “Keep the key in that file”</source>
-        <translation type="unfinished"></translation>
+        <translation>密钥环请求设置密码，但提示窗口被关掉了，所以密钥没有保存；再保存一次会再次询问，或者勾选“把密钥保存在这个文件里”</translation>
     </message>
     <message>
         <source>must be one of {choices}</source>
@@ -2611,7 +2607,7 @@
     </message>
     <message>
         <source>, </source>
-        <translation type="unfinished"></translation>
+        <translation>、</translation>
     </message>
     <message>
         <source>no facts file yet</source>
