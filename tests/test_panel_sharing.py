@@ -8,9 +8,11 @@ real git repositories)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from gitrepo import bare_remote, git, make_repo
 from memevo.core.memories import history as memory_history
 from memevo.core.memories import origins
@@ -24,6 +26,16 @@ from test_panel_backfill import english
 from test_tray_menu import settle
 
 FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
+
+
+@pytest.fixture(autouse=True)
+def _no_problems_left() -> Iterator[None]:
+    """The service's note of refused files is the process's: none is left for the next test."""
+    sharework.note_problems([])
+    yield
+    sharework.note_problems([])
+
+
 EDITED = "支付页新流程的灰度开关是 pay_new_flow_v3"
 
 

@@ -1367,7 +1367,7 @@
     </message>
     <message>
         <source>No sync remote yet: set one in the panel&apos;s Sharing tab (a git remote you own), or run “memevo sync REMOTE” once in a terminal.</source>
-        <translation>还没有同步远程仓库：请在面板的“共享”标签页中设置一个（你自己的 git 远程仓库），或在终端中运行一次“memevo sync REMOTE”。</translation>
+        <translation>还没有同步远程仓库：请在面板的“共享”标签页中设置一个（你自己的远程仓库），或在终端中运行一次“memevo sync REMOTE”。</translation>
     </message>
     <message>
         <source>memevo sync: a conflict</source>
@@ -1463,7 +1463,7 @@
     </message>
     <message>
         <source>Fix the file at the line named (or put back the committed one: git checkout -- .memevo/facts.md), then choose Read again in the Sharing tab. Nothing is read from it until then; the facts read before stay.</source>
-        <translation>请修好文件中指出的那一行（或恢复已提交的版本：git checkout -- .memevo/facts.md），然后在“共享”标签页中选择“重新读取”。在此之前不会从中读入任何内容；之前读入的事实会保留。</translation>
+        <translation>请修好文件中指出的那一行（或恢复已提交的版本：`git checkout -- .memevo/facts.md`），然后在“共享”标签页中选择“重新读取”。在此之前不会从中读入任何内容；之前读入的事实会保留。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Memories&lt;/b&gt;: rules {rules} ({rules_old} deprecated), project facts {facts} ({facts_old} deprecated)</source>
@@ -2639,7 +2639,7 @@
     </message>
     <message>
         <source>&lt;b&gt;What to do&lt;/b&gt;: fix the file at the line named (or put back the committed one: git checkout -- .memevo/facts.md), then choose Read again. Nothing is read from it until then; the facts read before stay.</source>
-        <translation>&lt;b&gt;怎么办&lt;/b&gt;：修好文件中指出的那一行（或恢复已提交的版本：git checkout -- .memevo/facts.md），然后选择“重新读取”。在此之前不会从中读入任何内容；之前读入的事实会保留。</translation>
+        <translation>&lt;b&gt;怎么办&lt;/b&gt;：修好文件中指出的那一行（或恢复已提交的版本：`git checkout -- .memevo/facts.md`），然后选择“重新读取”。在此之前不会从中读入任何内容；之前读入的事实会保留。</translation>
     </message>
     <message>
         <source>memevo reads nothing from this file until you have seen its facts and trust them: choose Review.</source>
@@ -2747,7 +2747,7 @@
     </message>
     <message>
         <source>Sync your memories through a git remote</source>
-        <translation>通过 git 远程仓库同步你的记忆</translation>
+        <translation>通过你自己的远程仓库同步记忆</translation>
     </message>
     <message>
         <source>Sync remote: reading…</source>
@@ -2755,7 +2755,7 @@
     </message>
     <message>
         <source>git@github.com:you/memories.git, an HTTPS URL or a folder</source>
-        <translation>git@github.com:you/memories.git、HTTPS 地址或一个文件夹</translation>
+        <translation>https://github.com/you/memories.git、SSH 地址或一个文件夹</translation>
     </message>
     <message>
         <source>Set and sync now</source>
@@ -2763,7 +2763,7 @@
     </message>
     <message>
         <source>Enter a git remote you own first.</source>
-        <translation>请先输入一个你自己的 git 远程仓库。</translation>
+        <translation>请先输入一个你自己的远程仓库。</translation>
     </message>
     <message>
         <source>Syncing with {remote}…</source>
@@ -2791,7 +2791,7 @@
     </message>
     <message>
         <source>No sync remote yet: enter a git remote you own (an empty repository is fine).</source>
-        <translation>还没有同步远程仓库：请输入一个你自己的 git 远程仓库（空仓库也可以）。</translation>
+        <translation>还没有同步远程仓库：请输入一个你自己的远程仓库（空仓库也可以）。</translation>
     </message>
     <message>
         <source>none yet: memevo knows a repository once a session ran in it</source>
