@@ -51,7 +51,6 @@ def _problems() -> dict[str, str]:
         m.PROMPT_DISMISSED: tr(
             "the keyring asked for its password and the prompt was closed, so the key is not saved; save it again to be asked again, or tick “Keep the key in that file”"
         ),
-        m.JOINED: "{first}; {rest}",
     }
 
 

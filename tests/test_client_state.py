@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from memevo.core.service.host import ServiceHost
-from memevo.desktop import client_texts
+from memevo.desktop import client_texts, core_texts
 from memevo.desktop.clients_menu import short
 from memevo.desktop.qt import QApplication
 from memevo.desktop.tray import Tray
@@ -85,15 +85,17 @@ def test_the_desktop_words_every_state_code_and_message_code() -> None:
         claude_mcp.MCP_REMOVED,
         cursor_client.SKILL_OWN_AGAIN,
     }
-    assert set(messages.ENGLISH) - terminal_only == set(desktop_messages._wordings())
+    # core's own codes (stages, key and config reasons) are said by desktop/core_texts.py
+    core_said = {**core_texts._stages(), **core_texts._problems(), **core_texts._config()}
+    assert set(messages.ENGLISH) - terminal_only - set(core_said) == set(desktop_messages._wordings())
     # each wording has the English one's {names}, but for Python's own English words on a JSON error
     unsaid = {messages.NOT_JSON: {"why"}}
-    for code, wording in desktop_messages._wordings().items():
+    for code, wording in (desktop_messages._wordings() | core_said).items():
         names = {n for _, n, _, _ in string.Formatter().parse(messages.ENGLISH[code]) if n}
         said = {n for _, n, _, _ in string.Formatter().parse(wording) if n}
         assert said == names - unsaid.get(code, set()), code
     # the sources spell each wording out for lupdate: no computed tr() argument
-    for module in (client_texts, desktop_messages):
+    for module in (client_texts, desktop_messages, core_texts):
         tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "tr"]
         assert calls and all(isinstance(c.args[0], ast.Constant) for c in calls)

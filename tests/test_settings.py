@@ -669,10 +669,8 @@ def test_provisioning_an_already_provisioned_model_fills_the_bar_and_sets_the_mo
 
     monkeypatch.setattr(provision_mod, "provision", reported)
     combo = view.model_combo
-    assert (
-        combo.currentData() == DEFAULT_MODEL
-        and combo.currentText()
-        == f"{DEFAULT_MODEL} ({tr('{state}, in use').format(state=tr('provisioned'))})"
+    assert combo.currentData() == DEFAULT_MODEL and combo.currentText() == tr("{model} ({state})").format(
+        model=DEFAULT_MODEL, state=tr("{state}, in use").format(state=tr("provisioned"))
     )
     values: list[int] = []
     view.progress.valueChanged.connect(values.append)
@@ -703,7 +701,9 @@ def test_failed_provisioning_says_why_and_leaves_the_model_alone(
     view.reload()
     combo = view.model_combo
     combo.setCurrentIndex(combo.findData(OTHER_MODEL))
-    assert combo.currentText() == f"{OTHER_MODEL} ({tr('not provisioned')})"
+    assert combo.currentText() == tr("{model} ({state})").format(
+        model=OTHER_MODEL, state=tr("not provisioned")
+    )
     try:
         with qtbot.waitSignal(view.provision_finished, timeout=30000) as result:
             started = time.monotonic()
