@@ -193,4 +193,6 @@ def version_reason(reason: str) -> str:
         return tr("version {version} restored").format(version=found[1])
     if found := re.fullmatch(r"merged with (\S+)", reason):
         return tr("merged with #{id}").format(id=found[1])
+    if found := re.fullmatch(r"changed by the repository's shared facts file \((.+)\)", reason):
+        return tr("changed by the repository's shared facts file ({file})").format(file=found[1])
     return reason

@@ -150,6 +150,10 @@
         <translation>导入勾选的</translation>
     </message>
     <message>
+        <source>changed by the repository&apos;s shared facts file ({file})</source>
+        <translation>由仓库的共享事实文件改动（{file}）</translation>
+    </message>
+    <message>
         <source>As rule</source>
         <translation>改为规则</translation>
     </message>
