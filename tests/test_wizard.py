@@ -15,7 +15,7 @@ from deadlines import HANG_MS
 from memevo.core import paths
 from memevo.core.privacy import side_api_key as secrets
 from memevo.desktop.core_texts import problem
-from memevo.desktop.i18n import tr
+from memevo.desktop.i18n import listed, tr
 from memevo.desktop.qt import QLabel, QLineEdit, QPlainTextEdit, QWizard
 from memevo.desktop.wizard import (
     PAGE_AUTOSTART,
@@ -372,7 +372,7 @@ def test_a_run_writes_every_choice_shows_progress_and_sums_up(
 
     assert QApplication.clipboard().text() == claude_mcp.printable(claude_mcp.add_command())
     assert done.restart_label.text() == tr("Restart {clients} so they load the MCP server.").format(
-        clients="Cursor, CodeBuddy, WorkBuddy"  # Claude Code's MCP server waits for the command above
+        clients=listed(["Cursor", "CodeBuddy", "WorkBuddy"])  # Claude Code's waits for the command above
     )
     assert done.autostart_label.text() == tr("memevo starts at login.")
     assert done.tray_label.isVisibleTo(done) and "“M”" in done.tray_label.text()  # where memevo is now
@@ -544,7 +544,9 @@ def test_without_a_keyring_the_learning_page_says_so_before_a_key_is_typed(
     assert str(secrets.file_path()) in page.key_note.text()
     assert page.file_check.isVisibleTo(page) and not page.file_check.isChecked()
     # the closed field says what opens it, in Settings' words (it said "kept in that file" unticked)
-    assert page.key_edit.placeholderText() == tr("API key (tick “Keep the key in that file” below to keep it there)")
+    assert page.key_edit.placeholderText() == tr(
+        "API key (tick “Keep the key in that file” below to keep it there)"
+    )
     page.base_edit.setText(BASE)  # editing the other fields, or the mode, never reopens it
     page.mode_radios["client"].setChecked(True)
     page.mode_radios["side"].setChecked(True)
