@@ -35,6 +35,7 @@ from .qt import (
 from .undo import button_text
 from .worker import OffUi
 
+BUSY_RETRY_MS = 200
 CHANGES_MS = 3000  # while the view is on screen, how often it looks whether memories changed elsewhere
 UNDO_SAMPLE = "merge into #135f872c"  # the Undo button is as wide as its text with this label
 
@@ -287,7 +288,8 @@ class MemoriesView(QWidget):
         now = changes(self.host)
         if now is None or now == self.model.changes_seen:
             return
-        if self.worker.busy or self.memory_actions.busy:
+        if self.worker.busy or self.memory_actions.busy:  # look again once that is done
+            QTimer.singleShot(BUSY_RETRY_MS, self.reload_if_changed)
             return
         self._keep_next = True  # the reset to come keeps the selection and the scroll position
         self.model.reload()

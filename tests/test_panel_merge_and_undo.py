@@ -4,6 +4,7 @@ into one and back, an undo refused when the memory changed since, one change at 
 from __future__ import annotations
 
 import pytest
+from deadlines import HANG_MS
 from memevo.core.clock import FakeClock
 from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
@@ -101,6 +102,8 @@ def test_undo_names_what_it_undoes_and_is_never_stale(
     _settle(qtbot, panel.trash)
     panel.show_view("memories")
     _settle(qtbot, view)
+    # the view notices the change by itself (at once, or once a busy worker is done)
+    qtbot.waitUntil(lambda: not undo.isEnabled(), timeout=HANG_MS)
     assert not undo.isEnabled() and undo.text() == tr("Undo") and view.memory_actions.undo_stack == []
     assert view.last_message == tr("Undo of “{what}” is no longer possible: {why}.").format(
         what=deleted, why=tr("#{id} is no longer in the trash").format(id=memory.id)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import servicerun
 from deadlines import CALL_S, HANG_S
-from memevo.core.service import protocol
 from memevo.installer.clients import CLIENTS, get, snippet
 from memevo.installer.hook_command import hook_script, interpreter
 
@@ -108,11 +107,6 @@ def test_the_registered_command_runs(data_dir: Path) -> None:
         entry, shell=True, input=b'{"session_id": "s"}', capture_output=True, timeout=HANG_S
     )
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-
-
-def test_hooks_and_service_speak_the_same_protocol() -> None:
-    source = (REPO / "hooks" / "hookio.py").read_text(encoding="utf-8")
-    assert f"PROTOCOL_VERSION = {protocol.PROTOCOL_VERSION}" in source
 
 
 def test_hooks_import_only_the_standard_library() -> None:

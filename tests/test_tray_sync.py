@@ -23,6 +23,8 @@ def test_the_tray_syncs_by_hand_and_on_its_timer(qtbot: Any, host: ServiceHost, 
     assert tray.sync.timer.isActive() and tray.sync.timer.interval() == 30 * 60_000  # the default
     assert tray.sync_action in tray.menu.actions()
 
+    tray.refresh_menu()
+    assert not tray.sync_action.isEnabled()  # no remote yet: nothing to sync from the menu
     assert tray.sync.run() is False  # no remote yet: says how, runs nothing
     assert "memevo sync REMOTE" in told[0]
 
@@ -30,6 +32,8 @@ def test_the_tray_syncs_by_hand_and_on_its_timer(qtbot: Any, host: ServiceHost, 
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True, timeout=30)
     host.handle("sync", {"remote": str(remote)})
     made = host.handle("add", {"category": "rule", "text": "回答问题时请一律使用中文"})["memory"]["id"]
+    tray.refresh_menu()  # as the menu does when it opens: a remote now, so the action is enabled
+    assert tray.sync_action.isEnabled()
     tray.sync_action.trigger()  # by hand, from the menu
     qtbot.waitUntil(lambda: tray.sync.last is not None, timeout=HANG_MS)
     assert tray.sync.last is not None and tray.sync.last["exported"] == 1 and tray.sync.last["pushed"]
