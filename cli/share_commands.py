@@ -74,6 +74,8 @@ def _show_status(args: argparse.Namespace, status: dict[str, Any]) -> int:
             )
     for memory in status["unshared"]:
         print(f"  unshared {memory['id']}  {shown(memory['text'])}")
+        if memory.get("stale"):  # teammates would read it as true: say so before it is shared
+            print(f"           may be out of date: {shown(memory['stale'])}; check it before sharing")
     if not status["pending"] and not status["unshared"]:
         print("  nothing to share: every project fact of this repository is in the file")
     else:

@@ -201,6 +201,9 @@ class ConfirmQueue(QObject):
         self._reading = False  # a look at the store is on the worker
         self._again = False  # something changed meanwhile: look once more when it is back
         self._opening: str | None = None  # the job being marked shown before its dialog opens
+        # The first look also takes proposals an earlier tray app had shown and never got an
+        # answer to (it quit or was restarted with the dialog open): they come back by themselves.
+        self._first_look = True
         self._woken.connect(self.poll)
         self._unwatch = host.store.watch(jobs.TOPIC, self._woken.emit)
         self.destroyed.connect(lambda *_: self._unwatch())
@@ -237,8 +240,10 @@ class ConfirmQueue(QObject):
         announced, pending = found
         for job_id, message in announced:
             self.resolved.emit(job_id, message)
+        wanted = ("ready", "shown") if self._first_look else ("ready",)
+        self._first_look = False
         for job in pending:
-            if job.status == "ready" and not self._known(job.id) and job.id not in self.dismissed_ids:
+            if job.status in wanted and not self._known(job.id) and job.id not in self.dismissed_ids:
                 self.waiting.append(job.id)
         self._finish_look()
 

@@ -12,7 +12,7 @@ from ..core.learning import jobs
 from ..installer.clients import CLIENTS
 from .client_texts import client_label
 from .clients_menu import event_label
-from .i18n import tr
+from .i18n import plural, tr
 from .qt import (
     QAbstractTableModel,
     QComboBox,
@@ -223,7 +223,7 @@ def memories_cell(event: str, texts: list[str]) -> tuple[str, str]:
     if len(texts) == 1:
         return texts[0], texts[0]
     if texts:
-        shown = tr("{count} memories: {texts}").format(count=len(texts), texts=" · ".join(texts))
+        shown = tr("{count} memories: {texts}").format(count=len(texts), texts=" · ".join(texts))  # 2 or more
         return shown, "\n".join(texts)
     if event == "stop":
         return tr("(no memory: memevo's question about what it learned)"), ""
@@ -281,8 +281,10 @@ class ReceiptWindow(QWidget):
             )
         if found and found.get("other_repositories"):
             lines.append(
-                tr("{count} memories of other repositories matched and were left out.").format(
-                    count=found["other_repositories"]
+                plural(
+                    found["other_repositories"],
+                    tr("{count} memory of another repository matched and was left out."),
+                    tr("{count} memories of other repositories matched and were left out."),
                 )
             )
         self.text.setPlainText("\n".join(lines))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.memories.live import Memory
 from ..core.memories.scopes import name as scope_name
 from . import memories_dialogs as dialogs
-from .i18n import tr
+from .i18n import plural, tr
 from .memtable import group_name
 from .undo import DEPTH, IN_TRASH, ChangedSince, Undo, check, id_list
 
@@ -257,7 +257,15 @@ class MemoryActions:
         names = " ".join(f"#{m.id}" for m in chosen)
 
         def done(_results: list[dict[str, Any]]) -> None:
-            said = tr("Pinned {names}: they never decay") if pin else tr("Unpinned {names}")
+            said = (
+                (
+                    tr("Pinned {names}: it never decays")
+                    if len(chosen) == 1
+                    else tr("Pinned {names}: they never decay")
+                )
+                if pin
+                else tr("Unpinned {names}")
+            )
             self.view.say(said.format(names=names))
             undo = [(back, {"id": m.id}) for m in chosen if m.pinned != pin]
             if undo:
@@ -335,7 +343,11 @@ class MemoryActions:
             self._submit(
                 [("import_notes", {"items": chosen})],
                 lambda results: view.say(
-                    tr("Imported {count} statements.").format(count=len(results[0]["imported"]))
+                    plural(
+                        len(results[0]["imported"]),
+                        tr("Imported {count} statement."),
+                        tr("Imported {count} statements."),
+                    )
                 ),
             )
 
@@ -363,7 +375,13 @@ class MemoryActions:
     def _delete(self, chosen: list[Memory]) -> None:
         def done(results: list[dict[str, Any]]) -> None:
             deleted = results[0]["deleted"]
-            self.view.say(tr("Deleted {count} (kept in the trash for 30 days)").format(count=len(deleted)))
+            self.view.say(
+                plural(
+                    len(deleted),
+                    tr("Deleted {count} memory (kept in the trash for 30 days)"),
+                    tr("Deleted {count} memories (kept in the trash for 30 days)"),
+                )
+            )
             self._remember(
                 tr("delete {names}").format(names=id_list(deleted)),
                 [("restore", {"id": i}) for i in deleted],

@@ -51,6 +51,18 @@ def headers() -> list[str]:
     ]
 
 
+def header_tips() -> dict[int, str]:
+    """What a column's header means, where its name alone does not say it."""
+    return {
+        2: tr(
+            "How much memevo trusts the memory, 0.4 to 1.0: it rises when the memory is recalled or confirmed again, and falls when it goes unused."
+        ),
+        6: tr(
+            "How closely the memory matches what you searched for (By meaning): higher is closer; it orders the list."
+        ),
+    }
+
+
 def group_name(category: str) -> str:
     return tr("Rule") if category == "rule" else tr("Project fact")
 
@@ -209,8 +221,12 @@ class MemoryTableModel(QAbstractTableModel):
         return len(self._headers)
 
     def headerData(self, section: int, orientation: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return self._headers[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return header_tips().get(section)
         return None
 
     def data(

@@ -239,7 +239,20 @@ class Tray:
         def work() -> None:
             (watcher.resume_repairing if on else watcher.stop_repairing)(client)
 
-        self.worker.run(work, lambda _none: self.refresh_menu(), lambda exc: log.warning("repairs: %s", exc))
+        from ..installer.clients import DISPLAY_NAMES
+
+        name = DISPLAY_NAMES.get(client, client)
+        said = (
+            tr("memevo repairs {client}'s registration again whenever its files change.")
+            if on
+            else tr("memevo no longer repairs {client}'s registration; Repair now still works.")
+        ).format(client=name)
+
+        def done(_none: Any) -> None:
+            self.refresh_menu()
+            self._show_message("memevo", said)
+
+        self.worker.run(work, done, lambda exc: log.warning("repairs: %s", exc))
 
     def copy_command(self, command: str) -> None:
         from .qt import QApplication

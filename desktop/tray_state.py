@@ -76,7 +76,8 @@ def tray_state(host: ServiceHost) -> tuple[str, str]:
     if broken:  # a repository's .memevo/facts.md memevo refuses: nothing of it is read until fixed
         return "problem", facts_file_text(broken)
     if not config["enabled"]:
-        return "paused", tr("memevo: paused — nothing is injected or learned. Resume from this menu.")
+        # short: the menu's first line is cut at MENU_LINE_PX, and Resume is the next item
+        return "paused", tr("memevo: paused — nothing injected or learned")
     if host.engine is None:
         from .core_texts import stage
 

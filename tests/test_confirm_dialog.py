@@ -139,6 +139,19 @@ def test_the_queue_shows_each_proposal_and_writes_the_answer(
     assert messages[1].endswith("：支付页新流程的灰度开关是 pay_new_flow_v3\n分组：项目事实（project）")
 
 
+def test_a_proposal_shown_by_an_earlier_tray_comes_back_by_itself(
+    qtbot, host: ServiceHost, store: Store, clock: FakeClock
+) -> None:
+    """The tray app quit (or was restarted) with a dialog open: the next tray's queue shows it
+    again at its first look, without the user going to the menu."""
+    _ready(store, clock, "left", CREATE)
+    jobs.update(store, "left", clock.now_ms(), status="shown", shown_ms=clock.now_ms())
+    queue = ConfirmQueue(host)
+    queue.poll()
+    settle(qtbot, queue)
+    assert queue.current is not None and queue.current.job.id == "left"
+
+
 def test_a_new_proposal_voids_the_shown_unanswered_one_of_its_session(
     qtbot, host: ServiceHost, store: Store, clock: FakeClock
 ) -> None:

@@ -438,6 +438,10 @@
         <translation>合并到 #{id}</translation>
     </message>
     <message>
+        <source>Pinned {names}: it never decays</source>
+        <translation>已置顶 {names}：它不会衰减</translation>
+    </message>
+    <message>
         <source>Pinned {names}: they never decay</source>
         <translation>已置顶 {names}：不再衰减</translation>
     </message>
@@ -458,8 +462,20 @@
         <translation>把 #{id} 恢复为版本 {version}</translation>
     </message>
     <message>
+        <source>Imported {count} statement.</source>
+        <translation>已导入 {count} 条。</translation>
+    </message>
+    <message>
         <source>move {names}</source>
         <translation>移动 {names}</translation>
+    </message>
+    <message>
+        <source>Deleted {count} memory (kept in the trash for 30 days)</source>
+        <translation>已删除 {count} 条（在回收站保留 30 天）</translation>
+    </message>
+    <message>
+        <source>Deleted {count} memories (kept in the trash for 30 days)</source>
+        <translation>已删除 {count} 条（在回收站保留 30 天）</translation>
     </message>
     <message>
         <source>delete {names}</source>
@@ -488,10 +504,6 @@
     <message>
         <source>Moved {names}</source>
         <translation>已换组：{names}</translation>
-    </message>
-    <message>
-        <source>Deleted {count} (kept in the trash for 30 days)</source>
-        <translation>已删除 {count} 条（回收站保留 30 天）</translation>
     </message>
     <message>
         <source>Purge</source>
@@ -564,6 +576,14 @@
     <message>
         <source>Scope</source>
         <translation>范围</translation>
+    </message>
+    <message>
+        <source>How much memevo trusts the memory, 0.4 to 1.0: it rises when the memory is recalled or confirmed again, and falls when it goes unused.</source>
+        <translation>memevo 对这条记忆的把握，0.4 到 1.0：被召回或再次确认时上升，长期不用时下降。</translation>
+    </message>
+    <message>
+        <source>How closely the memory matches what you searched for (By meaning): higher is closer; it orders the list.</source>
+        <translation>这条记忆与你（按含义）搜索的内容有多接近：越高越接近，列表按它排序。</translation>
     </message>
     <message>
         <source>{text} (may be out of date: {reason})</source>
@@ -680,6 +700,10 @@
     <message>
         <source>Passed the gate, left out for room: {memory}</source>
         <translation>通过了门槛，但因篇幅所限未注入：{memory}</translation>
+    </message>
+    <message>
+        <source>{count} memory of another repository matched and was left out.</source>
+        <translation>另有 {count} 条其他仓库的记忆匹配，未列入。</translation>
     </message>
     <message>
         <source>{count} memories of other repositories matched and were left out.</source>
@@ -1274,8 +1298,8 @@
         <translation>memevo：config.json 有问题：{problem}</translation>
     </message>
     <message>
-        <source>memevo: paused — nothing is injected or learned. Resume from this menu.</source>
-        <translation>memevo：已暂停——不注入也不学习。可在本菜单恢复。</translation>
+        <source>memevo: paused — nothing injected or learned</source>
+        <translation>memevo：已暂停——不注入也不学习</translation>
     </message>
     <message>
         <source>memevo: loading the model — {stage}</source>
@@ -1440,6 +1464,14 @@
     <message>
         <source>memevo cannot register its MCP server in {client} by itself. Run this in a terminal (Clients → {client} → Copy the command): {command}</source>
         <translation>memevo 无法自行在 {client} 中注册它的 MCP 服务。请在终端里运行这条命令（“客户端”→{client}→“复制命令”）：{command}</translation>
+    </message>
+    <message>
+        <source>memevo repairs {client}&apos;s registration again whenever its files change.</source>
+        <translation>{client} 的文件有变化时，memevo 会再次修复它的注册。</translation>
+    </message>
+    <message>
+        <source>memevo no longer repairs {client}&apos;s registration; Repair now still works.</source>
+        <translation>memevo 不再自动修复 {client} 的注册；“立即修复”仍可使用。</translation>
     </message>
     <message>
         <source>memevo put its entries back in {client}&apos;s files.</source>
