@@ -445,8 +445,9 @@ class Proposer:
     calls it through DeferExecuteTool (answering a list of similar memories, should one come back,
     with action=create as the tool asks), proposes the same `times` times, then answers the user."""
 
-    def __init__(self, times: int = 1) -> None:
+    def __init__(self, times: int = 1, proposal: dict[str, Any] | None = None) -> None:
         self.times = times
+        self.proposal = proposal or PROPOSAL
         self.sent: dict[str, dict[str, Any]] = {}  # call id → the params proposed
 
     def __call__(self, body: dict[str, Any]) -> Any:
@@ -455,7 +456,7 @@ class Proposer:
         results = tool_results(body)
         if "call_schema" not in results:
             return [{"id": "call_schema", "name": "ToolSearch", "arguments": {"tool_names": [PROPOSE]}}]
-        params = dict(PROPOSAL)  # a repeated proposal is the first one again, word for word
+        params = dict(self.proposal)  # a repeated proposal is the first one again, word for word
         if self.sent:
             last = list(self.sent)[-1]
             if _asks_for_action(results.get(last, "")):
@@ -841,3 +842,28 @@ def test_backfill_reads_the_real_clis_transcripts(tmp_path: Path) -> None:
     assert "中文" in candidate["text"] and candidate["category"] == "rule"
     assert set(candidate["evidence"]["words"]) == {"记住：回答一律用中文", "以后回答都用中文。"}
     assert candidate["evidence"]["clients"] == ["codebuddy"]
+
+
+LESSON_ERROR = "KeyError: 'user_id' in orders/sync.py"
+LESSON = {
+    "text": f"订单同步报 {LESSON_ERROR} 时，是上游 webhook 少了 user_id：在 sync.py 里先用 order.customer_id 补上",
+    "category": "project",
+    "words": LESSON_ERROR,
+    "scope": "repo",
+}
+
+
+@pytest.mark.usefixtures("no_side_key")
+def test_a_lesson_from_the_work_waits_for_the_user_even_with_confirmation_off(tmp_path: Path) -> None:
+    """The CLI's model (scripted) proposes what the work resolved, the exact error as its words:
+    not the user's words, so memevo keeps it for the user's yes; nothing is written."""
+    with learning_home(tmp_path, {"confirm": False}) as (home, memevo_home):
+        model = Proposer(proposal=LESSON)
+        _, api = run_codebuddy("订单同步又挂了，帮我查一下", home, memevo_home, model)
+        assert "报错" in texts.client_reminder("codebuddy")  # the reminder the model read asks for lessons
+        [answer] = model.answers(api.bodies[-1])
+        assert "新增记忆" not in answer, answer
+        projects = memevo(memevo_home, home, "read", "project")["memories"]
+        assert not any(LESSON_ERROR in m["text"] for m in projects)
+        pending = memevo(memevo_home, home, "pending")["pending"]
+        assert any(LESSON_ERROR in json.dumps(p, ensure_ascii=False) for p in pending), pending
