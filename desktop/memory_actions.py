@@ -21,6 +21,9 @@ from .undo import DEPTH, IN_TRASH, ChangedSince, Undo, check, id_list
 if TYPE_CHECKING:
     from .memories_view import MemoriesView
 
+UNDO_CHECK_TRIES = 20  # a busy store: the undo's check is tried again, this many times at most
+UNDO_CHECK_RETRY_MS = 250
+
 
 class MemoryActions:
     """The actions of one view: its buttons and row menu call `act` and `act_on`; questions
@@ -104,7 +107,7 @@ class MemoryActions:
         self.busy = busy
         self.view.sync_buttons()
 
-    def refresh_undo(self) -> None:
+    def refresh_undo(self, tries: int = 1) -> None:
         """Coming back to the view (the trash, another client or the side judge may have
         changed things): an undo that would no longer put back what it says is dropped now,
         with the older ones, and the view says why — the button never offers a stale one."""
@@ -113,8 +116,14 @@ class MemoryActions:
         top = self.undo_stack[-1]
 
         def stale(exc: Exception) -> None:
-            if isinstance(exc, ChangedSince) and self.undo_stack and self.undo_stack[-1] is top:
+            if not self.undo_stack or self.undo_stack[-1] is not top:
+                return
+            if isinstance(exc, ChangedSince):
                 self._drop_undo(top, str(exc))
+            elif tries < UNDO_CHECK_TRIES:  # the store was busy: the check did not run, look again
+                from .qt import QTimer
+
+                QTimer.singleShot(UNDO_CHECK_RETRY_MS, lambda: self.refresh_undo(tries + 1))
 
         self.view.worker.run(lambda: check(self.view.host, top), lambda _none: None, stale)
 
