@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import StoreBusy
 from ..core.memories.live import Memory
 from ..core.memories.scopes import name as scope_name
 from . import memories_dialogs as dialogs
 from .i18n import plural, tr
 from .memtable import group_name
-from .undo import DEPTH, IN_TRASH, ChangedSince, Undo, check, id_list
+from .undo import DEPTH, IN_TRASH, Undo, check, id_list
 
 if TYPE_CHECKING:
     from .memories_view import MemoriesView
@@ -118,12 +119,12 @@ class MemoryActions:
         def stale(exc: Exception) -> None:
             if not self.undo_stack or self.undo_stack[-1] is not top:
                 return
-            if isinstance(exc, ChangedSince):
-                self._drop_undo(top, str(exc))
-            elif tries < UNDO_CHECK_TRIES:  # the store was busy: the check did not run, look again
+            if isinstance(exc, StoreBusy) and tries < UNDO_CHECK_TRIES:  # did not run: look again
                 from .qt import QTimer
 
                 QTimer.singleShot(UNDO_CHECK_RETRY_MS, lambda: self.refresh_undo(tries + 1))
+            else:  # changed since, or it cannot be checked: an undo never offered unchecked
+                self._drop_undo(top, str(exc))
 
         self.view.worker.run(lambda: check(self.view.host, top), lambda _none: None, stale)
 
