@@ -65,6 +65,9 @@ class TrashView(QWidget):
 
         rows = sorted({i.row() for i in self.list.selectionModel().selectedRows()})
         ids = [self.model.items[row]["id"] for row in rows]
+        if not ids:  # the button waits for a selection; a call without one restores nothing
+            self.message.setText(tr("Select the memories to restore first."))
+            return
         self.restore_button.setEnabled(False)  # one restore at a time
 
         def work() -> None:

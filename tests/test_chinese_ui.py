@@ -23,6 +23,7 @@ from memevo.core.service.host import ServiceHost
 from memevo.desktop.i18n import qt_translated, ui_language
 from memevo.desktop.qt import QApplication, QTimer
 from test_client_state import no_claude_cli  # noqa: F401 - a fixture
+from test_panel import select_rows
 from test_tray_menu import settle
 from test_wizard import fast_provision, set_up, walk
 from uiwalk import menu_texts
@@ -213,7 +214,7 @@ def test_every_window_is_in_the_ui_language(
     view = panel.memories
     panel.show_view("memories")
     _settle(qtbot, view)
-    view.table.selectRow(0)
+    select_rows(view.table, [0])
     modal = Modal()
     modal.read_then_cancel("add", lambda: view.act("add"))
     modal.read_then_cancel("edit", lambda: view.act("edit"))

@@ -9,7 +9,7 @@ from memevo.core.clock import FakeClock
 from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.memories_view import MemoriesView
-from test_panel import _click, _select, _settle
+from test_panel import _click, _select, _settle, select_rows
 
 
 def test_merge_two_and_undo(
@@ -97,9 +97,10 @@ def test_undo_names_what_it_undoes_and_is_never_stale(
     # restored from the trash tab: the delete's undo is stale, and the edit's before it too
     panel.show_view("trash")
     _settle(qtbot, panel.trash)
-    panel.trash.list.selectRow(0)
+    select_rows(panel.trash.list, [0])
     panel.trash.restore()
     _settle(qtbot, panel.trash)
+    assert panel.trash.model.items == []  # restored
     panel.show_view("memories")
     _settle(qtbot, view)
     # the view notices the change by itself (at once, or once a busy worker is done)

@@ -802,6 +802,10 @@
         <translation>恢复</translation>
     </message>
     <message>
+        <source>Select the memories to restore first.</source>
+        <translation>请先选中要恢复的记忆。</translation>
+    </message>
+    <message>
         <source>Restored {names}: back in Memories.</source>
         <translation>已恢复 {names}：它回到了“记忆”里。</translation>
     </message>
