@@ -35,7 +35,6 @@ CONFIDENCE_COLUMN = 2
 STATE_COLUMN = 5
 SCOPE_COLUMN = 7
 SEMANTIC_LIMIT = 50
-STALE_SCAN = 5000  # memories read at a time looking for the stale ones ("Stale only")
 
 
 def headers() -> list[str]:
@@ -86,6 +85,7 @@ class Query:
             category=self.category,
             show_deprecated=self.show_deprecated,
             scope=self.scope,
+            stale_only=self.stale_only,
         )
 
 
@@ -133,26 +133,9 @@ class MemoryTableModel(QAbstractTableModel):
         if query.semantic:
             scores = self._semantic_scores(query)
             rows = self._by_ids(list(scores), query)
-            if query.stale_only:
-                rows = [m for m in rows if m.stale]
             return len(rows), rows, scores
-        if query.stale_only:
-            rows = self._stale(query)
-            return len(rows), rows, {}
         total = listed_count(self.host.store, query.listing())
         return total, self._page(query, PAGE, None), {}
-
-    def _stale(self, query: Query) -> list[Memory]:
-        """The listing's stale memories, all of them (they are few). Core's listing has no
-        stale filter yet, so the listing is read through, a page at a time, on the worker."""
-        found: list[Memory] = []
-        after: Memory | None = None
-        while True:
-            page = self._page(query, STALE_SCAN, after)
-            found += [m for m in page if m.stale]
-            if len(page) < STALE_SCAN:
-                return found
-            after = page[-1]
 
     def _page(self, query: Query, count: int, after: Memory | None) -> list[Memory]:
         """The next page after the last row shown (keyset: see core/listing.listed_page)."""

@@ -297,6 +297,64 @@ def test_trash_listing_still_reads_its_columns(store: Store, clock: FakeClock) -
     assert trashed.reason == "deleted" and trashed.memory.stale is None
 
 
+def test_the_listing_finds_the_stale_ones_with_every_other_filter(
+    store: Store, clock: FakeClock, tmp_path: Path
+) -> None:
+    """The panel's "Stale only" is one query like any other filter: its total, its pages in the
+    listing's order (keyset, no row twice), and the group, scope, deprecated and text filters with it."""
+    from memevo.core.memories.listing import Listing, listed_among, listed_count, listed_page
+
+    flags = [f"pay_flow_{c}_v2" for c in "abcde"]
+    shop = make_repo(tmp_path / "shop", {"flags.py": "".join(f"{f} = 1\n" for f in [*flags, "kept_v2"])})
+    made = []
+    for i, flag in enumerate(flags):
+        clock.advance(minutes=1)  # each later seen than the one before: the order is certain
+        made.append(
+            memories.create(store, "rule" if i == 0 else "project", f"{flag} is read", clock, str(shop))
+        )
+    fresh = memories.create(store, "project", "kept_v2 is read", clock, str(shop))
+    memories.create(store, "rule", "回答问题时请一律使用中文", clock)
+    staleness.check_repo(store, str(shop), clock)
+    (shop / "flags.py").write_text("kept_v2 = 1\n")
+    commit(shop, "the flags are gone")
+    assert sorted(staleness.check_repo(store, str(shop), clock).stale) == sorted(m.id for m in made)
+    with store.transaction() as con:
+        con.execute("UPDATE memories SET deprecated = TRUE WHERE id = ?", [made[4].id])  # still stale
+        con.execute("UPDATE memories SET confidence = 80 WHERE id = ?", [made[2].id])  # first: surer
+
+    stale = Listing(stale_only=True)
+    everything = [m.id for m in listed_page(store, Listing(), 100)]
+    expected = [i for i in everything if i in {m.id for m in made}]  # the listing's own order
+    assert expected == [made[i].id for i in (2, 4, 3, 1, 0)] and listed_count(store, stale) == 5
+    pages: list[str] = []
+    last = None
+    while page := listed_page(store, stale, 2, last):
+        assert all(m.stale for m in page)
+        pages += [m.id for m in page]
+        last = page[-1]
+    assert pages == expected
+
+    def ids(listing: Listing) -> list[str]:
+        assert listed_count(store, listing) == len(listed_page(store, listing, 100))
+        return [m.id for m in listed_page(store, listing, 100)]
+
+    assert ids(Listing(stale_only=True, category="rule")) == [made[0].id]
+    assert ids(Listing(stale_only=True, search="pay_flow_b")) == [made[1].id]
+    assert ids(Listing(stale_only=True, search="kept_v2")) == []
+    assert ids(Listing(stale_only=True, scope="global")) == []
+    assert ids(Listing(stale_only=True, scope="repo")) == expected
+    assert ids(Listing(stale_only=True, show_deprecated=False)) == [i for i in expected if i != made[4].id]
+    assert [m.id for m in listed_among(store, stale, [fresh.id, made[3].id, made[1].id])] == [
+        made[3].id,
+        made[1].id,
+    ]
+
+    (shop / "flags.py").write_text("kept_v2 = 1\npay_flow_b_v2 = 1\n")
+    commit(shop, "one flag is back")
+    assert staleness.check_repo(store, str(shop), clock).fresh == [made[1].id]
+    assert listed_count(store, stale) == 4 and made[1].id not in ids(stale)
+
+
 # -- the service's checks: off the request -------------------------------------------------------------
 def test_a_session_starts_check_never_waits_for_git(
     store: Store, clock: FakeClock, repo: Path, monkeypatch: pytest.MonkeyPatch

@@ -14,12 +14,15 @@ from .row import _COLUMNS
 @dataclass(frozen=True)
 class Listing:
     """Which memories a browsable list shows (the panel's table), in `ranked` order: a group,
-    deprecated ones or not, global or repository ones, and a text to find (or a memory's id)."""
+    deprecated ones or not, global or repository ones, stale ones only or all, and a text to
+    find (or a memory's id)."""
 
     search: str = ""
     category: str | None = None
     show_deprecated: bool = True
     scope: str | None = None  # None: all; "global"; "repo": those of one repository or another
+    # only those whose repository no longer has a name they give (core/repos/staleness.py)
+    stale_only: bool = False
 
     def _where(self) -> tuple[str, list[Any]]:
         clauses: list[str] = ["1 = 1"]
@@ -33,6 +36,8 @@ class Listing:
             clauses.append("id NOT IN (SELECT memory_id FROM scopes)")
         elif self.scope == "repo":
             clauses.append("id IN (SELECT memory_id FROM scopes)")
+        if self.stale_only:  # stale as the rows' own `stale` column reads it (row._COLUMNS)
+            clauses.append("id IN (SELECT memory_id FROM anchors WHERE stale_ms IS NOT NULL)")
         if self.search:
             clauses.append("(contains(lower(text), lower(?)) OR id = ?)")
             params += [self.search, self.search]
