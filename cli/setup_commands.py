@@ -44,7 +44,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
         asked = prompts.ask_choices(permission_question(installed()))
         asked.autostart = args.autostart
         choices = asked
-    result = engine.run(choices, only=args.only, repair=args.repair, progress=TerminalBar())
+    # the command Claude Code's line gives (no `claude` binary) is printed there only
+    say = engine.once(print)
+    result = engine.run(choices, only=args.only, repair=args.repair, progress=TerminalBar(), say=say)
     if (
         result.legacy_found
         and _interactive(args)

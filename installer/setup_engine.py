@@ -205,6 +205,23 @@ def _closing_words(result: SetupResult, say: Say) -> None:
     _states(result, say)
 
 
+def once(say: Say) -> Say:
+    """`say` for a reader of the whole run at once (a terminal): a command to run by hand that
+    a client's own line already gave, where it says why (Claude Code without its `claude`
+    binary), is not given again under that client's state at the end. The engine still says
+    every line: the wizard's log reads them one by one and drops the repeat itself."""
+    said: list[str] = []
+
+    def say_once(line: str) -> None:
+        command = getattr(line, "params", {}).get("command") if getattr(line, "code", "") == m.RUN else None
+        if command and any(command in earlier for earlier in said):
+            return
+        said.append(line)
+        say(line)
+
+    return say_once
+
+
 def _states(result: SetupResult, say: Say) -> None:
     """Last, each client's state as the tray and the wizard say it (installer/client_state):
     the hooks and the MCP server apart, and the one command memevo could not run itself."""

@@ -116,6 +116,74 @@ def test_setup_with_a_moved_data_folder_golden(
     assert snapshot(home) == json.loads((GOLDEN / "uninstall-files.json").read_text(encoding="utf-8"))
 
 
+# -- Claude Code's MCP command on a terminal: the user runs it only when memevo cannot ----------------------
+# A stand-in for the `claude` CLI: `mcp add` and `mcp remove` edit ~/.claude.json as the real one does
+# for a user-scope server (tests/test_installer_claude.py runs the real CLI where it is installed).
+FAKE_CLAUDE = """
+import json, os, sys
+from pathlib import Path
+
+path = Path(os.environ.get("CLAUDE_CONFIG_DIR") or os.environ["HOME"]) / ".claude.json"
+data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+servers = data.setdefault("mcpServers", {})
+args = sys.argv[1:]
+if args[:2] == ["mcp", "remove"]:
+    servers.pop(args[-1], None)
+elif args[:2] == ["mcp", "add"]:
+    cut = args.index("--")
+    head, command = args[2:cut], args[cut + 1 :]
+    env = dict(value.split("=", 1) for option, value in zip(head, head[1:]) if option == "-e")
+    name = head[head.index("--scope") + 2]
+    servers[name] = {"type": "stdio", "command": command[0], "args": command[1:], "env": env}
+path.write_text(json.dumps(data), encoding="utf-8")
+"""
+
+
+def _claude_said(line: str) -> str:
+    """A line of Claude Code's, as setup prints it (its wording defined once, in the installer)."""
+    from memevo.installer import messages as m
+
+    return m.Message(m.CLIENT_SAYS, client="Claude Code", line=m.Message(line))
+
+
+def test_without_claude_setup_prints_the_command_once_where_it_says_why(home: Path) -> None:
+    """memevo cannot run `claude mcp add` itself: the command is printed under the line that
+    says why and what to do, and not again with Claude Code's state at the end."""
+    from memevo.installer.clients import claude
+
+    for args in (("setup", "--no-input"), ("setup", "--no-input"), ("setup", "--only", "claude")):
+        done = run_memevo(*args, home=home)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        given = [i for i, line in enumerate(lines) if " mcp add --scope user memory-self-evolution " in line]
+        assert given == [lines.index(_claude_said(claude.MCP_NOT_FOUND)) + 1], done.stdout
+        assert "Claude Code: hooks registered; the MCP server needs one command" in lines
+        assert not [line for line in lines if line.lstrip().startswith("run:")], done.stdout
+
+
+def test_with_claude_setup_runs_the_command_itself_and_leaves_nothing_to_run(
+    home: Path, tmp_path: Path
+) -> None:
+    from memevo.installer.clients import claude
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    fake = tools / "claude"
+    fake.write_text(f"#!{sys.executable}\n{FAKE_CLAUDE}", encoding="utf-8")
+    fake.chmod(0o755)
+    done = run_memevo("setup", "--no-input", home=home, path=f"{tools}:/usr/bin:/bin")
+    assert done.returncode == 0, done.stderr
+    servers = json.loads((home / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert servers["memory-self-evolution"]["args"][-2:] == ["--client", "claude"]  # added by memevo
+    lines = done.stdout.splitlines()
+    assert _claude_said(claude.MCP_ADDED) in lines  # what memevo did, not a to-do
+    assert "Claude Code: hooks and MCP server registered" in lines
+    assert _claude_said(claude.MCP_NOT_FOUND) not in lines
+    assert not [line for line in lines if " mcp add --scope user memory-self-evolution " in line], done.stdout
+    assert not [line for line in lines if line.lstrip().startswith("run:")], done.stdout
+    assert "Restart Claude Code, Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server." in lines
+
+
 def test_foreign_entries_survive_and_the_node_tool_is_replaced(home: Path) -> None:
     assert run_memevo("setup", "--no-input", home=home).returncode == 0
     claude = json.loads((home / ".claude" / "settings.json").read_text())

@@ -119,6 +119,8 @@ def test_enter_takes_the_defaults_and_skip_skips(env: dict[str, str]) -> None:
     assert "Restart Cursor, CodeBuddy, WorkBuddy so they load memevo's MCP server" in screen
     no_claude = "Claude Code: hooks registered; the MCP server needs one command"  # no claude binary here
     assert no_claude in screen
+    # the command to run by hand: once, under Claude Code's line that says why
+    assert screen.count(" mcp add --scope user memory-self-evolution ") == 1, screen[-3000:]
 
 
 def test_a_wrong_answer_is_asked_again_at_once(env: dict[str, str]) -> None:
