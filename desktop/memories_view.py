@@ -14,7 +14,6 @@ from .memtable import (
     CONFIDENCE_COLUMN,
     ConfidenceDelegate,
     MemoryTableModel,
-    changes,
     group_name,
     state_text,
 )
@@ -285,8 +284,7 @@ class MemoriesView(QWidget):
     def reload_if_changed(self) -> None:
         """Reloads when the service changed memories since the rows were asked for, unless an
         action or a query is under way (its own reload follows)."""
-        now = changes(self.host)
-        if now is None or now == self.model.changes_seen:
+        if self.host.changes() == self.model.changes_seen:
             return
         if self.worker.busy or self.memory_actions.busy:  # look again once that is done
             QTimer.singleShot(BUSY_RETRY_MS, self.reload_if_changed)

@@ -89,15 +89,6 @@ class Query:
         )
 
 
-def changes(host: Any) -> int | None:
-    """A number that changes whenever the service changed memories (every write, learning
-    result, maintenance run and staleness check clears its cached texts: core's
-    context.refresh_caches), read without the store; None where the host has no such count."""
-    starts = getattr(getattr(host, "ctx", None), "session_starts", None)
-    generation = getattr(starts, "generation", None)
-    return generation if isinstance(generation, int) else None
-
-
 class MemoryTableModel(QAbstractTableModel):
     def __init__(self, host: Any, worker: OffUi | None = None) -> None:
         super().__init__()
@@ -111,7 +102,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._fetching = False
         self._headers = headers()
         self.on_error: Any = None
-        self.changes_seen: int | None = None  # changes(host) when the rows were last asked for
+        self.changes_seen = 0  # the host's count of changes when the rows were last asked for
         self.reload()
 
     @property
@@ -120,7 +111,7 @@ class MemoryTableModel(QAbstractTableModel):
 
     # -- asking the store (on the worker thread) -------------------------------------------------------
     def reload(self) -> None:
-        self.changes_seen = changes(self.host)
+        self.changes_seen = self.host.changes()
         self._generation += 1
         generation, query = self._generation, self.query
         self.worker.run(

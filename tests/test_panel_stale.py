@@ -141,3 +141,18 @@ def test_stale_rows_stand_out_filter_and_refresh_by_themselves(
     assert memories.get(host.store, stale.id).stale is None
     assert view.last_message == f"已确认 #{stale.id} 仍然成立。"
     assert model.rows == []  # no longer stale: gone from "Stale only"
+
+
+def test_the_hosts_count_of_changes_moves_with_a_write_not_with_a_read(host: ServiceHost) -> None:
+    """What the view compares to know it must reload: a write through the service moves it, a
+    read leaves it where it was."""
+    before = host.changes()
+    made = host.handle("add", {"category": "rule", "text": "回答问题时请一律使用中文"})["memory"]
+    after = host.changes()
+    assert after != before
+    host.handle("read", {"category": "rule"})
+    host.handle("counts", {})
+    host.handle("history", {"id": made["id"]})
+    assert host.changes() == after
+    host.handle("pin", {"id": made["id"]})
+    assert host.changes() != after

@@ -55,6 +55,15 @@ class ServiceHost:
             self.ctx.last_request = time.monotonic()
         return routes.dispatch(self.ctx, op, params)
 
+    def changes(self) -> int:
+        """A count that moves whenever the service changed memories: every write, learning
+        result, maintenance run, staleness check and recall award that gained clears the
+        cached session-start texts (context.refresh_caches), and this counts those clearings.
+        Read without the store, so the panel can look at it often and reload its rows only
+        when it moved. Compare it for equality only: a settings change moves it too, and a
+        write made straight to the store, not through the service, does not."""
+        return self.ctx.session_starts.generation
+
     def status(self) -> dict[str, Any]:
         return self.ctx.status()
 
