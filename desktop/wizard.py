@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import config as config_mod
-from ..installer import messages as m
 from ..installer import setup_engine as engine
 from ..installer.clients import installed
 from .core_texts import stage
@@ -212,8 +211,7 @@ class ProgressPage(QWizardPage):
         from .messages import said
 
         self.owner.lines.append(line)
-        command = getattr(line, "params", {}).get("command") if getattr(line, "code", "") == m.RUN else None
-        if command and any(command in str(earlier) for earlier in self.owner.lines[:-1]):
+        if engine.repeats_a_command(line, self.owner.lines[:-1]):
             return  # a client's line already gave this command: the log says it once
         self.log.appendPlainText(said(line))
 

@@ -209,17 +209,23 @@ def once(say: Say) -> Say:
     """`say` for a reader of the whole run at once (a terminal): a command to run by hand that
     a client's own line already gave, where it says why (Claude Code without its `claude`
     binary), is not given again under that client's state at the end. The engine still says
-    every line: the wizard's log reads them one by one and drops the repeat itself."""
+    every line: the wizard's log reads them one by one and drops the repeat the same way."""
     said: list[str] = []
 
     def say_once(line: str) -> None:
-        command = getattr(line, "params", {}).get("command") if getattr(line, "code", "") == m.RUN else None
-        if command and any(command in earlier for earlier in said):
+        if repeats_a_command(line, said):
             return
         said.append(line)
         say(line)
 
     return say_once
+
+
+def repeats_a_command(line: str, earlier: list[str]) -> bool:
+    """A "run: COMMAND" line whose command an earlier line already gave (the terminal's `once`
+    and the wizard's log both drop it)."""
+    command = getattr(line, "params", {}).get("command") if getattr(line, "code", "") == m.RUN else None
+    return bool(command) and any(command in str(before) for before in earlier)
 
 
 def _states(result: SetupResult, say: Say) -> None:
