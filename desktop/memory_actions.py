@@ -164,8 +164,9 @@ class MemoryActions:
 
     def _still_true(self, chosen: list[Memory]) -> None:
         """The stale ones of the selection: each repository checked again, names still missing
-        no longer counted. Not undoable yet: core has no operation that makes a memory stale
-        again as it was (the button's tooltip and the message do not promise one)."""
+        no longer counted. Undo makes the ones kept by the user's word stale again as they were
+        (core's undo_still_true); one the repository had the names of again is fresh on the
+        evidence, and nothing of it is undone."""
         stale = [m for m in chosen if m.stale]
         if not stale:
             self.view.say(tr("None of the selected memories is stale."))
@@ -182,6 +183,16 @@ class MemoryActions:
             if kept:
                 said.append(tr("Kept {names} as true.").format(names=id_list(kept)))
             self.view.say(" ".join(said))
+            undone = [(m, r) for m, r in zip(stale, results, strict=True) if r.get("before")]
+            if undone:
+                # Not stale and the same text as this left them: anything else since (an edit,
+                # a check that found a name lost again) is newer than the user's word.
+                self._remember(
+                    tr("still true {names}").format(names=id_list([m.id for m, _r in undone])),
+                    [("undo_still_true", {"id": m.id, "before": r["before"]}) for m, r in undone],
+                    [(m.id, "stale", None) for m, _r in undone]
+                    + [(m.id, "text", r["memory"]["text"]) for m, r in undone],
+                )
 
         self._submit([("still_true", {"id": m.id}) for m in stale], done)
 

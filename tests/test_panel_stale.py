@@ -156,3 +156,66 @@ def test_the_hosts_count_of_changes_moves_with_a_write_not_with_a_read(host: Ser
     assert host.changes() == after
     host.handle("pin", {"id": made["id"]})
     assert host.changes() != after
+
+
+def _settle(qtbot, view) -> None:  # type: ignore[no-untyped-def]
+    """No action running and nothing left on the view's worker (the reload after it)."""
+    qtbot.waitUntil(lambda: not view.worker.busy and not view.memory_actions.busy, timeout=30_000)
+
+
+def test_still_true_is_undone_from_the_panel(
+    qtbot, host: ServiceHost, clock: FakeClock, tmp_path: Path
+) -> None:
+    from test_panel import _select
+
+    repo = make_repo(tmp_path / "shop", {"src/pay/flags.py": "pay_new_flow_v2 = True\n"})
+    stale = memories.create(host.store, "project", FLAG_FACT, clock, str(repo))
+    staleness.check_repo(host.store, str(repo), clock)
+    (repo / "src/pay/flags.py").write_text("checkout_v3 = True\n")
+    commit(repo, "the flag is gone")
+    clock.advance(days=1)
+    assert staleness.check_repo(host.store, str(repo), clock).stale == [stale.id]
+    reason = memories.get(host.store, stale.id).stale
+    view = _view(qtbot, host)
+
+    _select(view, [0])
+    view.buttons["still_true"].click()
+    _settle(qtbot, view)
+    assert memories.get(host.store, stale.id).stale is None
+    undo = view.buttons["undo"]
+    assert undo.isEnabled() and undo.toolTip() == f"撤销：确认 #{stale.id} 仍然成立"
+
+    undo.click()
+    _settle(qtbot, view)
+    assert view.last_message == f"已撤销：确认 #{stale.id} 仍然成立"
+    assert memories.get(host.store, stale.id).stale == reason
+    qtbot.waitUntil(lambda: [m.stale for m in view.model.rows] == [reason], timeout=30_000)
+    assert _cell(view, stale.id, Qt.ItemDataRole.DisplayRole) == "可能已过时"
+    assert not undo.isEnabled()
+
+
+def test_undoing_still_true_is_refused_once_the_memory_changed(
+    qtbot, host: ServiceHost, clock: FakeClock, tmp_path: Path
+) -> None:
+    from test_panel import _select
+
+    repo = make_repo(tmp_path / "shop", {"src/pay/flags.py": "pay_new_flow_v2 = True\n"})
+    stale = memories.create(host.store, "project", FLAG_FACT, clock, str(repo))
+    staleness.check_repo(host.store, str(repo), clock)
+    (repo / "src/pay/flags.py").write_text("checkout_v3 = True\n")
+    commit(repo, "the flag is gone")
+    clock.advance(days=1)
+    staleness.check_repo(host.store, str(repo), clock)
+    view = _view(qtbot, host)
+    _select(view, [0])
+    view.buttons["still_true"].click()
+    _settle(qtbot, view)
+
+    host.handle(
+        "replace", {"id": stale.id, "text": FLAG_FACT + " (renamed to checkout_v3)"}
+    )  # another client
+    view.buttons["undo"].click()
+    _settle(qtbot, view)
+    assert view.last_message == f"无法再撤销“确认 #{stale.id} 仍然成立”：#{stale.id} 之后又被改动过。"
+    assert memories.get(host.store, stale.id).stale is None
+    assert not view.buttons["undo"].isEnabled()

@@ -5,10 +5,13 @@ gives is found and lost again."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from clijson import cli_json
 from memevo.core.clock import FakeClock
+from memevo.core.errors import InvalidInput, NotFound
 from memevo.core.memories import history as memory_history
 from memevo.core.memories import live as memories
 from memevo.core.repos import staleness
@@ -96,6 +99,7 @@ def test_still_true_finds_the_names_back_when_they_are(
     commit(repo, "the flag is back")
     result = host.handle("still_true", {"id": fact.id})
     assert result["found_again"] is True and result["memory"]["stale"] is None
+    assert result["before"] is None  # fresh on the evidence: nothing of the user's word to undo
 
 
 def test_the_command_line_offers_and_keeps(run_cli, data_dir: Path, tmp_path: Path) -> None:
@@ -120,3 +124,74 @@ def test_the_command_line_offers_and_keeps(run_cli, data_dir: Path, tmp_path: Pa
         assert [v.text for v in versions] == [OTHER]
     missing = run_cli("still-true", "nosuchid")
     assert missing.returncode != 0 and "no memory with id nosuchid" in missing.stderr
+
+
+def _anchors_row(store: Store, memory_id: str) -> tuple[object, ...]:
+    """What is kept of the memory's names, all of it but when they were last looked up."""
+    [row] = store.query(
+        "SELECT memory_id, text_sha, anchors, stale_ms, stale_reason FROM anchors WHERE memory_id = ?",
+        [memory_id],
+    )
+    return tuple(row)
+
+
+def test_still_true_is_undone_to_the_exact_row(host: ServiceHost, clock: FakeClock, tmp_path: Path) -> None:
+    repo, fact, _other = _stale_repo(host.store, clock, tmp_path)
+    was = _anchors_row(host.store, fact.id)
+    kept = host.handle("still_true", {"id": fact.id})
+    assert kept["found_again"] is False and kept["memory"]["stale"] is None
+    assert json.loads(json.dumps(kept)) == kept  # the undo's part travels as JSON
+    assert kept["before"]["stale_reason"] == fact.stale
+    clock.advance(days=1)
+    staleness.check_repo(host.store, str(repo), clock)  # nothing new found: the undo still applies
+    assert memories.get(host.store, fact.id).stale is None
+
+    again = host.handle("undo_still_true", {"id": fact.id, "before": kept["before"]})
+    assert again["memory"]["stale"] == fact.stale  # the same reason, the same day
+    assert _anchors_row(host.store, fact.id) == was
+    # the lost name counts again: the next check keeps it stale, and it can be kept as true again
+    assert staleness.check_repo(host.store, str(repo), clock).fresh == []
+    assert memories.get(host.store, fact.id).stale == fact.stale
+    assert host.handle("still_true", {"id": fact.id})["found_again"] is False
+
+
+def test_undoing_still_true_is_refused_after_a_newer_change(
+    host: ServiceHost, clock: FakeClock, tmp_path: Path
+) -> None:
+    repo, fact, other = _stale_repo(host.store, clock, tmp_path)
+    kept_fact = host.handle("still_true", {"id": fact.id})["before"]
+    kept_other = host.handle("still_true", {"id": other.id})["before"]
+
+    # the text rewritten since
+    host.handle("replace", {"id": fact.id, "text": FACT + " (the checkout calls it)"})
+    with pytest.raises(InvalidInput, match="changed since"):
+        host.handle("undo_still_true", {"id": fact.id, "before": kept_fact})
+    assert memories.get(host.store, fact.id).stale is None
+
+    # a lost name found again since: the evidence moved on
+    (repo / "src/refunds").mkdir()
+    (repo / "src/refunds/worker.py").write_text("refund_worker = 1\n")
+    commit(repo, "the refunds are back")
+    staleness.check_repo(host.store, str(repo), clock)
+    found = _anchors_row(host.store, other.id)
+    with pytest.raises(InvalidInput, match="changed since"):
+        host.handle("undo_still_true", {"id": other.id, "before": kept_other})
+    assert _anchors_row(host.store, other.id) == found and memories.get(host.store, other.id).stale is None
+
+    # ... and lost again: stale on new evidence, its own reason kept
+    (repo / "src/refunds/worker.py").unlink()
+    (repo / "src/refunds").rmdir()
+    commit(repo, "gone again")
+    clock.advance(days=1)
+    assert staleness.check_repo(host.store, str(repo), clock).stale == [other.id]
+    newer = memories.get(host.store, other.id).stale
+    assert newer is not None and newer != other.stale
+    with pytest.raises(InvalidInput, match="changed since"):
+        host.handle("undo_still_true", {"id": other.id, "before": kept_other})
+    assert memories.get(host.store, other.id).stale == newer
+
+    # not what still_true returned, or no such memory
+    with pytest.raises(InvalidInput):
+        host.handle("undo_still_true", {"id": other.id, "before": {"anchors": "[]"}})
+    with pytest.raises(NotFound):
+        host.handle("undo_still_true", {"id": "nosuchid", "before": kept_other})

@@ -242,8 +242,19 @@ def op_still_true(ctx: Context, id: str) -> dict[str, Any]:
     """A stale memory the user says still holds (`memevo still-true`, the panel's Still true):
     its repository is checked again, and names still missing stop counting (core/repos/staleness.py)."""
     store = ctx.writer()
-    found_again = staleness.still_true(store, id, ctx.clock)
-    return {"memory": memories.get(store, id).as_json(), "found_again": found_again}
+    found_again, before = staleness.still_true(store, id, ctx.clock)
+    # before: what undo_still_true needs to put the staleness back (None: the evidence, not
+    # the user's word, made it fresh — nothing to undo)
+    return {"memory": memories.get(store, id).as_json(), "found_again": found_again, "before": before}
+
+
+@operation("undo_still_true", writes=True)
+def op_undo_still_true(ctx: Context, id: str, before: dict[str, Any]) -> dict[str, Any]:
+    """Undo still_true (the panel's Undo): the memory stale again with the same reason, given
+    the `before` its result carried. Refused when its staleness changed since."""
+    store = ctx.writer()
+    staleness.stale_again(store, id, before)
+    return {"memory": memories.get(store, id).as_json()}
 
 
 @operation("delete", writes=True)

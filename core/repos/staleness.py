@@ -339,11 +339,12 @@ def state(store: Store, ids: list[str]) -> dict[str, dict[str, Any]]:
 
 
 # -- the user's word ---------------------------------------------------------------------------------
-def still_true(store: Store, memory_id: str, clock: Clock) -> bool:
+def still_true(store: Store, memory_id: str, clock: Clock) -> tuple[bool, dict[str, Any] | None]:
     """The user says a stale memory still holds. Its repository is checked again first (the
-    names may be back: then it is fresh on the evidence, True). If they are still missing, the
-    user's word wins: the missing names stop counting as evidence (as if never found), so the
-    memory is fresh until one of them is found and lost again (False). NotFound: no such memory."""
+    names may be back: then it is fresh on the evidence, (True, None)). If they are still
+    missing, the user's word wins: the missing names stop counting as evidence (as if never
+    found), so the memory is fresh until one of them is found and lost again (False, the row as
+    it was just before the user's word: what `stale_again` puts back). NotFound: no such memory."""
     from ..errors import NotFound
 
     if not store.query("SELECT 1 FROM memories WHERE id = ?", [memory_id]):
@@ -352,15 +353,72 @@ def still_true(store: Store, memory_id: str, clock: Clock) -> bool:
     if repo:
         check_repo(store, str(repo[0][0]), clock)
     with store.transaction() as con:
-        row = one(con.execute("SELECT anchors, stale_ms FROM anchors WHERE memory_id = ?", [memory_id]))
-        if row is None or row[1] is None:
-            return True
-        noted = _from_row((row[0], row[1], None))
-        for name in noted.names:
-            if name.get("seen") and name.get("found") is False:
-                name["seen"] = False
+        row = one(
+            con.execute(
+                "SELECT text_sha, anchors, stale_ms, stale_reason FROM anchors WHERE memory_id = ?",
+                [memory_id],
+            )
+        )
+        if row is None or row[2] is None:
+            return True, None
         con.execute(
             "UPDATE anchors SET anchors = ?, stale_ms = NULL, stale_reason = NULL WHERE memory_id = ?",
-            [json.dumps(noted.names, ensure_ascii=False), memory_id],
+            [json.dumps(_kept(_from_row(row[1:]).names), ensure_ascii=False), memory_id],
         )
-    return False
+    # JSON-safe: it travels in the operation's result, and back in the undo's request.
+    return False, {"text_sha": row[0], "anchors": row[1], "stale_ms": row[2], "stale_reason": row[3]}
+
+
+def _kept(names: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The names as the user's word leaves them: a lost one no longer counts as ever found."""
+    return [dict(n, seen=False) if n.get("seen") and n.get("found") is False else dict(n) for n in names]
+
+
+def stale_again(store: Store, memory_id: str, before: Any) -> None:
+    """Undo `still_true`: the anchors row as it was before the user's word (`before`, what
+    still_true returned), stale again with the same reason. Only over the row still_true left
+    (a later check that found nothing new leaves it so): a row changed since — the text
+    rewritten, a name found again, stale again on new evidence — is refused (InvalidInput),
+    so an undo never overwrites what happened after. NotFound: no such memory."""
+    from ..errors import InvalidInput, NotFound
+
+    fields = ("text_sha", "anchors", "stale_ms", "stale_reason")
+    sha, names_json, stale_ms, reason = (
+        (before.get(k) for k in fields) if isinstance(before, dict) else [None] * 4
+    )
+    if not (
+        isinstance(sha, str)
+        and isinstance(names_json, str)
+        and isinstance(stale_ms, int)
+        and not isinstance(stale_ms, bool)
+        and isinstance(reason, str)
+    ):
+        raise InvalidInput(
+            "before must be the anchors row still_true returned (text_sha, anchors, stale_ms, stale_reason)"
+        )
+    try:
+        names = json.loads(names_json)
+    except ValueError:
+        names = None
+    if not isinstance(names, list):
+        raise InvalidInput("before's anchors must be a JSON list of names")
+    with store.transaction() as con:
+        if one(con.execute("SELECT 1 FROM memories WHERE id = ?", [memory_id])) is None:
+            raise NotFound(f"no memory with id {memory_id}")
+        row = one(
+            con.execute("SELECT text_sha, anchors, stale_ms FROM anchors WHERE memory_id = ?", [memory_id])
+        )
+        left = _kept(_from_row((names_json, None, None)).names)
+        if (
+            row is None
+            or row[0] != sha
+            or row[2] is not None
+            or _from_row((row[1], None, None)).names != left
+        ):
+            raise InvalidInput(
+                f"the staleness of memory #{memory_id} changed since it was kept as true; nothing was done"
+            )
+        con.execute(
+            "UPDATE anchors SET anchors = ?, stale_ms = ?, stale_reason = ? WHERE memory_id = ?",
+            [names_json, stale_ms, reason, memory_id],
+        )

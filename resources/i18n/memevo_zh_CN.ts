@@ -390,6 +390,10 @@
         <translation>已确认 {names} 仍然成立。</translation>
     </message>
     <message>
+        <source>still true {names}</source>
+        <translation>确认 {names} 仍然成立</translation>
+    </message>
+    <message>
         <source>everywhere</source>
         <translation>所有地方</translation>
     </message>
