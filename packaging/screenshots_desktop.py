@@ -4,8 +4,10 @@
         xvfb-run -a -s "-screen 0 1280x800x24" python3 packaging/screenshots_desktop.py'
 
 Runs `trayer` so a system tray exists, loads the real model (MEMEVO_MODELS_DIR is honoured)
-into a throwaway MEMEVO_HOME with sample memories, and writes docs/tray-menu.png and
-docs/panel-*.png. MEMEVO_LANG=en gives the English UI (files get an -en suffix)."""
+into a throwaway MEMEVO_HOME with sample memories — one of them stale, one in the trash, a
+repository to share, and a history of past sessions (tests/history.py) for "From past
+sessions" — and writes docs/tray-menu.png and docs/panel-*.png. MEMEVO_LANG=en gives the
+English UI (files get an -en suffix)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,6 @@ SAMPLES = [
     ("rule", "Always write commit messages in English (Conventional Commits)", 74),
     ("rule", "新写的 Python 函数都要加类型注解", 61),
     ("rule", "不要在回答里贴整个文件，只贴改动的部分", 52),
-    ("project", "支付页新流程的灰度开关是 pay_new_flow_v2", 90),
     ("project", "ImageLoader 负责 App 内的图片加载与缓存，改它要跑 image_cache 的测试", 70),
     ("project", "测试环境的数据库每周一早上 6 点重置", 57),
     ("project", "订单服务的超时在 config/order.yaml 的 timeout_ms 里", 45),
@@ -44,6 +45,50 @@ def populate(store, clock) -> None:  # type: ignore[no-untyped-def]
     jobs.create(store, "shot", "cursor", "s1", None, "以后生成的 SQL 都用大写关键字", clock.now_ms())
     proposal = {"text": "生成 SQL 时关键字一律大写", "category": "rule", "action": "create"}
     jobs.update(store, "shot", clock.now_ms(), status="ready", proposal=proposal)
+
+
+STALE_FACT = "支付页新流程的灰度开关是 pay_new_flow_v2"
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def stale_fact(store, clock, home: Path) -> None:  # type: ignore[no-untyped-def]
+    """A fact whose repository dropped the name it gives, found by the real staleness check
+    on a real git repository; and one memory in the trash."""
+    from memevo.core.memories import live as memories
+    from memevo.core.repos import identity, staleness
+
+    repo = home / "code" / "pay"
+    flags = repo / "src" / "pay" / "flags.py"
+    flags.parent.mkdir(parents=True)
+    flags.write_text("pay_new_flow_v2 = True\n", encoding="utf-8")
+    git(repo, "init", "-q")
+    git(repo, "remote", "add", "origin", "https://github.com/ann/pay.git")
+    for key, value in (("user.name", "Ann"), ("user.email", "ann@example.com")):
+        git(repo, "config", key, value)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the flag")
+    memory = memories.create(store, "project", STALE_FACT, clock, str(repo))
+    scope = str(memory.scope)  # the repository's name, from its remote
+    with store.transaction() as con:  # where it lives, as a session there tells the service
+        identity.remember(con, scope, str(repo))
+    staleness.check_repo(store, scope, clock)  # the flag is seen: the name counts
+    flags.write_text("checkout_v3 = True\n", encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "the flag is gone")
+    staleness.check_repo(store, scope, clock)
+    assert memories.get(store, memory.id).stale, "the screenshot wants a stale memory"
+    gone = memories.create(store, "rule", "每次回答前先复述一遍需求", clock)
+    memories.delete(store, [gone.id], clock)
+
+
+def past_sessions(home: Path) -> None:
+    """The realistic history the day-one figure is measured on, in the clients' real formats."""
+    sys.path.insert(0, str(DOCS.parent / "tests"))
+    import history
+
+    history.realistic(home, history.make_repos(home))
 
 
 def pump(app, seconds: float) -> None:  # type: ignore[no-untyped-def]
@@ -101,6 +146,9 @@ def shoot(suffix: str) -> int:
     store = Store.open()
     clock = SystemClock()
     populate(store, clock)
+    home = Path(os.environ["HOME"])
+    stale_fact(store, clock, home)
+    past_sessions(home)
     host = ServiceHost(store, clock)
     host.ctx.desktop = True
     for client, event, ms in [
@@ -129,9 +177,12 @@ def shoot(suffix: str) -> int:
     shot_tray_menu(app, tray, DOCS / f"tray-menu{suffix}.png")
     panel = tray.open_panel()
     panel.resize(1180, 640)
-    for view in ("memories", "proposals", "injections", "status", "settings"):
+    panel.backfill.scan()  # what the wizard's offer and the tab's Scan button start
+    until(app, lambda: not panel.backfill.worker.busy)
+    for view in ("memories", "backfill", "trash", "proposals", "injections", "status", "sharing", "settings"):
         panel.show_view(view)
         pump(app, 1.0)
+        until(app, lambda shown=panel.views[view]: not any(w.busy for w in workers(shown)))
         target = DOCS / f"panel-{view}{suffix}.png"
         panel.grab().save(str(target))
         print(f"wrote {target}")
@@ -144,6 +195,17 @@ def shoot(suffix: str) -> int:
     host.close()
     store.close()
     return 0
+
+
+def until(app, done, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + seconds
+    while not done() and time.monotonic() < end:
+        pump(app, 0.1)
+    pump(app, 0.3)
+
+
+def workers(view):  # type: ignore[no-untyped-def]
+    return [w for w in (getattr(view, "worker", None), getattr(view, "sync_worker", None)) if w is not None]
 
 
 def shot_tray_menu(app, tray, target: Path) -> None:  # type: ignore[no-untyped-def]

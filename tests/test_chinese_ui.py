@@ -8,17 +8,21 @@ fails here with the window it is in."""
 from __future__ import annotations
 
 import asyncio
+import html
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import history
 import pytest
 import uiwalk
 import xdisplay
+from gitrepo import commit, make_repo
 from memevo.core.clock import FakeClock
 from memevo.core.importers import notes
 from memevo.core.learning import jobs
 from memevo.core.memories import live as memories
+from memevo.core.repos import staleness
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.i18n import qt_translated, ui_language
 from memevo.desktop.qt import QApplication, QTimer
@@ -98,10 +102,11 @@ def test_the_walk_finds_english_and_passes_names_and_commands(qtbot) -> None:
 
 def test_every_window_is_in_the_ui_language(
     qtbot,
-    host: ServiceHost,
+    model_host: ServiceHost,  # the real model: From past sessions finds its candidates with it
     clock: FakeClock,
     no_claude_cli: Path,  # noqa: F811
 ) -> None:
+    host = model_host
     import os
 
     from memevo.desktop.confirm import ConfirmQueue
@@ -189,14 +194,41 @@ def test_every_window_is_in_the_ui_language(
     found["notifications"] = {
         f"{t} / {m}": english(t + " " + m) for t, m in tray.notifier.shown if english(t + " " + m)
     }
+    # the newer tabs with something in them: a stale fact of a real repository (the Memories
+    # tab's stale row), that repository in Sharing with its facts file not written yet, and
+    # what From past sessions proposes from a history of transcripts
+    import shutil
+
+    found_git = shutil.which("git", path="/usr/local/bin:/usr/bin:/bin")
+    assert found_git is not None
+    (Path(os.environ["PATH"]) / "git").symlink_to(found_git)  # git, and still no claude
+    shop = make_repo(home / "code" / "shop", {"src/pay/flags.py": "pay_new_flow_v2 = True\n"})
+    stale = memories.create(host.store, "project", "支付页的灰度开关是 pay_new_flow_v2", clock, str(shop))
+    staleness.check_repo(host.store, str(shop), clock)
+    (shop / "src/pay/flags.py").write_text("checkout_v3 = True\n")
+    commit(shop, "the flag is gone")
+    clock.advance(days=1)
+    assert staleness.check_repo(host.store, str(shop), clock).stale == [stale.id]
+    USER_TEXTS.extend([stale.text, "shop"])
+    history.realistic(home, history.make_repos(home))
     # the panel, tab by tab
     panel = Panel(host, queue)
+    panel.sharing.extra = str(shop)  # as Another repository… adds it
     qtbot.addWidget(panel)
     panel.show()
     on_screen(qtbot, panel)
     panel.settings.rows["sideApiBase"].editor.setText("ftp://example.com")  # refused: its reason shown
     panel.settings.rows["recallTopK"].editor.setValue(99)
     panel.settings.save()
+    panel.backfill.scan()
+    _settle(qtbot, panel.backfill)
+    assert len(panel.backfill.items) >= 5, panel.backfill.last_message
+    said = (  # the user's own words, which the tab shows as they were said
+        [c["text"] for c in panel.backfill.items]
+        + [w for c in panel.backfill.items for w in c["evidence"]["words"]]
+        + [r for c in panel.backfill.items for r in c["evidence"]["repositories"]]
+    )
+    USER_TEXTS.extend(said + [html.escape(t) for t in said])  # plain, and in the rich text
     for name, view in panel.views.items():
         panel.show_view(name)
         panel.reload_current()
@@ -209,6 +241,9 @@ def test_every_window_is_in_the_ui_language(
                 lambda v=view: not v.key_worker.busy and v.key_present is not None, timeout=30_000
             )
         found[f"panel: {name}"] = untranslated(panel)
+    # the newer tabs were read with something in them
+    assert [r["state"] for r in panel.sharing.repos] == ["none"] and panel.sharing.list.isEnabled()
+    assert [m.id for m in panel.memories.model.rows if m.stale] == [stale.id]
     assert panel.settings.file_check.isVisibleTo(panel.settings)  # the tests have no keyring: it was read
     # the memories view's dialogs
     view = panel.memories
