@@ -226,10 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
         backfill_commands.cmd_backfill,
         "find what you said again and again in your clients' past sessions, to keep as memories",
     )
-    p.add_argument(
-        "--review", action="store_true", help="go through the candidates: accept, edit, regroup or skip"
-    )
-    p.add_argument("--all", action="store_true", help="read every transcript again, not only what is new")
+    backfill_commands.arguments(p)
     p = command(
         "share",
         share_commands.cmd_share,

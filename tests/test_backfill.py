@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,174 @@ def test_a_repository_memevo_is_off_in_is_not_read(
         "github.com/ann/shop" in c["evidence"]["repositories"] for c in found
     )
     assert _found(found, "pnpm")  # what was said elsewhere still is
+
+
+# -- the side model's wording (core/importers/improve.py) ---------------------------------------------
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def _candidate(text: str, repos: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "text": text,
+        "category": "rule",
+        "scope": "global",
+        "sha": backfill.key_of(text),
+        "source": "backfill",
+        "evidence": {
+            "sessions": 2,
+            "first_day": "2026-10-01",
+            "last_day": "2026-10-02",
+            "repositories": repos or [],
+            "clients": ["claude"],
+            "words": [text, f"{text} again"],
+            "why": ["said in 2 sessions"],
+        },
+    }
+
+
+def _asked(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The candidates one request sent."""
+    items: list[dict[str, Any]] = json.loads(body["messages"][1]["content"])
+    return items
+
+
+def _reworded(body: dict[str, Any]) -> tuple[str, Any]:
+    """A side model that rewords every candidate it is sent."""
+    return (
+        "json",
+        {
+            "items": [
+                {"id": i["id"], "text": f"Reworded: {i['text'][:80]}", "group": "rule"} for i in _asked(body)
+            ]
+        },
+    )
+
+
+@pytest.fixture
+def side_api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from fake_openai import FakeOpenAI
+    from memevo.core import config as config_mod
+
+    server = FakeOpenAI(_reworded)
+    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
+    monkeypatch.setenv("MEMEVO_SIDE_TIMEOUT_S", "5")
+    config_mod.set_key("sideApiBase", server.base)
+    config_mod.set_key("sideApiModel", "fake-model")
+    yield server
+    server.close()
+
+
+def test_the_side_model_rewords_within_the_cap_and_never_sees_a_secret(
+    side_api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.core.importers import improve
+
+    monkeypatch.setattr(improve, "MAX_CALLS", 2)
+    found = [_candidate(f"Always run the linter number {n} before pushing") for n in range(25)]
+    found[0] = _candidate(f"Deploy with the token {SECRET} from now on", ["github.com/ann/shop"])
+    found[0]["evidence"]["words"].append(f"the deploy token is {SECRET}")
+    planned = improve.plan(len(found))
+    assert (planned.calls, planned.covered) == (2, 20)  # the cap, known before any call
+    assert side_api.requests == []
+    answers = iter(
+        [
+            (
+                "json",
+                {
+                    "items": [
+                        {"id": 1, "text": "Deploy with the deploy token", "group": "project"},
+                        {"id": 2, "text": "a fine text", "group": "preference"},  # not a group
+                        {"id": 3, "text": "  ", "group": "rule"},  # empty
+                        {"id": 4, "text": "x" * 500, "group": "rule"},  # too long
+                        {"id": 5, "text": "use the key [已隐去] always", "group": "rule"},  # a hidden secret
+                        {"id": 99, "text": "no such candidate here", "group": "rule"},
+                        {"id": 6, "text": "Run the linter before every push", "group": "rule"},
+                    ]
+                },
+            ),
+            ("text", "I would rather not answer in JSON"),  # the whole batch stays as it was
+        ]
+    )
+    side_api.script = lambda body: next(answers)
+    steps: list[tuple[int, int]] = []
+    report = improve.improve(found, planned, lambda done, calls: steps.append((done, calls)))
+    assert report == {"calls": 2, "improved": 2, "stopped": None}
+    assert len(side_api.requests) == 2 and steps == [(0, 2), (1, 2)]
+    sent = json.dumps(side_api.requests, ensure_ascii=False)
+    assert SECRET not in sent and "[已隐去]" in sent  # redacted before it left, text and words alike
+    assert found[0]["improved"] == {
+        "text": "Deploy with the deploy token",
+        "category": "project",
+        "scope": "github.com/ann/shop",
+    }
+    assert found[5]["improved"]["text"] == "Run the linter before every push"
+    assert [i for i, c in enumerate(found) if "improved" in c] == [0, 5]  # every bad answer: unchanged
+    assert all(len(_asked(body)) == 10 for body in side_api.requests)
+    # the review shows the improved wording and can go back to the one found
+    item = improve.proposed(found[5])
+    assert item["text"] == "Run the linter before every push" and item["sha"] == found[5]["sha"]
+    assert improve.other_wording(item) and item["text"] == found[5]["text"]
+    assert backfill.reworded([improve.proposed(found[5]), found[6]]) == [found[5]["sha"]]
+
+
+def test_a_failing_side_api_stops_the_pass_and_keeps_the_candidates(side_api: Any) -> None:
+    from memevo.core.importers import improve
+
+    found = [_candidate(f"Never force-push to branch number {n}") for n in range(15)]
+    side_api.script = [("status", 500)]
+    report = improve.improve(found, improve.plan(len(found)))
+    assert report["calls"] == 1 and "HTTP 500" in report["stopped"]
+    assert not any("improved" in c for c in found)
+
+
+def test_improve_on_the_command_line_asks_first_and_json_writes_nothing(
+    user_home: Path, side_api: Any, run_cli: Any, provisioned_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.core.importers import improve
+
+    declined = run_cli("backfill", "--json", "--improve", input="n\n")
+    assert declined.returncode == 0, declined.stderr
+    assert "takes 2 calls to your side API" in declined.stderr and "Go on? [y/N]" in declined.stderr
+    assert side_api.requests == []  # the count was shown, the answer was no: nothing sent
+    found = json.loads(declined.stdout)["candidates"]
+    assert not any("improved" in c for c in found)
+    monkeypatch.setattr(improve, "MAX_CALLS", 1)
+    result = run_cli("backfill", "--json", "--improve", input="y\n")
+    assert result.returncode == 0, result.stderr
+    assert "takes 1 call to your side API" in result.stderr
+    report = json.loads(result.stdout)  # stdout is the JSON alone: the question went to stderr
+    assert len(side_api.requests) == 1 and report["improvement"]["calls"] == 1
+    improved = [c for c in report["candidates"] if "improved" in c]
+    assert len(improved) == 10 and improved[0]["improved"]["text"] == f"Reworded: {improved[0]['text'][:80]}"
+    assert [c["text"] for c in report["candidates"]] == [c["text"] for c in found]  # the found wording stays
+    assert not backfill.state_path().exists()  # --json writes nothing, with --improve too
+    counts = json.loads(run_cli("list", "--json").stdout)["counts"]
+    assert counts["rule"]["live"] == counts["project"]["live"] == 0
+
+
+def test_the_review_keeps_the_improved_wording_and_the_found_one_is_not_proposed_again(
+    user_home: Path, side_api: Any, run_cli: Any, provisioned_model: Any
+) -> None:
+    first = json.loads(run_cli("backfill", "--json").stdout)["candidates"]
+    # the first in the side model's words; the second back in the words found (o), then stop
+    reviewed = run_cli("backfill", "--review", "--improve", "--yes", input="a\no\na\nq\n")
+    assert reviewed.returncode == 0, reviewed.stderr
+    assert "Go on?" not in reviewed.stderr and "improved: rule Reworded" in reviewed.stdout
+    texts = {m["text"] for m in json.loads(run_cli("read", "rule", "--all", "--json").stdout)["memories"]}
+    texts |= {m["text"] for m in json.loads(run_cli("read", "project", "--all", "--json").stdout)["memories"]}
+    assert f"Reworded: {first[0]['text'][:80]}" in texts and first[0]["text"] not in texts
+    assert first[1]["text"] in texts
+    again = {c["sha"] for c in json.loads(run_cli("backfill", "--json").stdout)["candidates"]}
+    assert first[0]["sha"] not in again and first[1]["sha"] not in again
+
+
+def test_without_a_side_api_the_candidates_stand_as_found(
+    user_home: Path, data_dir: Path, run_cli: Any, provisioned_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMEVO_SIDE_API_KEY", raising=False)
+    result = run_cli("backfill", "--json", "--improve")
+    assert result.returncode == 0, result.stderr
+    assert "no side API is configured" in result.stderr and "memevo config sideApiBase" in result.stderr
+    report = json.loads(result.stdout)
+    assert report["candidates"] and not any("improved" in c for c in report["candidates"])
+    assert report["improvement"]["calls"] == 0

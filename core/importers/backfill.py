@@ -11,6 +11,7 @@ Each candidate carries its evidence (sessions, days, repositories, the user's wo
 secrets redacted) and a proposed group: a rule, or a project fact of the repository it was said
 in. What is a memory already, was imported or accepted before, or was skipped is not proposed.
 Nothing here writes: the user's yes goes through `import_notes`, as `memevo import-notes`'s.
+A long scan reports how far it is, and stops between two steps when the user cancels (Cancelled).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from ..memories.text import MAX_TEXT, text_width
 from ..privacy.redaction import redact_secrets
 from ..recall.textfilter import strip_code_and_logs
 from . import transcripts
+from .transcripts import Cancelled as Cancelled  # what a cancelled scan raises, for the callers
 from .transcripts import Prompt, repo_of
 
 SAME = 0.93  # cosine at which two statements say the same, whatever their words
@@ -41,6 +45,7 @@ MAX_STATEMENTS = 6000  # the newest statements encoded (the work is quadratic in
 MIN_WIDTH, MAX_WIDTH = 8, 200
 MAX_CANDIDATES = 200
 EXAMPLES = 3
+ENCODE_CHUNK = 256  # statements encoded between two looks at progress and Cancel
 
 _SPLIT = re.compile(r"(?<=[。！？；!?;])|(?<=[.!?;])\s+|\n+")
 DURABLE = re.compile(
@@ -87,6 +92,30 @@ REFERS_BACK = re.compile(
 )
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 REDACTED = ("[已隐去]", "REDACTED")
+
+# (stage, done, total): "encoding" statements, "grouping" statements, "comparing" with memories
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Watch:
+    progress: Progress | None = None
+    cancelled: Callable[[], bool] | None = None
+
+
+_WATCH: ContextVar[Watch | None] = ContextVar("memevo_backfill_watch", default=None)
+
+
+@contextmanager
+def watched(progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> Iterator[None]:
+    """The panel runs the service's `backfill_scan` in process, on its own worker thread: the
+    operation's parameters are JSON, so the view's progress and Cancel reach `run` on that thread
+    through a context variable instead."""
+    token = _WATCH.set(Watch(progress, cancelled))
+    try:
+        yield
+    finally:
+        _WATCH.reset(token)
 
 
 @dataclass
@@ -180,28 +209,26 @@ def find(
     encode: Callable[[list[str]], np.ndarray],
     memory_texts: Sequence[str] = (),
     known: Callable[[list[str]], set[str]] | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
     off: Sequence[str] = (),
+    cancelled: Callable[[], bool] | None = None,
 ) -> list[Candidate]:
     """The candidates in these prompts. `encode`: unit vectors of texts; `memory_texts`: the
     memories there are (a candidate close to one is not proposed); `known`: which candidate
-    keys were imported, accepted or skipped before."""
+    keys were imported, accepted or skipped before; `cancelled()` true between two chunks of
+    the work raises Cancelled."""
     said = statements(prompts, off)
     if not said:
         return []
-    if progress:
-        progress(f"encoding {len(said)} statements")
-    vectors = np.asarray(encode([s.text for s in said]), dtype=np.float32)
-    clusters = _clusters(said, vectors)
+    vectors = _encoded([s.text for s in said], encode, "encoding", progress, cancelled)
+    clusters = _clusters(said, vectors, progress, cancelled)
     found: list[tuple[Candidate, np.ndarray]] = []
     for members in clusters:
         candidate = _candidate([said[i] for i in members])
         if candidate is not None:
             found.append((candidate, vectors[members[0]]))
     if found and memory_texts:
-        if progress:
-            progress(f"comparing with {len(memory_texts)} memories")
-        existing = np.asarray(encode(list(memory_texts)), dtype=np.float32)
+        existing = _encoded(list(memory_texts), encode, "comparing", progress, cancelled)
         found = [(c, v) for c, v in found if float(np.max(existing @ v)) < KNOWN]
     candidates = [c for c, _ in found]
     if known is not None and candidates:
@@ -211,7 +238,30 @@ def find(
     return candidates[:MAX_CANDIDATES]
 
 
-def _clusters(said: list[Statement], vectors: np.ndarray) -> list[list[int]]:
+def _encoded(
+    texts: list[str],
+    encode: Callable[[list[str]], np.ndarray],
+    stage: str,
+    progress: Progress | None,
+    cancelled: Callable[[], bool] | None,
+) -> np.ndarray:
+    """The texts' vectors, a chunk at a time: the bulk of a long scan's time is here."""
+    parts: list[np.ndarray] = []
+    for start in range(0, len(texts), ENCODE_CHUNK):
+        if cancelled is not None and cancelled():
+            raise Cancelled
+        if progress is not None:
+            progress(stage, start, len(texts))
+        parts.append(np.asarray(encode(texts[start : start + ENCODE_CHUNK]), dtype=np.float32))
+    return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+
+
+def _clusters(
+    said: list[Statement],
+    vectors: np.ndarray,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[list[int]]:
     """Greedy: each statement not yet placed gathers those that say the same; the first (newest)
     leads. Quadratic in the statements, in blocks."""
     n = len(said)
@@ -220,6 +270,10 @@ def _clusters(said: list[Statement], vectors: np.ndarray) -> list[list[int]]:
     groups: list[list[int]] = []
     block = 512
     for start in range(0, n, block):
+        if cancelled is not None and cancelled():
+            raise Cancelled
+        if progress is not None:
+            progress("grouping", start, n)
         sims = vectors[start : start + block] @ vectors.T
         for offset, row in enumerate(sims):
             i = start + offset
@@ -325,6 +379,20 @@ def load_state() -> dict[str, Any]:
     }
 
 
+def regroup(item: dict[str, Any]) -> None:
+    """The review's other group, in place: a project fact of its one repository, or a rule."""
+    item["category"] = "project" if item["category"] == "rule" else "rule"
+    repos = item["evidence"]["repositories"]
+    item["scope"] = repos[0] if item["category"] == "project" and len(repos) == 1 else "global"
+
+
+def reworded(accepted: Sequence[dict[str, Any]]) -> list[str]:
+    """The keys of accepted candidates kept in other words than found (edited, or the side
+    model's wording): recorded with the skipped ones, so the words found are not proposed again
+    beside the memory that now says them differently."""
+    return [c["sha"] for c in accepted if key_of(c["text"]) != c["sha"]]
+
+
 def save_state(skipped: Sequence[str], files: dict[str, str]) -> None:
     state = load_state()
     keep = list(dict.fromkeys([*state["skipped"], *skipped]))
@@ -332,10 +400,11 @@ def save_state(skipped: Sequence[str], files: dict[str, str]) -> None:
 
 
 def run(
-    store: Any, encoder: Any, given: Sequence[dict[str, Any]], progress: Callable[[str], None] | None = None
+    store: Any, encoder: Any, given: Sequence[dict[str, Any]], progress: Progress | None = None
 ) -> dict[str, Any]:
     """The candidates in `given` (prompts as Prompt.as_json), against this store's memories and
-    what was imported before (import-notes' record); reads only."""
+    what was imported before (import-notes' record); reads only. Progress and Cancel: `progress`,
+    else what `watched` set on this thread."""
     from ..memories import live as memories
     from . import notes
 
@@ -347,7 +416,8 @@ def run(
         return set(notes.known(store, keys, [""] * len(keys)))
 
     off = config_mod.load().values["offRepositories"]
-    found = find(prompts, encoder.encode, texts, known, progress, off)
+    watch = _WATCH.get() or Watch()
+    found = find(prompts, encoder.encode, texts, known, progress or watch.progress, off, watch.cancelled)
     return {"prompts": len(prompts), "candidates": [c.as_json() for c in found]}
 
 

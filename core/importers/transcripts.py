@@ -17,13 +17,14 @@ skipped, and a prompt is classified by the client's own hook adapter (hooks/clie
 slash command, another tool's continuation or memevo's own question is never taken for the
 user's words. Reading is bounded: files over MAX_FILE_BYTES are read from their end, lines over
 MAX_LINE_BYTES are skipped, and at most MAX_PROMPTS prompts are kept, newest files first.
+A long read reports each file it reads and stops between files when asked to (the panel's Cancel).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,10 @@ MAX_LINE_BYTES = 1024 * 1024
 MAX_PROMPTS = 20_000
 MAX_PROMPT_CHARS = 4000
 MAX_FILES = 5000
+
+
+class Cancelled(Exception):
+    """The user stopped a scan: nothing of it is kept or recorded."""
 
 
 @dataclass(frozen=True)
@@ -132,13 +137,24 @@ def prompts_of(client: str, path: Path) -> Iterator[Prompt]:
 
 
 def read_all(
-    home: Path, environ: dict[str, str] | None = None, skip: dict[str, str] | None = None
+    home: Path,
+    environ: dict[str, str] | None = None,
+    skip: dict[str, str] | None = None,
+    step: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> tuple[list[Prompt], dict[str, str]]:
     """Every user prompt of every store (at most MAX_PROMPTS), and each file's signature. A file
-    whose signature is in `skip` (read at an earlier run, unchanged since) is not read again."""
+    whose signature is in `skip` (read at an earlier run, unchanged since) is not read again.
+    `step(files looked at, files)` before each file; `cancelled()` true between files raises
+    Cancelled, so a Cancel waits for one file at most."""
     prompts: list[Prompt] = []
     seen: dict[str, str] = {}
-    for client, path in session_files(home, environ):
+    files = session_files(home, environ)
+    for done, (client, path) in enumerate(files):
+        if cancelled is not None and cancelled():
+            raise Cancelled
+        if step is not None:
+            step(done, len(files))
         sig = signature(path)
         seen[str(path)] = sig
         if skip and skip.get(str(path)) == sig:
