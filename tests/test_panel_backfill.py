@@ -7,6 +7,7 @@ wizard's offer opens it (pytest-qt, offscreen, the real model in process)."""
 from __future__ import annotations
 
 import html
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from memevo.core.importers import backfill
 from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.backfill_view import BackfillView
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 
 SCAN_MS = 180_000
 
@@ -172,3 +173,189 @@ def test_the_evidence_in_english(qtbot: Any, qapp: Any, host: ServiceHost) -> No
     view._found({"prompts": 9, "candidates": [candidate], "files": {}, "before": False})
     assert "原因：在 3 个会话中说过, 说明了要长期有效" in view.evidence.text()
     assert "你的原话" in view.evidence.text()
+
+
+# -- a long scan: its progress, and Cancel ------------------------------------------------------------
+def _slowly(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, seconds: float) -> list[float]:
+    """`module.name`, each call `seconds` slower; the times of the calls, to see when work stopped."""
+    import time
+
+    calls: list[float] = []
+    real = getattr(module, name)
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        calls.append(time.monotonic())
+        time.sleep(seconds)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, slow)
+    return calls
+
+
+def test_a_scan_shows_its_progress_and_cancel_stops_it_between_files(
+    qtbot: Any, host: ServiceHost, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from memevo.core.importers import transcripts
+
+    read = _slowly(monkeypatch, transcripts, "prompts_of", 0.1)  # 36 files: more than three seconds
+    asked: list[str] = []
+    monkeypatch.setattr(host, "handle", lambda op, params: asked.append(op) or {"candidates": []})
+    view = BackfillView(host)
+    qtbot.addWidget(view)
+    assert not view.cancel_button.isEnabled() and view.progress.isHidden()
+    view.scan()
+    assert view.cancel_button.isEnabled() and not view.scan_button.isEnabled()
+    qtbot.waitUntil(lambda: view.progress.maximum() == 36 and view.progress.value() >= 10, timeout=10_000)
+    assert not view.progress.isHidden()
+    qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
+    clicked = time.monotonic()
+    _settle(qtbot, view)
+    assert time.monotonic() - clicked < 1.0  # prompt: at most the file under way
+    assert len([t for t in read if t > clicked]) <= 1 and len(read) < 36
+    assert asked == [] and view.items == [] and view.files is None  # the service was never asked
+    assert view.last_message == "已取消：没有保存或记录任何内容。"
+    assert not backfill.state_path().exists()  # a cancelled scan writes nothing
+    assert view.scan_button.isEnabled() and not view.cancel_button.isEnabled() and view.progress.isHidden()
+
+
+def test_cancel_reaches_the_services_work_on_the_worker(
+    qtbot: Any, model_host: ServiceHost, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    assert model_host.engine is not None
+    monkeypatch.setattr(backfill, "ENCODE_CHUNK", 8)
+    encoded = _slowly(monkeypatch, model_host.engine.encoder, "encode", 0.1)
+    host = model_host
+    view = BackfillView(host)
+    qtbot.addWidget(view)
+    view.scan()
+    qtbot.waitUntil(lambda: len(encoded) >= 3, timeout=SCAN_MS)
+    qtbot.waitUntil(lambda: "个会话" in view.last_message and view.progress.value() > 0, timeout=10_000)
+    view.cancel()
+    clicked = time.monotonic()
+    _settle(qtbot, view)
+    assert len([t for t in encoded if t > clicked]) <= 1  # the chunk under way, then it stopped
+    assert view.items == [] and view.last_message == "已取消：没有保存或记录任何内容。"
+    assert _texts(host) == {} and not backfill.state_path().exists()
+
+
+# -- the side model's wording -------------------------------------------------------------------------
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def _candidate(text: str) -> dict[str, Any]:
+    return {
+        "text": text,
+        "category": "rule",
+        "scope": "global",
+        "sha": backfill.key_of(text),
+        "source": "backfill: said in 2 session(s)",
+        "evidence": {
+            "sessions": 2,
+            "first_day": "2026-10-01",
+            "last_day": "2026-10-02",
+            "repositories": ["github.com/ann/shop"],
+            "clients": ["claude"],
+            "words": [text, f"{text}, as I said"],
+            "why": ["said in 2 sessions"],
+        },
+    }
+
+
+def _reworded(body: dict[str, Any]) -> tuple[str, Any]:
+    asked = json.loads(body["messages"][1]["content"])
+    return (
+        "json",
+        {"items": [{"id": i["id"], "text": f"Better: {i['text']}", "group": "project"} for i in asked]},
+    )
+
+
+@pytest.fixture
+def side_api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from fake_openai import FakeOpenAI
+    from memevo.core import config as config_mod
+
+    server = FakeOpenAI(_reworded)
+    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
+    monkeypatch.setenv("MEMEVO_SIDE_TIMEOUT_S", "5")
+    config_mod.set_key("sideApiBase", server.base)
+    config_mod.set_key("sideApiModel", "fake-model")
+    yield server
+    server.close()
+
+
+def _reviewing(qtbot: Any, host: ServiceHost, count: int) -> BackfillView:
+    view = BackfillView(host)
+    qtbot.addWidget(view)
+    found = [_candidate(f"Always run the linter on package {n} before pushing") for n in range(count)]
+    found[0] = _candidate(f"Deploy with the token {SECRET} from now on")
+    view._found({"prompts": 9, "candidates": found, "files": {}, "before": False})
+    return view
+
+
+def test_improve_shows_the_calls_first_and_the_review_keeps_the_users_choice(
+    qtbot: Any, qapp: Any, host: ServiceHost, side_api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo.core.importers import improve
+
+    monkeypatch.setattr(improve, "MAX_CALLS", 1)
+    view = _reviewing(qtbot, host, 15)
+    found = [dict(c) for c in view.items]
+    asked: list[tuple[str, int]] = []
+    view.confirm_calls = lambda question: asked.append((question, len(side_api.requests))) or False  # type: ignore[method-assign]
+    with english(qapp):
+        qtbot.mouseClick(view.improve_button, Qt.MouseButton.LeftButton)
+        _settle(qtbot, view)
+        assert view.last_message == "Not improved; the candidates stand as found."
+    ((question, sent_before),) = asked
+    assert "10 of 15 candidates" in question and "This makes 1 call to " + side_api.base in question
+    assert sent_before == 0 and side_api.requests == []  # the count came first; no means nothing sent
+    assert view.items == found
+    view.confirm_calls = lambda question: True  # type: ignore[method-assign]
+    view.improve_button.click()
+    _settle(qtbot, view)
+    assert len(side_api.requests) == 1  # the cap
+    sent = json.dumps(side_api.requests, ensure_ascii=False)
+    assert SECRET not in sent and "[已隐去]" in sent
+    assert view.items[0] == found[0]  # its answer named the hidden secret's marker: not taken
+    assert all(
+        (c["text"], c["category"], c["original"]["text"]) == (f"Better: {f['text']}", "project", f["text"])
+        for c, f in zip(view.items[1:10], found[1:10], strict=True)
+    )
+    assert view.items[10:] == found[10:]  # past the cap: as found
+    assert view.last_message == "旁路模型改进了其中 9 条。"
+    # the second candidate: both wordings shown; o goes back to the words found, then accept
+    view.list.selectionModel().setCurrentIndex(
+        view.list.model().index(1, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+    )
+    assert "Better: " in view.list.currentItem().text() and found[1]["text"] in view.evidence.text()
+    assert view.buttons["other"].isEnabled()
+    view.list.setFocus()
+    qtbot.keyClick(view.list, "o")
+    assert view.items[1]["text"] == found[1]["text"] and view.items[1]["category"] == "rule"
+    qtbot.keyClick(view.list, "o")
+    view.buttons["accept"].click()
+    _settle(qtbot, view)
+    assert _texts(host) == {f"Better: {found[1]['text']}": ("project", "github.com/ann/shop")}
+    assert found[1]["sha"] in backfill.load_state()["skipped"]  # the words found do not come back beside it
+    assert view.improve_button.isEnabled()  # the ones past the cap can still be improved
+
+
+def test_without_a_side_api_improve_says_how_to_set_one_up(
+    qtbot: Any, qapp: Any, host: ServiceHost, side_api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMEVO_SIDE_API_KEY")
+    view = _reviewing(qtbot, host, 3)
+    found = [dict(c) for c in view.items]
+    view.confirm_calls = lambda question: pytest.fail("nothing to confirm without a side API")  # type: ignore[method-assign]
+    view.improve_button.click()
+    _settle(qtbot, view)
+    assert "还没有设置旁路接口" in view.last_message and "“设置”" in view.last_message
+    with english(qapp):
+        view.improve_button.click()
+        _settle(qtbot, view)
+        assert view.last_message.startswith("No side API is set up") and "Settings" in view.last_message
+    assert side_api.requests == [] and view.items == found and _texts(host) == {}

@@ -198,6 +198,14 @@
         <translation>翻阅历史会话</translation>
     </message>
     <message>
+        <source>Improve the wording…</source>
+        <translation>改进措辞…</translation>
+    </message>
+    <message>
+        <source>Your side API&apos;s model proposes a clearer wording and group for each candidate; you see the number of calls before it starts.</source>
+        <translation>由旁路接口的模型为每条候选提议更清楚的措辞和分组；开始之前会先告诉你要调用几次。</translation>
+    </message>
+    <message>
         <source>Accept (a)</source>
         <translation>接受 (a)</translation>
     </message>
@@ -208,6 +216,10 @@
     <message>
         <source>Change group (g)</source>
         <translation>换分组 (g)</translation>
+    </message>
+    <message>
+        <source>Other wording (o)</source>
+        <translation>另一种措辞 (o)</translation>
     </message>
     <message>
         <source>Skip (s)</source>
@@ -222,8 +234,28 @@
         <translation>正在读取你的会话…</translation>
     </message>
     <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>{prompts} prompts in {sessions} sessions; reading their meaning…</source>
+        <translation>{sessions} 个会话中的 {prompts} 条提问；正在理解它们的意思…</translation>
+    </message>
+    <message>
+        <source>Comparing with your memories…</source>
+        <translation>正在与已有记忆对比…</translation>
+    </message>
+    <message>
+        <source>Asking the side model: call {call} of {calls}…</source>
+        <translation>正在询问旁路模型：第 {call} 次调用，共 {calls} 次…</translation>
+    </message>
+    <message>
         <source>{prompts} prompts in {sessions} sessions; finding what lasts…</source>
         <translation>{sessions} 个会话中的 {prompts} 条提问；正在找出长期有效的内容…</translation>
+    </message>
+    <message>
+        <source>Cancelled: nothing was kept or recorded.</source>
+        <translation>已取消：没有保存或记录任何内容。</translation>
     </message>
     <message>
         <source>{count} to review. Nothing is kept until you accept it.</source>
@@ -240,6 +272,46 @@
     <message>
         <source>No candidates: nothing was said again, or said to last, that is not a memory already.</source>
         <translation>没有候选：没有反复说过或要求长期有效、且尚未成为记忆的内容。</translation>
+    </message>
+    <message>
+        <source>Improve the wording</source>
+        <translation>改进措辞</translation>
+    </message>
+    <message>
+        <source>No side API is set up, so the wording is not improved; the candidates stand as found. To use one, set its address, model and key in Settings.</source>
+        <translation>还没有设置旁路接口，所以措辞没有改进，候选保持原样。要使用旁路接口，请在“设置”里填写它的地址、模型和密钥。</translation>
+    </message>
+    <message>
+        <source>This makes {count} call to {address} (model {model}).</source>
+        <translation>这会调用 {address}（模型 {model}）{count} 次。</translation>
+    </message>
+    <message>
+        <source>This makes {count} calls to {address} (model {model}).</source>
+        <translation>这会调用 {address}（模型 {model}）{count} 次。</translation>
+    </message>
+    <message>
+        <source>Improve the wording of {covered} of {count} candidates with your side API?</source>
+        <translation>用旁路接口改进 {count} 条候选中 {covered} 条的措辞吗？</translation>
+    </message>
+    <message>
+        <source>Sent: each candidate&apos;s text, group and repositories, and your words, with secrets redacted. Nothing is kept until you accept it.</source>
+        <translation>发送的内容：每条候选的正文、分组和所在仓库，以及你的原话，密钥已隐去。在你接受之前，什么都不会保存。</translation>
+    </message>
+    <message>
+        <source>Not improved; the candidates stand as found.</source>
+        <translation>没有改进，候选保持原样。</translation>
+    </message>
+    <message>
+        <source>The side model improved {count} of them.</source>
+        <translation>旁路模型改进了其中 {count} 条。</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>It stopped: {reason}</source>
+        <translation>它中途停止了：{reason}</translation>
     </message>
     <message>
         <source>Not done: {error}</source>
@@ -272,6 +344,18 @@
     <message>
         <source>Every candidate is answered: kept {kept}, skipped {skipped}.</source>
         <translation>所有候选都已处理：保存 {kept} 条，跳过 {skipped} 条。</translation>
+    </message>
+    <message>
+        <source>the side model&apos;s wording</source>
+        <translation>旁路模型的措辞</translation>
+    </message>
+    <message>
+        <source>As found:</source>
+        <translation>原先找到的：</translation>
+    </message>
+    <message>
+        <source>The side model&apos;s wording:</source>
+        <translation>旁路模型的措辞：</translation>
     </message>
     <message>
         <source>Why: {why}</source>
