@@ -312,12 +312,14 @@ class BackfillView(QWidget):
             if row < len(self.items) and self.items[row]["sha"] == c["sha"]:
                 self.items[row] = improve.proposed(c)
         self._fill(max(self.list.currentRow(), 0))
-        said = tr("The side model improved {count} of them.").format(count=len(report["answers"]))
-        if report.get("cancelled"):
-            said = tr("Cancelled.") + " " + said
-        elif report.get("stopped"):
-            said += " " + tr("It stopped: {reason}").format(reason=report["stopped"])
-        self._say(said)
+        said = (
+            tr("Cancelled. The side model improved {count} of them.")
+            if report.get("cancelled")
+            else tr("The side model improved {count} of them, then stopped: {reason}")
+            if report.get("stopped")
+            else tr("The side model improved {count} of them.")
+        )
+        self._say(said.format(count=len(report["answers"]), reason=report.get("stopped")))
 
     def _failed(self, exc: Exception) -> None:
         self._working(False)

@@ -359,3 +359,26 @@ def test_without_a_side_api_improve_says_how_to_set_one_up(
         _settle(qtbot, view)
         assert view.last_message.startswith("No side API is set up") and "Settings" in view.last_message
     assert side_api.requests == [] and view.items == found and _texts(host) == {}
+
+
+def test_cancel_stops_the_side_models_pass_between_calls_and_keeps_what_came_back(
+    qtbot: Any, host: ServiceHost, side_api: Any
+) -> None:
+    import time
+
+    def slow(body: dict[str, Any]) -> tuple[str, Any]:
+        time.sleep(1.0)  # the user clicks Cancel meanwhile
+        return _reworded(body)
+
+    side_api.script = slow
+    view = _reviewing(qtbot, host, 25)
+    view.confirm_calls = lambda question: "3" in question  # type: ignore[method-assign]
+    view.improve_button.click()
+    qtbot.waitUntil(lambda: len(side_api.requests) == 1, timeout=10_000)
+    assert view.cancel_button.isEnabled() and not view.progress.isHidden()
+    qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
+    _settle(qtbot, view)
+    assert len(side_api.requests) == 1  # the call under way came back; no other was made
+    assert view.last_message == "已取消。旁路模型改进了其中 9 条。"
+    assert sum("original" in c for c in view.items) == 9 and _texts(host) == {}
+    assert view.improve_button.isEnabled()  # the rest can still be asked for

@@ -302,16 +302,16 @@
         <translation>没有改进，候选保持原样。</translation>
     </message>
     <message>
+        <source>Cancelled. The side model improved {count} of them.</source>
+        <translation>已取消。旁路模型改进了其中 {count} 条。</translation>
+    </message>
+    <message>
+        <source>The side model improved {count} of them, then stopped: {reason}</source>
+        <translation>旁路模型改进了其中 {count} 条，然后停止了：{reason}</translation>
+    </message>
+    <message>
         <source>The side model improved {count} of them.</source>
         <translation>旁路模型改进了其中 {count} 条。</translation>
-    </message>
-    <message>
-        <source>Cancelled.</source>
-        <translation>已取消。</translation>
-    </message>
-    <message>
-        <source>It stopped: {reason}</source>
-        <translation>它中途停止了：{reason}</translation>
     </message>
     <message>
         <source>Not done: {error}</source>
