@@ -155,7 +155,7 @@ def _line(index: int, total: int, c: dict[str, Any]) -> str:
     return (
         f"[{index}/{total}] {c['category']:<7} {shown(c['text'])}{where}\n"
         + _other(c)
-        + f"        {', '.join(evidence['why'])}; {evidence['sessions']} session(s), "
+        + f"        {', '.join(evidence['why'])}; {evidence['sessions']} session{'' if evidence['sessions'] == 1 else 's'}, "
         f"{evidence['first_day']}..{evidence['last_day']}"
         + (
             f", in {', '.join(shown(r) for r in evidence['repositories'])}"

@@ -24,7 +24,7 @@ from typing import Any
 from ..core.errors import InvalidInput
 from ..core.importers import backfill, improve, transcripts
 from ..core.memories.text import check_text
-from .i18n import tr
+from .i18n import listed, tr
 from .memories_dialogs import confirm
 from .memtable import group_name
 from .qt import (
@@ -70,11 +70,13 @@ def group_text(candidate: dict[str, Any]) -> str:
 
 def evidence_line(candidate: dict[str, Any]) -> str:
     evidence = candidate["evidence"]
-    line = tr("said in {sessions} session(s), {first}..{last}").format(
-        sessions=evidence["sessions"], first=evidence["first_day"], last=evidence["last_day"]
+    one = tr("said in {count} session, {first}..{last}")
+    many = tr("said in {count} sessions, {first}..{last}")
+    line = (one if evidence["sessions"] == 1 else many).format(
+        count=evidence["sessions"], first=evidence["first_day"], last=evidence["last_day"]
     )
     if evidence["repositories"]:
-        line += " · " + ", ".join(evidence["repositories"])
+        line += " · " + listed(evidence["repositories"])
     return line
 
 
@@ -463,7 +465,7 @@ class BackfillView(QWidget):
             + other
             + html.escape(evidence_line(c))
             + "<br>"
-            + tr("Why: {why}").format(why=html.escape(", ".join(why_text(w) for w in c["evidence"]["why"])))
+            + tr("Why: {why}").format(why=html.escape(listed(why_text(w) for w in c["evidence"]["why"])))
             + "<br>"
             + tr("Your words:")
             + "<br>"

@@ -225,7 +225,7 @@ def repeats_a_command(line: str, earlier: list[str]) -> bool:
     """A "run: COMMAND" line whose command an earlier line already gave (the terminal's `once`
     and the wizard's log both drop it)."""
     command = getattr(line, "params", {}).get("command") if getattr(line, "code", "") == m.RUN else None
-    return bool(command) and any(command in str(before) for before in earlier)
+    return isinstance(command, str) and bool(command) and any(command in str(before) for before in earlier)
 
 
 def _states(result: SetupResult, say: Say) -> None:

@@ -17,6 +17,7 @@ import history
 import pytest
 import uiwalk
 import xdisplay
+from deadlines import HANG_MS
 from gitrepo import commit, make_repo
 from memevo.core.clock import FakeClock
 from memevo.core.importers import notes
@@ -220,8 +221,8 @@ def test_every_window_is_in_the_ui_language(
     panel.settings.rows["sideApiBase"].editor.setText("ftp://example.com")  # refused: its reason shown
     panel.settings.rows["recallTopK"].editor.setValue(99)
     panel.settings.save()
-    panel.backfill.scan()
-    _settle(qtbot, panel.backfill)
+    panel.backfill.scan()  # the real model over 36 sessions: longer than a query on a busy machine
+    qtbot.waitUntil(lambda: not panel.backfill.worker.busy, timeout=HANG_MS)
     assert len(panel.backfill.items) >= 5, panel.backfill.last_message
     said = (  # the user's own words, which the tab shows as they were said
         [c["text"] for c in panel.backfill.items]

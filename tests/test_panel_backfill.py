@@ -164,14 +164,14 @@ def test_the_evidence_in_english(qtbot: Any, qapp: Any, host: ServiceHost) -> No
         view._found({"prompts": 9, "candidates": [candidate], "files": {}, "before": False})
         shown = view.evidence.text()
         assert "Project fact in github.com/ann/shop" in shown
-        assert "said in 3 session(s), 2026-10-01..2026-10-20" in shown
+        assert "said in 3 sessions, 2026-10-01..2026-10-20" in shown
         assert "Why: said in 3 sessions, says it is to last" in shown
         assert "Your words:" in shown and "“pnpm please, not npm”" in shown
         assert view.last_message == "1 to review. Nothing is kept until you accept it."
     view = BackfillView(host)
     qtbot.addWidget(view)
     view._found({"prompts": 9, "candidates": [candidate], "files": {}, "before": False})
-    assert "原因：在 3 个会话中说过, 说明了要长期有效" in view.evidence.text()
+    assert "原因：在 3 个会话中说过、说明了要长期有效" in view.evidence.text()
     assert "你的原话" in view.evidence.text()
 
 

@@ -174,8 +174,12 @@
         <translation>{group}（{repository}）</translation>
     </message>
     <message>
-        <source>said in {sessions} session(s), {first}..{last}</source>
-        <translation>在 {sessions} 个会话中说过，{first}..{last}</translation>
+        <source>said in {count} session, {first}..{last}</source>
+        <translation>在 {count} 个会话中说过，{first}..{last}</translation>
+    </message>
+    <message>
+        <source>said in {count} sessions, {first}..{last}</source>
+        <translation>在 {count} 个会话中说过，{first}..{last}</translation>
     </message>
     <message>
         <source>said in {count} sessions</source>
