@@ -25,6 +25,7 @@ from ..core.errors import InvalidInput
 from ..core.importers import backfill, improve, transcripts
 from ..core.memories.text import check_text
 from .i18n import listed, tr
+from .list_rows import WrappedRows
 from .memories_dialogs import confirm
 from .memtable import group_name
 from .qt import (
@@ -136,6 +137,7 @@ class BackfillView(QWidget):
         layout.addWidget(self.progress)
         self.list = CandidateList()
         self.list.setWordWrap(True)
+        self.list.setItemDelegate(WrappedRows(self.list))
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.pressed.connect(self.act)
         self.list.currentRowChanged.connect(self._row_changed)

@@ -382,3 +382,41 @@ def test_cancel_stops_the_side_models_pass_between_calls_and_keeps_what_came_bac
     assert view.last_message == "已取消。旁路模型改进了其中 9 条。"
     assert sum("original" in c for c in view.items) == 9 and _texts(host) == {}
     assert view.improve_button.isEnabled()  # the rest can still be asked for
+
+
+def test_a_row_in_chinese_is_whole_in_an_english_ui(qtbot: Any, qapp: Any, host: ServiceHost) -> None:
+    """An English UI's font has no Chinese: a Chinese row was drawn in a taller fallback font,
+    its evidence line no longer fitted and its text was cut with "…" (a real display)."""
+    from PySide6.QtCore import QRect
+
+    candidate = {
+        "text": "这个项目以后都用 pnpm，不要用 npm。",
+        "category": "rule",
+        "scope": "global",
+        "sha": "y",
+        "source": "backfill",
+        "evidence": {
+            "sessions": 3,
+            "first_day": "2026-10-28",
+            "last_day": "2026-12-07",
+            "repositories": ["github.com/ann/blog"],
+            "clients": ["claude"],
+            "words": ["这个项目以后都用 pnpm，不要用 npm。"],
+            "why": ["said in 3 sessions"],
+        },
+    }
+    with english(qapp):
+        view = BackfillView(host)
+        qtbot.addWidget(view)
+        view.resize(900, 500)
+        view.show()
+        view._found({"prompts": 3, "candidates": [candidate], "files": {}, "before": False})
+        qtbot.wait(50)
+        item = view.list.item(0)
+        text = item.text()
+        assert "\n" in text and "said in 3 sessions" in text  # two lines: the text, then its evidence
+        metrics = view.list.fontMetrics()
+        wrap = int(Qt.TextFlag.TextWordWrap)
+        needed = metrics.boundingRect(QRect(0, 0, view.list.viewport().width() - 12, 10_000), wrap, text)
+        padding = 2  # the style draws a row's text one pixel in from its top and bottom
+        assert view.list.visualItemRect(item).height() >= needed.height() + padding
