@@ -84,7 +84,9 @@ def test_in_english(qtbot: Any, qapp: Any, host: ServiceHost) -> None:
 def test_the_tray_counts_them_and_opens_the_list(qtbot: Any, host: ServiceHost) -> None:
     tray = Tray(host, asyncio.Event())
     settle(qtbot, tray)
-    assert tray.off_action.text() == "在所有仓库中启用…"
+    assert (
+        tray.off_action.text() == "已在所有仓库中启用…"
+    )  # a state (like 已在 2 个仓库中关闭…), not an action
     for repo in ("github.com/ann/shop", "github.com/ann/blog"):
         host.handle("repository_off", {"repo": repo, "off": True})
     tray.refresh_menu()

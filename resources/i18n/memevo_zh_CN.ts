@@ -1475,7 +1475,7 @@
     </message>
     <message>
         <source>On in every repository…</source>
-        <translation>在所有仓库中启用…</translation>
+        <translation>已在所有仓库中启用…</translation>
     </message>
     <message>
         <source>Set up clients…</source>
