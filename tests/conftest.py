@@ -441,6 +441,7 @@ UNITS = "units"  # in-process only (the model and Qt may be loaded)
 MODULE_LANES: dict[str, str] = {
     "test_anchors.py": PROCESSES,  # git, in real repositories
     "test_backfill.py": PROCESSES,
+    "test_backfill_codebuddy_ide.py": PROCESSES,  # CLI commands, the real model
     "test_keyring_prompts.py": PROCESSES,
     "test_quit.py": PROCESSES,  # the hook executable and a real memevo serve  # a gnome-keyring in a session bus of its own  # git for the sessions' repositories, the real model, CLI commands
     "test_anchor_commands.py": PROCESSES,  # git, in real repositories

@@ -1,5 +1,6 @@
 """A user's history as their clients keep it on disk: session transcripts in Claude Code's,
-the CodeBuddy Code CLI's and Cursor's real formats, for `memevo backfill`.
+the CodeBuddy Code CLI's and Cursor's real formats, and the CodeBuddy IDE's conversation folders
+(`write_codebuddy_ide`, not part of `realistic`), for `memevo backfill`.
 
 `realistic(home, repos)` writes 36 sessions over six weeks in three repositories: eight lasting
 preferences (`PREFERENCES`), each said in two to five sessions in changing words and both
@@ -11,6 +12,7 @@ are not the user's typing: tool results, slash commands, meta and subagent rows.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import uuid
@@ -261,6 +263,77 @@ def write_cursor(home: Path, cwd: Path, session: str, day: str, prompts: list[st
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(_lines(rows), encoding="utf-8")
     return path
+
+
+IDE_WRAPPING = (
+    "<user_info>\nOS Version: linux\nShell: bash\nWorkspace Folder: {cwd}\n</user_info>\n"
+    "<project_context>\n<project_layout>\n{cwd}/\n  README.md\n</project_layout>\n</project_context>\n"
+    "<additional_data>\n<currently_opened_file>\nPath: {cwd}/README.md\n</currently_opened_file>\n"
+    "</additional_data>\n<user_query>\n{prompt}\n</user_query>"
+)
+
+
+def ide_data(home: Path) -> Path:
+    """Where the extension keeps its data on Linux when $XDG_CONFIG_HOME is not set."""
+    return home / ".config" / "CodeBuddyExtension" / "Data"
+
+
+def ide_conversation(session: str) -> str:
+    """A conversation's id as the IDE writes them: 32 lower-case hex digits."""
+    return hashlib.md5(session.encode("utf-8")).hexdigest()
+
+
+def write_codebuddy_ide(
+    home: Path,
+    cwd: Path | str,
+    session: str,
+    day: str,
+    prompts: list[str],
+    data: Path | None = None,
+    client: str = "CodeBuddyIDE",
+) -> Path:
+    """The CodeBuddy IDE (client "CodeBuddyIDE") or its VS Code plugin ("VSCode"):
+    <Data>/<uid>/<client>/<uid>/history/<md5 of the workspace folder>/, with the workspace's
+    index.json listing its conversations and <conversation>/index.json + messages/<id>.json,
+    whose `message` is JSON in a string. The user's words come wrapped in <user_query> beside
+    the IDE's own blocks; the assistant's messages and a tool result are there too."""
+    uid = "a1b2c3d4e5f6"
+    workspace = (
+        (data or ide_data(home)) / uid / client / uid / "history" / hashlib.md5(str(cwd).encode()).hexdigest()
+    )
+    conversation = ide_conversation(session)
+    folder = workspace / conversation
+    (folder / "messages").mkdir(parents=True, exist_ok=True)
+    listed: list[dict[str, str]] = []
+
+    def message(role: str, body: dict[str, Any]) -> None:
+        ident = uuid.uuid4().hex
+        listed.append({"id": ident, "role": role, "type": "normal"})
+        record = {"role": role, "message": json.dumps(body, ensure_ascii=False), "id": ident, "extra": "{}"}
+        (folder / "messages" / f"{ident}.json").write_text(
+            json.dumps(record, ensure_ascii=False), encoding="utf-8"
+        )
+
+    for prompt in prompts:
+        wrapped = IDE_WRAPPING.format(cwd=cwd, prompt=prompt)
+        message("user", {"role": "user", "content": [{"type": "text", "text": wrapped}]})
+        message("assistant", {"role": "assistant", "content": ASSISTANT})
+        message("user", {"role": "user", "content": [{"type": "tool_result", "content": ASSISTANT}]})
+    (folder / "index.json").write_text(json.dumps({"messages": listed, "requests": []}), encoding="utf-8")
+    index = workspace / "index.json"
+    known = json.loads(index.read_text(encoding="utf-8")) if index.exists() else {"conversations": []}
+    known["conversations"].append(
+        {
+            "id": conversation,
+            "type": "chat",
+            "name": prompts[0][:20] if prompts else "",
+            "createdAt": f"{day}T08:00:00.000Z",
+            "lastMessageAt": f"{day}T08:30:00.000Z",
+        }
+    )
+    known["current"] = conversation
+    index.write_text(json.dumps(known, ensure_ascii=False), encoding="utf-8")
+    return folder
 
 
 # what each preference and fact is known by in a candidate, in any of its wordings

@@ -9,8 +9,11 @@ Read, never changed, and only these stores (each client's folder moves with its 
 - Cursor: `~/.cursor/projects/<folder>/agent-transcripts/<id>/<id>.jsonl`; a user row is
   {"role": "user", "message": {"content": [{"type": "text", "text"}]}} with the words in
   `<user_query>`.
-WorkBuddy and the CodeBuddy IDE keep no transcript file memevo can read (the IDE keeps a folder
-of JSON per conversation under its extension's data, unstable across versions): not read.
+- The CodeBuddy IDE and its plugin: a folder of JSON per conversation under the extension's data
+  (codebuddy_ide.py), read as "codebuddy". Its workspace is known only by the md5 of its folder:
+  the folders the sessions of Claude Code and the CodeBuddy Code CLI ran in (and the repositories
+  holding them) are tried; a conversation none matches counts with no repository.
+WorkBuddy's conversation store is not known: not read.
 
 Only what the user typed: the assistant's text, tool results, subagents' and synthetic rows are
 skipped, and a prompt is classified by the client's own hook adapter (hooks/clients/), so a
@@ -31,12 +34,14 @@ from typing import Any
 
 from ...hooks.clients import load as load_adapter
 from ..repos import identity as repos
+from . import codebuddy_ide
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_LINE_BYTES = 1024 * 1024
 MAX_PROMPTS = 20_000
 MAX_PROMPT_CHARS = 4000
 MAX_FILES = 5000
+MAX_HEAD_BYTES = 256 * 1024  # of a session file, read to find the folder it ran in
 
 
 class Cancelled(Exception):
@@ -87,7 +92,7 @@ def stores(home: Path, environ: dict[str, str] | None = None) -> list[Transcript
 
 def session_files(home: Path, environ: dict[str, str] | None = None) -> list[tuple[str, Path]]:
     """(client, file) of every session file in the stores that exist, newest first; symlinks
-    that lead out of a store are not followed."""
+    that lead out of a store are not followed. A CodeBuddy IDE conversation is its folder."""
     found: list[tuple[float, str, Path]] = []
     for store in stores(home, environ):
         if not store.root.is_dir():
@@ -101,12 +106,16 @@ def session_files(home: Path, environ: dict[str, str] | None = None) -> list[tup
                 found.append((real.stat().st_mtime, store.client, real))
             except OSError:
                 continue
+    for when, folder in codebuddy_ide.conversations(home, environ):
+        found.append((when, "codebuddy", folder))
     found.sort(key=lambda item: -item[0])
     return [(client, path) for _, client, path in found[:MAX_FILES]]
 
 
 def signature(path: Path) -> str:
     """What a re-run compares to know a file has nothing new: its size and modification time."""
+    if path.is_dir():
+        return codebuddy_ide.signature(path)
     try:
         info = path.stat()
     except OSError:
@@ -114,26 +123,39 @@ def signature(path: Path) -> str:
     return f"{info.st_size}:{info.st_mtime_ns}"
 
 
-def prompts_of(client: str, path: Path) -> Iterator[Prompt]:
-    """The user's own prompts in one session file, in order."""
+def prompts_of(client: str, path: Path, ide: codebuddy_ide.Reader | None = None) -> Iterator[Prompt]:
+    """The user's own prompts in one session file (or CodeBuddy IDE conversation), in order.
+    `ide` knows the IDE's workspaces by their md5."""
     adapter: Any = load_adapter(client)
+    if path.is_dir():
+        day = _day_of_mtime(path / "index.json")
+        for said in (ide or codebuddy_ide.Reader()).said(path):
+            prompt = _kept(adapter, client, said.session, said.text, _day(said.when) or day, said.cwd)
+            if prompt is not None:
+                yield prompt
+        return
     fallback_day = _day_of_mtime(path)
-    session = path.stem
     for row in _rows(path):
         text = _user_text(client, row)
         if not text:
             continue
         cwd = row.get("cwd") if isinstance(row.get("cwd"), str) else None
-        payload = {"prompt": text, "cwd": cwd}
-        if adapter is not None:
-            text = adapter.prompt_text(payload) or ""
-            if not text.strip() or adapter.prompt_kind(payload, text) != "user":
-                continue
-        day = _day(row.get("timestamp")) or fallback_day
         sid = row.get("sessionId") or row.get("session_id")
-        yield Prompt(
-            client, sid if isinstance(sid, str) and sid else session, text[:MAX_PROMPT_CHARS], day, cwd
-        )
+        session = sid if isinstance(sid, str) and sid else path.stem
+        prompt = _kept(adapter, client, session, text, _day(row.get("timestamp")) or fallback_day, cwd)
+        if prompt is not None:
+            yield prompt
+
+
+def _kept(adapter: Any, client: str, session: str, text: str, day: str, cwd: str | None) -> Prompt | None:
+    """A prompt when the client's adapter takes it for the user's own words (not a slash
+    command, another tool's continuation or memevo's own question)."""
+    payload = {"prompt": text, "cwd": cwd}
+    if adapter is not None:
+        text = adapter.prompt_text(payload) or ""
+        if not text.strip() or adapter.prompt_kind(payload, text) != "user":
+            return None
+    return Prompt(client, session, text[:MAX_PROMPT_CHARS], day, cwd)
 
 
 def read_all(
@@ -150,6 +172,7 @@ def read_all(
     prompts: list[Prompt] = []
     seen: dict[str, str] = {}
     files = session_files(home, environ)
+    ide: codebuddy_ide.Reader | None = None
     for done, (client, path) in enumerate(files):
         if cancelled is not None and cancelled():
             raise Cancelled
@@ -159,7 +182,9 @@ def read_all(
         seen[str(path)] = sig
         if skip and skip.get(str(path)) == sig:
             continue
-        for prompt in prompts_of(client, path):
+        if ide is None and path.is_dir():
+            ide = codebuddy_ide.Reader(folders_of(files))
+        for prompt in prompts_of(client, path, ide):
             prompts.append(prompt)
             if len(prompts) >= MAX_PROMPTS:
                 return prompts, seen
@@ -170,6 +195,40 @@ def repo_of(cwd: str | None) -> str | None:
     """The repository a session ran in: its identity, when its folder is still there."""
     folder = repos.folder_of(cwd) if cwd else None
     return repos.identity(folder) if folder else None
+
+
+def folders_of(files: list[tuple[str, Path]]) -> list[str]:
+    """The folders the sessions of these files ran in, read or not at this run: the first `cwd`
+    in the head of the newest file of each project folder (Cursor's rows name none)."""
+    found: list[str] = []
+    looked: set[Path] = set()
+    for client, path in files:
+        if client == "cursor" or path.is_dir() or path.parent in looked:
+            continue
+        looked.add(path.parent)
+        cwd = _first_cwd(path)
+        if cwd and cwd not in found:
+            found.append(cwd)
+    return found
+
+
+def _first_cwd(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(MAX_HEAD_BYTES)
+    except OSError:
+        return None
+    for line in head.splitlines():
+        if b'"cwd"' not in line:
+            continue
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError):
+            continue  # the last line may be cut
+        cwd = row.get("cwd") if isinstance(row, dict) else None
+        if isinstance(cwd, str) and cwd.strip():
+            return cwd
+    return None
 
 
 # -- reading rows ----------------------------------------------------------------------------------
