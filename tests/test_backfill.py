@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -179,18 +180,27 @@ def _reworded(body: dict[str, Any]) -> tuple[str, Any]:
     )
 
 
-@pytest.fixture
-def side_api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+@contextmanager
+def side_api_answering(answer: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A real local OpenAI-compatible server as the user's side API, answering with `answer`."""
     from fake_openai import FakeOpenAI
     from memevo.core import config as config_mod
 
-    server = FakeOpenAI(_reworded)
+    server = FakeOpenAI(answer)
     monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
     monkeypatch.setenv("MEMEVO_SIDE_TIMEOUT_S", "5")
     config_mod.set_key("sideApiBase", server.base)
     config_mod.set_key("sideApiModel", "fake-model")
-    yield server
-    server.close()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def side_api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    with side_api_answering(_reworded, monkeypatch) as server:
+        yield server
 
 
 def test_the_side_model_rewords_within_the_cap_and_never_sees_a_secret(

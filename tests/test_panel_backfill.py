@@ -21,6 +21,7 @@ from memevo.core.memories import live as memories
 from memevo.core.service.host import ServiceHost
 from memevo.desktop.backfill_view import BackfillView
 from PySide6.QtCore import QItemSelectionModel, Qt
+from test_backfill import side_api_answering
 
 SCAN_MS = 180_000
 
@@ -275,16 +276,8 @@ def _reworded(body: dict[str, Any]) -> tuple[str, Any]:
 
 @pytest.fixture
 def side_api(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    from fake_openai import FakeOpenAI
-    from memevo.core import config as config_mod
-
-    server = FakeOpenAI(_reworded)
-    monkeypatch.setenv("MEMEVO_SIDE_API_KEY", "sk-test-local-only-0000000000")
-    monkeypatch.setenv("MEMEVO_SIDE_TIMEOUT_S", "5")
-    config_mod.set_key("sideApiBase", server.base)
-    config_mod.set_key("sideApiModel", "fake-model")
-    yield server
-    server.close()
+    with side_api_answering(_reworded, monkeypatch) as server:
+        yield server
 
 
 def _reviewing(qtbot: Any, host: ServiceHost, count: int) -> BackfillView:

@@ -163,11 +163,8 @@ def _settle(qtbot, view) -> None:  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: not view.worker.busy and not view.memory_actions.busy, timeout=30_000)
 
 
-def test_still_true_is_undone_from_the_panel(
-    qtbot, host: ServiceHost, clock: FakeClock, tmp_path: Path
-) -> None:
-    from test_panel import _select
-
+def _stale_fact(host: ServiceHost, clock: FakeClock, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """FLAG_FACT of a real repository that has just dropped its flag: stale, by the real check."""
     repo = make_repo(tmp_path / "shop", {"src/pay/flags.py": "pay_new_flow_v2 = True\n"})
     stale = memories.create(host.store, "project", FLAG_FACT, clock, str(repo))
     staleness.check_repo(host.store, str(repo), clock)
@@ -175,6 +172,15 @@ def test_still_true_is_undone_from_the_panel(
     commit(repo, "the flag is gone")
     clock.advance(days=1)
     assert staleness.check_repo(host.store, str(repo), clock).stale == [stale.id]
+    return stale
+
+
+def test_still_true_is_undone_from_the_panel(
+    qtbot, host: ServiceHost, clock: FakeClock, tmp_path: Path
+) -> None:
+    from test_panel import _select
+
+    stale = _stale_fact(host, clock, tmp_path)
     reason = memories.get(host.store, stale.id).stale
     view = _view(qtbot, host)
 
@@ -199,13 +205,7 @@ def test_undoing_still_true_is_refused_once_the_memory_changed(
 ) -> None:
     from test_panel import _select
 
-    repo = make_repo(tmp_path / "shop", {"src/pay/flags.py": "pay_new_flow_v2 = True\n"})
-    stale = memories.create(host.store, "project", FLAG_FACT, clock, str(repo))
-    staleness.check_repo(host.store, str(repo), clock)
-    (repo / "src/pay/flags.py").write_text("checkout_v3 = True\n")
-    commit(repo, "the flag is gone")
-    clock.advance(days=1)
-    staleness.check_repo(host.store, str(repo), clock)
+    stale = _stale_fact(host, clock, tmp_path)
     view = _view(qtbot, host)
     _select(view, [0])
     view.buttons["still_true"].click()

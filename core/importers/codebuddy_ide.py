@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..repos import identity as repos
+from .message_words import words_of
 
 APP = "CodeBuddyExtension"
 MAX_DEPTH = 6  # the IDE's history is 4 folders below Data; the plugin's the same
@@ -299,19 +300,8 @@ def _user_words(record: Any) -> str | None:
             return None
     if not isinstance(message, dict) or message.get("role") not in (None, "user"):
         return None
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        parts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
-        ]
-        if not parts:  # tool results, images: no words of the user's
-            return None
-        text = "\n".join(parts)
-    else:
+    text = words_of(message.get("content"), ("text",))
+    if text is None:  # tool results, images: no words of the user's
         return None
     return clean(text) or None
 

@@ -35,6 +35,7 @@ from typing import Any
 from ...hooks.clients import load as load_adapter
 from ..repos import identity as repos
 from . import codebuddy_ide
+from .message_words import words_of
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_LINE_BYTES = 1024 * 1024
@@ -264,21 +265,8 @@ def _user_text(client: str, row: dict[str, Any]) -> str | None:
     role = message.get("role") or row.get("role")
     if role != "user" or (row.get("type") not in (None, "user", "message")):
         return None
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        parts = [
-            item["text"]
-            for item in content
-            if isinstance(item, dict)
-            and item.get("type") in ("text", "input_text")
-            and isinstance(item.get("text"), str)
-        ]
-        if not parts:  # a tool result row: no words of the user's
-            return None
-        text = "\n".join(parts)
-    else:
+    text = words_of(message.get("content"), ("text", "input_text"))
+    if text is None:  # a tool result row: no words of the user's
         return None
     if client == "cursor":
         text = _between(text, "<user_query>", "</user_query>")
