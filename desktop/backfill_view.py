@@ -24,10 +24,10 @@ from typing import Any
 from ..core.errors import InvalidInput
 from ..core.importers import backfill, improve, transcripts
 from ..core.memories.text import check_text
-from .i18n import listed, tr
+from .backfill_texts import evidence_line, group_text, reasons_text
+from .i18n import tr
 from .list_rows import WrappedRows
 from .memories_dialogs import confirm
-from .memtable import group_name
 from .qt import (
     QAbstractItemView,
     QHBoxLayout,
@@ -59,37 +59,6 @@ class CandidateList(QListWidget):
             event.accept()
             return
         super().keyPressEvent(event)
-
-
-def group_text(candidate: dict[str, Any]) -> str:
-    if candidate["category"] == "project" and candidate["scope"] != "global":
-        return tr("{group} in {repository}").format(
-            group=group_name("project"), repository=candidate["scope"]
-        )
-    return group_name(candidate["category"])
-
-
-def evidence_line(candidate: dict[str, Any]) -> str:
-    evidence = candidate["evidence"]
-    one = tr("said in {count} session, {first}..{last}")
-    many = tr("said in {count} sessions, {first}..{last}")
-    line = (one if evidence["sessions"] == 1 else many).format(
-        count=evidence["sessions"], first=evidence["first_day"], last=evidence["last_day"]
-    )
-    if evidence["repositories"]:
-        line += " · " + listed(evidence["repositories"])
-    return line
-
-
-def why_text(reason: str) -> str:
-    """core's reasons (English) in the UI language."""
-    if reason.startswith("said in ") and reason.endswith(" sessions"):
-        return tr("said in {count} sessions").format(count=reason.split()[2])
-    known = {
-        "says it is to last": tr("says it is to last"),
-        "a correction of the assistant": tr("a correction of the assistant"),
-    }
-    return known.get(reason, reason)
 
 
 class BackfillView(QWidget):
@@ -467,7 +436,7 @@ class BackfillView(QWidget):
             + other
             + html.escape(evidence_line(c))
             + "<br>"
-            + tr("Why: {why}").format(why=html.escape(listed(why_text(w) for w in c["evidence"]["why"])))
+            + tr("Why: {why}").format(why=html.escape(reasons_text(c["evidence"])))
             + "<br>"
             + tr("Your words:")
             + "<br>"

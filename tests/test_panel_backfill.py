@@ -157,6 +157,10 @@ def test_the_evidence_in_english(qtbot: Any, qapp: Any, host: ServiceHost) -> No
             "clients": ["claude"],
             "words": ["use pnpm, never npm", "pnpm please, not npm"],
             "why": ["said in 3 sessions", "says it is to last"],
+            "reasons": [
+                {"code": backfill.WHY_SESSIONS, "count": "3"},
+                {"code": backfill.WHY_DURABLE},
+            ],
         },
     }
     with english(qapp):
@@ -413,3 +417,26 @@ def test_a_row_in_chinese_is_whole_in_an_english_ui(qtbot: Any, qapp: Any, host:
         needed = metrics.boundingRect(QRect(0, 0, view.list.viewport().width() - 12, 10_000), wrap, text)
         padding = 2  # the style draws a row's text one pixel in from its top and bottom
         assert view.list.visualItemRect(item).height() >= needed.height() + padding
+
+
+def test_why_is_said_from_core_s_codes_not_its_english(qtbot: Any, host: ServiceHost) -> None:
+    """The reasons come as data beside the terminal's English: the panel words each code, says
+    a reason it does not know as it came, and a candidate without codes in its English."""
+    from memevo.desktop.backfill_texts import reasons_text
+
+    made = backfill.Candidate(
+        "以后都用 pnpm", "rule", None, 2, "2026-10-01", "2026-10-02", [], ["以后都用 pnpm"], [], ["claude"]
+    )
+    made.why = [
+        backfill.Message(backfill.WHY_SESSIONS, count=2),
+        backfill.Message(backfill.WHY_CORRECTION),
+    ]
+    evidence = made.as_json()["evidence"]
+    assert evidence["why"] == ["said in 2 sessions", "a correction of the assistant"]  # the terminal's
+    assert evidence["reasons"] == [
+        {"code": backfill.WHY_SESSIONS, "count": "2"},
+        {"code": backfill.WHY_CORRECTION},
+    ]
+    assert reasons_text(evidence) == "在 2 个会话中说过、纠正过助手"
+    assert reasons_text({"reasons": [{"code": "backfill.from-the-future", "text": "?"}]}) == "?"
+    assert reasons_text({"why": ["said in 2 sessions"]}) == "said in 2 sessions"

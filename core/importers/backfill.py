@@ -31,11 +31,24 @@ import numpy as np
 from .. import atomic, paths
 from .. import config as config_mod
 from ..memories.text import MAX_TEXT, text_width
+from ..messages import Message, define
 from ..privacy.redaction import redact_secrets
 from ..recall.textfilter import strip_code_and_logs
 from . import transcripts
 from .transcripts import Cancelled as Cancelled  # what a cancelled scan raises, for the callers
 from .transcripts import Prompt, repo_of
+
+# Why a candidate is proposed: said in English on a terminal, by its code in the panel.
+WHY_SESSIONS = "backfill.why-sessions"
+WHY_DURABLE = "backfill.why-durable"
+WHY_CORRECTION = "backfill.why-correction"
+define(
+    {
+        WHY_SESSIONS: "said in {count} sessions",
+        WHY_DURABLE: "says it is to last",
+        WHY_CORRECTION: "a correction of the assistant",
+    }
+)
 
 SAME = 0.93  # cosine at which two statements say the same, whatever their words
 NEAR = 0.88  # cosine at which they say the same when most of their words are shared too
@@ -166,7 +179,12 @@ class Candidate:
                 "repositories": self.repos,
                 "clients": self.clients,
                 "words": self.words,
-                "why": self.why,
+                "why": [str(w) for w in self.why],
+                # the same reasons as data, for a reader in another language (the panel)
+                "reasons": [
+                    {"code": w.code, **w.params} if isinstance(w, Message) else {"code": "", "text": w}
+                    for w in self.why
+                ],
             },
         }
 
@@ -301,11 +319,11 @@ def _candidate(members: list[Statement]) -> Candidate | None:
     task = all(TASK.search(m.text) for m in members)
     why: list[str] = []
     if len(sessions) >= 2:
-        why.append(f"said in {len(sessions)} sessions")
+        why.append(Message(WHY_SESSIONS, count=len(sessions)))
     if durable:
-        why.append("says it is to last")
+        why.append(Message(WHY_DURABLE))
     if corrected:
-        why.append("a correction of the assistant")
+        why.append(Message(WHY_CORRECTION))
     instruction = any(INSTRUCTION.search(m.text) for m in members)
     repeated = len(sessions) >= 2 and (durable or corrected or instruction) and not task
     stated = durable and not task and (RULE_WORDS.search(lead.text) is not None or len(sessions) >= 2)
