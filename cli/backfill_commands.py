@@ -138,7 +138,10 @@ def _improve(found: list[dict[str, Any]], yes: bool) -> dict[str, Any]:
     def step(done: int, calls: int) -> None:
         print(f"memevo: asking the side model: call {done + 1} of {calls}…", file=sys.stderr, flush=True)
 
-    report |= improve.improve(found, planned, step)
+    def count() -> bool:  # in the day's side API calls, as learning's are (Status shows them)
+        return bool(call("side_call")["counted"])
+
+    report |= improve.improve(found, planned, step, count=count)
     print(
         f"memevo: the side model improved {report['improved']} of {planned.covered} in {report['calls']} "
         f"call{'s' if report['calls'] != 1 else ''}"

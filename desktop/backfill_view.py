@@ -268,7 +268,11 @@ class BackfillView(QWidget):
         def work() -> dict[str, Any]:
             try:
                 report = improve.improve(
-                    sent, plan, lambda *call: self.said.emit(("asking", *call)), self.stop.is_set
+                    sent,
+                    plan,
+                    lambda *call: self.said.emit(("asking", *call)),
+                    self.stop.is_set,
+                    count=lambda: bool(self.host.handle("side_call", {})["counted"]),
                 )
             except backfill.Cancelled:
                 report = {"cancelled": True}
@@ -292,7 +296,10 @@ class BackfillView(QWidget):
             if report.get("stopped")
             else tr("The side model improved {count} of them.")
         )
-        self._say(said.format(count=len(report["answers"]), reason=report.get("stopped")))
+        reason = report.get("stopped")
+        if reason == improve.DAILY_LIMIT:
+            reason = tr("the day's limit of side API calls (sideDailyLimit, in Settings) is reached")
+        self._say(said.format(count=len(report["answers"]), reason=reason))
 
     def _failed(self, exc: Exception) -> None:
         self._working(False)

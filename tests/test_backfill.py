@@ -289,6 +289,15 @@ def test_improve_on_the_command_line_asks_first_and_json_writes_nothing(
     assert not backfill.state_path().exists()  # --json writes nothing, with --improve too
     counts = json.loads(run_cli("list", "--json").stdout)["counts"]
     assert counts["rule"]["live"] == counts["project"]["live"] == 0
+    # the call was counted in the day's side API calls, as learning's are: with the limit at 1,
+    # the next improvement stops before sending anything
+    from memevo.core import config as config_mod
+
+    config_mod.set_key("sideDailyLimit", 1)
+    limited = run_cli("backfill", "--json", "--improve", "--yes")
+    assert limited.returncode == 0, limited.stderr
+    assert len(side_api.requests) == 1 and improve.DAILY_LIMIT in limited.stderr
+    assert json.loads(limited.stdout)["improvement"]["calls"] == 0
 
 
 def test_the_review_keeps_the_improved_wording_and_the_found_one_is_not_proposed_again(

@@ -315,6 +315,10 @@ def test_improve_shows_the_calls_first_and_the_review_keeps_the_users_choice(
     view.improve_button.click()
     _settle(qtbot, view)
     assert len(side_api.requests) == 1  # the cap
+    from memevo.core.learning import jobs
+
+    today = host.clock.local_day(host.clock.now_ms())
+    assert jobs.calls_today(host.store, today) == 1  # counted in the day's side API calls (Status)
     sent = json.dumps(side_api.requests, ensure_ascii=False)
     assert SECRET not in sent and "[已隐去]" in sent
     assert view.items[0] == found[0]  # its answer named the hidden secret's marker: not taken

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # httpx is imported where the client is made, as learning's i
 
 BATCH = 10  # candidates per call
 MAX_CALLS = 5  # the most one improvement makes: the strongest 50 candidates (they come first)
+DAILY_LIMIT = "the day's limit of side API calls (sideDailyLimit) is reached"
 MAX_SENT_CHARS = 300  # each text and each of the user's words, as sent
 MAX_IMPROVED = 200  # an improved text: as long as a candidate may be
 
@@ -134,12 +135,15 @@ def improve(
     planned: Plan,
     step: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    count: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """Ask the side model about the first `planned.covered` candidates, `planned.calls` calls at
     most; each usable answer is set as the candidate's `improved` (the list is changed in place).
     `step(calls made, calls)` before each call; `cancelled()` between calls raises Cancelled
     (what came back before stays). A request the endpoint refuses (400, 413, 422) leaves its
-    batch as it was and the next goes on; any other failure stops the pass, said in `stopped`."""
+    batch as it was and the next goes on; any other failure stops the pass, said in `stopped`.
+    `count()` before each call counts it in the day's side API calls (the `side_call` operation);
+    False, the day's limit is reached: the pass stops there."""
     import asyncio
 
     import httpx
@@ -163,6 +167,9 @@ def improve(
                     raise Cancelled
                 if step is not None:
                     step(made, len(batches))
+                if count is not None and not count():
+                    stopped = DAILY_LIMIT
+                    return
                 made += 1
                 try:
                     answers = await ask(client, batch)

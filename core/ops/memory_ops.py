@@ -325,6 +325,17 @@ def op_maintenance(ctx: Context, force: bool = False) -> dict[str, Any]:
     }
 
 
+@operation("side_call")
+def op_side_call(ctx: Context) -> dict[str, Any]:
+    """One side API call a command or the panel is about to make itself (backfill's wording):
+    counted in the day's calls, as learning's are, and refused once sideDailyLimit is reached."""
+    from ..learning import jobs
+
+    limit = int(config_mod.load()["sideDailyLimit"])
+    day = ctx.clock.local_day(ctx.clock.now_ms())
+    return {"counted": jobs.count_call(ctx.writer(), day, limit), "limit": limit}
+
+
 @operation("notes_known")
 def op_notes_known(ctx: Context, shas: list[str], texts: list[str]) -> dict[str, Any]:
     """Which candidate statements of `memevo import-notes` were imported before (or exist)."""

@@ -318,6 +318,10 @@
         <translation>旁路模型改进了其中 {count} 条。</translation>
     </message>
     <message>
+        <source>the day&apos;s limit of side API calls (sideDailyLimit, in Settings) is reached</source>
+        <translation>今天的旁路接口调用次数已到上限（sideDailyLimit，见“设置”）</translation>
+    </message>
+    <message>
         <source>Not done: {error}</source>
         <translation>没有完成：{error}</translation>
     </message>
