@@ -43,7 +43,9 @@ def cmd_backfill(args: argparse.Namespace) -> int:
 
     state = backfill.load_state()
     print("memevo: reading your own prompts in the clients' transcripts…", file=sys.stderr)
-    prompts, files = transcripts.read_all(Path.home(), skip=None if args.all else state["files"])
+    prompts, files = transcripts.read_all(
+        Path.home(), skip=None if args.all else state["files"], known=_known_folders()
+    )
     if not prompts:
         if args.json:
             return emit_json({"prompts": 0, "sessions": 0, "candidates": []})
@@ -104,6 +106,17 @@ def _say(stage: str, done: int, total: int) -> None:
         "comparing": f"comparing with {total} memories",
     }
     print(f"memevo: {what.get(stage, stage)}…", file=sys.stderr)
+
+
+def _known_folders() -> list[str]:
+    """The folders memevo has seen repositories in, for the CodeBuddy IDE's workspaces; none
+    when the store cannot be read now (the folders the transcripts name still count)."""
+    try:
+        folders = call("repo_folders").get("folders")
+    except Exception as exc:  # a busy or damaged store must not stop a backfill
+        print(f"memevo: the repositories memevo knows are not used this time: {exc}", file=sys.stderr)
+        return []
+    return [str(f) for f in folders] if isinstance(folders, list) else []
 
 
 def _improve(found: list[dict[str, Any]], yes: bool) -> dict[str, Any]:

@@ -167,7 +167,13 @@ class BackfillView(QWidget):
                 self.said.emit(("files", done, total))
 
         try:
-            prompts, files = transcripts.read_all(self.home, None, state["files"], step, self.stop.is_set)
+            try:  # the folders memevo has seen repositories in, for the CodeBuddy IDE's workspaces
+                known = self.host.handle("repo_folders", {})["folders"]
+            except Exception:  # a busy store: the folders the transcripts name still count
+                known = []
+            prompts, files = transcripts.read_all(
+                self.home, None, state["files"], step, self.stop.is_set, known
+            )
             if not prompts:
                 return {"prompts": 0, "candidates": [], "files": files, "before": bool(state["files"])}
             sessions = len({(p.client, p.session) for p in prompts})

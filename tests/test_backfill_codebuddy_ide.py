@@ -146,6 +146,24 @@ def test_the_workspace_md5_names_the_repository(home: Path) -> None:
     assert [(p.text, p.cwd) for p in again] == [("new words in the shop", str(shop))]
 
 
+def test_a_folder_only_memevo_knows_names_the_ide_workspace(home: Path, host: Any) -> None:
+    """No other transcript ran in it, but memevo has seen the repository there (a hook's
+    session, a command): the `repo_folders` operation gives it, and the IDE's session has it."""
+    from memevo.core.repos import identity
+
+    infra = history.make_repos(home)["infra"]
+    history.write_codebuddy_ide(home, infra, "ide-infra", "2026-10-02", ["words said in infra"])
+    with host.store.transaction() as con:
+        identity.remember(con, "github.com/ann/infra", str(infra))
+    known = host.handle("repo_folders", {})["folders"]
+    assert known == [str(infra)]
+    alone, _ = transcripts.read_all(home)
+    assert [(p.text, p.cwd) for p in alone] == [("words said in infra", None)]
+    helped, _ = transcripts.read_all(home, known=known)
+    assert [(p.text, p.cwd) for p in helped] == [("words said in infra", str(infra))]
+    assert transcripts.repo_of(str(infra)) == "github.com/ann/infra"
+
+
 def test_the_data_folder_on_each_system(home: Path) -> None:
     def roots(platform: str, environ: dict[str, str] | None = None) -> list[Path]:
         return codebuddy_ide.data_roots(home, environ or {}, platform)

@@ -12,7 +12,8 @@ Read, never changed, and only these stores (each client's folder moves with its 
 - The CodeBuddy IDE and its plugin: a folder of JSON per conversation under the extension's data
   (codebuddy_ide.py), read as "codebuddy". Its workspace is known only by the md5 of its folder:
   the folders the sessions of Claude Code and the CodeBuddy Code CLI ran in (and the repositories
-  holding them) are tried; a conversation none matches counts with no repository.
+  holding them), then the folders memevo has seen repositories in (`known`), are tried; a
+  conversation none matches counts with no repository.
 WorkBuddy's conversation store is not known: not read.
 
 Only what the user typed: the assistant's text, tool results, subagents' and synthetic rows are
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,11 +166,14 @@ def read_all(
     skip: dict[str, str] | None = None,
     step: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    known: Sequence[str] = (),
 ) -> tuple[list[Prompt], dict[str, str]]:
     """Every user prompt of every store (at most MAX_PROMPTS), and each file's signature. A file
     whose signature is in `skip` (read at an earlier run, unchanged since) is not read again.
     `step(files looked at, files)` before each file; `cancelled()` true between files raises
-    Cancelled, so a Cancel waits for one file at most."""
+    Cancelled, so a Cancel waits for one file at most. `known`: folders memevo has seen
+    repositories in (the `repo_folders` operation), tried for the CodeBuddy IDE's workspaces
+    after the folders the other transcripts name."""
     prompts: list[Prompt] = []
     seen: dict[str, str] = {}
     files = session_files(home, environ)
@@ -184,7 +188,8 @@ def read_all(
         if skip and skip.get(str(path)) == sig:
             continue
         if ide is None and path.is_dir():
-            ide = codebuddy_ide.Reader(folders_of(files))
+            named = folders_of(files)
+            ide = codebuddy_ide.Reader(named + [f for f in known if f not in named])
         for prompt in prompts_of(client, path, ide):
             prompts.append(prompt)
             if len(prompts) >= MAX_PROMPTS:

@@ -29,6 +29,7 @@ from ..memories import trash as memory_trash
 from ..repos import staleness
 from ..sharing import operations as shareops  # noqa: F401 - registers share, share_status, share_read
 from ..store.database import Store
+from . import repo_ops  # noqa: F401 - registers repo_folders
 from .table import Context, Operation, StoreAccess, dispatch, operation
 
 __all__ = ["Context", "LocalAccess", "StoreAccess", "call_local", "dispatch"]

@@ -244,3 +244,13 @@ def folders(con: Any, repo: str) -> list[str]:
             pass
         seen.add(folder)
     return here
+
+
+def every_folder(con: Any, limit: int = 2000) -> list[str]:
+    """Every folder a repository was seen in on this machine, the latest first (at most
+    `limit`): backfill matches the CodeBuddy IDE's hashed workspace folders against them."""
+    rows = con.execute(
+        "SELECT folder, max(seen_ms) AS seen FROM repo_folders GROUP BY folder ORDER BY seen DESC LIMIT ?",
+        [limit],
+    ).fetchall()
+    return [str(row[0]) for row in rows]
