@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.importers import backfill
 from .i18n import listed, tr
 from .memtable import group_name
 
@@ -34,12 +33,8 @@ def reasons_text(evidence: dict[str, Any]) -> str:
     """Why a candidate is proposed, in the UI language: from the reasons' codes (core's English
     `why` is for a terminal; a candidate without codes is shown as it came)."""
     from ..core import messages as m
+    from .core_texts import backfill_reason
 
-    words = {
-        backfill.WHY_SESSIONS: tr("said in {count} sessions"),
-        backfill.WHY_DURABLE: tr("says it is to last"),
-        backfill.WHY_CORRECTION: tr("a correction of the assistant"),
-    }
     reasons = evidence.get("reasons")
     if not isinstance(reasons, list):
         return listed(str(w) for w in evidence.get("why", []))
@@ -48,7 +43,7 @@ def reasons_text(evidence: dict[str, Any]) -> str:
         code = reason.get("code", "") if isinstance(reason, dict) else ""
         params = {k: str(v) for k, v in reason.items() if k != "code"} if isinstance(reason, dict) else {}
         try:
-            said.append(m.render(m.Message(code, **params), words))
+            said.append(backfill_reason(m.Message(code, **params)))
         except (KeyError, IndexError, ValueError):  # a code this version does not know
             said.append(str(params.get("text", code)))
     return listed(said)

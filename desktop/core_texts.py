@@ -24,6 +24,11 @@ def config_reason(text: str) -> str:
     return m.render(text, _config())
 
 
+def backfill_reason(text: str) -> str:
+    """Why backfill proposes a candidate, in the UI language."""
+    return m.render(text, _backfill())
+
+
 def _stages() -> dict[str, str]:
     return {
         m.STARTING: tr("starting"),
@@ -70,4 +75,14 @@ def _config() -> dict[str, str]:
         m.KEY_VALUE_DEFAULT: tr("{key}={value}: {reason}; the default is used"),
         m.FILE_NOT_JSON: tr("{path} is not valid JSON (line {line}, column {column})"),
         m.USING_DEFAULTS: tr("{reason}; the defaults are used"),
+    }
+
+
+def _backfill() -> dict[str, str]:
+    from ..core.importers import backfill
+
+    return {
+        backfill.WHY_SESSIONS: tr("said in {count} sessions"),
+        backfill.WHY_DURABLE: tr("says it is to last"),
+        backfill.WHY_CORRECTION: tr("a correction of the assistant"),
     }

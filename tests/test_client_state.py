@@ -86,7 +86,12 @@ def test_the_desktop_words_every_state_code_and_message_code() -> None:
         cursor_client.SKILL_OWN_AGAIN,
     }
     # core's own codes (stages, key and config reasons) are said by desktop/core_texts.py
-    core_said = {**core_texts._stages(), **core_texts._problems(), **core_texts._config()}
+    core_said = {
+        **core_texts._stages(),
+        **core_texts._problems(),
+        **core_texts._config(),
+        **core_texts._backfill(),
+    }
     assert set(messages.ENGLISH) - terminal_only - set(core_said) == set(desktop_messages._wordings())
     # each wording has the English one's {names}, but for Python's own English words on a JSON error
     unsaid = {messages.NOT_JSON: {"why"}}
