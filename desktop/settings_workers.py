@@ -88,28 +88,33 @@ def takes_off(key: config_mod.Key) -> bool:
 # Scrolling the page over a spin box or a combo box changed the setting under the pointer (a
 # real display: 12000 became 11993). They take the focus only from a click or Tab, and an
 # unfocused one hands the wheel on to the page, which scrolls.
+def _wheel_when_focused(editor: Any) -> None:
+    editor.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+
+def _pass_the_wheel_on(editor: Any, event: Any, own: Any) -> None:
+    if editor.hasFocus():
+        own(editor, event)
+    else:
+        event.ignore()
+
+
 class SpinBox(QSpinBox):
     def __init__(self) -> None:
         super().__init__()
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        _wheel_when_focused(self)
 
     def wheelEvent(self, event: Any) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()
+        _pass_the_wheel_on(self, event, QSpinBox.wheelEvent)
 
 
 class ComboBox(QComboBox):
     def __init__(self) -> None:
         super().__init__()
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        _wheel_when_focused(self)
 
     def wheelEvent(self, event: Any) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()
+        _pass_the_wheel_on(self, event, QComboBox.wheelEvent)
 
 
 def config_is_broken() -> str | None:
