@@ -165,7 +165,9 @@ def test_a_service_the_hook_starts_inherits_the_folder(
     runner.write_text(
         "#!/bin/bash\n"
         'case " $* " in *" -m memevo.cli "*)\n'
-        f'  printf %s "${{MEMEVO_HOME-unset}}" > {shlex.quote(str(seen))}; exit 0 ;;\n'
+        # written aside, then moved: the test, polling, never reads the file half-written
+        f'  printf %s "${{MEMEVO_HOME-unset}}" > {shlex.quote(str(seen))}.part'
+        f" && mv {shlex.quote(str(seen))}.part {shlex.quote(str(seen))}; exit 0 ;;\n"
         "esac\n"
         f'exec -a "$0" {shlex.quote(sys.executable)} "$@"\n',
         encoding="utf-8",
