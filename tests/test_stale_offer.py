@@ -135,6 +135,39 @@ def _anchors_row(store: Store, memory_id: str) -> tuple[object, ...]:
     return tuple(row)
 
 
+def test_a_check_under_way_never_writes_over_an_undo_made_meanwhile(
+    store: Store, clock: FakeClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check reads the rows, lets the store go while git looks the names up, then writes what
+    it found. The user's Undo of Still true landing in between was written over (the memory
+    fresh again, the undo said done): a row changed since it was read is left to the next check.
+    On the store itself: a service's own checks after each write would run beside this one."""
+    from memevo.core.repos import anchors
+
+    repo, fact, _other = _stale_repo(store, clock, tmp_path)
+    found_again, before = staleness.still_true(store, fact.id, clock)
+    assert found_again is False and before is not None
+    assert memories.get(store, fact.id).stale is None
+    looked_up = anchors.Prober.found
+    undone: list[bool] = []
+
+    def found_while_the_user_undoes(prober: anchors.Prober, anchor: anchors.Anchor) -> bool | None:
+        if not undone:  # git at work, the store let go: the Undo is clicked now
+            staleness.stale_again(store, fact.id, before)
+            undone.append(True)
+        return looked_up(prober, anchor)
+
+    monkeypatch.setattr(anchors.Prober, "found", found_while_the_user_undoes)
+    clock.advance(days=1)
+    staleness.check_repo(store, str(repo), clock)
+    assert undone
+    assert memories.get(store, fact.id).stale == fact.stale  # still the undo's: not written over
+    monkeypatch.undo()
+    clock.advance(days=1)
+    staleness.check_repo(store, str(repo), clock)  # the next check reads the undone row
+    assert memories.get(store, fact.id).stale == fact.stale
+
+
 def test_still_true_is_undone_to_the_exact_row(host: ServiceHost, clock: FakeClock, tmp_path: Path) -> None:
     repo, fact, _other = _stale_repo(host.store, clock, tmp_path)
     was = _anchors_row(host.store, fact.id)

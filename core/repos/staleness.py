@@ -179,7 +179,7 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
     )
     deadline = time.monotonic() + budget_s
     probers = [anchors.Prober(folder, deadline) for folder in here]
-    results: list[tuple[str, str, Noted, bool]] = []
+    results: list[tuple[str, str, Noted, bool, tuple[Any, Any]]] = []
     for memory_id, text, sha, names_json, stale_ms, reason in rows:
         kept = _from_row((names_json, stale_ms, reason)) if names_json is not None else None
         noted = kept if kept is not None and sha == text_sha(text) else Noted.fresh(text, kept)
@@ -192,7 +192,7 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
                 continue
             name["found"] = found
             name["seen"] = bool(name.get("seen") or found)
-        results.append((memory_id, text_sha(text), noted, was_stale))
+        results.append((memory_id, text_sha(text), noted, was_stale, (names_json, stale_ms)))
         if not complete and any(p.timed_out for p in probers):
             break
     if any(p.timed_out for p in probers):
@@ -201,8 +201,8 @@ def check_repo(store: Store, repo: str, clock: Clock, budget_s: float = REPO_BUD
     # Written a batch a transaction: a hook waiting for the store waits for one batch at most.
     for start in range(0, len(results), WRITE_BATCH):
         with store.transaction() as con:
-            for memory_id, sha, noted, was_stale in results[start : start + WRITE_BATCH]:
-                if _save(con, repo, clock, now, memory_id, sha, noted, was_stale, report):
+            for memory_id, sha, noted, was_stale, read in results[start : start + WRITE_BATCH]:
+                if _save(con, repo, clock, now, memory_id, sha, noted, was_stale, read, report):
                     report.checked += 1
     report.repos = 1
     if report.changed:
@@ -247,10 +247,16 @@ def _save(
     sha: str,
     noted: Noted,
     was_stale: bool,
+    read: tuple[Any, Any],
     report: Report,
 ) -> bool:
     current = one(con.execute("SELECT text FROM memories WHERE id = ?", [memory_id]))
     if current is None or text_sha(str(current[0])) != sha:  # written meanwhile: the next check
+        return False
+    # The store was let go while git ran: the user's Still true, its undo or another check may
+    # have written this row since it was read, and what was found here is from before that.
+    row = one(con.execute("SELECT anchors, stale_ms FROM anchors WHERE memory_id = ?", [memory_id]))
+    if (tuple(row) if row is not None else (None, None)) != read:
         return False
     if _stale(noted.names):
         if not was_stale:
