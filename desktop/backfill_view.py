@@ -25,6 +25,7 @@ from ..core.errors import InvalidInput
 from ..core.importers import backfill, improve, transcripts
 from ..core.memories.text import check_text
 from .backfill_texts import evidence_line, group_text, reasons_text
+from .core_texts import backfill_reason
 from .i18n import tr
 from .list_rows import WrappedRows
 from .memories_dialogs import confirm
@@ -302,9 +303,8 @@ class BackfillView(QWidget):
             if report.get("stopped")
             else tr("The side model improved {count} of them.")
         )
-        reason = report.get("stopped")
-        if reason == improve.DAILY_LIMIT:
-            reason = tr("the day's limit of side API calls (sideDailyLimit, in Settings) is reached")
+        stopped = report.get("stopped")
+        reason = backfill_reason(stopped) if stopped else None
         self._say(said.format(count=len(report["answers"]), reason=reason))
 
     def _failed(self, exc: Exception) -> None:

@@ -25,7 +25,7 @@ def config_reason(text: str) -> str:
 
 
 def backfill_reason(text: str) -> str:
-    """Why backfill proposes a candidate, in the UI language."""
+    """Why backfill proposes a candidate, or why its wording pass stopped, in the UI language."""
     return m.render(text, _backfill())
 
 
@@ -79,9 +79,12 @@ def _config() -> dict[str, str]:
 
 
 def _backfill() -> dict[str, str]:
-    from ..core.importers import backfill
+    from ..core.importers import backfill, improve
 
     return {
+        improve.IMPROVE_DAILY_LIMIT: tr(
+            "the day's limit of side API calls (sideDailyLimit, in Settings) is reached"
+        ),
         backfill.WHY_SESSIONS: tr("said in {count} sessions"),
         backfill.WHY_DURABLE: tr("says it is to last"),
         backfill.WHY_CORRECTION: tr("a correction of the assistant"),

@@ -444,3 +444,10 @@ def test_why_is_said_from_core_s_codes_not_its_english(qtbot: Any, host: Service
     assert reasons_text(evidence) == "在 2 个会话中说过、纠正过助手"
     assert reasons_text({"reasons": [{"code": "backfill.from-the-future", "text": "?"}]}) == "?"
     assert reasons_text({"why": ["said in 2 sessions"]}) == "said in 2 sessions"
+    # why a wording pass stopped comes as a code too: the panel's words point to Settings
+    from memevo.core.importers import improve
+    from memevo.desktop.core_texts import backfill_reason
+
+    assert (
+        backfill_reason(improve.DAILY_LIMIT) == "今天的旁路接口调用次数已到上限（sideDailyLimit，见“设置”）"
+    )

@@ -26,6 +26,7 @@ from .. import config as config_mod
 from ..errors import InvalidInput
 from ..learning import judge
 from ..memories import text as memory_text
+from ..messages import Message, define
 from ..privacy.redaction import redact_secrets
 from .backfill import REDACTED
 from .transcripts import Cancelled
@@ -35,7 +36,9 @@ if TYPE_CHECKING:  # httpx is imported where the client is made, as learning's i
 
 BATCH = 10  # candidates per call
 MAX_CALLS = 5  # the most one improvement makes: the strongest 50 candidates (they come first)
-DAILY_LIMIT = "the day's limit of side API calls (sideDailyLimit) is reached"
+IMPROVE_DAILY_LIMIT = "improve.daily-limit"
+define({IMPROVE_DAILY_LIMIT: "the day's limit of side API calls (sideDailyLimit) is reached"})
+DAILY_LIMIT = Message(IMPROVE_DAILY_LIMIT)  # why a pass stopped there: English here, a code to the panel
 MAX_SENT_CHARS = 300  # each text and each of the user's words, as sent
 MAX_IMPROVED = 200  # an improved text: as long as a candidate may be
 
