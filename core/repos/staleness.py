@@ -250,13 +250,17 @@ def _save(
     read: tuple[Any, Any],
     report: Report,
 ) -> bool:
-    current = one(con.execute("SELECT text FROM memories WHERE id = ?", [memory_id]))
-    if current is None or text_sha(str(current[0])) != sha:  # written meanwhile: the next check
-        return False
-    # The store was let go while git ran: the user's Still true, its undo or another check may
-    # have written this row since it was read, and what was found here is from before that.
-    row = one(con.execute("SELECT anchors, stale_ms FROM anchors WHERE memory_id = ?", [memory_id]))
-    if (tuple(row) if row is not None else (None, None)) != read:
+    # The store was let go while git ran: the text may have been rewritten, or the user's Still
+    # true, its undo or another check may have written this row since it was read; what was
+    # found here is from before that, so such a memory is left to the next check.
+    current = one(
+        con.execute(
+            "SELECT m.text, a.anchors, a.stale_ms FROM memories m "
+            "LEFT JOIN anchors a ON a.memory_id = m.id WHERE m.id = ?",
+            [memory_id],
+        )
+    )
+    if current is None or text_sha(str(current[0])) != sha or (current[1], current[2]) != read:
         return False
     if _stale(noted.names):
         if not was_stale:
