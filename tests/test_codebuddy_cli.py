@@ -40,6 +40,7 @@ from deadlines import HANG_S
 from fake_openai_chat import FakeOpenAIChat, text_of, tool_results
 from memevo.core.learning import stop as stop_texts
 from memevo.core.service import texts
+from test_claude_cli_learning import LESSON, LESSON_ERROR  # the same lesson each client's model proposes
 from test_service import FACT, RELATED, RULES, UNRELATED, _populate
 
 REPO = Path(__file__).resolve().parents[1]
@@ -842,15 +843,6 @@ def test_backfill_reads_the_real_clis_transcripts(tmp_path: Path) -> None:
     assert "中文" in candidate["text"] and candidate["category"] == "rule"
     assert set(candidate["evidence"]["words"]) == {"记住：回答一律用中文", "以后回答都用中文。"}
     assert candidate["evidence"]["clients"] == ["codebuddy"]
-
-
-LESSON_ERROR = "KeyError: 'user_id' in orders/sync.py"
-LESSON = {
-    "text": f"订单同步报 {LESSON_ERROR} 时，是上游 webhook 少了 user_id：在 sync.py 里先用 order.customer_id 补上",
-    "category": "project",
-    "words": LESSON_ERROR,
-    "scope": "repo",
-}
 
 
 @pytest.mark.usefixtures("no_side_key")
